@@ -1,0 +1,40 @@
+"""The one exception family tooldbg raises on bad input.
+
+    ToolDbgError              anything tooldbg reports to a user instead of a traceback
+    ├── InputError            a file (or a record in it) that cannot be read: names file and location
+    └── FormatError           a body whose shape a reader or writer cannot accept: names a JSON pointer
+
+Readers and writers raise only these; the CLI turns them into one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+
+class ToolDbgError(Exception):
+    """Base of every error tooldbg reports to a user."""
+
+
+class FormatError(ToolDbgError):
+    """A body that does not have the shape its format requires, at `pointer` inside the body."""
+
+    def __init__(self, message: str, pointer: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.pointer = pointer
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/'}: {self.message}"
+
+
+class InputError(ToolDbgError):
+    """Input that cannot be read, located as `path:location`."""
+
+    def __init__(self, path: str, location: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.location = location
+        self.message = message
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.location}" if self.location else self.path
+        return f"{where}: {self.message}"

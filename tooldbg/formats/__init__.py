@@ -1,0 +1,43 @@
+"""The provider formats: one module each, same public names (see `base`), registered here once."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from . import anthropic, bedrock, gemini, openai_chat, openai_responses
+from .base import StreamEvent
+
+#: Detection order matters where shapes overlap: Bedrock and Anthropic bodies both have
+#: `messages`, and are told apart before OpenAI Chat, whose sniffing is the loosest.
+FORMATS: dict[str, ModuleType] = {
+    m.NAME: m for m in (openai_responses, gemini, bedrock, anthropic, openai_chat)
+}
+
+WIRE_FORMATS: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+
+
+def get(name: str) -> ModuleType:
+    return FORMATS[name]
+
+
+def detect_url(url: str) -> str | None:
+    """The format an endpoint URL names, if any (`/v1/messages` → anthropic)."""
+    for name, module in FORMATS.items():
+        if any(hint in url for hint in module.URL_HINTS):
+            return name
+    return None
+
+
+def detect_body(body: Any, side: str) -> str | None:
+    for name, module in FORMATS.items():
+        if module.sniff(body, side):
+            return name
+    return None
+
+
+def detect_stream(events: list[StreamEvent]) -> str | None:
+    for name, module in FORMATS.items():
+        if module.sniff_stream(events):
+            return name
+    return None

@@ -1,0 +1,256 @@
+"""What every provider module returns, and the steps they share.
+
+Each provider module (`openai_chat`, `openai_responses`, `anthropic`, `gemini`, `bedrock`) has the
+same public names, like msgspec's per-format modules:
+
+    NAME                                   the format's name on the command line
+    URL_HINTS                              substrings of an endpoint URL that name this format
+    sniff(body, side) -> bool              does this parsed body look like this format?
+    sniff_stream(events) -> bool           does this stream look like this format?
+    read_request(body, source) -> Request  a request body as canonical turns (linked)
+    read_response(body, source) -> Response  a response body (or an error body) as one turn
+    assemble_stream(events, source) -> Assembled   stream events → the equivalent response body,
+                                           exactly as the official SDK accumulates them
+    write(conversation) -> Written         canonical → the request body that replays it, + losses
+
+Readers raise only `FormatError` (with a JSON pointer); writers never raise on a valid canonical
+conversation: what the target cannot carry is a `Loss` in the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..errors import FormatError
+from ..jsonio import try_loads
+from ..model import (
+    Invocation,
+    Loss,
+    Part,
+    Result,
+    Source,
+    Tool,
+    ToolChoice,
+    Turn,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request body read into canonical form; `turns` are linked (see `link`)."""
+
+    turns: tuple[Turn, ...] = ()
+    system: tuple[Part, ...] = ()
+    tools: tuple[Tool, ...] = ()
+    tool_choice: ToolChoice | None = None
+    model: str | None = None
+    stream: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ApiError:
+    """An error body (`{"error": {...}}`, Bedrock `{"message": ...}`) or an in-stream error event."""
+
+    message: str
+    type: str | None = None
+    code: str | None = None
+    param: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """A response body: the assistant turn (None for an error body) and what ended it."""
+
+    turn: Turn | None = None
+    finish_reason: str | None = None
+    model: str | None = None
+    usage: dict[str, Any] | None = None
+    error: ApiError | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvent:
+    """One event of a captured stream, at its position: `index` counts events from 0, `offset` is
+    the byte (or character) offset of the event in the captured body, `name` the SSE `event:` field
+    or the Bedrock `:event-type` header, `data` the parsed JSON payload (a str when it is not JSON,
+    e.g. `[DONE]`)."""
+
+    index: int
+    data: Any
+    name: str | None = None
+    offset: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamProblem:
+    """Something that went wrong while assembling: at event `chunk` (None: the stream as a whole).
+    `kind` is one of: order (index missing/reused/non-contiguous), arguments (not JSON once
+    assembled), identity (id or name missing/changed), truncated (no terminal event), error (an
+    error event), other."""
+
+    kind: str
+    message: str
+    chunk: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Assembled:
+    """A stream put back together: `body` has the shape of the format's non-streamed response, so
+    `read_response(body)` reads it; `chunks` maps JSON pointers in `body` to the index of the event
+    that opened that node (the longest matching prefix applies)."""
+
+    body: Any
+    chunks: dict[str, int] = field(default_factory=dict)
+    problems: tuple[StreamProblem, ...] = ()
+    complete: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A writer's output: the request body and everything it could not carry."""
+
+    body: dict[str, Any]
+    losses: tuple[Loss, ...] = ()
+
+
+# ------------------------------------------------------------------------------ shared steps
+
+
+def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
+    """Give every invocation its own id and bind every result to the call it answers.
+
+    Ids are positional (`i1`, `i2`, … counting the invocations of `prior` first), so a history
+    replayed in a later request keeps the ids it had. A result binds to the latest earlier call with
+    the same `wire_id`; a result with no wire id (Gemini without ids, legacy OpenAI `function`
+    messages) binds to the first unanswered call of the same name in the latest assistant turn that
+    made calls — the provider's own positional rule. Unbound results keep `invocation_id` None.
+    """
+    counter = sum(1 for t in prior for _ in t.invocations())
+    by_wire: dict[str, str] = {}
+    last_calls: list[Invocation] = []
+    answered: set[str] = set()
+    for t in prior:
+        _index(t, by_wire, last_calls, answered)
+    out = []
+    for turn in turns:
+        parts = []
+        for part in turn.parts:
+            if isinstance(part, Invocation):
+                counter += 1
+                part = replace(part, id=f"i{counter}")
+            elif isinstance(part, Result):
+                part = replace(part, invocation_id=_bind(part, by_wire, last_calls, answered))
+            parts.append(part)
+        turn = replace(turn, parts=tuple(parts))
+        _index(turn, by_wire, last_calls, answered)
+        out.append(turn)
+    return tuple(out)
+
+
+def _index(turn: Turn, by_wire: dict[str, str], last_calls: list[Invocation],
+           answered: set[str]) -> None:
+    calls = list(turn.invocations())
+    if calls:
+        last_calls[:] = calls
+        for c in calls:
+            if c.wire_id is not None:
+                by_wire[c.wire_id] = c.id
+    for r in turn.results():
+        if r.invocation_id:
+            answered.add(r.invocation_id)
+
+
+def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],
+          answered: set[str]) -> str | None:
+    if result.wire_id is not None:
+        found = by_wire.get(result.wire_id)
+        if found is not None:
+            answered.add(found)
+            return found
+        # The wire named an id no call has: an orphan, unless the calls carried no ids at all.
+        if any(c.wire_id is not None for c in last_calls):
+            return None
+    for call in last_calls:
+        if call.id not in answered and (result.name is None or call.name == result.name):
+            answered.add(call.id)
+            return call.id
+    return None
+
+
+def parse_arguments(raw: Any) -> tuple[Any, str | None]:
+    """Wire `arguments` → (parsed value, raw string kept only when it is not valid JSON)."""
+    if not isinstance(raw, str):
+        return raw, None
+    ok, value = try_loads(raw)
+    return (value, None) if ok else (None, raw)
+
+
+def chunk_for(chunks: dict[str, int], pointer: str) -> int | None:
+    """The event that opened the node at `pointer` (longest pointer prefix in `chunks`)."""
+    best, best_len = None, -1
+    for prefix, index in chunks.items():
+        if (pointer == prefix or pointer.startswith(prefix + "/")) and len(prefix) > best_len:
+            best, best_len = index, len(prefix)
+    return best
+
+
+def with_chunks(turn: Turn | None, chunks: dict[str, int]) -> Turn | None:
+    """Stamp the stream chunk that opened each part onto the part's source."""
+    if turn is None or not chunks:
+        return turn
+    parts = tuple(replace(p, source=p.source.at(p.source.pointer, chunk_for(chunks, p.source.pointer)))
+                  for p in turn.parts)
+    return replace(turn, parts=parts,
+                   source=turn.source.at(turn.source.pointer, chunk_for(chunks, turn.source.pointer)))
+
+
+def expect_dict(value: Any, source: Source, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise FormatError(f"{what} must be an object, not {type_name(value)}", source.pointer)
+    return value
+
+
+def expect_list(value: Any, source: Source, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise FormatError(f"{what} must be a list, not {type_name(value)}", source.pointer)
+    return value
+
+
+def type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "null", int: "a number", float: "a number"}.get(type(value), "a value")
+
+
+def loss_for(losses: list[Loss], message: str, turn: int | None = None,
+             part: int | None = None) -> None:
+    """Append one loss (a tiny helper so writers read as a list of decisions)."""
+    losses.append(Loss(message, turn, part))
+
+
+def split_data_url(url: str) -> tuple[str | None, str | None]:
+    """`data:image/png;base64,AAAA` → ("image/png", "AAAA"); anything else → (None, None)."""
+    if not url.startswith("data:") or "," not in url:
+        return None, None
+    head, data = url[5:].split(",", 1)
+    media_type = head.split(";", 1)[0] or None
+    return media_type, data
+
+
+def media_kind(media_type: str | None) -> str:
+    """`image/png` → image, `application/pdf` → document, `audio/wav` → audio, else file."""
+    if not media_type:
+        return "file"
+    top = media_type.split("/", 1)[0]
+    if top in ("image", "audio", "video"):
+        return top
+    if media_type in ("application/pdf", "text/plain"):
+        return "document"
+    return "file"
+
+
+def first(items: Iterable[Any]) -> Any:
+    return next(iter(items), None)

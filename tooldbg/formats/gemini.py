@@ -1,0 +1,12 @@
+"""gemini: placeholder until its reader and writer land."""
+
+NAME = "gemini"
+URL_HINTS: tuple[str, ...] = ()
+
+
+def sniff(body, side):
+    return False
+
+
+def sniff_stream(events):
+    return False

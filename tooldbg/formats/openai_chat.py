@@ -1,0 +1,12 @@
+"""openai-chat: placeholder until its reader and writer land."""
+
+NAME = "openai-chat"
+URL_HINTS: tuple[str, ...] = ()
+
+
+def sniff(body, side):
+    return False
+
+
+def sniff_stream(events):
+    return False

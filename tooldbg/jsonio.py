@@ -1,0 +1,65 @@
+"""The only place tooldbg parses or prints JSON.
+
+orjson is strict (no NaN, no lone surrogates, no ints wider than 64 bits, depth ≤ 1024); logs break
+all of these, so every failure becomes a `FormatError` with a human location, and numbers orjson
+cannot hold fall back to the standard library rather than losing the record.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+from .errors import FormatError
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse JSON text; raise FormatError naming line and column on failure."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as err:
+        if "Integer" in str(err) or "number" in str(err).lower():
+            # orjson refuses integers wider than 64 bits ("seed": 14312525371252398000).
+            try:
+                return json.loads(data)
+            except (ValueError, RecursionError):
+                pass
+        raise FormatError(_describe(err)) from None
+    except RecursionError:  # pragma: no cover - orjson enforces its own limit
+        raise FormatError("JSON nested too deeply") from None
+
+
+def _describe(err: orjson.JSONDecodeError) -> str:
+    msg = err.msg if hasattr(err, "msg") else str(err)
+    return f"invalid JSON at line {err.lineno} column {err.colno}: {msg}"
+
+
+def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:
+    """Serialize to UTF-8 JSON bytes; non-JSON values and oversize ints degrade, never raise."""
+    option = orjson.OPT_NON_STR_KEYS
+    if indent:
+        option |= orjson.OPT_INDENT_2
+    if sort_keys:
+        option |= orjson.OPT_SORT_KEYS
+    try:
+        return orjson.dumps(value, option=option)
+    except (TypeError, orjson.JSONEncodeError):
+        text = json.dumps(value, indent=2 if indent else None, sort_keys=sort_keys,
+                          ensure_ascii=False, default=repr,
+                          separators=None if indent else (",", ":"))
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode()
+
+
+def dumps_str(value: Any, **kwargs: bool) -> str:
+    """`dumps` as text."""
+    return dumps(value, **kwargs).decode()
+
+
+def try_loads(text: str) -> tuple[bool, Any]:
+    """Parse `text` if it is JSON: (True, value) or (False, None). Used for tool arguments."""
+    try:
+        return True, loads(text)
+    except FormatError:
+        return False, None

@@ -1,0 +1,407 @@
+"""The canonical form, `tooldbg.canonical/1`: one conversation model every wire format maps onto.
+
+Rules (after simonw/llm's `parts.py`):
+
+* Values are pure and immutable. Equal content means equal objects; the `source` a node points back
+  to never takes part in equality, so the same turn read from two exchanges compares equal.
+* Tool calls carry tooldbg's own `id` (`i1`, `i2`, … in order of appearance, so a replayed prefix
+  keeps its ids) and the provider's `wire_id`; a result names the call it answers by that own id.
+* `is_error` is an explicit boolean. Formats without the flag lose it on writing, and say so.
+* Nothing is silently dropped on reading: a block tooldbg does not model becomes an `Opaque` part
+  holding the wire JSON verbatim, and format-specific details a part keeps (Anthropic
+  `cache_control`, a Responses `phase`, item ids) live in `meta`, keyed by the format's name.
+
+The JSON form (`to_dict` / `from_dict`) is documented in `docs/canonical.md` and reads back equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar, Literal
+
+from .errors import FormatError
+
+CANONICAL_FORMAT = "tooldbg.canonical/1"
+
+Role = Literal["system", "user", "assistant", "tool"]
+ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
+Side = Literal["request", "response"]
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a node came from: the file, the exchange in it, and the JSON location.
+
+    `location` addresses the body inside its container (`/log/entries/1/request/postData/text` in a
+    HAR, `/interactions/0/response/body`, `line 3/request/body` in JSON Lines); `pointer` is the
+    JSON pointer inside that body. A streamed response is assembled first: `chunk` is then the index
+    of the stream event that opened the node.
+    """
+
+    file: str = ""
+    exchange: int | None = None
+    side: Side | None = None
+    location: str = ""
+    pointer: str = ""
+    chunk: int | None = None
+
+    def at(self, pointer: str, chunk: int | None = None) -> Source:
+        """The same body, another pointer (and optionally the chunk that carried it)."""
+        return replace(self, pointer=pointer, chunk=chunk if chunk is not None else self.chunk)
+
+    def child(self, *tokens: str | int) -> Source:
+        """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
+        return replace(self, pointer=self.pointer + "".join("/" + escape_pointer(t) for t in tokens))
+
+    @property
+    def address(self) -> str:
+        """`location#pointer`, as the JSON output and error lines print it."""
+        return f"{self.location}#{self.pointer}" if self.location else self.pointer
+
+    def to_dict(self) -> dict[str, Any]:
+        return _compact({"file": self.file, "exchange": self.exchange, "side": self.side,
+                         "location": self.location, "pointer": self.pointer, "chunk": self.chunk})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Source:
+        return cls(file=data.get("file", ""), exchange=data.get("exchange"), side=data.get("side"),
+                   location=data.get("location", ""), pointer=data.get("pointer", ""),
+                   chunk=data.get("chunk"))
+
+
+def escape_pointer(token: str | int) -> str:
+    """One JSON-pointer reference token (RFC 6901)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+NO_SOURCE = Source()
+
+
+# --------------------------------------------------------------------------------------- parts
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Part:
+    """Base of every part. `meta` holds format-specific details keyed by format name."""
+
+    type: ClassVar[str] = ""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    source: Source = field(default=NO_SOURCE, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Text(Part):
+    type: ClassVar[str] = "text"
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Media(Part):
+    """An image or other media, inline (`data`, base64) or by reference (`url`, `file_id`)."""
+
+    type: ClassVar[str] = "media"
+    kind: str = "image"  # image | audio | video | document | file
+    media_type: str | None = None
+    data: str | None = None
+    url: str | None = None
+    file_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reasoning(Part):
+    """Model reasoning and the token a provider requires back with it.
+
+    `signature` is the provider's proof of the reasoning (Anthropic `signature`, Gemini
+    `thoughtSignature`, Bedrock `signature`, Responses `encrypted_content`); `origin` names the format
+    that issued it, since no other provider accepts it. `redacted` holds opaque redacted reasoning.
+    """
+
+    type: ClassVar[str] = "reasoning"
+    text: str = ""
+    summary: tuple[str, ...] = ()
+    signature: str | None = None
+    redacted: str | None = None
+    origin: str | None = None
+    wire_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Invocation(Part):
+    """A tool call. `arguments` is the parsed JSON value; when the wire string was not valid JSON,
+    `arguments` is None and `raw_arguments` keeps the string exactly."""
+
+    type: ClassVar[str] = "invocation"
+    id: str = ""
+    name: str
+    arguments: Any = None
+    raw_arguments: str | None = None
+    wire_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Result(Part):
+    """A tool result. `invocation_id` is the own id of the call it answers (None: orphan);
+    `wire_id` is the id the wire used to bind it; `name` the tool name where the wire carries one."""
+
+    type: ClassVar[str] = "result"
+    invocation_id: str | None = None
+    content: tuple[Part, ...] = ()
+    is_error: bool = False
+    wire_id: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Json(Part):
+    """Structured result content (Gemini `functionResponse.response`, Bedrock `json` blocks)."""
+
+    type: ClassVar[str] = "json"
+    value: Any = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Opaque(Part):
+    """A provider block tooldbg does not model, kept verbatim. Only `origin`'s writer can emit it."""
+
+    type: ClassVar[str] = "opaque"
+    origin: str
+    value: Any = None
+
+
+PART_TYPES: dict[str, type[Part]] = {
+    cls.type: cls for cls in (Text, Media, Reasoning, Invocation, Result, Json, Opaque)
+}
+
+
+# ----------------------------------------------------------------------- turns and conversations
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Turn:
+    role: Role
+    parts: tuple[Part, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    source: Source = field(default=NO_SOURCE, compare=False, repr=False)
+
+    def invocations(self) -> Iterator[Invocation]:
+        return (p for p in self.parts if isinstance(p, Invocation))
+
+    def results(self) -> Iterator[Result]:
+        return (p for p in self.parts if isinstance(p, Result))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tool:
+    """A declared tool. Hosted tools (web search, code execution…) keep their wire form in `raw`,
+    with `kind` their wire type and `origin` the format that declared them."""
+
+    name: str
+    description: str | None = None
+    parameters: Any = None
+    kind: str = "function"
+    origin: str | None = None
+    raw: Any = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    source: Source = field(default=NO_SOURCE, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolChoice:
+    """`mode` is auto | none | required | tool (then `name`); `parallel` False forbids parallel calls."""
+
+    mode: str = "auto"
+    name: str | None = None
+    parallel: bool | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Conversation:
+    id: str = "c1"
+    model: str | None = None
+    system: tuple[Part, ...] = ()
+    tools: tuple[Tool, ...] = ()
+    tool_choice: ToolChoice | None = None
+    turns: tuple[Turn, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def invocations(self) -> dict[str, Invocation]:
+        return {p.id: p for t in self.turns for p in t.invocations()}
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """Something a writer could not carry: at `turn` (index) and `part` (index), or conversation-wide
+    (`turn` None: system, tools, tool choice)."""
+
+    message: str
+    turn: int | None = None
+    part: int | None = None
+
+    def __str__(self) -> str:
+        where = "conversation" if self.turn is None else f"turn {self.turn}"
+        if self.part is not None:
+            where += f" part {self.part}"
+        return f"{where}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turn": self.turn, "part": self.part, "message": self.message}
+
+
+# ---------------------------------------------------------------------------------- JSON form
+
+
+def _compact(data: dict[str, Any]) -> dict[str, Any]:
+    """Drop None, empty strings/containers and False flags: optional fields stay out of the JSON."""
+    return {k: v for k, v in data.items() if v is not None and v != "" and v != () and v != {}
+            and v != [] and v is not False}
+
+
+def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": part.type}
+    for f in fields(part):
+        if f.name in ("meta", "source"):
+            continue
+        value = getattr(part, f.name)
+        if f.name == "content":
+            value = [part_to_dict(p, sources=sources) for p in value]
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
+    # Fields whose None is meaningful stay even when empty.
+    keep = {k: out[k] for k in ("arguments", "value", "text", "name") if k in out}
+    out = _compact(out)
+    out.update(keep)
+    if isinstance(part, Invocation) and part.raw_arguments is not None:
+        out["raw_arguments"] = part.raw_arguments
+    if isinstance(part, Result):
+        out["is_error"] = part.is_error
+        out.setdefault("invocation_id", None)
+    if part.meta:
+        out["meta"] = dict(part.meta)
+    if sources and part.source != NO_SOURCE:
+        out["source"] = part.source.to_dict()
+    return out
+
+
+def part_from_dict(data: Any, pointer: str = "") -> Part:
+    if not isinstance(data, Mapping):
+        raise FormatError("a part must be an object", pointer)
+    cls = PART_TYPES.get(data.get("type"))  # type: ignore[arg-type]
+    if cls is None:
+        raise FormatError(f"unknown part type {data.get('type')!r}", pointer + "/type")
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in data or f.name == "type":
+            continue
+        value = data[f.name]
+        if f.name == "source":
+            value = Source.from_dict(value) if isinstance(value, Mapping) else NO_SOURCE
+        elif f.name == "content":
+            if not isinstance(value, list):
+                raise FormatError("result content must be a list", f"{pointer}/content")
+            value = tuple(part_from_dict(p, f"{pointer}/content/{i}") for i, p in enumerate(value))
+        elif f.name == "summary":
+            value = tuple(value)
+        kwargs[f.name] = value
+    try:
+        return cls(**kwargs)
+    except TypeError as err:
+        raise FormatError(f"bad {cls.type} part: {err}", pointer) from None
+
+
+def turn_to_dict(turn: Turn, *, sources: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": turn.role,
+                           "parts": [part_to_dict(p, sources=sources) for p in turn.parts]}
+    if turn.meta:
+        out["meta"] = dict(turn.meta)
+    if sources and turn.source != NO_SOURCE:
+        out["source"] = turn.source.to_dict()
+    return out
+
+
+def tool_to_dict(tool: Tool) -> dict[str, Any]:
+    out = _compact({"name": tool.name, "description": tool.description,
+                    "parameters": tool.parameters, "origin": tool.origin, "raw": tool.raw,
+                    "meta": dict(tool.meta)})
+    if tool.kind != "function":
+        out["kind"] = tool.kind
+    return out
+
+
+def conversation_to_dict(conv: Conversation, *, sources: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": conv.id}
+    if conv.model is not None:
+        out["model"] = conv.model
+    out["system"] = [part_to_dict(p, sources=sources) for p in conv.system]
+    out["tools"] = [tool_to_dict(t) for t in conv.tools]
+    if conv.tool_choice is not None:
+        out["tool_choice"] = _compact({"mode": conv.tool_choice.mode, "name": conv.tool_choice.name})
+        if conv.tool_choice.parallel is not None:
+            out["tool_choice"]["parallel"] = conv.tool_choice.parallel
+    out["turns"] = [turn_to_dict(t, sources=sources) for t in conv.turns]
+    if conv.meta:
+        out["meta"] = dict(conv.meta)
+    return out
+
+
+def document(conversations: list[Conversation], *, sources: bool = True) -> dict[str, Any]:
+    """The canonical document: `{"format": "tooldbg.canonical/1", "conversations": [...]}`."""
+    return {"format": CANONICAL_FORMAT,
+            "conversations": [conversation_to_dict(c, sources=sources) for c in conversations]}
+
+
+def conversation_from_dict(data: Any, pointer: str = "") -> Conversation:
+    if not isinstance(data, Mapping):
+        raise FormatError("a conversation must be an object", pointer)
+
+    def parts(key: str, items: Any) -> tuple[Part, ...]:
+        if not isinstance(items, list):
+            raise FormatError(f"{key} must be a list", f"{pointer}/{key}")
+        return tuple(part_from_dict(p, f"{pointer}/{key}/{i}") for i, p in enumerate(items))
+
+    turns = []
+    for i, t in enumerate(_list(data, "turns", pointer)):
+        at = f"{pointer}/turns/{i}"
+        if not isinstance(t, Mapping) or t.get("role") not in ROLES:
+            raise FormatError(f"a turn needs a role among {', '.join(ROLES)}", at)
+        turns.append(Turn(role=t["role"], parts=parts(f"turns/{i}/parts", t.get("parts", [])),
+                          meta=dict(t.get("meta") or {}),
+                          source=Source.from_dict(t["source"]) if isinstance(t.get("source"), Mapping)
+                          else NO_SOURCE))
+    tools = []
+    for i, t in enumerate(_list(data, "tools", pointer)):
+        if not isinstance(t, Mapping) or not isinstance(t.get("name"), str):
+            raise FormatError("a tool needs a name", f"{pointer}/tools/{i}")
+        tools.append(Tool(name=t["name"], description=t.get("description"),
+                          parameters=t.get("parameters"), kind=t.get("kind", "function"),
+                          origin=t.get("origin"), raw=t.get("raw"), meta=dict(t.get("meta") or {})))
+    choice = data.get("tool_choice")
+    return Conversation(
+        id=str(data.get("id", "c1")), model=data.get("model"),
+        system=parts("system", data.get("system", [])), tools=tuple(tools),
+        tool_choice=ToolChoice(mode=choice.get("mode", "auto"), name=choice.get("name"),
+                               parallel=choice.get("parallel"))
+        if isinstance(choice, Mapping) else None,
+        turns=tuple(turns), meta=dict(data.get("meta") or {}))
+
+
+def _list(data: Mapping[str, Any], key: str, pointer: str) -> list[Any]:
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise FormatError(f"{key} must be a list", f"{pointer}/{key}")
+    return value
+
+
+def read_document(data: Any) -> list[Conversation]:
+    """Read a canonical document (or a bare conversation) back."""
+    if isinstance(data, Mapping) and data.get("format") == CANONICAL_FORMAT:
+        return [conversation_from_dict(c, f"/conversations/{i}")
+                for i, c in enumerate(_list(data, "conversations", ""))]
+    if isinstance(data, Mapping) and "turns" in data:
+        return [conversation_from_dict(data)]
+    raise FormatError(f"not a {CANONICAL_FORMAT} document")
+
+
+def is_canonical(data: Any) -> bool:
+    return isinstance(data, Mapping) and data.get("format") == CANONICAL_FORMAT
