@@ -9,8 +9,11 @@ same public names, like msgspec's per-format modules:
     sniff_stream(events) -> bool           does this stream look like this format?
     read_request(body, source) -> Request  a request body as canonical turns (linked)
     read_response(body, source) -> Response  a response body (or an error body) as one turn
-    assemble_stream(events, source) -> Assembled   stream events → the equivalent response body,
-                                           exactly as the official SDK accumulates them
+    split_streams(events) -> list[list[StreamEvent]]   a capture holding several responses
+                                           back to back (a new `message_start`, `response.created`,
+                                           `messageStart`…) split into one event list per response
+    assemble_stream(events, source) -> Assembled   one response's events → the equivalent response
+                                           body, exactly as the official SDK accumulates them
     write(conversation) -> Written         canonical → the request body that replays it, + losses
 
 Readers raise only `FormatError` (with a JSON pointer); writers never raise on a valid canonical
