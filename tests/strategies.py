@@ -1,0 +1,128 @@
+"""Hypothesis strategies for canonical conversations, and the round-trip comparison every format
+uses: what a writer reports as lost must be exactly what differs after reading its output back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tooldbg.formats.base import link
+from tooldbg.model import (
+    Conversation,
+    Invocation,
+    Json,
+    Loss,
+    Media,
+    Part,
+    Reasoning,
+    Result,
+    Text,
+    Tool,
+    ToolChoice,
+    Turn,
+    part_to_dict,
+    tool_to_dict,
+)
+
+TOOL_NAMES = ("get_weather", "search_docs", "run_sql")
+WIRE_FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+
+# Printable text, including markup look-alikes and control characters a log may hold.
+texts = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    min_size=1, max_size=40,
+).filter(lambda s: s.strip() != "")
+
+json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
+                         st.text(max_size=12))
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(min_size=1, max_size=8), inner, max_size=3)),
+    max_leaves=6,
+)
+arguments = st.dictionaries(st.sampled_from(["city", "query", "limit", "sql", "units"]),
+                            json_values, max_size=3)
+wire_ids = st.one_of(
+    st.none(),
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_",
+            min_size=6, max_size=20).map(lambda s: "call_" + s),
+)
+images = st.builds(lambda data: Media(kind="image", media_type="image/png", data=data),
+                   st.sampled_from(["iVBORw0KGgo=", "R0lGODlhAQABAAAAACw="]))
+
+
+@st.composite
+def conversations(draw: st.DrawFn, *, reasoning_origin: str | None = None,
+                  media: bool = True) -> Conversation:
+    """A well-formed conversation: user asks, the model calls tools (in parallel at times),
+    results come back (some failing), and the model answers. Ids are linked as a reader links."""
+    tools = tuple(Tool(name=n, description=f"The {n} tool",
+                       parameters={"type": "object", "properties": {"city": {"type": "string"}}})
+                  for n in draw(st.sets(st.sampled_from(TOOL_NAMES), min_size=1, max_size=3)))
+    names = [t.name for t in tools]
+    system = (Text(text=draw(texts)),) if draw(st.booleans()) else ()
+    user_parts: list[Part] = [Text(text=draw(texts))]
+    if media and draw(st.booleans()):
+        user_parts.append(draw(images))
+    turns: list[Turn] = [Turn(role="user", parts=tuple(user_parts))]
+    for _ in range(draw(st.integers(0, 3))):
+        parts: list[Part] = []
+        if reasoning_origin and draw(st.booleans()):
+            parts.append(Reasoning(text=draw(texts), signature="c2lnbmF0dXJl",
+                                   origin=reasoning_origin))
+        if draw(st.booleans()):
+            parts.append(Text(text=draw(texts)))
+        calls = [Invocation(name=draw(st.sampled_from(names)), arguments=draw(arguments),
+                            wire_id=draw(wire_ids))
+                 for _ in range(draw(st.integers(1, 3)))]
+        # Wire ids are either all present or all absent in one turn, and unique.
+        if any(c.wire_id is None for c in calls) or len({c.wire_id for c in calls}) < len(calls):
+            calls = [Invocation(name=c.name, arguments=c.arguments, wire_id=None) for c in calls]
+        turns.append(Turn(role="assistant", parts=(*parts, *calls)))
+        results = []
+        for c in calls:
+            content: tuple[Part, ...] = ((Text(text=draw(texts)),) if draw(st.booleans())
+                                         else (Json(value=draw(arguments)),))
+            results.append(Result(wire_id=c.wire_id, name=c.name, content=content,
+                                  is_error=draw(st.booleans())))
+        turns.append(Turn(role="tool", parts=tuple(results)))
+    turns.append(Turn(role="assistant", parts=(Text(text=draw(texts)),)))
+    choice = draw(st.sampled_from([None, ToolChoice(mode="auto"), ToolChoice(mode="required")]))
+    return Conversation(model="test-model", system=system, tools=tools, tool_choice=choice,
+                        turns=link(turns))
+
+
+def _turn_key(turn: Turn) -> Any:
+    return {"role": turn.role, "parts": [part_to_dict(p, sources=False) for p in turn.parts],
+            "meta": dict(turn.meta)}
+
+
+def differences(before: Conversation, after: Conversation) -> tuple[set[int], set[str]]:
+    """(indices of turns that differ, names of conversation-level fields that differ)."""
+    turns = {i for i in range(max(len(before.turns), len(after.turns)))
+             if i >= len(before.turns) or i >= len(after.turns)
+             or _turn_key(before.turns[i]) != _turn_key(after.turns[i])}
+    fields = set()
+    if [part_to_dict(p, sources=False) for p in before.system] != \
+            [part_to_dict(p, sources=False) for p in after.system]:
+        fields.add("system")
+    if [tool_to_dict(t) for t in before.tools] != [tool_to_dict(t) for t in after.tools]:
+        fields.add("tools")
+    if before.tool_choice != after.tool_choice:
+        fields.add("tool_choice")
+    return turns, fields
+
+
+def assert_losses_explain(before: Conversation, after: Conversation, losses: tuple[Loss, ...]) -> None:
+    """The turns that changed are exactly the turns the writer named; a conversation-level change
+    (system, tools, tool choice) needs a conversation-level loss."""
+    changed_turns, changed_fields = differences(before, after)
+    reported_turns = {loss.turn for loss in losses if loss.turn is not None}
+    assert changed_turns == reported_turns, (
+        f"changed turns {sorted(changed_turns)} but losses name {sorted(reported_turns)}: "
+        + "; ".join(map(str, losses)))
+    if changed_fields:
+        assert any(loss.turn is None for loss in losses), (
+            f"{sorted(changed_fields)} changed with no conversation-level loss")
