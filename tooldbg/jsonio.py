@@ -63,3 +63,18 @@ def try_loads(text: str) -> tuple[bool, Any]:
         return True, loads(text)
     except FormatError:
         return False, None
+
+
+def resolve(value: Any, pointer: str) -> Any:
+    """The value at a JSON pointer (RFC 6901); None when the path does not exist."""
+    if not pointer:
+        return value
+    for token in pointer.lstrip("/").split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict):
+            value = value.get(token)
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return None
+    return value

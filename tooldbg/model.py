@@ -269,7 +269,7 @@ def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
             value = list(value)
         out[f.name] = value
     # Fields whose None is meaningful stay even when empty.
-    keep = {k: out[k] for k in ("arguments", "value", "text", "name") if k in out}
+    keep = {k: out[k] for k in ("arguments", "value", "text") if k in out}
     out = _compact(out)
     out.update(keep)
     if isinstance(part, Invocation) and part.raw_arguments is not None:

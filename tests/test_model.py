@@ -1,0 +1,101 @@
+"""The canonical model: its JSON form reads back equal, and linking binds results to calls."""
+
+import pytest
+from hypothesis import given, settings
+
+from tests.strategies import conversations
+from tooldbg.errors import FormatError
+from tooldbg.formats.base import link
+from tooldbg.jsonio import dumps, loads
+from tooldbg.model import (
+    CANONICAL_FORMAT,
+    Conversation,
+    Invocation,
+    Result,
+    Source,
+    Text,
+    Turn,
+    conversation_to_dict,
+    document,
+    read_document,
+)
+
+
+def test_document_shape_is_documented_form():
+    conv = Conversation(turns=link([
+        Turn(role="user", parts=(Text(text="Weather in Oslo?"),)),
+        Turn(role="assistant", parts=(Invocation(name="get_weather", arguments={"city": "Oslo"},
+                                                 wire_id="call_1"),)),
+        Turn(role="tool", parts=(Result(wire_id="call_1", content=(Text(text="12C"),)),)),
+    ]))
+    assert document([conv], sources=False) == {
+        "format": CANONICAL_FORMAT,
+        "conversations": [{
+            "id": "c1", "system": [], "tools": [],
+            "turns": [
+                {"role": "user", "parts": [{"type": "text", "text": "Weather in Oslo?"}]},
+                {"role": "assistant", "parts": [{"type": "invocation", "id": "i1", "name": "get_weather",
+                                                 "arguments": {"city": "Oslo"}, "wire_id": "call_1"}]},
+                {"role": "tool", "parts": [{"type": "result", "invocation_id": "i1", "is_error": False,
+                                            "wire_id": "call_1",
+                                            "content": [{"type": "text", "text": "12C"}]}]},
+            ]}],
+    }
+
+
+@settings(max_examples=100, deadline=None)
+@given(conversations(reasoning_origin="anthropic"))
+def test_canonical_json_reads_back_equal(conv):
+    back = read_document(loads(dumps(document([conv]))))
+    assert back == [conv]
+
+
+def test_sources_survive_the_json_form_but_not_equality():
+    src = Source(file="run.har", exchange=1, side="request",
+                 location="/log/entries/1/request/postData/text", pointer="/messages/0")
+    conv = Conversation(turns=(Turn(role="user", parts=(Text(text="hi", source=src),), source=src),))
+    back = read_document(loads(dumps(document([conv]))))[0]
+    assert back.turns[0].parts[0].source == src
+    assert back.turns[0].source.address == "/log/entries/1/request/postData/text#/messages/0"
+    assert Text(text="hi", source=src) == Text(text="hi")
+
+
+def test_invalid_arguments_keep_the_raw_string():
+    part = Invocation(name="f", raw_arguments='{"city": "Par')
+    data = conversation_to_dict(Conversation(turns=link([Turn(role="assistant", parts=(part,))])))
+    assert data["turns"][0]["parts"][0] == {"type": "invocation", "id": "i1", "name": "f",
+                                            "arguments": None, "raw_arguments": '{"city": "Par'}
+
+
+@pytest.mark.parametrize("doc, pointer", [
+    ({"format": CANONICAL_FORMAT, "conversations": [{"turns": [{"role": "robot"}]}]},
+     "/conversations/0/turns/0"),
+    ({"format": CANONICAL_FORMAT, "conversations": [{"turns": [{"role": "user",
+                                                                "parts": [{"type": "x"}]}]}]},
+     "/conversations/0/turns/0/parts/0/type"),
+    ({"format": CANONICAL_FORMAT, "conversations": {}}, "/conversations"),
+])
+def test_bad_canonical_documents_name_the_location(doc, pointer):
+    with pytest.raises(FormatError) as err:
+        read_document(doc)
+    assert err.value.pointer == pointer
+
+
+def test_link_numbers_calls_in_order_and_binds_by_wire_id_then_by_name():
+    turns = link([
+        Turn(role="assistant", parts=(Invocation(name="a", wire_id="x"), Invocation(name="b", wire_id="y"))),
+        Turn(role="tool", parts=(Result(wire_id="y"), Result(wire_id="x"), Result(wire_id="nope"))),
+        Turn(role="assistant", parts=(Invocation(name="w"), Invocation(name="w"))),
+        Turn(role="tool", parts=(Result(name="w"), Result(name="w"), Result(name="w"))),
+    ])
+    assert [p.id for t in turns for p in t.invocations()] == ["i1", "i2", "i3", "i4"]
+    assert [r.invocation_id for r in turns[1].results()] == ["i2", "i1", None]
+    assert [r.invocation_id for r in turns[3].results()] == ["i3", "i4", None]
+
+
+def test_link_continues_numbering_after_prior_turns():
+    prior = link([Turn(role="assistant", parts=(Invocation(name="a", wire_id="x"),))])
+    later = link([Turn(role="tool", parts=(Result(wire_id="x"),)),
+                  Turn(role="assistant", parts=(Invocation(name="b"),))], prior=prior)
+    assert later[0].parts[0].invocation_id == "i1"
+    assert later[1].parts[0].id == "i2"

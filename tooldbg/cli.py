@@ -1,0 +1,170 @@
+"""The `tooldbg` command: a thin click layer over the library.
+
+Exit codes everywhere: 0 success, 1 findings, 2 usage error or unreadable input — always with one
+line on stderr naming the file and location, never a traceback (set TOOLDBG_DEBUG=1 to see one).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from . import __version__, formats
+from .convert import TARGETS, export, write_atomically
+from .errors import ToolDbgError
+from .jsonio import dumps
+from .load import Loaded, load
+from .model import CANONICAL_FORMAT
+
+INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
+
+
+def bundled_sample() -> Path:
+    """The sample shipped inside the package, opened when no file is given."""
+    return Path(str(files("tooldbg") / "samples" / "weather-agent.jsonl"))
+
+
+def fail(message: str) -> NoReturn:
+    click.echo(f"tooldbg: {message}", err=True)
+    sys.exit(2)
+
+
+class DefaultGroup(click.Group):
+    """`tooldbg FILE…` means `tooldbg open FILE…`."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args.insert(0, "open")
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=DefaultGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tooldbg")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Debug multi-turn LLM tool-call transcripts: read raw provider logs, see every turn in one
+    canonical form beside its wire JSON, convert between provider formats with every loss stated."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(open_command, files=())
+
+
+def _load(paths: Sequence[str], input_format: str | None) -> list[Loaded]:
+    loaded = load(paths, input_format)
+    if all(not item.conversations for item in loaded):
+        errors = [err for item in loaded for err in item.errors]
+        fail(str(errors[0]) if errors else f"{', '.join(paths)}: no conversation found")
+    return loaded
+
+
+def _report_errors(loaded: list[Loaded]) -> None:
+    for item in loaded:
+        for err in item.errors:
+            click.echo(f"tooldbg: warning: {err}", err=True)
+
+
+@cli.command("open")
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
+def open_command(files: tuple[str, ...], input_format: str | None) -> None:
+    """Open FILES (default: the bundled sample). Until the TUI lands this prints `show`."""
+    _show(files or (str(bundled_sample()),), None, input_format, True, None)
+
+
+@cli.command()
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--conversation", "conversation_id", help="Only this conversation (e.g. c1).")
+@click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
+@click.option("--no-redact", is_flag=True, help="Show API keys and tokens unmasked.")
+@click.option("--width", type=int, help="Output width (default: the terminal's).")
+def show(files: tuple[str, ...], conversation_id: str | None, input_format: str | None,
+         no_redact: bool, width: int | None) -> None:
+    """Print each turn's canonical parts beside the wire JSON they came from."""
+    _show(files or (str(bundled_sample()),), conversation_id, input_format, not no_redact, width)
+
+
+def _show(paths: Sequence[str], conversation_id: str | None, input_format: str | None,
+          redact: bool, width: int | None) -> None:
+    from rich.console import Console
+
+    from .show import render_loaded
+
+    loaded = _load(paths, input_format)
+    console = Console(width=width, highlight=False, soft_wrap=False)
+    for item in loaded:
+        for renderable in render_loaded(item, conversation_id, redact):
+            console.print(renderable)
+
+
+@cli.command()
+@click.argument("file", type=click.Path())
+@click.option("--to", "target", type=click.Choice(TARGETS), required=True,
+              help="Format to write.")
+@click.option("-o", "--output", type=click.Path(), help="Write here instead of stdout.")
+@click.option("--conversation", "conversation_id", help="Which conversation, when there are several.")
+@click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+              help="json: one document with the body and the losses.")
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+@click.option("--no-redact", is_flag=True, help="Keep API keys and tokens unmasked.")
+def convert(file: str, target: str, output: str | None, conversation_id: str | None,
+            input_format: str | None, output_format: str, force: bool, no_redact: bool) -> None:
+    """Re-serialize FILE: the canonical document, or the request body that replays one
+    conversation in another provider's format. Losses go to stderr, one line each."""
+    loaded = _load([file], input_format)
+    _report_errors(loaded)
+    conversations = [c for item in loaded for c in item.conversations]
+    if conversation_id is not None:
+        conversations = [c for c in conversations if c.id == conversation_id]
+        if not conversations:
+            fail(f"{file}: no conversation {conversation_id!r}")
+    elif target != "canonical" and len(conversations) > 1:
+        ids = ", ".join(c.id for c in conversations)
+        fail(f"{file}: {len(conversations)} conversations ({ids}); pick one with --conversation")
+    result = export(conversations, target)
+    for loss in result.losses:
+        click.echo(f"loss: {conversations[0].id} {loss}", err=True)
+    if output_format == "json":
+        doc = {"tooldbg": __version__, "target": target,
+               "conversations": [c.id for c in conversations],
+               "losses": [loss.to_dict() for loss in result.losses], "body": result.body}
+        text = dumps(doc, indent=True).decode() + "\n"
+        if not no_redact:
+            from .secrets import redact_text
+            text = redact_text(text)
+    else:
+        text = result.text(redact=not no_redact)
+    if output:
+        write_atomically(Path(output), text, inputs=[Path(file)], force=force)
+    else:
+        click.echo(text, nl=False)
+
+
+@cli.command("formats")
+def formats_command() -> None:
+    """List the formats and containers tooldbg reads and writes."""
+    from .records.containers import CONTAINERS
+
+    for name in formats.WIRE_FORMATS:
+        hints = ", ".join(formats.get(name).URL_HINTS)
+        click.echo(f"{name:18} read+write  request, response, stream   endpoints: {hints}")
+    click.echo(f"{'canonical':18} read+write  {CANONICAL_FORMAT}")
+    click.echo(f"containers: {', '.join(CONTAINERS)}, folder")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="tooldbg",
+                 standalone_mode=True)
+    except ToolDbgError as err:
+        fail(str(err))
+    except Exception as err:  # noqa: BLE001 - the contract: never a traceback
+        if os.environ.get("TOOLDBG_DEBUG"):
+            raise
+        fail(f"internal error: {type(err).__name__}: {err} (TOOLDBG_DEBUG=1 shows the traceback)")

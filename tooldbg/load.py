@@ -1,0 +1,173 @@
+"""Paths → captures → exchanges read in their wire format → stitched conversations.
+
+This is the library entry point: `load(paths)` returns everything the views and the checks need, and
+never raises on a bad record — that becomes an `InputError` in the file's `errors` — only on a path
+that cannot be read at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from . import formats
+from .errors import FormatError, InputError
+from .formats.base import ApiError, Assembled, Request, Response, with_chunks
+from .model import Conversation, Source, read_document
+from .records.containers import Capture, Exchange, Message, iter_files, read_capture
+from .stitch import Stitcher
+
+
+@dataclass(slots=True)
+class ExchangeRead:
+    """One exchange in canonical form: the request read, and each response (a stream capture may
+    hold several back to back) with the stream it was assembled from."""
+
+    exchange: Exchange
+    format: str | None = None
+    request: Request | None = None
+    responses: tuple[Response, ...] = ()
+    streams: tuple[Assembled, ...] = ()
+    conversation: str | None = None
+
+
+@dataclass(slots=True)
+class Loaded:
+    """One input file, read."""
+
+    path: str
+    container: str
+    reads: list[ExchangeRead] = field(default_factory=list)
+    conversations: list[Conversation] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    api_errors: dict[str, list[tuple[int, ApiError]]] = field(default_factory=dict)
+
+    @property
+    def formats(self) -> list[str]:
+        return sorted({r.format for r in self.reads if r.format})
+
+    def conversation(self, conversation_id: str) -> Conversation | None:
+        return next((c for c in self.conversations if c.id == conversation_id), None)
+
+
+def load(paths: Iterable[str | Path], input_format: str | None = None) -> list[Loaded]:
+    """Every file under `paths`; raises InputError only for a path that does not exist."""
+    out = []
+    for path in paths:
+        path = Path(path)
+        if not path.exists():
+            raise InputError(str(path), "", "no such file or folder")
+        for file in iter_files(path):
+            out.append(load_file(file, input_format))
+    return out
+
+
+def load_file(path: str | Path, input_format: str | None = None) -> Loaded:
+    """One file. An unreadable file comes back with its error and nothing else, so a folder or a
+    list of files is still read in full."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        return Loaded(name, "unknown", errors=[InputError(name, "", err.strerror or str(err))])
+    return load_bytes(name, data, input_format)
+
+
+def load_bytes(name: str, data: bytes, input_format: str | None = None) -> Loaded:
+    try:
+        capture = read_capture(name, data)
+    except InputError as err:
+        return Loaded(name, "unknown", errors=[err])
+    if capture.container == "canonical":
+        try:
+            conversations = read_document(capture.canonical)
+        except FormatError as err:
+            return Loaded(name, "canonical", errors=[InputError(name, err.pointer, err.message)])
+        return Loaded(name, "canonical", conversations=conversations)
+    return _read_capture(capture, input_format)
+
+
+def _read_capture(capture: Capture, input_format: str | None) -> Loaded:
+    loaded = Loaded(capture.path, capture.container, errors=list(capture.errors))
+    stitcher = Stitcher()
+    for exchange in capture.exchanges:
+        read = read_exchange(capture.path, exchange, input_format, loaded.errors)
+        loaded.reads.append(read)
+        if read.request is None and not read.responses:
+            continue
+        thread = stitcher.add(exchange.index, read.request, read.responses)
+        read.conversation = thread.conversation.id
+    loaded.conversations = [t.conversation for t in stitcher.threads]
+    loaded.api_errors = {t.conversation.id: t.errors for t in stitcher.threads if t.errors}
+    return loaded
+
+
+def read_exchange(path: str, exchange: Exchange, input_format: str | None,
+                  errors: list[InputError]) -> ExchangeRead:
+    """Read both sides of one exchange in its format; a side that fails becomes an error."""
+    read = ExchangeRead(exchange, format=input_format or _detect(exchange))
+    if read.format is None:
+        if exchange.request is not None or exchange.response is not None:
+            errors.append(InputError(path, _where(exchange), "unknown format (use --input-format)"))
+        return read
+    module = formats.get(read.format)
+    request, response = exchange.request, exchange.response
+    if request is not None and request.body is not None:
+        try:
+            read.request = module.read_request(request.body, _source(path, exchange, request, "request"))
+        except FormatError as err:
+            errors.append(_error(path, request, err))
+    if response is None:
+        return read
+    source = _source(path, exchange, response, "response")
+    try:
+        if response.events is not None:
+            streams = tuple(module.assemble_stream(events, source)
+                            for events in module.split_streams(response.events) if events)
+            read.streams = streams
+            read.responses = tuple(_stream_response(module, s, source) for s in streams)
+        elif response.body is not None:
+            read.responses = (module.read_response(response.body, source),)
+    except FormatError as err:
+        errors.append(_error(path, response, err))
+    return read
+
+
+def _stream_response(module, assembled: Assembled, source: Source) -> Response:  # noqa: ANN001
+    response = module.read_response(assembled.body, source)
+    return replace(response, turn=with_chunks(response.turn, assembled.chunks))
+
+
+def _detect(exchange: Exchange) -> str | None:
+    request, response = exchange.request, exchange.response
+    for message in (request, response):
+        if message is not None and message.url:
+            found = formats.detect_url(message.url)
+            if found:
+                return found
+    if request is not None and request.body is not None:
+        found = formats.detect_body(request.body, "request")
+        if found:
+            return found
+    if response is not None:
+        if response.events is not None:
+            return formats.detect_stream(response.events)
+        if response.body is not None:
+            return formats.detect_body(response.body, "response")
+    return None
+
+
+def _source(path: str, exchange: Exchange, message: Message, side: str) -> Source:
+    return Source(file=path, exchange=exchange.index, side=side,  # type: ignore[arg-type]
+                  location=message.location)
+
+
+def _error(path: str, message: Message, err: FormatError) -> InputError:
+    where = f"{message.location}#{err.pointer}" if message.location else err.pointer or "/"
+    return InputError(path, where, err.message)
+
+
+def _where(exchange: Exchange) -> str:
+    message = exchange.request or exchange.response
+    return message.location if message and message.location else f"exchange {exchange.index}"

@@ -1,0 +1,135 @@
+"""`tooldbg show`: every turn's canonical parts beside the wire JSON they came from, printed with
+rich for pipes and tickets. All log content goes through `render` (Text objects, never markup)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from .jsonio import dumps_str, resolve
+from .load import ExchangeRead, Loaded
+from .model import Conversation, Source, Turn
+from .render import ROLE_STYLES, clip, part_line, safe
+from .secrets import redact_headers, redact_text, redact_url
+
+#: Wire JSON longer than this many lines is cut in the side-by-side view.
+WIRE_LINES = 40
+
+
+def render_loaded(loaded: Loaded, conversation_id: str | None = None,
+                  redact: bool = True) -> Iterator[RenderableType]:
+    yield Rule(safe(f"{loaded.path}  ·  {loaded.container}  ·  "
+                    f"{', '.join(loaded.formats) or 'no format'}"), style="bold")
+    for err in loaded.errors:
+        yield safe(f"error: {err}", "bold red")
+    for conv in loaded.conversations:
+        if conversation_id is None or conv.id == conversation_id:
+            yield from render_conversation(loaded, conv, redact)
+
+
+def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Iterator[RenderableType]:
+    exchanges = [r.exchange.index for r in loaded.reads if r.conversation == conv.id]
+    head = Text()
+    head.append(f"conversation {conv.id}", "bold")
+    if conv.model:
+        head.append("  model ")
+        head.append_text(safe(conv.model, "bold"))
+    head.append(f"  ·  {len(conv.turns)} turns  ·  exchanges {', '.join(map(str, exchanges)) or '-'}")
+    yield head
+    for read in loaded.reads:
+        if read.conversation == conv.id:
+            yield from _exchange_header(read, redact)
+    if conv.system:
+        yield Group(*(Text("system ", "magenta") + part_line(p) for p in conv.system))
+    if conv.tools:
+        tools = Text("tools ", "dim")
+        for i, tool in enumerate(conv.tools):
+            tools.append(", " if i else "")
+            tools.append_text(safe(tool.name, "bold"))
+            if tool.kind != "function":
+                tools.append_text(safe(f" ({tool.kind})", "dim"))
+        yield tools
+    for index, turn in enumerate(conv.turns):
+        yield _turn_table(loaded, index, turn, redact)
+    for exchange, error in loaded.api_errors.get(conv.id, []):
+        text = Text(f"exchange {exchange}: the provider rejected the request: ", "bold red")
+        text.append_text(safe(error.message))
+        if error.type or error.code:
+            text.append_text(safe(f"  ({error.type or ''} {error.code or ''})".rstrip(), "red"))
+        yield text
+
+
+def _exchange_header(read: ExchangeRead, redact: bool) -> Iterator[RenderableType]:
+    request, response = read.exchange.request, read.exchange.response
+    if request is None or not request.url:
+        return
+    line = Text(f"  exchange {read.exchange.index}: ", "dim")
+    line.append_text(safe(f"{request.method} {redact_url(request.url) if redact else request.url}"))
+    if response is not None and response.status is not None:
+        line.append(f"  → {response.status}", "green" if response.status < 400 else "bold red")
+    if response is not None and response.is_stream:
+        line.append(f"  (stream, {len(response.events or [])} events)", "dim")
+    yield line
+    headers = redact_headers(request.headers) if redact else request.headers
+    secret = [f"{k}: {v}" for k, v in headers.items() if k in ("authorization", "x-api-key",
+                                                                  "x-goog-api-key", "api-key")]
+    if secret:
+        yield safe("    " + "  ".join(secret), "dim")
+
+
+def _turn_table(loaded: Loaded, index: int, turn: Turn, redact: bool) -> Table:
+    title = Text()
+    title.append(f"turn {index} ", "bold")
+    title.append(turn.role, ROLE_STYLES.get(turn.role, ""))
+    title.append_text(safe(f"   {_where(turn.source)}", "dim"))
+    table = Table(title=title, title_justify="left", expand=True, show_header=False,
+                  show_lines=False, box=None, padding=(0, 1))
+    table.add_column("canonical", ratio=1)
+    table.add_column("wire", ratio=1)
+    parts = Group(*(part_line(p) for p in turn.parts)) if turn.parts else Text("(no parts)", "dim")
+    table.add_row(parts, _wire(loaded, turn.source, redact))
+    return table
+
+
+def _where(source: Source) -> str:
+    if source.exchange is None:
+        return ""
+    where = f"exchange {source.exchange} {source.side or ''} {source.address}"
+    return where + (f" chunk {source.chunk}" if source.chunk is not None else "")
+
+
+def _wire(loaded: Loaded, source: Source, redact: bool) -> RenderableType:
+    value = wire_value(loaded, source)
+    if value is None:
+        return Text("(no wire record)", "dim")
+    text = dumps_str(value, indent=True)
+    if redact:
+        text = redact_text(text)
+    lines = text.splitlines()
+    if len(lines) > WIRE_LINES:
+        text = "\n".join(lines[:WIRE_LINES]) + f"\n… {len(lines) - WIRE_LINES} more lines"
+    return Panel(Syntax(clip(text, 20000), "json", word_wrap=True, theme="ansi_dark"),
+                 padding=0, border_style="dim")
+
+
+def wire_value(loaded: Loaded, source: Source) -> object:
+    """The wire JSON a node came from: the request body, the response body, or for a stream the
+    response assembled from it."""
+    if source.exchange is None or source.exchange >= len(loaded.reads):
+        return None
+    read = loaded.reads[source.exchange]
+    message = read.exchange.request if source.side == "request" else read.exchange.response
+    if message is None:
+        return None
+    if message.body is not None:
+        return resolve(message.body, source.pointer)
+    for stream in read.streams:
+        if source.chunk is None or source.chunk in stream.chunks.values() or len(read.streams) == 1:
+            return resolve(stream.body, source.pointer)
+    return None
