@@ -1,0 +1,139 @@
+"""Containers: every way a log arrives becomes exchanges, each body located in its container, and
+one bad record never hides the good ones."""
+
+import base64
+import json
+
+import pytest
+
+from tooldbg.errors import InputError
+from tooldbg.records.containers import read_capture
+
+REQUEST = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
+RESPONSE = {"id": "chatcmpl-1", "object": "chat.completion", "choices": [
+    {"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}]}
+SSE = 'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n'
+
+
+def har(*entries):
+    return json.dumps({"log": {"version": "1.2", "entries": list(entries)}}).encode()
+
+
+def har_entry(request_text, response_text, *, encoding=None, mime="application/json"):
+    content = {"size": len(response_text), "mimeType": mime, "text": response_text}
+    if encoding:
+        content["encoding"] = encoding
+    return {"request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions",
+                        "headers": [{"name": "Authorization", "value": "Bearer sk-live-123456789"}],
+                        "postData": {"mimeType": "application/json", "text": request_text}},
+            "response": {"status": 200, "headers": [{"name": "Content-Type", "value": mime}],
+                         "content": content}}
+
+
+def test_single_request_body_is_one_exchange_with_a_request():
+    capture = read_capture("req.json", json.dumps(REQUEST).encode())
+    assert capture.container == "json"
+    [exchange] = capture.exchanges
+    assert exchange.request.body == REQUEST and exchange.response is None
+
+
+def test_single_response_body_is_recognised_as_a_response():
+    capture = read_capture("resp.json", json.dumps(RESPONSE).encode())
+    [exchange] = capture.exchanges
+    assert exchange.request is None and exchange.response.body == RESPONSE
+
+
+def test_har_bodies_are_located_and_headers_lowered():
+    capture = read_capture("run.har", har(har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))))
+    assert capture.container == "har"
+    [exchange] = capture.exchanges
+    assert exchange.request.location == "/log/entries/0/request/postData/text"
+    assert exchange.response.location == "/log/entries/0/response/content/text"
+    assert exchange.request.headers["authorization"].startswith("Bearer")
+    assert exchange.request.url.endswith("/v1/chat/completions")
+    assert exchange.response.status == 200 and exchange.response.body == RESPONSE
+
+
+def test_har_base64_content_and_sse_text():
+    encoded = base64.b64encode(json.dumps(RESPONSE).encode()).decode()
+    capture = read_capture("run.har", har(har_entry(json.dumps(REQUEST), encoded, encoding="base64"),
+                                          har_entry(json.dumps(REQUEST), SSE, mime="text/event-stream")))
+    first, second = capture.exchanges
+    assert first.response.body == RESPONSE
+    assert [e.data for e in second.response.events][-1] == "[DONE]"
+    assert second.response.text == SSE
+
+
+def test_har_bad_entry_is_an_error_and_the_rest_still_reads():
+    capture = read_capture("run.har", har(har_entry("{not json", json.dumps(RESPONSE)),
+                                          har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))))
+    assert len(capture.exchanges) == 2
+    assert capture.exchanges[1].request.body == REQUEST
+    [err] = capture.errors
+    assert err.location == "/log/entries/0/request/postData/text"
+    assert "line 1 column 2" in err.message
+
+
+def test_recorded_interactions_with_string_bodies():
+    doc = {"version": 1, "interactions": [
+        {"request": {"method": "POST", "url": "https://x/v1/chat/completions", "headers": {},
+                     "body": json.dumps(REQUEST)},
+         "response": {"status": 200, "headers": {"content-type": "text/event-stream"}, "body": SSE}}]}
+    capture = read_capture("rec.json", json.dumps(doc).encode())
+    assert capture.container == "interactions"
+    [exchange] = capture.exchanges
+    assert exchange.request.location == "/interactions/0/request/body"
+    assert exchange.request.body == REQUEST
+    assert exchange.response.events[0].data["object"] == "chat.completion.chunk"
+
+
+def test_jsonl_exchanges_with_a_bad_line_in_between():
+    lines = [json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}}),
+             '{"request": {"body": ',
+             json.dumps({"request": {"body": REQUEST}, "response": {"status": 400,
+                                                                   "body": {"error": {"message": "bad"}}}})]
+    capture = read_capture("log.jsonl", "\n".join(lines).encode())
+    assert capture.container == "jsonl"
+    assert [e.index for e in capture.exchanges] == [0, 1]
+    assert capture.exchanges[1].response.status == 400
+    assert capture.exchanges[0].request.location == "line 1/request/body"
+    assert [(e.location, "invalid JSON" in e.message) for e in capture.errors] == [("line 2", True)]
+
+
+def test_jsonl_of_bare_events_is_one_stream():
+    lines = [json.dumps({"type": "message_start", "message": {}}), json.dumps({"type": "message_stop"})]
+    capture = read_capture("x.chunks.txt", "\n".join(lines).encode())
+    [exchange] = capture.exchanges
+    assert [e.data["type"] for e in exchange.response.events] == ["message_start", "message_stop"]
+
+
+def test_sse_file_with_crlf_comments_and_padding():
+    text = ': OPENROUTER PROCESSING\r\n\r\nevent: message_stop\r\ndata: {"type":"message_stop"    }\r\n\r\n'
+    capture = read_capture("s.sse", text.encode())
+    assert capture.container == "sse"
+    [event] = capture.exchanges[0].response.events
+    assert event.name == "message_stop" and event.data == {"type": "message_stop"}
+
+
+def test_json_array_of_gemini_chunks_is_a_stream():
+    chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"text": "a"}]}}]},
+              {"candidates": [{"content": {"role": "model", "parts": [{"text": "b"}]},
+                               "finishReason": "STOP"}]}]
+    capture = read_capture("g.json", json.dumps(chunks).encode())
+    assert len(capture.exchanges[0].response.events) == 2
+
+
+@pytest.mark.parametrize("data, location, message", [
+    (b"", "", "empty file"),
+    (b"   \n", "", "empty file"),
+    (b"\xff\xfe{", "byte 0", "invalid UTF-8"),
+    (b'{"model": "x", "messages": [', "", "invalid JSON at line 1"),
+    (b"42", "", "expected a JSON object or array"),
+    (b"[" * 2000 + b"]" * 2000, "", "invalid JSON"),
+])
+def test_unreadable_files_raise_one_located_error(data, location, message):
+    with pytest.raises(InputError) as err:
+        read_capture("bad.json", data)
+    assert err.value.location == location
+    assert message in err.value.message
+    assert str(err.value).startswith("bad.json")
