@@ -1,0 +1,76 @@
+"""Every file of real traffic in ../shared/corpus loads, its calls and results pair up, and every
+conversation in it converts to every format. A file that cannot pair is named here with the reason."""
+
+from pathlib import Path
+
+import pytest
+
+from tooldbg import formats
+from tooldbg.convert import TARGETS, export
+from tooldbg.load import load_file
+from tooldbg.model import Invocation, Result, Source
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+if not CORPUS.is_dir():  # CI clones main next to a copy of shared/
+    CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+
+FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix in (".json", ".txt", ".sse",
+                                                                           ".har", ".jsonl"))
+
+#: Files that are not LLM provider traffic, with the reason.
+NOT_PROVIDER_TRAFFIC = {
+    "opencode-recordings/record-replay/multi-step.json":
+        "the recorder's self-test against https://example.test/echo",
+}
+
+#: Files whose calls legitimately stay unanswered or whose results have no call in the file.
+UNPAIRED = {
+    # A response ends on calls the client has not answered yet: that is what the last turn of any
+    # single-response file looks like, and is not counted. Only mid-conversation gaps count.
+}
+
+pytestmark = pytest.mark.skipif(not FILES, reason="shared/corpus is not next to this checkout")
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(CORPUS).as_posix()
+
+
+@pytest.mark.parametrize("path", FILES, ids=rel)
+def test_corpus_file_loads_without_errors(path):
+    loaded = load_file(path)
+    if rel(path) in NOT_PROVIDER_TRAFFIC:
+        assert not loaded.conversations
+        assert loaded.errors and "unknown format" in loaded.errors[0].message
+        return
+    assert loaded.errors == []
+    assert loaded.conversations, "no conversation read"
+    assert loaded.formats, "no format detected"
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if rel(p) not in NOT_PROVIDER_TRAFFIC], ids=rel)
+def test_corpus_calls_and_results_pair_up(path):
+    for conv in load_file(path).conversations:
+        calls = {p.id: p for t in conv.turns for p in t.parts if isinstance(p, Invocation)}
+        answered = set()
+        for index, turn in enumerate(conv.turns):
+            for part in turn.parts:
+                if isinstance(part, Result):
+                    assert part.invocation_id in calls, (
+                        f"{rel(path)} {conv.id} turn {index}: result {part.wire_id!r} answers no call")
+                    answered.add(part.invocation_id)
+        last_calls = {p.id for p in conv.turns[-1].parts if isinstance(p, Invocation)} if conv.turns else set()
+        unanswered = set(calls) - answered - last_calls
+        assert not unanswered or rel(path) in UNPAIRED, (
+            f"{rel(path)} {conv.id}: calls {sorted(unanswered)} have no result")
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if rel(p) not in NOT_PROVIDER_TRAFFIC], ids=rel)
+def test_corpus_converts_to_every_format(path):
+    for conv in load_file(path).conversations:
+        for target in TARGETS:
+            result = export([conv], target)
+            assert isinstance(result.body, dict)
+            if target != "canonical":
+                back = formats.get(target).read_request(result.body, Source())
+                assert len(back.turns) >= 1 or not conv.turns

@@ -1,0 +1,74 @@
+"""Golden transcripts: every sample reads without error into the canonical document stored in
+tests/golden/, and converts to every format — losslessly into its own.
+
+Regenerate the golden files after an intended change with:
+    TOOLDBG_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_samples.py
+and review the diff like code.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tooldbg.convert import TARGETS, export
+from tooldbg.jsonio import dumps, loads
+from tooldbg.load import load_file
+from tooldbg.model import document
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_transcripts"
+GOLDEN = ROOT / "tests" / "golden"
+FILES = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.name != "README.md"
+               and "defects" not in p.relative_to(SAMPLES).parts)
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(SAMPLES).as_posix()
+
+
+def canonical_text(path: Path) -> str:
+    loaded = load_file(path)
+    assert loaded.errors == [], [str(e) for e in loaded.errors]
+    doc = document(loaded.conversations)
+    for conv in doc["conversations"]:  # golden files must not depend on where the repo lives
+        _relativize(conv)
+    return dumps(doc, indent=True).decode() + "\n"
+
+
+def _relativize(node):
+    if isinstance(node, dict):
+        if "file" in node and isinstance(node["file"], str):
+            node["file"] = Path(node["file"]).name
+        for value in node.values():
+            _relativize(value)
+    elif isinstance(node, list):
+        for value in node:
+            _relativize(value)
+
+
+def test_there_are_samples_for_every_format():
+    dirs = {p.relative_to(SAMPLES).parts[0] for p in FILES}
+    assert {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"} <= dirs
+
+
+@pytest.mark.parametrize("path", FILES, ids=rel)
+def test_sample_matches_its_golden_canonical_file(path):
+    golden = GOLDEN / (rel(path) + ".canonical.json")
+    text = canonical_text(path)
+    if os.environ.get("TOOLDBG_UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text)
+    assert golden.exists(), f"no golden file {golden.relative_to(ROOT)}: run with TOOLDBG_UPDATE_GOLDEN=1"
+    assert loads(text) == loads(golden.read_text())
+
+
+@pytest.mark.parametrize("path", FILES, ids=rel)
+def test_sample_converts_to_every_format(path):
+    loaded = load_file(path)
+    own = loaded.formats
+    for conv in loaded.conversations:
+        for target in TARGETS:
+            result = export([conv], target)
+            if target in own and any(r.request is not None for r in loaded.reads):
+                assert result.losses == (), f"{target} → {target} lost: {[str(x) for x in result.losses]}"
