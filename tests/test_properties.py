@@ -46,7 +46,7 @@ def test_loading_arbitrary_bytes_never_raises(data):
 
 
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10)),
+    st.one_of(st.none(), st.booleans(), st.integers(-2**63, 2**63 - 1), st.text(max_size=10)),
     lambda inner: st.one_of(st.lists(inner, max_size=4),
                             st.dictionaries(st.sampled_from(
                                 ["messages", "contents", "input", "role", "content", "type",

@@ -23,6 +23,9 @@ FILES = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.name != "READM
                and "defects" not in p.relative_to(SAMPLES).parts)
 
 
+GEMINI_HISTORY_NOTE = "Gemini rejects a history that ends on a model turn"
+
+
 def rel(path: Path) -> str:
     return path.relative_to(SAMPLES).as_posix()
 
@@ -71,4 +74,7 @@ def test_sample_converts_to_every_format(path):
         for target in TARGETS:
             result = export([conv], target)
             if target in own and any(r.request is not None for r in loaded.reads):
-                assert result.losses == (), f"{target} → {target} lost: {[str(x) for x in result.losses]}"
+                # Writing a sample in its own format loses nothing; Gemini only notes, as the
+                # contract asks, that it rejects a history ending on the model's answer.
+                lost = [str(x) for x in result.losses if not x.message.startswith(GEMINI_HISTORY_NOTE)]
+                assert lost == [], f"{target} → {target} lost: {lost}"

@@ -1,8 +1,8 @@
 """The only place tooldbg parses or prints JSON.
 
-orjson is strict (no NaN, no lone surrogates, no ints wider than 64 bits, depth ≤ 1024); logs break
-all of these, so every failure becomes a `FormatError` with a human location, and numbers orjson
-cannot hold fall back to the standard library rather than losing the record.
+orjson is strict (no NaN, no lone surrogates, depth ≤ 1024) and reads integers wider than 64 bits
+as floats; logs break all of these, so every parse failure becomes a `FormatError` with a human
+location, and printing degrades to the standard library instead of raising.
 """
 
 from __future__ import annotations
@@ -20,15 +20,7 @@ def loads(data: bytes | str) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as err:
-        if "Integer" in str(err) or "number" in str(err).lower():
-            # orjson refuses integers wider than 64 bits ("seed": 14312525371252398000).
-            try:
-                return json.loads(data)
-            except (ValueError, RecursionError):
-                pass
         raise FormatError(_describe(err)) from None
-    except RecursionError:  # pragma: no cover - orjson enforces its own limit
-        raise FormatError("JSON nested too deeply") from None
 
 
 def _describe(err: orjson.JSONDecodeError) -> str:

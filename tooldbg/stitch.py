@@ -53,7 +53,8 @@ class Stitcher:
         answers = [r.turn for r in responses if r.turn is not None]
         errors = [(exchange, r.error) for r in responses if r.error is not None]
         if request is None:
-            return self._new(exchange, Conversation(turns=link(answers)), errors, [])
+            model = next((r.model for r in responses if r.model), None)
+            return self._new(exchange, Conversation(model=model, turns=link(answers)), errors, [])
         hashes = [turn_hash(t) for t in request.turns]
         chains, chain = [], b""
         for h in hashes:
