@@ -5,14 +5,13 @@ from pathlib import Path
 
 import pytest
 
+from tests import paths
 from tooldbg import formats
 from tooldbg.convert import TARGETS, export
 from tooldbg.load import load_file
 from tooldbg.model import Invocation, Result, Source
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-if not CORPUS.is_dir():  # CI clones main next to a copy of shared/
-    CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = paths.CORPUS
 
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix in (".json", ".txt", ".sse",
                                                                            ".har", ".jsonl"))
@@ -24,13 +23,14 @@ NOT_PROVIDER_TRAFFIC = {
 }
 
 #: Files whose calls legitimately stay unanswered or whose results have no call in the file.
+#: A response ending on calls the client has not answered yet is what the last turn of any
+#: response-only file looks like, and is not counted; only calls left behind mid-conversation are.
 UNPAIRED = {
-    # A response ends on calls the client has not answered yet: that is what the last turn of any
-    # single-response file looks like, and is not counted. Only mid-conversation gaps count.
+    "vercel-ai-fixtures/anthropic/anthropic-tool-search-regex.1.chunks.txt":
+        "two responses back to back; the request answering get_temp_data was not captured",
+    "vercel-ai-fixtures/openai/openai-reasoning-encrypted-content.1.chunks.txt":
+        "four responses of one loop back to back; the requests carrying the results were not captured",
 }
-
-pytestmark = pytest.mark.skipif(not FILES, reason="shared/corpus is not next to this checkout")
-
 
 def rel(path: Path) -> str:
     return path.relative_to(CORPUS).as_posix()

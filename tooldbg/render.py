@@ -13,7 +13,8 @@ import re
 from rich.text import Text
 
 from .jsonio import dumps_str
-from .model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text as TextPart
+from .model import Invocation, Json, Media, Opaque, Part, Reasoning, Result
+from .model import Text as TextPart
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 

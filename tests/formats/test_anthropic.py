@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests import paths
 from tests.strategies import assert_losses_explain, conversations
 from tooldbg.errors import FormatError
 from tooldbg.formats import anthropic
@@ -34,7 +35,7 @@ from tooldbg.model import (
 )
 from tooldbg.records import sse
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = paths.CORPUS
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts" / "anthropic"
 A = "anthropic"
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests import paths
 from tests.formats.test_eventstream import event as encode_event
 from tests.formats.test_eventstream import frame, string_header
 from tests.strategies import assert_losses_explain, conversations
@@ -37,7 +38,7 @@ from tooldbg.model import (
 )
 from tooldbg.records import eventstream
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = paths.CORPUS
 RECORDINGS = sorted((CORPUS / "opencode-recordings/bedrock-converse").glob("*.json"))
 VERCEL = CORPUS / "vercel-ai-fixtures/amazon-bedrock"
 SAMPLES = Path(__file__).parents[2] / "sample_transcripts/bedrock"

@@ -7,17 +7,17 @@ import base64
 import json
 import struct
 import zlib
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests import paths
 from tooldbg.errors import FormatError
 from tooldbg.formats.base import StreamEvent
 from tooldbg.records import eventstream
 
-CORPUS = Path("/work/shared/corpus/opencode-recordings/bedrock-converse")
+CORPUS = paths.CORPUS / "opencode-recordings" / "bedrock-converse"
 
 
 def header(name: str, kind: int, value: bytes) -> bytes:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests import paths
 from tests.strategies import assert_losses_explain, conversations, json_values
 from tooldbg.errors import FormatError
 from tooldbg.formats import gemini
@@ -33,7 +34,7 @@ from tooldbg.model import (
 )
 from tooldbg.records import sse
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = paths.CORPUS
 SRC = Source(file="t.json", location="/body")
 SIG = "CiQBDDnWx1Wa8wdQ"
 

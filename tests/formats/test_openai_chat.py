@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests import paths
 from tests.strategies import assert_losses_explain, conversations
 from tooldbg.errors import FormatError
 from tooldbg.formats import openai_chat as oc
@@ -35,9 +36,7 @@ from tooldbg.model import (
 from tooldbg.records import sse
 
 HERE = Path(__file__).resolve()
-CORPUS = next((p / "shared" / "corpus" for p in HERE.parents if (p / "shared" / "corpus").is_dir()),
-              HERE.parents[3] / "shared" / "corpus")
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus is not next to this checkout")
+CORPUS = paths.CORPUS
 
 SRC = Source(file="t.json", location="/body")
 
@@ -839,7 +838,6 @@ def recording(rel: str) -> list[dict[str, Any]]:
     return json.loads((CORPUS / rel).read_text())["interactions"]
 
 
-@needs_corpus
 @pytest.mark.parametrize("rel, interaction", list(CORPUS_STREAMS), ids=lambda x: str(x))
 def test_corpus_streams_assemble_into_the_turn_the_provider_sent(rel, interaction):
     if interaction is None:
@@ -851,8 +849,6 @@ def test_corpus_streams_assemble_into_the_turn_the_provider_sent(rel, interactio
 
 
 def test_every_corpus_stream_of_this_format_is_listed():
-    if not CORPUS.is_dir():
-        pytest.skip("shared/corpus is not next to this checkout")
     recordings = [p for d in ("openai-chat", "openai-compatible-chat")
                   for p in (CORPUS / "opencode-recordings" / d).glob("*.json")]
     fixtures = [p for d in ("alibaba", "deepseek", "groq", "mistral", "xai", "openai-compatible")
@@ -881,10 +877,9 @@ CORPUS_REQUESTS = {
 }
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", sorted(
     p.relative_to(CORPUS).as_posix() for d in ("openai-chat", "openai-compatible-chat")
-    for p in (CORPUS / "opencode-recordings" / d).glob("*.json")) if CORPUS.is_dir() else [])
+    for p in (CORPUS / "opencode-recordings" / d).glob("*.json")))
 def test_corpus_requests_read_pair_and_write_back(path):
     for i, interaction in enumerate(recording(path)):
         body = json.loads(interaction["request"]["body"])
@@ -908,7 +903,6 @@ def har_entries(name: str) -> list[tuple[Any, Any]]:
 CALLS_OSLO_BERGEN = ["I'll check both cities.", "Oslo", "Bergen"]
 
 
-@needs_corpus
 @pytest.mark.parametrize("name", ["openai-chat.har", "openai-chat-stream.har", "openai-chat.jsonl"])
 def test_real_clients_two_parallel_calls_one_failing(name):
     if name.endswith(".jsonl"):
@@ -944,7 +938,6 @@ def test_real_clients_two_parallel_calls_one_failing(name):
     assert oc.read_request(first, SRC).tools[0].parameters["required"] == ["city"]
 
 
-@needs_corpus
 def test_vercel_response_bodies():
     deepseek = oc.read_response(json.loads(
         (CORPUS / "vercel-ai-fixtures/deepseek/deepseek-tool-call.json").read_text()), SRC)

@@ -131,8 +131,11 @@ def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
     the same `wire_id`; a result with no wire id (Gemini without ids, legacy OpenAI `function`
     messages) binds to the first unanswered call of the same name in the latest assistant turn that
     made calls — the provider's own positional rule. Unbound results keep `invocation_id` None.
+    A bound result without a tool name of its own takes its call's, so a result reads the same
+    whether or not its format carries the name.
     """
     counter = sum(1 for t in prior for _ in t.invocations())
+    names = {c.id: c.name for t in prior for c in t.invocations()}
     by_wire: dict[str, str] = {}
     last_calls: list[Invocation] = []
     answered: set[str] = set()
@@ -145,8 +148,11 @@ def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
             if isinstance(part, Invocation):
                 counter += 1
                 part = replace(part, id=f"i{counter}")
+                names[part.id] = part.name
             elif isinstance(part, Result):
-                part = replace(part, invocation_id=_bind(part, by_wire, last_calls, answered))
+                bound = _bind(part, by_wire, last_calls, answered)
+                name = part.name if part.name is not None or bound is None else names[bound]
+                part = replace(part, invocation_id=bound, name=name)
             parts.append(part)
         turn = replace(turn, parts=tuple(parts))
         _index(turn, by_wire, last_calls, answered)

@@ -126,8 +126,10 @@ def _json_document(path: str, value: Any) -> Capture:
 
 
 def _is_exchange(value: Any) -> bool:
+    """`{"request": …, "response": …}`, and not a body or stream event that happens to have one of
+    those keys (a Responses `response.created` event carries `"response"`)."""
     return isinstance(value, dict) and ("request" in value or "response" in value) and not (
-        "messages" in value or "contents" in value or "input" in value)
+        "type" in value or "messages" in value or "contents" in value or "input" in value)
 
 
 def _bare_body(body: dict[str, Any]) -> dict[str, Message]:
