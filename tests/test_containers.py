@@ -12,7 +12,8 @@ from tooldbg.records.containers import read_capture
 REQUEST = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
 RESPONSE = {"id": "chatcmpl-1", "object": "chat.completion", "choices": [
     {"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}]}
-SSE = 'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n'
+SSE = ('data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}'
+       '\n\ndata: [DONE]\n\n')
 
 
 def har(*entries):

@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 
 from tests import paths
+from tests.strategies import differences
 from tooldbg import formats
-from tooldbg.convert import TARGETS, export
+from tooldbg.convert import export
 from tooldbg.load import load_file
-from tooldbg.model import Invocation, Result, Source
+from tooldbg.model import Conversation, Invocation, Result, Source
 
 CORPUS = paths.CORPUS
 
@@ -59,7 +60,7 @@ def test_corpus_calls_and_results_pair_up(path):
                     assert part.invocation_id in calls, (
                         f"{rel(path)} {conv.id} turn {index}: result {part.wire_id!r} answers no call")
                     answered.add(part.invocation_id)
-        last_calls = {p.id for p in conv.turns[-1].parts if isinstance(p, Invocation)} if conv.turns else set()
+        last_calls = {p.id for p in conv.turns[-1].invocations()} if conv.turns else set()
         unanswered = set(calls) - answered - last_calls
         assert not unanswered or rel(path) in UNPAIRED, (
             f"{rel(path)} {conv.id}: calls {sorted(unanswered)} have no result")
@@ -67,10 +68,16 @@ def test_corpus_calls_and_results_pair_up(path):
 
 @pytest.mark.parametrize("path", [p for p in FILES if rel(p) not in NOT_PROVIDER_TRAFFIC], ids=rel)
 def test_corpus_converts_to_every_format(path):
+    """Written in any format and read back, a conversation changes only in turns a loss names."""
     for conv in load_file(path).conversations:
-        for target in TARGETS:
-            result = export([conv], target)
-            assert isinstance(result.body, dict)
-            if target != "canonical":
-                back = formats.get(target).read_request(result.body, Source())
-                assert len(back.turns) >= 1 or not conv.turns
+        assert export([conv], "canonical").body["conversations"]
+        for target in formats.WIRE_FORMATS:
+            written = formats.get(target).write(conv)
+            request = formats.get(target).read_request(written.body, Source())
+            back = Conversation(system=request.system, tools=request.tools,
+                                tool_choice=request.tool_choice, turns=request.turns)
+            changed, _ = differences(conv, back)
+            named = {loss.turn for loss in written.losses if loss.turn is not None}
+            assert changed <= named, (
+                f"{target}: turns {sorted(changed - named)} changed without a loss: "
+                + "; ".join(map(str, written.losses)))

@@ -37,7 +37,7 @@ def test_document_shape_is_documented_form():
                 {"role": "assistant", "parts": [{"type": "invocation", "id": "i1", "name": "get_weather",
                                                  "arguments": {"city": "Oslo"}, "wire_id": "call_1"}]},
                 {"role": "tool", "parts": [{"type": "result", "invocation_id": "i1", "is_error": False,
-                                            "wire_id": "call_1",
+                                            "wire_id": "call_1", "name": "get_weather",
                                             "content": [{"type": "text", "text": "12C"}]}]},
             ]}],
     }

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from . import __version__, formats
-from .convert import TARGETS, export, write_atomically
+from .convert import TARGETS, check_writable, export, write_atomically
 from .errors import ToolDbgError
 from .jsonio import dumps
 from .load import Loaded, load
@@ -117,6 +117,8 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
             input_format: str | None, output_format: str, force: bool, no_redact: bool) -> None:
     """Re-serialize FILE: the canonical document, or the request body that replays one
     conversation in another provider's format. Losses go to stderr, one line each."""
+    if output:
+        check_writable(Path(output), inputs=[Path(file)], force=force)
     loaded = _load([file], input_format)
     _report_errors(loaded)
     conversations = [c for item in loaded for c in item.conversations]

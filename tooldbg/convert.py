@@ -43,17 +43,22 @@ def export(conversations: list[Conversation], target: str) -> Export:
     return Export(target, written.body, written.losses)
 
 
-def write_atomically(path: Path, text: str, *, inputs: list[Path], force: bool = False) -> None:
-    """Write through a temporary file and a rename, so a crash never leaves half a file."""
+def check_writable(path: Path, *, inputs: list[Path], force: bool = False) -> Path:
+    """Refuse before any work is done: never an input, never an existing file without force."""
     target = path.resolve()
     if any(target == p.resolve() for p in inputs):
         raise InputError(str(path), "", "refusing to overwrite an input file")
     if target.exists() and not force:
         raise InputError(str(path), "", "file exists (use --force to overwrite)")
-    directory = target.parent
-    if not directory.is_dir():
+    if not target.parent.is_dir():
         raise InputError(str(path), "", "no such folder")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    return target
+
+
+def write_atomically(path: Path, text: str, *, inputs: list[Path], force: bool = False) -> None:
+    """Write through a temporary file and a rename, so a crash never leaves half a file."""
+    target = check_writable(path, inputs=inputs, force=force)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
