@@ -110,3 +110,45 @@ def test_show_masks_api_keys_unless_asked(capsys):
     assert code == 0 and key not in out and "Bearer sk-a•••" in out
     code, out, _ = run(capsys, "show", str(bundled_sample()), "--width", "200", "--no-redact")
     assert code == 0 and key in out
+
+
+def test_a_rejected_request_is_shown_with_the_request_that_caused_it(tmp_path, capsys):
+    request = {"model": "gpt-4o-mini", "messages": [
+        {"role": "user", "content": "Weather in Oslo?"},
+        {"role": "tool", "tool_call_id": "call_missing", "content": "12C"}]}
+    error = {"error": {"message": "Invalid parameter: messages with role 'tool' must be a response "
+                                  "to a preceeding message with 'tool_calls'.",
+                       "type": "invalid_request_error", "param": "messages.[1].role", "code": None}}
+    log = tmp_path / "rejected.jsonl"
+    log.write_text(json.dumps({"request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions",
+                                           "body": request},
+                               "response": {"status": 400, "body": error}}) + "\n")
+    code, out, err = run(capsys, "show", str(log), "--width", "200")
+    assert code == 0, err
+    assert "Weather in Oslo?" in out and "→ 400" in out
+    assert "the provider rejected the request: Invalid parameter: messages with role 'tool'" in out
+
+
+def test_a_folder_is_every_file_in_it(capsys):
+    code, out, err = run(capsys, "show", str(SAMPLES / "anthropic"), "--width", "160")
+    assert code == 0, err
+    for name in ("parallel-calls.jsonl", "request.json", "response.json", "stream.sse"):
+        assert name in out
+
+
+def test_input_format_overrides_detection(tmp_path, capsys):
+    body = tmp_path / "ambiguous.json"
+    body.write_text(json.dumps({"max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}))
+    code, out, _ = run(capsys, "convert", str(body), "--to", "canonical", "--input-format", "openai-chat")
+    assert code == 0 and json.loads(out)["conversations"][0]["meta"] == {"openai-chat": {"max_tokens": 100}}
+
+
+def test_log_text_cannot_drive_the_terminal(tmp_path, capsys):
+    hostile = "\x1b]8;;https://evil.example\x07click\x1b]8;;\x07 [bold red]not markup[/] \x1b[2J"
+    body = tmp_path / "hostile.json"
+    body.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": hostile}]}))
+    code, out, _ = run(capsys, "show", str(body), "--width", "200")
+    assert code == 0
+    assert "\x1b]8" not in out and "\x1b[2J" not in out and "\x07" not in out
+    assert "\\x1b]8;;https://evil.example\\x07click" in out
+    assert "[bold red]not markup[/]" in out
