@@ -67,15 +67,22 @@ def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Ite
 
 def _exchange_header(read: ExchangeRead, redact: bool) -> Iterator[RenderableType]:
     request, response = read.exchange.request, read.exchange.response
-    if request is None or not request.url:
-        return
     line = Text(f"  exchange {read.exchange.index}: ", "dim")
-    line.append_text(safe(f"{request.method} {redact_url(request.url) if redact else request.url}"))
+    if request is not None and request.url:
+        line.append_text(safe(f"{request.method} {redact_url(request.url) if redact else request.url}"))
+    elif response is not None and response.is_stream:
+        line.append("response only")
     if response is not None and response.status is not None:
         line.append(f"  → {response.status}", "green" if response.status < 400 else "bold red")
     if response is not None and response.is_stream:
         line.append(f"  (stream, {len(response.events or [])} events)", "dim")
     yield line
+    for stream in read.streams:
+        for problem in stream.problems:
+            where = f"chunk {problem.chunk}" if problem.chunk is not None else "stream"
+            yield safe(f"    {where}: {problem.kind}: {problem.message}", "yellow")
+    if request is None:
+        return
     headers = redact_headers(request.headers) if redact else request.headers
     secret = [f"{k}: {v}" for k, v in headers.items() if k in ("authorization", "x-api-key",
                                                                   "x-goog-api-key", "api-key")]
