@@ -3,11 +3,13 @@ uses: what a writer reports as lost must be exactly what differs after reading i
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from hypothesis import strategies as st
 
 from tooldbg.formats.base import link
+from tooldbg.jsonio import dumps_str
 from tooldbg.model import (
     Conversation,
     Invocation,
@@ -99,11 +101,25 @@ def _turn_key(turn: Turn) -> Any:
             "meta": dict(turn.meta)}
 
 
+def changed_regions(before: Conversation, after: Conversation) -> list[set[int]]:
+    """The runs of `before`'s turns that changed, aligned as a diff aligns lines: a turn a writer
+    dropped, or two turns it merged, make one region, not a shift of every turn after them; turns
+    that appeared from nowhere make a region at the turn they follow."""
+    keys_before = [dumps_str(_turn_key(t), sort_keys=True) for t in before.turns]
+    keys_after = [dumps_str(_turn_key(t), sort_keys=True) for t in after.turns]
+    matcher = difflib.SequenceMatcher(None, keys_before, keys_after, autojunk=False)
+    regions = []
+    for op, i1, i2, _, _ in matcher.get_opcodes():
+        if op in ("replace", "delete"):
+            regions.append(set(range(i1, i2)))
+        elif op == "insert":
+            regions.append({max(0, i1 - 1)})
+    return regions
+
+
 def differences(before: Conversation, after: Conversation) -> tuple[set[int], set[str]]:
-    """(indices of turns that differ, names of conversation-level fields that differ)."""
-    turns = {i for i in range(max(len(before.turns), len(after.turns)))
-             if i >= len(before.turns) or i >= len(after.turns)
-             or _turn_key(before.turns[i]) != _turn_key(after.turns[i])}
+    """(indices of `before`'s turns that changed, names of conversation-level fields that differ)."""
+    turns = set().union(*changed_regions(before, after))
     fields = set()
     if [part_to_dict(p, sources=False) for p in before.system] != \
             [part_to_dict(p, sources=False) for p in after.system]:
@@ -116,13 +132,14 @@ def differences(before: Conversation, after: Conversation) -> tuple[set[int], se
 
 
 def assert_losses_explain(before: Conversation, after: Conversation, losses: tuple[Loss, ...]) -> None:
-    """The turns that changed are exactly the turns the writer named; a conversation-level change
-    (system, tools, tool choice) needs a conversation-level loss."""
-    changed_turns, changed_fields = differences(before, after)
-    reported_turns = {loss.turn for loss in losses if loss.turn is not None}
-    assert changed_turns == reported_turns, (
-        f"changed turns {sorted(changed_turns)} but losses name {sorted(reported_turns)}: "
-        + "; ".join(map(str, losses)))
+    """Every run of changed turns holds a turn the writer named, and a conversation-level change
+    (system, tools, tool choice) comes with a conversation-level loss: nothing changes unreported."""
+    regions = changed_regions(before, after)
+    _, changed_fields = differences(before, after)
+    reported = {loss.turn for loss in losses if loss.turn is not None}
+    unexplained = [sorted(r) for r in regions if not r & reported]
+    assert not unexplained, (f"turns {unexplained} changed without a loss: "
+                             + "; ".join(map(str, losses)))
     if changed_fields:
         assert any(loss.turn is None for loss in losses), (
             f"{sorted(changed_fields)} changed with no conversation-level loss")

@@ -80,9 +80,13 @@ def call(i: int, name: str, arguments: Any, wire_id: str | None) -> dict[str, An
     return out
 
 
-def result(i: int | None, wire_id: str | None, content: list[Any], is_error: bool = False) -> dict[str, Any]:
+def result(i: int | None, wire_id: str | None, content: list[Any], is_error: bool = False,
+           name: str | None = None) -> dict[str, Any]:
+    """A result as read: a bound one carries its call's `name` (see `link`)."""
     out: dict[str, Any] = {"type": "result", "invocation_id": None if i is None else f"i{i}",
                            "is_error": is_error}
+    if name is not None:
+        out["name"] = name
     if content:
         out["content"] = content
     if wire_id is not None:
@@ -130,8 +134,9 @@ def test_request_with_text_beside_parallel_calls_a_failure_an_image_and_thinking
                 call(1, "get_weather", {"city": "Paris"}, "toolu_01A"),
                 call(2, "get_weather", {"city": "Rome"}, "toolu_01B")]},
             {"role": "tool", "parts": [
-                result(1, "toolu_01A", [text_part('{"temp_c":22}')]),
-                result(2, "toolu_01B", [text_part("upstream timeout")], is_error=True)]},
+                result(1, "toolu_01A", [text_part('{"temp_c":22}')], name="get_weather"),
+                result(2, "toolu_01B", [text_part("upstream timeout")], is_error=True,
+                       name="get_weather")]},
             {"role": "user", "parts": [text_part("Answer in Celsius.")]}],
         "meta": {A: {"max_tokens": 1024}}}
     assert request.stream is False
@@ -210,7 +215,7 @@ def test_blocks_tooldbg_does_not_model_stay_opaque():
                                         {"type": "opaque", "origin": A, "value": server_result},
                                         call(1, "kb", {}, "toolu_1")]},
         {"role": "tool", "parts": [result(1, "toolu_1", [{"type": "opaque", "origin": A, "value": search},
-                                                         text_part("1 hit")])]},
+                                                         text_part("1 hit")], name="kb")]},
         {"role": "user", "parts": [{"type": "opaque", "origin": A, "value": mid}]}]
 
 
@@ -290,7 +295,8 @@ def test_results_and_text_in_one_message_split_in_wire_order():
                                      {"type": "tool_result", "tool_use_id": "t9", "is_error": None}]}]})
     assert [(t["role"], len(t["parts"])) for t in turns(request)] == [
         ("assistant", 2), ("user", 1), ("tool", 1), ("user", 1), ("tool", 2)]
-    assert turns(request)[4]["parts"] == [result(2, "t2", [text_part("")]), result(None, "t9", [])]
+    assert turns(request)[4]["parts"] == [result(2, "t2", [text_part("")], name="f"),
+                                          result(None, "t9", [])]  # unbound: no call name to take
 
 
 def test_response_body_and_error_body():
@@ -654,10 +660,8 @@ def test_write_repairs_a_foreign_history_and_reports_every_change():
         Loss("moved before the tool calls: Anthropic requires tool_use blocks last", 1, 2),
         Loss("tool_use_id 'functions.get_weather:0' written as 'functions_get_weather_0', the id of its call",
              2, 0),
-        Loss("result name 'get_weather' not carried: a tool_result names only its call's id", 2, 0),
         Loss("structured content written as JSON text", 2, 0),
         Loss("tool_use_id None written as 'toolu_i2', the id of its call", 2, 1),
-        Loss("result name 'get_weather' not carried: a tool_result names only its call's id", 2, 1),
         Loss("opaque openai-responses block dropped: Anthropic cannot read it", 3, 1),
         Loss("trailing whitespace removed: Anthropic rejects it at the end of a final assistant message",
              4, 0))
@@ -692,6 +696,29 @@ def test_write_pairs_results_with_the_previous_calls_only():
         Loss("merged into one user message, tool results first (Anthropic requires them first)", 4),
         Loss("merged into one user message, tool results first (Anthropic requires them first)", 5))
     assert_losses_explain(conv, as_conversation(anthropic.read_request(written.body)), written.losses)
+
+
+def test_write_reports_a_result_name_only_when_it_differs_from_its_call():
+    conv = Conversation(model="m", turns=link([
+        Turn(role="user", parts=(Text(text="go"),)),
+        Turn(role="assistant", parts=(Invocation(name="f", arguments={}, wire_id="toolu_1"),
+                                      Invocation(name="g", arguments={}, wire_id="toolu_2"),
+                                      Invocation(name="h", arguments={}, wire_id="toolu_3"))),
+        Turn(role="tool", parts=(Result(wire_id="toolu_1", name="f", content=(Text(text="same"),)),
+                                 Result(wire_id="toolu_2", name="other", content=(Text(text="odd"),)),
+                                 Result(wire_id="toolu_3", content=(Text(text="unnamed"),)))),
+        Turn(role="assistant", parts=(Text(text="done"),))]))
+    assert [r.name for r in conv.turns[2].results()] == ["f", "other", "h"]
+    written = anthropic.write(conv)
+    assert written.body["messages"][2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "same"},
+        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "odd"},
+        {"type": "tool_result", "tool_use_id": "toolu_3", "content": "unnamed"}]
+    assert written.losses == (Loss("result name 'other' not carried: a tool_result names only its call's "
+                                   "id (its call is 'g')", 2, 1),)
+    back = as_conversation(anthropic.read_request(written.body))
+    assert [r.name for r in back.turns[2].results()] == ["f", "g", "h"]
+    assert_losses_explain(conv, back, written.losses)
 
 
 def test_write_history_ending_on_calls_keeps_them():
@@ -779,7 +806,10 @@ def test_write_tools_names_and_conversation_level_losses():
         "conversation: tool name 'mcp.search' does not match ^[a-zA-Z0-9_-]{1,64}$; written as 'mcp_search'",
         "turn 1 part 0: arguments are a list, not an object; input written as {}",
         "turn 1 part 0: tool name 'mcp.search' does not match ^[a-zA-Z0-9_-]{1,64}$; written as 'mcp_search'",
+        "turn 2 part 0: result name 'mcp.search' not carried: a tool_result names only its call's id; it "
+        "reads back as 'mcp_search', its call's written name",
         "turn 3: empty turn dropped: Anthropic rejects a message without content"]
+    assert_losses_explain(conv, as_conversation(anthropic.read_request(written.body)), written.losses)
     empty = anthropic.write(Conversation(model="m", tool_choice=ToolChoice(mode="auto")))
     assert empty.body == {"model": "m", "max_tokens": 4096, "messages": []}
     assert [loss.message for loss in empty.losses] == [

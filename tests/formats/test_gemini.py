@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -552,7 +553,7 @@ def test_writes_a_whole_conversation_and_reports_what_it_cannot_carry() -> None:
             Reasoning(signature="SIG1", origin="gemini"),
             Invocation(name="get_weather", arguments={"city": "Oslo"}, wire_id="call_1"),
             Invocation(name="get_weather", arguments={"city": "Bergen"}, wire_id="call_2"))),
-        Turn(role="tool", parts=(  # completion order; the first has no name
+        Turn(role="tool", parts=(  # completion order; the first has no name: link gives it its call's
             Result(wire_id="call_2", content=(Text(text="timeout"),), is_error=True),
             Result(wire_id="call_1", name="get_weather",
                    content=(Json(value={"temp_c": 4}),
@@ -592,7 +593,6 @@ def test_writes_a_whole_conversation_and_reports_what_it_cannot_carry() -> None:
         Loss("anthropic reasoning dropped: Gemini only accepts its own thoughts and thought signatures",
              1, 0),
         Loss("anthropic details not carried: cache_control", 2, 1),
-        Loss("functionResponse needs the function name: wrote 'get_weather', its call's", 2, 0),
         Loss("anthropic's hosted tool web_search (web_search_20250305) has no Gemini equivalent: dropped"),
         Loss("Gemini cannot forbid parallel calls explicitly: setting dropped"),
         Loss("Gemini rejects a history that ends on a model turn; append a user turn before sending"),
@@ -643,6 +643,44 @@ def test_writer_reports_rule_breaks_and_repairs_nothing_silently() -> None:
         Loss("the function call turn (turn 0) does not follow a user turn or a function response turn: "
              "Gemini rejects it"),
     )
+
+
+def test_result_names_read_and_write_as_their_calls() -> None:
+    """A response without a name takes its call's; a name unlike the call's is written as given and
+    reported only where it breaks the pairing: when the call has no id, Gemini pairs by name."""
+    body = {"contents": [
+        {"role": "user", "parts": [{"text": "go"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}, "id": "fc1"}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "fc1", "response": {"output": 1}}}]}]}
+    assert read(body)["turns"][2]["parts"] == [
+        result("i1", [{"type": "json", "value": 1}], name="f", wire_id="fc1")]
+
+    def conv(wire_id: str | None) -> Conversation:
+        turns = link((
+            Turn(role="user", parts=(Text(text="go"),)),
+            Turn(role="assistant", parts=(Invocation(name="f", arguments={}, wire_id=wire_id),)),
+            Turn(role="tool", parts=(Result(wire_id=wire_id, content=(Text(text="x"),)),)),
+            Turn(role="user", parts=(Text(text="next"),))))
+        renamed = replace(turns[2], parts=(replace(turns[2].parts[0], name="g"),))
+        return Conversation(turns=(*turns[:2], renamed, turns[3]))
+
+    with_ids, without_ids = gemini.write(conv("fc1")), gemini.write(conv(None))
+    assert with_ids.body["contents"][2] == {"role": "user", "parts": [
+        {"functionResponse": {"name": "g", "id": "fc1", "response": {"output": "x"}}}]}
+    assert with_ids.losses == ()
+    assert as_conversation(gemini.read_request(with_ids.body, SRC)).turns[2].parts[0].invocation_id == "i1"
+    assert without_ids.body["contents"][2] == {"role": "user", "parts": [
+        {"functionResponse": {"name": "g", "response": {"output": "x"}}}]}
+    assert without_ids.losses == (
+        Loss("functionResponse named 'g' answers a call of 'f': without ids Gemini pairs responses with "
+             "calls by name, so it no longer answers its call", 2, 0),)
+    assert gemini.read_request(without_ids.body, SRC).turns[2].parts[0].invocation_id is None
+    # Only a conversation built without `link` can hold a bound result with no name.
+    unlinked = conv(None)
+    unlinked = replace(unlinked, turns=(*unlinked.turns[:2], replace(unlinked.turns[2], parts=(
+        replace(unlinked.turns[2].parts[0], name=None),)), unlinked.turns[3]))
+    assert gemini.write(unlinked).losses == (
+        Loss("functionResponse needs the function name: wrote 'f', its call's", 2, 0),)
 
 
 def test_own_details_round_trip_to_the_same_wire_body() -> None:

@@ -127,11 +127,12 @@ def test_request_with_text_beside_parallel_calls_a_failure_and_images():
                 {"type": "invocation", "id": "i2", "name": "get_weather", "arguments": None,
                  "raw_arguments": "{\"city\":\"Rome\"", "wire_id": "call_B2"}]},
             # Both tool messages form one tool turn, in wire order; the failure is text only.
+            # Tool messages carry no name: each result takes the name of the call it answers.
             {"role": "tool", "parts": [
-                {"type": "result", "invocation_id": "i2", "wire_id": "call_B2", "is_error": False,
-                 "content": [{"type": "text", "text": "ERROR: upstream timeout"}]},
-                {"type": "result", "invocation_id": "i1", "wire_id": "call_A1", "is_error": False,
-                 "content": [{"type": "text", "text": "{\"temp_c\":22}"}]}]},
+                {"type": "result", "invocation_id": "i2", "wire_id": "call_B2", "name": "get_weather",
+                 "is_error": False, "content": [{"type": "text", "text": "ERROR: upstream timeout"}]},
+                {"type": "result", "invocation_id": "i1", "wire_id": "call_A1", "name": "get_weather",
+                 "is_error": False, "content": [{"type": "text", "text": "{\"temp_c\":22}"}]}]},
             {"role": "system", "parts": [{"type": "text", "text": "Answer in French."}]},
             {"role": "assistant", "parts": [], "meta": {"openai-chat": {"x_trace": "abc"}}},
         ],
@@ -210,7 +211,12 @@ def test_assistant_reasoning_refusal_custom_calls_and_gemini_thought_signature()
          "meta": {"openai-chat": {"type": "custom"}}},
         {"type": "opaque", "origin": "openai-chat", "meta": {"openai-chat": {"field": "tool_calls"}},
          "value": {"id": "ws_1", "type": "web_search_call", "status": "completed"}}]}
-    assert [r["invocation_id"] for r in turns[2]["parts"]] == ["i1", "i2"]
+    # Each result takes its call's name, a custom call's too.
+    assert turns[2] == {"role": "tool", "parts": [
+        {"type": "result", "invocation_id": "i1", "wire_id": "call_1", "name": "weather", "is_error": False,
+         "content": [{"type": "text", "text": "sunny"}]},
+        {"type": "result", "invocation_id": "i2", "wire_id": "call_2", "name": "shell", "is_error": False,
+         "content": [{"type": "text", "text": "a.txt"}]}]}
     assert turns[3] == {"role": "assistant", "parts": [
         {"type": "reasoning", "text": "OpenRouter-style reasoning", "origin": "openai-chat",
          "meta": {"openai-chat": {"field": "reasoning"}}},
@@ -529,9 +535,64 @@ def test_own_reasoning_is_written_as_reasoning_content_and_other_formats_details
     assert [str(loss) for loss in written.losses] == [
         "conversation: request parameters of anthropic not carried",
         "turn 1 part 1: gemini details not carried: thoughtSignature",
-        "turn 2 part 0: the result's tool name 'weather' is not carried (tool messages bind by id)",
         "turn 3 part 1: moved: Chat Completions keeps reasoning, then content, then tool calls",
     ]
+
+
+def test_a_result_name_is_reported_only_where_it_differs_from_its_calls():
+    conv = Conversation(model="m", turns=link((
+        Turn(role="assistant", parts=(
+            Invocation(name="get_weather", arguments={}, wire_id="call_1"),
+            Invocation(name="mcp.read file", arguments={}, wire_id="call_2"),
+            Invocation(name="search", arguments={}, wire_id="call_3"))),
+        Turn(role="tool", parts=(
+            Result(wire_id="call_1", content=(Text(text="a"),)),  # takes its call's name
+            Result(wire_id="call_2", name="mcp.read file", content=(Text(text="b"),)),
+            Result(wire_id="call_3", name="lookup", content=(Text(text="c"),)))),
+    )))
+    written = oc.write(conv)
+    assert written.body == {"model": "m", "messages": [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+            {"id": "call_2", "type": "function", "function": {"name": "mcp_read_file", "arguments": "{}"}},
+            {"id": "call_3", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "a"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "b"},
+        {"role": "tool", "tool_call_id": "call_3", "content": "c"},
+    ]}
+    # A name equal to its call's is no loss; one renamed with its call, or a real mismatch, is.
+    assert [str(loss) for loss in written.losses] == [
+        "turn 0 part 1: tool name 'mcp.read file' is not valid here (letters, digits, _ and -, up to 64); "
+        "wrote 'mcp_read_file'",
+        "turn 1 part 1: the result's tool name 'mcp.read file' reads back as its call's written name "
+        "'mcp_read_file'",
+        "turn 1 part 2: the result's tool name 'lookup' differs from its call's 'search' and is not "
+        "carried (tool messages bind by id)",
+    ]
+    _, back = round_trip(conv)
+    assert [(r.invocation_id, r.name) for r in back.turns[1].results()] == [
+        ("i1", "get_weather"), ("i2", "mcp_read_file"), ("i3", "search")]
+    assert_losses_explain(conv, back, written.losses)
+
+
+def test_a_dialects_tool_message_name_is_written_back_as_it_came():
+    body = {"model": "mistral-large-latest", "messages": [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "D681PevKs", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+            {"id": "k5Tq1Rb4Y", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "D681PevKs", "name": "get_weather", "content": "sunny"},
+        {"role": "tool", "tool_call_id": "k5Tq1Rb4Y", "name": "lookup", "content": "none"},
+    ]}
+    assert read(body)["turns"][2] == {"role": "tool", "parts": [
+        {"type": "result", "invocation_id": "i1", "wire_id": "D681PevKs", "name": "get_weather",
+         "is_error": False, "content": [{"type": "text", "text": "sunny"}],
+         "meta": {"openai-chat": {"name": True}}},
+        # The wire's own name wins over the call's, and is carried back as is.
+        {"type": "result", "invocation_id": "i2", "wire_id": "k5Tq1Rb4Y", "name": "lookup",
+         "is_error": False, "content": [{"type": "text", "text": "none"}],
+         "meta": {"openai-chat": {"name": True}}}]}
+    assert oc.write(as_conversation(oc.read_request(body, SRC))) == oc.Written(body=body)
 
 
 FOLDED = "folded into the text as an 'Error' prefix"
@@ -743,7 +804,8 @@ def test_sniffing():
 
 
 def summary(parts) -> list[tuple[Any, ...]]:
-    """Every part, compactly: reasoning by its first words, calls with parsed arguments and ids."""
+    """Every part, compactly: reasoning by its first words, calls with parsed arguments and ids,
+    results with what binds them and the name they read."""
     out: list[tuple[Any, ...]] = []
     for p in parts:
         if isinstance(p, Text):
@@ -753,7 +815,7 @@ def summary(parts) -> list[tuple[Any, ...]]:
         elif isinstance(p, Invocation):
             out.append(("call", p.name, p.arguments, p.wire_id))
         elif isinstance(p, Result):
-            out.append(("result", p.invocation_id, p.wire_id, p.is_error, summary(p.content)))
+            out.append(("result", p.invocation_id, p.wire_id, p.name, p.is_error, summary(p.content)))
         else:
             out.append((p.type,))
     return out
@@ -862,17 +924,17 @@ CORPUS_REQUESTS = {
     ("opencode-recordings/openai-chat/continues-after-tool-result.json", 0): [
         ("user", [("text", "What is the weather in Paris?")]),
         ("assistant", [("call", "get_weather", PARIS, "call_weather")]),
-        ("tool", [("result", "i1", "call_weather", False,
+        ("tool", [("result", "i1", "call_weather", "get_weather", False,
                    [("text", "{\"forecast\":\"sunny\",\"temperature_c\":22}")])])],
     ("opencode-recordings/openai-chat/drives-a-tool-loop-end-to-end.json", 1): [
         ("user", [("text", "What is the weather in Paris?")]),
         ("assistant", [("call", "get_weather", PARIS, "call_rd6eAGNs5DfA2jqg9to4Qwxz")]),
-        ("tool", [("result", "i1", "call_rd6eAGNs5DfA2jqg9to4Qwxz", False,
+        ("tool", [("result", "i1", "call_rd6eAGNs5DfA2jqg9to4Qwxz", "get_weather", False,
                    [("text", "{\"temperature\":22,\"condition\":\"sunny\"}")])])],
     ("opencode-recordings/openai-compatible-chat/openrouter-gpt-5-5-drives-a-tool-loop.json", 1): [
         ("user", [("text", "What is the weather in Paris?")]),
         ("assistant", [("call", "get_weather", PARIS, "call_07tB2cTah7dsGpTh8rISbG8D")]),
-        ("tool", [("result", "i1", "call_07tB2cTah7dsGpTh8rISbG8D", False,
+        ("tool", [("result", "i1", "call_07tB2cTah7dsGpTh8rISbG8D", "get_weather", False,
                    [("text", "{\"temperature\":22,\"condition\":\"sunny\"}")])])],
 }
 
@@ -979,9 +1041,9 @@ def test_sample_exchanges_form_one_clean_conversation():
     # The second request replays the first response exactly, then both results in call order.
     assert second.turns[:2] == (*first.turns, called.turn)
     assert summary(second.turns[2].parts) == [
-        ("result", "i1", "call_Q3zbX8mN1vRtY6kLpD2wHs9F", False,
+        ("result", "i1", "call_Q3zbX8mN1vRtY6kLpD2wHs9F", "get_weather", False,
          [("text", "{\"city\":\"Oslo\",\"temp_c\":4,\"condition\":\"overcast\",\"wind_kph\":18}")]),
-        ("result", "i2", "call_J7cVn4TqE0aUx5GmRb8KyW3Z", False,
+        ("result", "i2", "call_J7cVn4TqE0aUx5GmRb8KyW3Z", "get_weather", False,
          [("text", "Error: weather service timed out for Bergen (upstream 504)")])]
     assert answer.finish_reason == "stop" and "Bergen" in answer.turn.parts[0].text
     for exchange in exchanges:

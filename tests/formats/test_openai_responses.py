@@ -208,6 +208,7 @@ def test_request_round_trip_with_reasoning_text_beside_parallel_calls_and_a_fail
                         "type": "result",
                         "invocation_id": "i1",
                         "wire_id": "call_A",
+                        "name": "get_weather",
                         "is_error": False,
                         "content": [{"type": "text", "text": '{"temp_c":4}'}],
                     },
@@ -215,6 +216,7 @@ def test_request_round_trip_with_reasoning_text_beside_parallel_calls_and_a_fail
                         "type": "result",
                         "invocation_id": "i2",
                         "wire_id": "call_B",
+                        "name": "get_weather",
                         "is_error": False,
                         "content": [{"type": "text", "text": "Error: timed out"}],
                     },
@@ -349,6 +351,7 @@ def test_request_unknown_keys_opaque_items_files_refusal_and_bad_arguments():
                     "type": "result",
                     "invocation_id": "i1",
                     "wire_id": "call_C",
+                    "name": "run_sql",
                     "is_error": False,
                     "content": [
                         {"type": "text", "text": "rows:"},
@@ -366,7 +369,16 @@ def test_request_unknown_keys_opaque_items_files_refusal_and_bad_arguments():
         *body["input"][4:],
     ]
     assert fmt.write(conv_of(body)) == fmt.Written(
-        body={"input": expected}, losses=(Loss("no model: the Responses API requires one", None),)
+        body={"input": expected},
+        losses=(
+            Loss("no model: the Responses API requires one", None),
+            Loss(
+                "assistant message id 'msg_2' left out: only a message replayed with its msg_ id "
+                "after its reasoning item carries them",
+                1,
+                1,
+            ),
+        ),
     )
 
 
@@ -423,6 +435,7 @@ def test_request_custom_tools_hosted_tools_and_tool_choice_forms():
                     "type": "result",
                     "invocation_id": "i1",
                     "wire_id": "call_D",
+                    "name": "apply_diff",
                     "is_error": False,
                     "content": [{"type": "text", "text": "applied"}],
                     "meta": meta(custom=True),
@@ -952,6 +965,7 @@ def test_corpus_phase_round_trip_facts():
     assert tool.parts[0] == Result(
         invocation_id="i1",
         wire_id="call_bdu9qeUgWjXRk2HxYJy0RBFe",
+        name="get_weather",
         content=(Text(text='{"temperature":22,"condition":"sunny"}'),),
     )
     # The replay omits the fc_ id; the call is otherwise the one the model made.
@@ -1200,7 +1214,6 @@ def test_write_cross_format_conversation_with_exact_losses():
         Loss("call had no id: wrote 'call_i2'", 1, 3),
         Loss(f"call id {'x' * 70!r} is not a valid call_id: wrote 'call_i3'", 1, 4),
         Loss("anthropic block 'server_tool_use' dropped: only anthropic can replay it", 1, 5),
-        Loss("tool name 'get_weather' not carried: function_call_output names only the call_id", 2, 0),
         Loss("structured result content sent as JSON text", 2, 0),
         Loss("result had no call id: wrote 'call_i2', the id of its call", 2, 1),
         Loss("is_error folded into the output text: Responses has no failure flag", 2, 1),
@@ -1213,11 +1226,75 @@ def test_write_cross_format_conversation_with_exact_losses():
     assert_losses_explain(conv, back, written.losses)
 
 
+def test_write_reports_a_result_name_only_when_it_is_not_its_calls():
+    """An output names only its call_id and reads back with its call's name: a result named as its
+    call loses nothing; another name (or a name on an output of no call) is reported."""
+    calls = Turn(
+        role="assistant",
+        parts=(
+            Invocation(id="i1", name="get_weather", arguments={}, wire_id="call_A"),
+            Invocation(id="i2", name="get_weather", arguments={}, wire_id="call_B"),
+        ),
+    )
+    conv = Conversation(
+        model="m",
+        turns=(
+            Turn(role="user", parts=(Text(text="go"),)),
+            calls,
+            Turn(
+                role="tool",
+                parts=(
+                    Result(
+                        invocation_id="i1", wire_id="call_A", name="get_weather", content=(Text(text="1"),)
+                    ),
+                    Result(
+                        invocation_id="i2", wire_id="call_B", name="get_forecast", content=(Text(text="2"),)
+                    ),
+                ),
+            ),
+            Turn(role="assistant", parts=(Text(text="ok"),)),
+            Turn(role="tool", parts=(Result(wire_id="call_Z", name="run_sql", content=(Text(text="3"),)),)),
+        ),
+    )
+    written = fmt.write(conv)
+    assert written.losses == (
+        Loss(
+            "tool name 'get_forecast' not carried: function_call_output names only the call_id, "
+            "and it reads back as its call's, 'get_weather'",
+            2,
+            1,
+        ),
+        Loss(
+            "tool name 'run_sql' not carried: function_call_output names only the call_id, "
+            "and it answers no call",
+            4,
+            0,
+        ),
+        Loss(
+            "turn 4 part 0: the API rejects an output without its call "
+            "(No tool call found for function call output with call_id call_Z.)",
+            None,
+        ),
+    )
+    back = conv_of(written.body)
+    assert [[p.name for p in t.results()] for t in back.turns] == [
+        [],
+        [],
+        ["get_weather", "get_weather"],
+        [],
+        [None],
+    ]
+    assert_losses_explain(conv, back, written.losses)
+
+
 def test_write_keeps_item_ids_only_after_their_reasoning():
     call = Invocation(id="i1", name="f", arguments={}, wire_id="call_A", meta=meta(id="fc_1"))
     text = Text(text="ok", meta=meta(message={"id": "msg_1", "phase": "commentary"}))
     tail = (
-        Turn(role="tool", parts=(Result(invocation_id="i1", wire_id="call_A", content=(Text(text="1"),)),)),
+        Turn(
+            role="tool",
+            parts=(Result(invocation_id="i1", wire_id="call_A", name="f", content=(Text(text="1"),)),),
+        ),
     )
     with_reasoning = Conversation(
         model="m",
@@ -1247,7 +1324,16 @@ def test_write_keeps_item_ids_only_after_their_reasoning():
         turns=(with_reasoning.turns[0], replace(with_reasoning.turns[1], parts=(text, call)), *tail),
     )
     written = fmt.write(alone)
-    assert written.losses == ()
+    assert written.losses == (
+        Loss(
+            "assistant message id 'msg_1' left out: only a message replayed with its msg_ id "
+            "after its reasoning item carries them",
+            1,
+            0,
+        ),
+        Loss("call item id 'fc_1' left out: the API rejects it without its reasoning item", 1, 1),
+    )
+    assert_losses_explain(alone, conv_of(written.body), written.losses)
     assert written.body["input"][1:3] == [
         {"role": "assistant", "content": [{"type": "output_text", "text": "ok"}], "phase": "commentary"},
         {"type": "function_call", "call_id": "call_A", "name": "f", "arguments": "{}"},

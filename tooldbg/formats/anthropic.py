@@ -577,6 +577,7 @@ class _Writer:
         self.conv = conversation
         self.losses: list[Loss] = []
         self.ids: dict[str, str] = {}  # canonical invocation id → the tool_use id written
+        self.names: dict[str, tuple[str, str]] = {}  # canonical invocation id → (its name, as written)
         self.used: set[str] = set()
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
@@ -870,6 +871,7 @@ class _Writer:
             arguments = {}
         block = {"type": "tool_use", "id": self.call_id(part, ti, pi),
                  "name": self.tool_name(part.name, ti, pi), "input": arguments}
+        self.names[part.id] = (part.name, block["name"])  # type: ignore[index]
         return _restore(block, {NAME: own})
 
     def call_id(self, part: Invocation, ti: int, pi: int) -> str:
@@ -896,9 +898,13 @@ class _Writer:
         wire_id = self.ids[part.invocation_id]  # type: ignore[index]
         if wire_id != part.wire_id:
             self.lose(f"tool_use_id {part.wire_id!r} written as {wire_id!r}, the id of its call", ti, pi)
-        if part.name is not None:
-            self.lose(f"result name {part.name!r} not carried: a tool_result names only its call's id",
-                      ti, pi)
+        # A tool_result names only its call's id, so it reads back under its call's written name:
+        # a loss only when that is not the name the result had.
+        call_name, written_name = self.names[part.invocation_id]  # type: ignore[index]
+        if part.name is not None and part.name != written_name:
+            self.lose(f"result name {part.name!r} not carried: a tool_result names only its call's id"
+                      + (f" (its call is {call_name!r})" if part.name != call_name else
+                         f"; it reads back as {written_name!r}, its call's written name"), ti, pi)
         content = [b for p in part.content if (b := self.block(p, "result", ti, pi)) is not None]
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": wire_id}
         if len(content) == 1 and content[0].keys() == {"type", "text"} and content[0]["type"] == "text":

@@ -14,8 +14,10 @@ Decisions (dossier §5):
 * `guardContent`, `citationsContent`, `searchResult`, server-tool blocks (`toolUse` of type
   `server_tool_use`, a `toolResult` inside an assistant message), documents given as text and any
   unknown block are `Opaque`.
-* A `toolResult` names only its `toolUseId`: results are read with `name` None, and the writer
-  reports a lost name only when it differs from the name of the call it answers.
+* A `toolResult` names only its `toolUseId`: a result is read without a name of its own, so `link`
+  gives a bound result its call's name (an orphan keeps `name` None). The writer reports a lost
+  name only when it differs from the name of the call it answers; a result that answers no call is
+  dropped, and that loss is reported instead.
 * The model id belongs to the URL path; the writer still puts `modelId` in the body, as the AWS CLI
   `--cli-input-json` form and the opencode client do.
 """
@@ -903,7 +905,7 @@ class _Writer:
         if call and wire_id != part.wire_id:
             self.loss(f"result had no id; wrote toolUseId {wire_id!r}" if part.wire_id is None else
                       f"toolUseId {part.wire_id!r} rewritten to {wire_id!r}", t, p)
-        if part.name is not None and (call is None or call.name != part.name):
+        if call is not None and part.name is not None and part.name != call.name:
             self.loss(f"tool name {part.name!r} on the result is not carried (Bedrock binds by "
                       "toolUseId only)", t, p)
         content = [b for c in part.content for b in self.blocks(c, t, p, "result")]

@@ -4,7 +4,9 @@ What makes this format more than a field mapping:
 
 * Calls usually carry no id. A `functionResponse` answers the call with the same name at the same
   position in the model turn before it (`link` pairs them so), and all responses to one model turn
-  go in one user `Content`, in call order, one for each call.
+  go in one user `Content`, in call order, one for each call. A response is written under its own
+  name (a result read without one has its call's, from `link`); one named unlike its call is
+  reported when the call has no id, since pairing by name then no longer finds that call.
 * There is no error flag. By convention a response object holds `{"output": …}` or `{"error": …}`.
   The reader maps `error` to `is_error` and the writer puts it back, so the flag survives a round trip.
 * `thoughtSignature` can ride beside any part. It is read as a `Reasoning(signature=…)` placed right
@@ -958,6 +960,9 @@ def _write_result(result: Result, call: Invocation, k: int, i: int, names: dict[
                   losses: list[Loss]) -> dict[str, Any]:
     if result.name is None:
         loss_for(losses, f"functionResponse needs the function name: wrote {call.name!r}, its call's", k, i)
+    elif result.name != call.name and call.wire_id is None:
+        loss_for(losses, f"functionResponse named {result.name!r} answers a call of {call.name!r}: without "
+                 "ids Gemini pairs responses with calls by name, so it no longer answers its call", k, i)
     out: dict[str, Any] = {"name": _name(result.name or call.name, names, losses, k, i)}
     if call.wire_id is not None:
         out["id"] = call.wire_id

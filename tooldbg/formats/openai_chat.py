@@ -10,8 +10,9 @@ in `meta["openai-chat"]` (message `name`, `developer` role, `strict`, image `det
 The writer emits reasoning of this origin as `reasoning_content`: only DeepSeek/Kimi-style
 thinking endpoints read it back (others ignore it). Tool messages carry text only and no error
 flag, so media in results is dropped and `is_error` survives only as an "Error" prefix in the text,
-each reported as a loss. A result has a `name` only where the wire gives one (legacy `function`
-messages): tool messages bind by id.
+each reported as a loss. Tool messages bind by id and (outside some dialects' optional `name`)
+carry no tool name: a bound result reads its call's name (see `base.link`), and the writer reports
+a result name only where it differs from its call's, the one thing a rewrite cannot keep.
 """
 
 from __future__ import annotations
@@ -248,6 +249,8 @@ def _result(message: dict[str, Any], at: Source, *, legacy: bool) -> Result:
     extras = _extras(message, ("role", "tool_call_id", "content", "name"))
     if legacy:
         extras["role"] = "function"
+    elif message.get("name") is not None:
+        extras["name"] = True  # a dialect's optional tool-message `name`: written back as it came
     return Result(wire_id=_opt_str(message, "tool_call_id", at), name=_opt_str(message, "name", at),
                   content=tuple(_content(message.get("content"), at.child("content"))),
                   meta=_meta(extras), source=at)
@@ -755,6 +758,7 @@ class _Writer:
         self.id_notes: dict[str, str] = {}
         self.legacy: set[str] = set()  # call keys written as a legacy `function_call`
         self.call_names: dict[str, str] = {}  # call key → written tool name
+        self.called: dict[str, str] = {}  # call key → the call's own (canonical) name
 
     def run(self) -> Written:
         self.plan_calls()
@@ -798,6 +802,7 @@ class _Writer:
             for p, call in calls:
                 key = _key(call, t, p)
                 self.call_names[key] = _tool_name(call.name)
+                self.called[key] = call.name
                 if _own(call.meta).get("function_call") and len(calls) == 1 and call.wire_id is None:
                     self.legacy.add(key)
                 elif call.wire_id is not None and _CALL_ID.fullmatch(call.wire_id):
@@ -1037,6 +1042,7 @@ class _Writer:
         self.foreign(result.meta, t, p)
         own = _own(result.meta)
         legacy_meta = own.pop("role", None) == "function"
+        named = own.pop("name", None) is True
         key = result.invocation_id
         content = self.result_content(result, t, p)
         if key in self.legacy:
@@ -1051,11 +1057,29 @@ class _Writer:
         call_id = call_id if call_id is not None else result.wire_id or ""
         if call_id and call_id != result.wire_id:
             self.lose(f"result bound by the written call id {call_id!r}", t, p)
-        if result.name is not None:
+        message = {**own, "role": "tool", "tool_call_id": call_id}
+        if named and result.name is not None:
+            message["name"] = result.name  # the wire had one: it carries the result's name as is
+        else:
+            self.result_name(result, key, t, p)
+        return _Out({**message, "content": content}, t, answers=call_id, part=p)
+
+    def result_name(self, result: Result, key: str | None, t: int, p: int) -> None:
+        """A tool message without `name` reads back with its call's written name (None unbound):
+        report a name that differs from its call's, or one that changes with its call's."""
+        if result.name is None:
+            return
+        called = self.called.get(key) if key is not None else None
+        written = self.call_names.get(key) if key is not None else None
+        if called is None:
             self.lose(f"the result's tool name {result.name!r} is not carried (tool messages bind by id)",
                       t, p)
-        return _Out({**own, "role": "tool", "tool_call_id": call_id, "content": content}, t,
-                    answers=call_id, part=p)
+        elif result.name != called:
+            self.lose(f"the result's tool name {result.name!r} differs from its call's {called!r} and "
+                      "is not carried (tool messages bind by id)", t, p)
+        elif written != called:
+            self.lose(f"the result's tool name {result.name!r} reads back as its call's written name "
+                      f"{written!r}", t, p)
 
     def result_content(self, result: Result, t: int, p: int) -> str | list[dict[str, Any]]:
         """Result content as text: structured values become JSON text, media is dropped."""

@@ -735,6 +735,7 @@ class _Writer:
         self.conv = conv
         self.losses: list[Loss] = []
         self.call_ids: dict[str, str] = {}  # own invocation id → call_id written
+        self.call_names: dict[str, str] = {}  # call_id written → name of the latest call with it
         self.used = {p.wire_id for t in conv.turns for p in t.parts
                      if isinstance(p, (Invocation, Result)) and p.wire_id}
         self.pairs: list[tuple[bool, str, int, int]] = []  # (is a call, call_id, turn, part) in order
@@ -873,6 +874,11 @@ class _Writer:
             return
         key = (role, fields)
         if not (items and self.open is not None and items[-1] is self.open[0] and self.open[1] == key):
+            dropped = {k: fields[k] for k in ("id", "status") if k in fields}
+            if role == "assistant" and dropped and not (typed and "id" in dropped):
+                what = ", ".join(f"{k} {v!r}" for k, v in dropped.items())
+                self.loss(f"assistant message {what} left out: only a message replayed with its msg_ id "
+                          "after its reasoning item carries them", t, p)
             self.open = (_message(role, fields, typed), key)
             items.append(self.open[0])
         message = self.open[0]
@@ -927,6 +933,7 @@ class _Writer:
             self.loss(f"{what}: wrote {call_id!r}", t, p)
         if part.id:
             self.call_ids[part.id] = call_id
+        self.call_names[call_id] = part.name
         self.pairs.append((True, call_id, t, p))
         fields = _own(part)
         item_id = fields.pop("id", None)
@@ -934,6 +941,9 @@ class _Writer:
         item: dict[str, Any] = {"type": "custom_tool_call" if custom else "function_call"}
         if item_id is not None and after_reasoning:
             item["id"] = item_id
+        elif item_id is not None:
+            self.loss(f"call item id {item_id!r} left out: the API rejects it without its reasoning item",
+                      t, p)
         item.update(call_id=call_id, name=part.name)
         arguments = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
         if not custom:
@@ -953,9 +963,14 @@ class _Writer:
         if call_id != part.wire_id:
             what = f"result call_id {part.wire_id!r}" if part.wire_id else "result had no call id"
             self.loss(f"{what}: wrote {call_id!r}, the id of its call", t, p)
-        if part.name is not None:
-            self.loss(f"tool name {part.name!r} not carried: function_call_output names only the call_id",
-                      t, p)
+        # The output names only its call_id, so it reads back with the name of the call that id
+        # binds to (`link`): only a name other than that call's is lost.
+        call_name = self.call_names.get(call_id)
+        if part.name is not None and part.name != call_name:
+            what = f"it reads back as its call's, {call_name!r}" if call_name is not None \
+                else "it answers no call"
+            self.loss(f"tool name {part.name!r} not carried: function_call_output names only the call_id, "
+                      f"and {what}", t, p)
         self.pairs.append((False, call_id, t, p))
         fields = _own(part)
         custom = fields.pop("custom", False)
