@@ -21,6 +21,7 @@ from .errors import ToolDbgError
 from .jsonio import dumps
 from .load import Loaded, load
 from .model import CANONICAL_FORMAT
+from .targets import PROFILES
 
 INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
 
@@ -146,6 +147,72 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
         write_atomically(Path(output), text, inputs=[Path(file)], force=force)
     else:
         click.echo(text, nl=False)
+
+
+def _codes(values: tuple[str, ...]) -> list[str]:
+    """`--select TD1,TD303 --select TD5` → ["TD1", "TD303", "TD5"], upper-cased."""
+    return [c.strip().upper() for v in values for c in v.split(",") if c.strip()]
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]),
+              default="text", help="text (grouped, with the offending JSON), json, or GitHub annotations.")
+@click.option("--select", multiple=True, help="Only these codes or prefixes (TD1, TD303, …).")
+@click.option("--ignore", multiple=True, help="Skip these codes or prefixes.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "never"]), default="error",
+              help="Exit 1 when a finding at or above this severity is found.")
+@click.option("--target", type=click.Choice(list(formats.WIRE_FORMATS) + list(PROFILES)),
+              help="Also check that this provider would accept the conversation (TD8xx).")
+@click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
+@click.option("--no-redact", is_flag=True, help="Show API keys and tokens unmasked.")
+def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], ignore: tuple[str, ...],
+          fail_on: str, target: str | None, input_format: str | None, no_redact: bool) -> None:
+    """Find tool-call defects in FILES. Exit 0 clean, 1 findings at or above --fail-on, 2 unreadable."""
+    from .checks import run_checks, select_rules, severity_rank
+    from .report import Checked, github, text_report, to_json
+
+    loaded = load(files, input_format)
+    if all(not item.reads and not item.conversations for item in loaded):
+        errors = [err for item in loaded for err in item.errors]
+        fail(str(errors[0]) if errors else f"{', '.join(files)}: nothing to check")
+    rules = select_rules(_codes(select), _codes(ignore), target)
+    results = [Checked(item, run_checks(item, rules, target)) for item in loaded]
+    if output_format == "json":
+        click.echo(dumps(to_json(results), indent=True).decode())
+    elif output_format == "github":
+        for line in github(results):
+            click.echo(line)
+    else:
+        _print(text_report(results, redact=not no_redact))
+    threshold = None if fail_on == "never" else severity_rank(fail_on)
+    found = [f for r in results for f in r.findings]
+    if threshold is not None and any(severity_rank(f.severity) >= threshold for f in found):
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("code", required=False)
+def rules(code: str | None) -> None:
+    """The rule catalogue, or one rule explained with a bad and a good example."""
+    from .checks import RULES
+    from .report import rule_doc, rule_list
+
+    if code is None:
+        _print(rule_list(list(RULES.values())))
+        return
+    rule = RULES.get(code.upper()) or next((r for r in RULES.values() if r.name == code.lower()), None)
+    if rule is None:
+        fail(f"no rule {code!r} (see `tooldbg rules`)")
+    _print(rule_doc(rule))
+
+
+def _print(renderables: Any) -> None:
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=False)
+    for renderable in renderables:
+        console.print(renderable)
 
 
 @cli.command("formats")

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from . import formats
 from .errors import FormatError, InputError
 from .formats.base import ApiError, Assembled, Request, Response, with_chunks
+from .jsonio import resolve
 from .model import Conversation, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
 from .stitch import Stitcher
@@ -49,6 +51,22 @@ class Loaded:
 
     def conversation(self, conversation_id: str) -> Conversation | None:
         return next((c for c in self.conversations if c.id == conversation_id), None)
+
+    def wire_at(self, exchange: int | None, side: str | None, pointer: str, chunk: int | None = None) -> Any:
+        """The wire JSON a node came from: in the request body, the response body, or for a stream
+        the response assembled from it (the one holding `chunk` when a capture held several)."""
+        if exchange is None or not 0 <= exchange < len(self.reads):
+            return None
+        read = self.reads[exchange]
+        message = read.exchange.request if side == "request" else read.exchange.response
+        if message is None:
+            return None
+        if message.body is not None:
+            return resolve(message.body, pointer)
+        for stream in read.streams:
+            if chunk is None or len(read.streams) == 1 or chunk in stream.chunks.values():
+                return resolve(stream.body, pointer)
+        return None
 
 
 def load(paths: Iterable[str | Path], input_format: str | None = None) -> list[Loaded]:

@@ -12,7 +12,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from .jsonio import dumps_str, resolve
+from .jsonio import dumps_str
 from .load import ExchangeRead, Loaded
 from .model import Conversation, Source, Turn
 from .render import ROLE_STYLES, clip, part_line, safe
@@ -126,17 +126,4 @@ def _wire(loaded: Loaded, source: Source, redact: bool) -> RenderableType:
 
 
 def wire_value(loaded: Loaded, source: Source) -> object:
-    """The wire JSON a node came from: the request body, the response body, or for a stream the
-    response assembled from it."""
-    if source.exchange is None or source.exchange >= len(loaded.reads):
-        return None
-    read = loaded.reads[source.exchange]
-    message = read.exchange.request if source.side == "request" else read.exchange.response
-    if message is None:
-        return None
-    if message.body is not None:
-        return resolve(message.body, source.pointer)
-    for stream in read.streams:
-        if source.chunk is None or source.chunk in stream.chunks.values() or len(read.streams) == 1:
-            return resolve(stream.body, source.pointer)
-    return None
+    return loaded.wire_at(source.exchange, source.side, source.pointer, source.chunk)

@@ -1,0 +1,74 @@
+"""The rule catalogue: every rule of the contract exists with its doc and examples, and every rule
+has a defect sample in sample_transcripts/defects/ that produces exactly its code."""
+
+import re
+
+import pytest
+
+from tests import paths
+from tooldbg.checks import RULES, run_checks, select_rules
+from tooldbg.load import load_file
+from tooldbg.targets import PROFILES
+
+CATALOGUE = [
+    "TD101", "TD102", "TD103", "TD104", "TD105", "TD106", "TD107", "TD108",
+    "TD201", "TD202", "TD203", "TD204", "TD205", "TD206", "TD207",
+    "TD301", "TD302", "TD303", "TD304", "TD305", "TD306", "TD307",
+    "TD401", "TD402", "TD403", "TD404", "TD405", "TD406",
+    "TD501", "TD502", "TD503", "TD504",
+    "TD601", "TD602", "TD603",
+]
+DEFECTS = paths.SAMPLES / "defects"
+SAMPLES = sorted(p for p in DEFECTS.iterdir() if p.is_file() and p.name != "README.md") \
+    if DEFECTS.is_dir() else []
+TARGETS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", *PROFILES)
+
+
+def sample_target(path):
+    """`TD801-anthropic-bad-id.json` is checked with --target anthropic."""
+    rest = path.name.split("-", 1)[1]
+    return next((t for t in sorted(TARGETS, key=len, reverse=True) if rest.startswith(t + "-")), None)
+
+
+@pytest.mark.parametrize("code", CATALOGUE)
+def test_every_catalogue_rule_is_registered(code):
+    assert code in RULES
+
+
+def test_target_rules_are_td8xx():
+    assert [r.code for r in RULES.values() if r.target] == [c for c in RULES if c.startswith("TD8")]
+    assert any(c.startswith("TD8") for c in RULES)
+
+
+@pytest.mark.parametrize("rule", list(RULES.values()), ids=list(RULES))
+def test_rule_is_documented(rule):
+    assert re.fullmatch(r"TD\d{3}", rule.code)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name)
+    assert rule.severity in ("error", "warning", "info")
+    assert rule.message and "\n" not in rule.message
+    assert len(rule.doc.split()) >= 15, "the docstring must say why the defect matters"
+    assert rule.bad.strip() and rule.good.strip() and rule.bad != rule.good
+
+
+@pytest.mark.parametrize("rule", list(RULES.values()), ids=list(RULES))
+def test_every_rule_has_a_defect_sample(rule):
+    assert [p for p in SAMPLES if p.name.startswith(rule.code + "-")], (
+        f"no sample_transcripts/defects/{rule.code}-*")
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_defect_sample_produces_exactly_its_code(path):
+    code = path.name.split("-", 1)[0]
+    assert code in RULES, f"{path.name} names no registered rule"
+    loaded = load_file(path)
+    assert loaded.errors == [], [str(e) for e in loaded.errors]
+    target = sample_target(path)
+    findings = run_checks(loaded, select_rules(target=target), target)
+    assert {f.code for f in findings} == {code}, [f"{f.code} {f.message}" for f in findings]
+
+
+def test_clean_samples_have_no_findings():
+    for path in sorted(p for p in paths.SAMPLES.rglob("*") if p.is_file()
+                       and "defects" not in p.parts and p.name != "README.md"):
+        findings = run_checks(load_file(path))
+        assert findings == [], f"{path.name}: {[f'{f.code} {f.message}' for f in findings]}"

@@ -1,0 +1,144 @@
+"""Rules, findings and the context a rule sees.
+
+A rule is one module in `tooldbg/checks/rules/` (ruff's catalogue is the model): its docstring says
+why the defect matters, and it defines
+
+    CODE = "TD101"                  stable, never reused
+    NAME = "orphan-result"          kebab-case
+    SEVERITY = "error"              error | warning | info
+    MESSAGE = "a result whose id matches no earlier call"   the one-line summary
+    BAD = '''…'''  GOOD = '''…'''   a wire example showing the defect, and the same one mended
+    TARGET = False                  True for TD8xx target pre-flight rules (run with --target)
+    def check(ctx: Context) -> Iterable[Finding]
+
+Rules see the stitched conversations, each exchange's request and responses and the stream
+fragments, through `Context`, and report with `ctx.at(...)`, which locates the finding from the
+canonical node's source (file, exchange, JSON pointer, stream chunk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from ..formats.base import StreamProblem
+from ..load import ExchangeRead, Loaded
+from ..model import Conversation, Part, Source, Turn
+
+SEVERITIES = ("info", "warning", "error")
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    name: str
+    severity: str
+    message: str
+    path: str
+    exchange: int | None = None
+    conversation: str | None = None
+    turn: int | None = None
+    part: int | None = None
+    pointer: str = ""
+    chunk: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "name": self.name, "severity": self.severity,
+                "message": self.message, "path": self.path, "exchange": self.exchange,
+                "conversation": self.conversation, "turn": self.turn, "part": self.part,
+                "pointer": self.pointer, "chunk": self.chunk}
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.path, self.conversation or "", -1 if self.turn is None else self.turn,
+                -1 if self.part is None else self.part, self.code, self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    message: str
+    doc: str
+    bad: str
+    good: str
+    check: Callable[[Context], Iterable[Finding]]
+    target: bool = False
+
+    @classmethod
+    def from_module(cls, module: ModuleType) -> Rule:
+        return cls(code=module.CODE, name=module.NAME, severity=module.SEVERITY,
+                   message=module.MESSAGE, doc=(module.__doc__ or "").strip(),
+                   bad=module.BAD.strip("\n"), good=module.GOOD.strip("\n"), check=module.check,
+                   target=getattr(module, "TARGET", False))
+
+
+@dataclass(slots=True)
+class Context:
+    """What a rule sees of one input file. `rule` is set by the runner before each rule runs."""
+
+    loaded: Loaded
+    target: str | None = None
+    rule: Rule | None = None
+    _exchanges: dict[str, list[ExchangeRead]] = field(default_factory=dict)
+
+    @property
+    def conversations(self) -> list[Conversation]:
+        return self.loaded.conversations
+
+    @property
+    def reads(self) -> list[ExchangeRead]:
+        return self.loaded.reads
+
+    def exchanges(self, conversation: Conversation) -> list[ExchangeRead]:
+        """The exchanges stitched into `conversation`, in log order."""
+        if not self._exchanges:
+            for read in self.loaded.reads:
+                if read.conversation is not None:
+                    self._exchanges.setdefault(read.conversation, []).append(read)
+        return self._exchanges.get(conversation.id, [])
+
+    def parts(self, conversation: Conversation) -> Iterator[tuple[int, Turn, int, Part]]:
+        """Every (turn index, turn, part index, part) of a conversation."""
+        for t, turn in enumerate(conversation.turns):
+            for p, part in enumerate(turn.parts):
+                yield t, turn, p, part
+
+    def stream_problems(self, kind: str) -> Iterator[tuple[ExchangeRead, StreamProblem]]:
+        """Every problem of `kind` the stream assemblers recorded, with its exchange."""
+        for read in self.loaded.reads:
+            for stream in read.streams:
+                for problem in stream.problems:
+                    if problem.kind == kind:
+                        yield read, problem
+
+    def at_exchange(self, read: ExchangeRead, message: str, *, side: str = "response",
+                    pointer: str = "", chunk: int | None = None) -> Finding:
+        """A finding about an exchange as a whole (a stream, a request body) rather than a turn."""
+        wire = read.exchange.response if side == "response" else read.exchange.request
+        source = Source(file=self.loaded.path, exchange=read.exchange.index, side=side,  # type: ignore[arg-type]
+                        location=wire.location if wire is not None else "", pointer=pointer)
+        conversation = self.loaded.conversation(read.conversation) if read.conversation else None
+        return self.at(message, conversation=conversation, source=source, chunk=chunk)
+
+    def at(self, message: str, *, conversation: Conversation | None = None, turn: int | None = None,
+           part: int | None = None, source: Source | None = None, exchange: int | None = None,
+           chunk: int | None = None) -> Finding:
+        """A finding of the current rule, located by the canonical node it is about: `source`
+        defaults to the part's (or the turn's) own source."""
+        assert self.rule is not None
+        if source is None and conversation is not None and turn is not None:
+            node = conversation.turns[turn]
+            source = node.parts[part].source if part is not None else node.source
+        source = source or Source()
+        return Finding(
+            code=self.rule.code, name=self.rule.name, severity=self.rule.severity, message=message,
+            path=self.loaded.path, exchange=exchange if exchange is not None else source.exchange,
+            conversation=conversation.id if conversation is not None else None, turn=turn, part=part,
+            pointer=source.address, chunk=chunk if chunk is not None else source.chunk)

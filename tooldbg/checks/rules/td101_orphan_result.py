@@ -1,0 +1,37 @@
+"""A tool result whose id matches no earlier call.
+
+The provider either rejects the request (OpenAI: "messages with role 'tool' must be a response to a
+preceeding message with 'tool_calls'"; Anthropic: "unexpected `tool_use_id` found in `tool_result`
+blocks") or, through a lenient relay, the model sees an answer to a question it never asked. The
+usual cause is history trimmed between a call and its result, or an id rewritten on the way.
+"""
+
+from collections.abc import Iterator
+
+from ...model import Result
+from ..base import Context, Finding
+
+CODE = "TD101"
+NAME = "orphan-result"
+SEVERITY = "error"
+MESSAGE = "a result whose id matches no earlier call"
+BAD = """
+{"messages": [
+  {"role": "user", "content": "Weather in Oslo?"},
+  {"role": "tool", "tool_call_id": "call_9", "content": "4°C"}]}
+"""
+GOOD = """
+{"messages": [
+  {"role": "user", "content": "Weather in Oslo?"},
+  {"role": "assistant", "content": null, "tool_calls": [{"id": "call_9", "type": "function",
+    "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Oslo\\"}"}}]},
+  {"role": "tool", "tool_call_id": "call_9", "content": "4°C"}]}
+"""
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conv in ctx.conversations:
+        for t, _, p, part in ctx.parts(conv):
+            if isinstance(part, Result) and part.invocation_id is None:
+                ident = repr(part.wire_id) if part.wire_id is not None else f"for {part.name!r}"
+                yield ctx.at(f"result {ident} answers no earlier call", conversation=conv, turn=t, part=p)
