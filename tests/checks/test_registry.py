@@ -25,8 +25,11 @@ TARGETS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", 
 
 
 def sample_target(path):
-    """`TD801-anthropic-bad-id.json` is checked with --target anthropic."""
-    rest = path.name.split("-", 1)[1]
+    """`TD801-anthropic-bad-id.json` is checked with --target anthropic; only TD8xx samples name a
+    target (other samples may name the format they are written in)."""
+    code, rest = path.name.split("-", 1)
+    if not code.startswith("TD8"):
+        return None
     return next((t for t in sorted(TARGETS, key=len, reverse=True) if rest.startswith(t + "-")), None)
 
 
