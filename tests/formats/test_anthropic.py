@@ -16,6 +16,7 @@ from tooldbg.errors import FormatError
 from tooldbg.formats import anthropic
 from tooldbg.formats.base import ApiError, Request, StreamEvent, StreamProblem, link
 from tooldbg.jsonio import loads
+from tooldbg.load import load_file
 from tooldbg.model import (
     Conversation,
     Invocation,
@@ -869,6 +870,50 @@ def test_write_restores_what_the_reader_kept():
         {"type": "text", "text": "Use that result to answer briefly.",
          "cache_control": {"type": "ephemeral"}}]}
     assert written.body["max_tokens"] == 4096
+
+
+def test_write_reports_the_details_other_formats_kept():
+    """Responses item ids and message phases (and any other format's meta) have no Anthropic form:
+    each is a loss at its node, while Anthropic's own meta is written back."""
+    r = "openai-responses"
+    conv = Conversation(model="m", meta={r: {"store": False}},
+                        tools=(Tool(name="f", parameters=SCHEMA, meta={r: {"strict": True}}),),
+                        turns=link([
+        Turn(role="user", parts=(Text(text="Weather in Paris?"),), meta={"openai-chat": {"name": "ann"}}),
+        Turn(role="assistant", parts=(
+            Text(text="Checking.", meta={r: {"message": {"id": "msg_1", "phase": "commentary"}}}),
+            Invocation(name="f", arguments={"city": "Paris"}, wire_id="call_1",
+                       meta={r: {"id": "fc_1"}, A: {"cache_control": {"type": "ephemeral"}}}))),
+        Turn(role="tool", parts=(Result(wire_id="call_1", meta={"bedrock": {"status": "success"}}, content=(
+            Text(text="sunny", meta={"gemini": {"extra": {"x": 1}}}),)),)),
+        Turn(role="assistant", parts=(
+            Text(text="Sunny.", meta={r: {"message": {"phase": "final_answer"}}}),))]))
+    written = anthropic.write(conv)
+    assert written.body["messages"][1:3] == [
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "Checking."},
+            {"type": "tool_use", "id": "call_1", "name": "f", "input": {"city": "Paris"},
+             "cache_control": {"type": "ephemeral"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "sunny"}]}]
+    assert written.losses == (
+        Loss("openai-responses request parameters not carried: store"),
+        Loss("openai-responses details of tool 'f' not carried: strict"),
+        Loss("openai-chat details not carried: name", 0),
+        Loss("openai-responses details not carried: message", 1, 0),
+        Loss("openai-responses details not carried: id", 1, 1),
+        Loss("bedrock details not carried: status", 2, 0),
+        Loss("gemini details not carried: extra", 2, 0),
+        Loss("openai-responses details not carried: message", 3, 0))
+    assert_losses_explain(conv, as_conversation(anthropic.read_request(written.body)), written.losses)
+
+
+def test_write_reports_a_responses_phase_read_from_real_traffic():
+    """The corpus case that once changed silently: a commentary message, then a final answer."""
+    (conv,) = load_file(CORPUS / "opencode-recordings/openai-responses-phase/"
+                                 "round-trips-commentary-into-a-final-answer.json").conversations
+    written = anthropic.write(conv)
+    assert [(loss.turn, loss.part) for loss in written.losses if loss.turn is not None] == [(1, 0), (3, 0)]
+    assert_losses_explain(conv, as_conversation(anthropic.read_request(written.body)), written.losses)
 
 
 # --------------------------------------------------------------------------------------- corpus

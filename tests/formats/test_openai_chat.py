@@ -4,6 +4,7 @@ real Chat Completions traffic in the shared corpus, and as hypothesis properties
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from tooldbg.model import (
 from tooldbg.records import sse
 
 HERE = Path(__file__).resolve()
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what Chat Completions accepts
 CORPUS = paths.CORPUS
 
 SRC = Source(file="t.json", location="/body")
@@ -533,7 +535,7 @@ def test_own_reasoning_is_written_as_reasoning_content_and_other_formats_details
         "max_tokens": 512,
     }
     assert [str(loss) for loss in written.losses] == [
-        "conversation: request parameters of anthropic not carried",
+        "conversation: anthropic request parameters not carried: max_tokens",
         "turn 1 part 1: gemini details not carried: thoughtSignature",
         "turn 3 part 1: moved: Chat Completions keeps reasoning, then content, then tool calls",
     ]
@@ -1238,7 +1240,7 @@ def test_the_writer_never_raises_and_keeps_the_400_rules(conv):
         calls = [c.get("function") or c.get("custom") for c in message.get("tool_calls", [])]
         for c in [*calls, *([message["function_call"]] if "function_call" in message else [])]:
             assert isinstance(c.get("arguments", c.get("input")), str)
-            assert oc._TOOL_NAME.fullmatch(c["name"])
+            assert TOOL_NAME.fullmatch(c["name"])
         assert all(0 < len(c["id"]) <= 40 for c in message.get("tool_calls", []))
     for tool in body.get("tools", []):
-        assert oc._TOOL_NAME.fullmatch(tool["function"]["name"])
+        assert TOOL_NAME.fullmatch(tool["function"]["name"])

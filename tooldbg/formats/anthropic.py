@@ -10,7 +10,7 @@ each rule and reports what that changed. Facts: reference/formats.md §3.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from itertools import groupby
 from typing import Any
@@ -22,7 +22,6 @@ from ..model import (
     Conversation,
     Invocation,
     Json,
-    Loss,
     Media,
     Opaque,
     Part,
@@ -41,13 +40,28 @@ from .base import (
     Response,
     StreamEvent,
     StreamProblem,
+    Writer,
     Written,
+    as_index,
+    event_type,
     expect_dict,
     expect_list,
     link,
+    meta_for,
+    optional_field,
+    optional_list,
+    own_meta,
+    own_opaque,
     parse_arguments,
+    report_foreign,
+    required_field,
+    safe_tool_name,
+    split_at,
     split_data_url,
+    split_results,
     type_name,
+    unique_id,
+    unmodeled,
 )
 
 NAME = "anthropic"
@@ -55,7 +69,6 @@ URL_HINTS: tuple[str, ...] = ("/v1/messages",)
 
 _DEFAULT_MAX_TOKENS = 4096  # required by the API, which has no default of its own
 _ID = re.compile(r"[a-zA-Z0-9_-]+")
-_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _NOT_ID_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 _SCHEMA_COMBINATORS = frozenset({"oneOf", "anyOf", "allOf"})
@@ -124,7 +137,7 @@ def sniff(body: Any, side: str) -> bool:
 def sniff_stream(events: Sequence[StreamEvent]) -> bool:
     """The first event that is not a `ping` is an Anthropic message or error event."""
     for event in events[:8]:
-        kind = _event_type(event)
+        kind = event_type(event)
         if kind == "ping":
             continue
         return kind in _STREAM_EVENTS or (
@@ -152,16 +165,16 @@ def read_request(body: Any, source: Source = NO_SOURCE) -> Request:
         if role == "system" and not turns:
             system.extend(parts)
         else:
-            turns.extend(_split(role, parts, src))
+            turns.extend(split_results(role, parts, src))
     tools = tuple(_tool(t, source.child("tools", i))
-                  for i, t in enumerate(_optional_list(body, "tools", source)))
+                  for i, t in enumerate(optional_list(body.get("tools"), source.child("tools"), "tools")))
     choice, unknown_choice = _tool_choice(body.get("tool_choice"), source.child("tool_choice"))
-    params = {k: v for k, v in body.items() if k not in _REQUEST_KEYS and v is not None}
+    params = unmodeled(body, _REQUEST_KEYS)
     if unknown_choice is not None:
         params["tool_choice"] = unknown_choice
     return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
-                   model=_opt(body, "model", str, source), stream=body.get("stream") is True,
-                   meta={NAME: params} if params else {})
+                   model=optional_field(body, "model", str, source), stream=body.get("stream") is True,
+                   meta=meta_for(NAME, params))
 
 
 def read_response(body: Any, source: Source = NO_SOURCE) -> Response:
@@ -171,23 +184,16 @@ def read_response(body: Any, source: Source = NO_SOURCE) -> Response:
         error = expect_dict(body.get("error"), source.child("error"), "error")
         message = error.get("message")
         return Response(error=ApiError(message=message if isinstance(message, str) else dumps_str(error),
-                                       type=_opt(error, "type", str, source.child("error"))),
-                        meta=_meta(body, ("type", "error")))
+                                       type=optional_field(error, "type", str, source.child("error"))),
+                        meta=meta_for(NAME, unmodeled(body, ("type", "error"))))
     parts = _content(body.get("content"), source.child("content"), _RESPONSE_BLOCKS)
     usage = body.get("usage")
     return Response(turn=link((Turn(role="assistant", parts=parts, source=source),))[0],
-                    finish_reason=_opt(body, "stop_reason", str, source),
-                    model=_opt(body, "model", str, source),
+                    finish_reason=optional_field(body, "stop_reason", str, source),
+                    model=optional_field(body, "model", str, source),
                     usage=usage if isinstance(usage, dict) else None,
-                    meta=_meta(body, ("type", "role", "content", "model", "stop_reason", "usage")))
-
-
-def _split(role: str, parts: tuple[Part, ...], source: Source) -> list[Turn]:
-    """One wire message → turns: each contiguous run of results becomes a `tool` turn."""
-    if not parts:
-        return [Turn(role=role, source=source)]  # type: ignore[arg-type]
-    runs = groupby(parts, key=lambda p: "tool" if isinstance(p, Result) else role)
-    return [Turn(role=r, parts=tuple(run), source=source) for r, run in runs]  # type: ignore[arg-type]
+                    meta=meta_for(NAME, unmodeled(body, ("type", "role", "content", "model", "stop_reason",
+                                                      "usage"))))
 
 
 def _content(content: Any, source: Source, allowed: frozenset[str]) -> tuple[Part, ...]:
@@ -213,8 +219,8 @@ def _part(block: Any, source: Source, allowed: frozenset[str]) -> Part:
 
 
 def _text(block: dict[str, Any], source: Source) -> Part:
-    return Text(text=_req(block, "text", str, source), meta=_meta(block, ("type", "text")),
-                source=source)
+    return Text(text=required_field(block, "text", str, source),
+                meta=meta_for(NAME, unmodeled(block, ("type", "text"))), source=source)
 
 
 def _media(block: dict[str, Any], source: Source) -> Part:
@@ -222,20 +228,21 @@ def _media(block: dict[str, Any], source: Source) -> Part:
     at = source.child("source")
     fields: dict[str, Any]
     if wire.get("type") == "base64":
-        fields = {"media_type": _opt(wire, "media_type", str, at), "data": _req(wire, "data", str, at)}
+        fields = {"media_type": optional_field(wire, "media_type", str, at),
+                  "data": required_field(wire, "data", str, at)}
     elif wire.get("type") == "url":
-        fields = {"url": _req(wire, "url", str, at)}
+        fields = {"url": required_field(wire, "url", str, at)}
     elif wire.get("type") == "file":
-        fields = {"file_id": _req(wire, "file_id", str, at)}
+        fields = {"file_id": required_field(wire, "file_id", str, at)}
     else:  # plain-text and content-block documents have no Media form
         return Opaque(origin=NAME, value=block, source=source)
     return Media(kind="image" if block["type"] == "image" else "document", **fields,
-                 meta=_meta(block, ("type", "source")), source=source)
+                 meta=meta_for(NAME, unmodeled(block, ("type", "source"))), source=source)
 
 
 def _tool_use(block: dict[str, Any], source: Source) -> Part:
     value = block.get("input")
-    extra = _extras(block, ("type", "id", "name", "input"))
+    extra = unmodeled(block, ("type", "id", "name", "input"))
     if extra.get("caller") == _DIRECT_CALLER:
         del extra["caller"]
     if isinstance(value, str):  # invalid on the wire (dossier §3.5 rule 7), kept to be reported
@@ -244,27 +251,28 @@ def _tool_use(block: dict[str, Any], source: Source) -> Part:
             extra["string_input"] = True
     else:
         arguments, raw = value, None
-    return Invocation(name=_req(block, "name", str, source), arguments=arguments, raw_arguments=raw,
-                      wire_id=_opt(block, "id", str, source), meta={NAME: extra} if extra else {},
-                      source=source)
+    return Invocation(name=required_field(block, "name", str, source), arguments=arguments,
+                      raw_arguments=raw, wire_id=optional_field(block, "id", str, source),
+                      meta=meta_for(NAME, extra), source=source)
 
 
 def _tool_result(block: dict[str, Any], source: Source) -> Part:
-    return Result(wire_id=_opt(block, "tool_use_id", str, source),
+    return Result(wire_id=optional_field(block, "tool_use_id", str, source),
                   content=_content(block.get("content"), source.child("content"), _RESULT_BLOCKS),
-                  is_error=_opt(block, "is_error", bool, source) or False,
-                  meta=_meta(block, ("type", "tool_use_id", "content", "is_error")), source=source)
+                  is_error=optional_field(block, "is_error", bool, source) or False,
+                  meta=meta_for(NAME, unmodeled(block, ("type", "tool_use_id", "content", "is_error"))),
+                  source=source)
 
 
 def _thinking(block: dict[str, Any], source: Source) -> Part:
-    return Reasoning(text=_req(block, "thinking", str, source),
-                     signature=_opt(block, "signature", str, source), origin=NAME,
-                     meta=_meta(block, ("type", "thinking", "signature")), source=source)
+    return Reasoning(text=required_field(block, "thinking", str, source),
+                     signature=optional_field(block, "signature", str, source), origin=NAME,
+                     meta=meta_for(NAME, unmodeled(block, ("type", "thinking", "signature"))), source=source)
 
 
 def _redacted_thinking(block: dict[str, Any], source: Source) -> Part:
-    return Reasoning(redacted=_req(block, "data", str, source), origin=NAME,
-                     meta=_meta(block, ("type", "data")), source=source)
+    return Reasoning(redacted=required_field(block, "data", str, source), origin=NAME,
+                     meta=meta_for(NAME, unmodeled(block, ("type", "data"))), source=source)
 
 
 _READERS = {"text": _text, "image": _media, "document": _media, "tool_use": _tool_use,
@@ -277,10 +285,11 @@ def _tool(tool: Any, source: Source) -> Tool:
     tool = expect_dict(tool, source, "a tool")
     kind = tool.get("type")
     if kind in (None, "custom"):
-        return Tool(name=_req(tool, "name", str, source),
-                    description=_opt(tool, "description", str, source),
+        return Tool(name=required_field(tool, "name", str, source),
+                    description=optional_field(tool, "description", str, source),
                     parameters=tool.get("input_schema"),
-                    meta=_meta(tool, ("type", "name", "description", "input_schema")), source=source)
+                    meta=meta_for(NAME, unmodeled(tool, ("type", "name", "description", "input_schema"))),
+                    source=source)
     if not isinstance(kind, str):
         raise FormatError("a tool `type` must be a string", source.child("type").pointer)
     name = tool.get("name")
@@ -296,8 +305,8 @@ def _tool_choice(choice: Any, source: Source) -> tuple[ToolChoice | None, Any]:
     mode = _CHOICE_MODES.get(_type(choice))  # type: ignore[arg-type]
     if mode is None:
         return None, choice
-    disable = _opt(choice, "disable_parallel_tool_use", bool, source)
-    return ToolChoice(mode=mode, name=_opt(choice, "name", str, source) if mode == "tool" else None,
+    disable = optional_field(choice, "disable_parallel_tool_use", bool, source)
+    return ToolChoice(mode=mode, name=optional_field(choice, "name", str, source) if mode == "tool" else None,
                       parallel=None if disable is None else not disable), None
 
 
@@ -307,58 +316,12 @@ def _type(obj: Any) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-def _opt(obj: dict[str, Any], key: str, kind: type, source: Source) -> Any:
-    """`obj[key]` if present and not null, checked to be a `kind`."""
-    value = obj.get(key)
-    if value is not None and not isinstance(value, kind):
-        raise FormatError(f"`{key}` must be {type_name(kind())}, not {type_name(value)}",
-                          source.child(key).pointer)
-    return value
-
-
-def _req(obj: dict[str, Any], key: str, kind: type, source: Source) -> Any:
-    value = _opt(obj, key, kind, source)
-    if value is None:
-        raise FormatError(f"`{key}` is required", source.child(key).pointer)
-    return value
-
-
-def _optional_list(obj: dict[str, Any], key: str, source: Source) -> list[Any]:
-    value = obj.get(key)
-    return [] if value is None else expect_list(value, source.child(key), key)
-
-
-def _extras(block: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
-    """The keys a block carries beyond the modelled ones (nulls dropped)."""
-    known = set(known)
-    return {k: v for k, v in block.items() if k not in known and v is not None}
-
-
-def _meta(block: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
-    extra = _extras(block, known)
-    return {NAME: extra} if extra else {}
-
-
 # ------------------------------------------------------------------------------------- streams
-
-
-def _event_type(event: StreamEvent) -> str | None:
-    """The payload's `type`, else the SSE `event:` name."""
-    return _type(event.data) or event.name
 
 
 def split_streams(events: Sequence[StreamEvent]) -> list[list[StreamEvent]]:
     """A capture holding several responses back to back → one list per `message_start`."""
-    groups: list[list[StreamEvent]] = []
-    started = False
-    for event in events:
-        starts = _event_type(event) == "message_start"
-        if not groups or (starts and started):
-            groups.append([])
-            started = False
-        groups[-1].append(event)
-        started = started or starts
-    return groups
+    return split_at(events, lambda event: event_type(event) == "message_start")
 
 
 def assemble_stream(events: Sequence[StreamEvent], source: Source = NO_SOURCE) -> Assembled:
@@ -407,7 +370,7 @@ class _Assembly:
 
     def feed(self, event: StreamEvent) -> None:
         self.last = event.index
-        kind = _event_type(event)
+        kind = event_type(event)
         if kind == "ping":
             return
         data = event.data
@@ -451,7 +414,7 @@ class _Assembly:
             return
         content = self.message["content"]
         position = len(content)
-        if _int(data.get("index")) != position:  # the SDK appends whatever the index says
+        if as_index(data.get("index")) != position:  # the SDK appends whatever the index says
             self.problem("order", f"content_block_start index {data.get('index')!r}, expected {position}", at)
         content.append(dict(block))
         self.chunks[f"/content/{position}"] = at
@@ -527,7 +490,7 @@ class _Assembly:
 
     def position(self, data: dict[str, Any], at: int) -> int | None:
         """The `index` of a delta/stop event, if it names a started block."""
-        index = _int(data.get("index"))
+        index = as_index(data.get("index"))
         content = self.message["content"]  # type: ignore[index]
         if index is None or not 0 <= index < len(content) or not isinstance(content[index], dict):
             self.problem("order", f"{data.get('type')} for unknown content block {data.get('index')!r}", at)
@@ -557,10 +520,6 @@ class _Assembly:
                          complete=self.stopped and self.message is not None)
 
 
-def _int(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
 # ------------------------------------------------------------------------------------- writing
 
 
@@ -572,16 +531,12 @@ def write(conversation: Conversation) -> Written:
 _Item = tuple[dict[str, Any], int, int]  # a wire block, with the canonical turn and part it came from
 
 
-class _Writer:
+class _Writer(Writer):
     def __init__(self, conversation: Conversation) -> None:
-        self.conv = conversation
-        self.losses: list[Loss] = []
+        super().__init__(conversation)
         self.ids: dict[str, str] = {}  # canonical invocation id → the tool_use id written
         self.names: dict[str, tuple[str, str]] = {}  # canonical invocation id → (its name, as written)
         self.used: set[str] = set()
-
-    def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
-        self.losses.append(Loss(message, turn, part))
 
     def write(self) -> Written:
         conv = self.conv
@@ -591,8 +546,9 @@ class _Writer:
         else:
             self.lose("the conversation names no model; Anthropic requires one")
         body["max_tokens"] = _DEFAULT_MAX_TOKENS
-        body.update((k, v) for k, v in _own(conv.meta).items()
+        body.update((k, v) for k, v in own_meta(NAME, conv.meta).items()
                     if k not in ("model", "messages", "system", "tools", "stream"))
+        report_foreign(NAME, conv.meta, self.losses, what="request parameters")
         system = [b for k, p in enumerate(conv.system) if (b := self.block(p, "system", None, k)) is not None]
         tools = self.tools()
         choice = self.tool_choice(bool(tools))
@@ -622,6 +578,7 @@ class _Writer:
     def tools(self) -> list[dict[str, Any]]:
         out = []
         for tool in self.conv.tools:
+            report_foreign(NAME, tool.meta, self.losses, what=f"details of tool {tool.name!r}")
             if tool.kind == "function":
                 wire = {"name": self.tool_name(tool.name, None, None)}
                 if tool.description is not None:
@@ -675,11 +632,10 @@ class _Writer:
         return wire
 
     def tool_name(self, name: str, turn: int | None, part: int | None) -> str:
-        if _TOOL_NAME.fullmatch(name):
-            return name
-        safe = _NOT_ID_CHAR.sub("_", name)[:64] or "tool"
-        self.lose(f"tool name {name!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$; written as {safe!r}",
-                  turn, part)
+        safe = safe_tool_name(name)
+        if safe != name:
+            self.lose(f"tool name {name!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$; written as {safe!r}",
+                      turn, part)
         return safe
 
     # -- turns
@@ -713,6 +669,7 @@ class _Writer:
         """(turn, part index, part) over the turns; an empty turn is reported as dropped, but for
         a final assistant turn, the one message Anthropic accepts empty (rule 8)."""
         for ti in indices:
+            report_foreign(NAME, self.conv.turns[ti].meta, self.losses, ti)
             if not self.conv.turns[ti].parts and not self.final_assistant(ti):
                 self.lose("empty turn dropped: Anthropic rejects a message without content", ti)
             for pi, part in enumerate(self.conv.turns[ti].parts):
@@ -789,6 +746,7 @@ class _Writer:
 
     def block(self, part: Part, where: str, ti: int | None, pi: int) -> dict[str, Any] | None:
         """One non-call part in `where` (system, user, assistant or result content), or None."""
+        report_foreign(NAME, part.meta, self.losses, ti, pi)
         if isinstance(part, Text):
             if part.text.strip():
                 return _restore({"type": "text", "text": part.text}, part.meta)
@@ -800,7 +758,7 @@ class _Writer:
             return {"type": "text", "text": dumps_str(part.value)}
         elif isinstance(part, Reasoning) and where == "assistant":
             return self.thinking(part, ti, pi)
-        elif isinstance(part, Opaque) and part.origin == NAME and isinstance(part.value, dict):
+        elif own_opaque(NAME, part):
             return part.value
         elif isinstance(part, Opaque):
             self.lose(f"opaque {part.origin} block dropped: Anthropic cannot read it", ti, pi)
@@ -856,7 +814,8 @@ class _Writer:
                         part.meta)
 
     def tool_use(self, part: Invocation, ti: int, pi: int) -> dict[str, Any]:
-        own = _own(part.meta)
+        report_foreign(NAME, part.meta, self.losses, ti, pi)
+        own = own_meta(NAME, part.meta)
         if own.pop("string_input", None):
             self.lose("input was a JSON string on the wire; written as an object", ti, pi)
         arguments = part.arguments
@@ -880,21 +839,20 @@ class _Writer:
         wanted = part.wire_id
         if wanted is not None and _ID.fullmatch(wanted) and wanted not in self.used:
             chosen = wanted
+            self.used.add(chosen)
         else:
             base = (wanted and _NOT_ID_CHAR.sub("_", wanted)) or "toolu_" + _NOT_ID_CHAR.sub(
                 "_", part.id or f"{ti}_{pi}")
-            chosen, n = base, 2
-            while chosen in self.used:
-                chosen, n = f"{base}_{n}", n + 1
+            chosen = unique_id(base, self.used)
             reason = ("the call has no id" if wanted is None else
                       f"id {wanted!r} is already used" if _ID.fullmatch(wanted) else
                       f"id {wanted!r} does not match ^[a-zA-Z0-9_-]+$")
             self.lose(f"{reason}; tool_use id {chosen!r} written", ti, pi)
-        self.used.add(chosen)
         self.ids[part.id] = chosen
         return chosen
 
     def tool_result(self, part: Result, ti: int, pi: int) -> dict[str, Any]:
+        report_foreign(NAME, part.meta, self.losses, ti, pi)
         wire_id = self.ids[part.invocation_id]  # type: ignore[index]
         if wire_id != part.wire_id:
             self.lose(f"tool_use_id {part.wire_id!r} written as {wire_id!r}, the id of its call", ti, pi)
@@ -965,11 +923,6 @@ def _per_turn(role: str, items: list[_Item]) -> list[tuple[str, list[_Item]]]:
     return [(role, list(run)) for _, run in groupby(items, key=lambda item: item[1])]
 
 
-def _own(meta: Any) -> dict[str, Any]:
-    own = meta.get(NAME) if isinstance(meta, Mapping) else None
-    return dict(own) if isinstance(own, Mapping) else {}
-
-
 def _restore(block: dict[str, Any], meta: Any) -> dict[str, Any]:
     """A wire block plus the details this format kept in meta (`cache_control`, `citations`…)."""
-    return {**block, **{k: v for k, v in _own(meta).items() if k not in block}}
+    return {**block, **{k: v for k, v in own_meta(NAME, meta).items() if k not in block}}

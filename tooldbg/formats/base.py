@@ -22,15 +22,19 @@ conversation: what the target cannot carry is a `Loss` in the report.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from itertools import groupby
+from typing import Any, TypeGuard, TypeVar
 
 from ..errors import FormatError
 from ..jsonio import try_loads
 from ..model import (
+    Conversation,
     Invocation,
     Loss,
+    Opaque,
     Part,
     Result,
     Source,
@@ -38,6 +42,8 @@ from ..model import (
     ToolChoice,
     Turn,
 )
+
+_Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +246,17 @@ def loss_for(losses: list[Loss], message: str, turn: int | None = None,
     losses.append(Loss(message, turn, part))
 
 
+class Writer:
+    """What a writer class starts from: the conversation it writes and the losses it reports."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        self.conv = conversation
+        self.losses: list[Loss] = []
+
+    def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
+        loss_for(self.losses, message, turn, part)
+
+
 def split_data_url(url: str) -> tuple[str | None, str | None]:
     """`data:image/png;base64,AAAA` → ("image/png", "AAAA"); anything else → (None, None)."""
     if not url.startswith("data:") or "," not in url:
@@ -263,3 +280,132 @@ def media_kind(media_type: str | None) -> str:
 
 def first(items: Iterable[Any]) -> Any:
     return next(iter(items), None)
+
+
+# ------------------------------------------------------------------- reading typed wire fields
+
+
+def optional_field(obj: Mapping[str, Any], key: str, kind: type, source: Source) -> Any:
+    """`obj[key]` when present and not null, checked to be a `kind` (else a FormatError at it)."""
+    value = obj.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise FormatError(f"{key} must be {type_name(kind())}, not {type_name(value)}",
+                          source.child(key).pointer)
+    return value
+
+
+def required_field(obj: Mapping[str, Any], key: str, kind: type, source: Source) -> Any:
+    value = optional_field(obj, key, kind, source)
+    if value is None:
+        raise FormatError(f"{key} is required", source.child(key).pointer)
+    return value
+
+
+def optional_list(value: Any, source: Source, what: str) -> list[Any]:
+    """`expect_list`, with an absent (null) list read as empty."""
+    return [] if value is None else expect_list(value, source, what)
+
+
+# ------------------------------------------------------------------------ format-specific meta
+
+
+def unmodeled(obj: Mapping[str, Any], modeled: Iterable[str], *, empty: bool = False,
+              defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The keys of a wire object its reader did not model, kept in meta for a faithful rewrite.
+    Values that say nothing are left out: nulls, with `empty` also [] and {}, and a key at its
+    `defaults` value (formats differ in which defaults their writers restore on their own)."""
+    modeled = set(modeled)
+    defaults = defaults or {}
+    return {k: v for k, v in obj.items() if k not in modeled and v is not None
+            and not (empty and (v == [] or v == {}))
+            and not (k in defaults and type(v) is type(defaults[k]) and v == defaults[k])}
+
+
+def meta_for(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's `meta` holding format `name`'s details: `{name: values}`, or {} when there are none."""
+    return {name: dict(values)} if values else {}
+
+
+def own_meta(name: str, meta: Any) -> dict[str, Any]:
+    """A copy of format `name`'s entry of a node's `meta` ({} when it has none)."""
+    own = meta.get(name) if isinstance(meta, Mapping) else None
+    return dict(own) if isinstance(own, Mapping) else {}
+
+
+def with_meta(name: str, node: _Node, values: Mapping[str, Any]) -> _Node:
+    """The node with `values` merged into its entry of format `name` (unchanged when empty)."""
+    if not values:
+        return node
+    return replace(node, meta={**node.meta, name: {**own_meta(name, node.meta), **values}})
+
+
+def report_foreign(name: str, meta: Mapping[str, Any], losses: list[Loss], turn: int | None = None,
+                   part: int | None = None, what: str = "details") -> None:
+    """Report as lost the details other formats kept on a node: only their writers can put them
+    back, and a writer says what it cannot carry."""
+    for origin in sorted(set(meta) - {name}):
+        values = meta[origin]
+        keys = ", ".join(sorted(map(str, values))) if isinstance(values, Mapping) else ""
+        losses.append(Loss(f"{origin} {what} not carried" + (f": {keys}" if keys else ""), turn, part))
+
+
+# ------------------------------------------------------------------- turns, streams, wire names
+
+
+def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn]:
+    """One wire message → turns: each run of tool results becomes a `tool` turn and the rest `role`
+    turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
+    turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)  # type: ignore[arg-type]
+             for is_result, run in groupby(parts, key=lambda p: isinstance(p, Result))]
+    return turns or [Turn(role=role, source=source)]  # type: ignore[arg-type]
+
+
+def event_type(event: StreamEvent) -> str | None:
+    """The payload's `type`, else the SSE `event:` name."""
+    kind = event.data.get("type") if isinstance(event.data, dict) else None
+    return kind if isinstance(kind, str) and kind else event.name
+
+
+def split_at(events: Sequence[StreamEvent],
+             is_start: Callable[[StreamEvent], bool]) -> list[list[StreamEvent]]:
+    """Responses captured back to back → one event list each: a start event opens the next list
+    once the current one has had its own start (anything before the first start stays with it)."""
+    groups: list[list[StreamEvent]] = []
+    started = False
+    for event in events:
+        starts = is_start(event)
+        if not groups or (starts and started):
+            groups.append([])
+            started = False
+        groups[-1].append(event)
+        started = started or starts
+    return groups
+
+
+def as_index(value: Any) -> int | None:
+    """`value` when it can index a list (an integer ≥ 0, not a boolean), else None: stream events
+    address their blocks and items so."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def own_opaque(name: str, part: Part) -> TypeGuard[Opaque]:
+    """An Opaque format `name`'s reader made (a wire object): its writer puts it back verbatim."""
+    return isinstance(part, Opaque) and part.origin == name and isinstance(part.value, dict)
+
+
+def unique_id(base: str, used: set[str], limit: int | None = None) -> str:
+    """`base`, else the first of `base_2`, `base_3`… not in `used` (and now added to it): an id a
+    writer makes up is deterministic and unique. With `limit`, the plain id is cut to it and a
+    suffixed one keeps room for `_` and five digits."""
+    candidate, n = base[:limit], 1
+    while candidate in used:
+        n += 1
+        candidate = f"{base[:limit - 6] if limit else base}_{n}"
+    used.add(candidate)
+    return candidate
+
+
+def safe_tool_name(name: str) -> str:
+    """`name` under the tool-name rule Anthropic, Bedrock and OpenAI Chat share,
+    `^[a-zA-Z0-9_-]{1,64}$`: other characters become `_`, cut to 64 (`tool` when empty)."""
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64] or "tool"

@@ -27,7 +27,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -37,7 +37,6 @@ from ..model import (
     Conversation,
     Invocation,
     Json,
-    Loss,
     Media,
     Opaque,
     Part,
@@ -56,13 +55,26 @@ from .base import (
     Response,
     StreamEvent,
     StreamProblem,
+    Writer,
     Written,
+    as_index,
     expect_dict,
     expect_list,
     link,
+    meta_for,
+    optional_field,
+    own_meta,
+    own_opaque,
     parse_arguments,
+    report_foreign,
+    required_field,
+    safe_tool_name,
+    split_at,
     split_data_url,
+    split_results,
     type_name,
+    unmodeled,
+    with_meta,
 )
 
 NAME = "bedrock"
@@ -115,7 +127,6 @@ _EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta", "
                      "messageStop", "metadata"})
 
 _ID = re.compile(r"[a-zA-Z0-9_.:-]{1,64}")
-_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -159,7 +170,7 @@ def sniff_stream(events: Sequence[StreamEvent]) -> bool:
 def read_request(body: Any, source: Source) -> Request:
     """A Converse request: `system[]`, `messages[]`, `toolConfig`; other fields go to meta."""
     body = expect_dict(body, source, "a Converse request")
-    model = _optional_str(body.get("modelId"), source.child("modelId"), "modelId")
+    model = optional_field(body, "modelId", str, source)
     system = list(_blocks(body.get("system"), source.child("system"), _SYSTEM_BLOCKS, "system"))
     turns: list[Turn] = []
     messages = expect_list(body.get("messages"), source.child("messages"), "messages")
@@ -174,15 +185,15 @@ def read_request(body: Any, source: Source) -> Request:
         if role == "system" and not turns:
             system.extend(parts)
         elif role == "user":
-            turns.extend(_split_results(parts, at))
+            turns.extend(split_results("user", parts, at))
         else:
             turns.append(Turn(role=role, parts=parts, source=at))
     tools, choice, config_meta = _tool_config(body.get("toolConfig"), source.child("toolConfig"))
-    meta = {k: v for k, v in body.items() if k not in _OWN_KEYS and v is not None}
+    meta = unmodeled(body, _OWN_KEYS)
     if config_meta:
         meta["toolConfig"] = config_meta
     return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
-                   model=model, meta={NAME: meta} if meta else {})
+                   model=model, meta=meta_for(NAME, meta))
 
 
 def read_response(body: Any, source: Source) -> Response:
@@ -203,22 +214,9 @@ def read_response(body: Any, source: Source) -> Response:
     usage = body.get("usage")
     meta = {k: body[k] for k in _RESPONSE_META if body.get(k) is not None}
     return Response(turn=link((Turn(role="assistant", parts=parts, source=at),))[0],
-                     finish_reason=_optional_str(body.get("stopReason"), source.child("stopReason"),
-                                                 "stopReason"),
+                     finish_reason=optional_field(body, "stopReason", str, source),
                      usage=usage if isinstance(usage, dict) else None,
-                     meta={NAME: meta} if meta else {})
-
-
-def _split_results(parts: tuple[Part, ...], at: Source) -> list[Turn]:
-    """A user message → consecutive turns: runs of results are `tool` turns, the rest `user`."""
-    turns: list[Turn] = []
-    for part in parts:
-        role = "tool" if isinstance(part, Result) else "user"
-        if turns and turns[-1].role == role:
-            turns[-1] = replace(turns[-1], parts=(*turns[-1].parts, part))
-        else:
-            turns.append(Turn(role=role, parts=(part,), source=at))
-    return turns or [Turn(role="user", source=at)]
+                     meta=meta_for(NAME, meta))
 
 
 def _blocks(content: Any, at: Source, allowed: tuple[str, ...], role: str) -> tuple[Part, ...]:
@@ -230,8 +228,9 @@ def _blocks(content: Any, at: Source, allowed: tuple[str, ...], role: str) -> tu
     parts: list[Part] = []
     for j, block in enumerate(expect_list(content, at, "content")):
         block = expect_dict(block, at.child(j), "a content block")
-        if _union_key(block, allowed) == "cachePoint" and parts and "cachePoint" not in _own(parts[-1]):
-            parts[-1] = _with_meta(parts[-1], cachePoint=block["cachePoint"])
+        if (_union_key(block, allowed) == "cachePoint" and parts
+                and "cachePoint" not in own_meta(NAME, parts[-1].meta)):
+            parts[-1] = with_meta(NAME, parts[-1], {"cachePoint": block["cachePoint"]})
         else:
             parts.append(_part(block, at.child(j), allowed, role))
     return tuple(parts)
@@ -242,7 +241,7 @@ def _part(block: dict[str, Any], at: Source, allowed: tuple[str, ...], role: str
     value = block.get(key) if key else None
     part: Part | None = None
     if key == "text":
-        part = Text(text=_str(value, at.child("text"), "text"))
+        part = Text(text=required_field(block, "text", str, at))
     elif key == "json":
         part = Json(value=value)
     elif key in _FORMATS:
@@ -265,19 +264,19 @@ def _union_key(block: dict[str, Any], allowed: tuple[str, ...]) -> str | None:
 
 def _media(kind: str, value: Any, at: Source) -> Media | None:
     value = expect_dict(value, at, kind)
-    fmt = _optional_str(value.get("format"), at.child("format"), "format")
+    fmt = optional_field(value, "format", str, at)
     src = expect_dict(value.get("source"), at.child("source"), f"{kind}.source")
     meta = {k: value[k] for k in ("name", "context", "citations") if value.get(k) is not None}
     media_type = None if fmt is None else _FORMATS[kind].get(fmt, f"{_top(kind)}/{fmt}")
     if "bytes" in src:
-        data = _str(src["bytes"], at.child("source", "bytes"), "bytes")
-        return Media(kind=kind, media_type=media_type, data=data, meta=_meta(meta))
+        data = required_field(src, "bytes", str, at.child("source"))
+        return Media(kind=kind, media_type=media_type, data=data, meta=meta_for(NAME, meta))
     if "s3Location" in src:
         loc = expect_dict(src["s3Location"], at.child("source", "s3Location"), "s3Location")
-        uri = _str(loc.get("uri"), at.child("source", "s3Location", "uri"), "s3Location.uri")
+        uri = required_field(loc, "uri", str, at.child("source", "s3Location"))
         if loc.get("bucketOwner") is not None:
             meta["bucketOwner"] = loc["bucketOwner"]
-        return Media(kind=kind, media_type=media_type, url=uri, meta=_meta(meta))
+        return Media(kind=kind, media_type=media_type, url=uri, meta=meta_for(NAME, meta))
     return None  # a document given as text or content blocks: kept verbatim
 
 
@@ -289,13 +288,11 @@ def _reasoning(value: Any, at: Source) -> Reasoning | None:
     value = expect_dict(value, at, "reasoningContent")
     text = value.get("reasoningText")
     if isinstance(text, dict):
-        return Reasoning(text=_str(text.get("text", ""), at.child("reasoningText", "text"), "text"),
-                         signature=_optional_str(text.get("signature"),
-                                                 at.child("reasoningText", "signature"), "signature"),
-                         origin=NAME)
+        inner = at.child("reasoningText")
+        return Reasoning(text=required_field(text, "text", str, inner) if "text" in text else "",
+                         signature=optional_field(text, "signature", str, inner), origin=NAME)
     if "redactedContent" in value:
-        return Reasoning(redacted=_str(value["redactedContent"], at.child("redactedContent"),
-                                       "redactedContent"), origin=NAME)
+        return Reasoning(redacted=required_field(value, "redactedContent", str, at), origin=NAME)
     return None
 
 
@@ -304,21 +301,20 @@ def _invocation(value: Any, at: Source) -> Invocation | None:
     if value.get("type") == "server_tool_use":
         return None
     meta = {"type": value["type"]} if value.get("type") is not None else {}
-    return Invocation(name=_str(value.get("name", ""), at.child("name"), "toolUse.name"),
+    return Invocation(name=required_field(value, "name", str, at) if "name" in value else "",
                       arguments=value.get("input"),
-                      wire_id=_optional_str(value.get("toolUseId"), at.child("toolUseId"), "toolUseId"),
-                      meta=_meta(meta))
+                      wire_id=optional_field(value, "toolUseId", str, at), meta=meta_for(NAME, meta))
 
 
 def _result(value: Any, at: Source) -> Result:
     value = expect_dict(value, at, "toolResult")
-    status = _optional_str(value.get("status"), at.child("status"), "status")
+    status = optional_field(value, "status", str, at)
     meta = {k: value[k] for k in ("type",) if value.get(k) is not None}
     if status not in (None, "error"):
         meta["status"] = status
-    return Result(wire_id=_optional_str(value.get("toolUseId"), at.child("toolUseId"), "toolUseId"),
+    return Result(wire_id=optional_field(value, "toolUseId", str, at),
                   content=_blocks(value.get("content"), at.child("content"), _RESULT_BLOCKS, "result"),
-                  is_error=status == "error", meta=_meta(meta))
+                  is_error=status == "error", meta=meta_for(NAME, meta))
 
 
 def _tool_config(value: Any, at: Source) -> tuple[tuple[Tool, ...], ToolChoice | None, dict[str, Any]]:
@@ -332,15 +328,15 @@ def _tool_config(value: Any, at: Source) -> tuple[tuple[Tool, ...], ToolChoice |
         spec = entry.get("toolSpec")
         if isinstance(spec, dict):
             tools.append(_tool_spec(spec, at.child("tools", k)))
-        elif entry.keys() == {"cachePoint"} and tools and "cachePoint" not in _own_meta(tools[-1].meta):
-            tools[-1] = replace(tools[-1], meta=_merge(tools[-1].meta, cachePoint=entry["cachePoint"]))
+        elif entry.keys() == {"cachePoint"} and tools and "cachePoint" not in own_meta(NAME, tools[-1].meta):
+            tools[-1] = with_meta(NAME, tools[-1], {"cachePoint": entry["cachePoint"]})
         else:
             kind = next(iter(entry), "tool")
             inner = entry.get(kind)
             name = inner.get("name") if isinstance(inner, dict) else None
             tools.append(Tool(name=name if isinstance(name, str) else kind, kind=kind, origin=NAME,
                               raw=entry, source=at.child("tools", k)))
-    rest = {k: v for k, v in value.items() if k not in ("tools", "toolChoice") and v is not None}
+    rest = unmodeled(value, ("tools", "toolChoice"))
     choice = _tool_choice(value.get("toolChoice"))
     if choice is None and value.get("toolChoice") is not None:
         rest["toolChoice"] = value["toolChoice"]
@@ -349,14 +345,12 @@ def _tool_config(value: Any, at: Source) -> tuple[tuple[Tool, ...], ToolChoice |
 
 def _tool_spec(spec: dict[str, Any], at: Source) -> Tool:
     schema = spec.get("inputSchema")
-    meta = {k: v for k, v in spec.items()
-            if k not in ("name", "description", "inputSchema") and v is not None}
+    meta = unmodeled(spec, ("name", "description", "inputSchema"))
     inner = at.child("toolSpec")
-    return Tool(name=_str(spec.get("name"), inner.child("name"), "toolSpec.name"),
-                description=_optional_str(spec.get("description"), inner.child("description"),
-                                          "description"),
+    return Tool(name=required_field(spec, "name", str, inner),
+                description=optional_field(spec, "description", str, inner),
                 parameters=schema.get("json") if isinstance(schema, dict) else None,
-                meta=_meta(meta), source=at)
+                meta=meta_for(NAME, meta), source=at)
 
 
 def _tool_choice(value: Any) -> ToolChoice | None:
@@ -373,53 +367,12 @@ def _tool_choice(value: Any) -> ToolChoice | None:
     return None
 
 
-def _str(value: Any, at: Source, what: str) -> str:
-    if not isinstance(value, str):
-        raise FormatError(f"{what} must be a string, not {type_name(value)}", at.pointer)
-    return value
-
-
-def _optional_str(value: Any, at: Source, what: str) -> str | None:
-    return None if value is None else _str(value, at, what)
-
-
-def _meta(values: dict[str, Any]) -> dict[str, Any]:
-    return {NAME: values} if values else {}
-
-
-def _own_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """This format's entry of a `meta` mapping."""
-    own = meta.get(NAME)
-    return own if isinstance(own, dict) else {}
-
-
-def _own(part: Part) -> dict[str, Any]:
-    return _own_meta(part.meta)
-
-
-def _merge(meta: Mapping[str, Any], **values: Any) -> dict[str, Any]:
-    return {**meta, NAME: {**_own_meta(meta), **values}}
-
-
-def _with_meta(part: Part, **values: Any) -> Part:
-    return replace(part, meta=_merge(part.meta, **values))
-
-
 # ------------------------------------------------------------------------------------- streams
 
 
 def split_streams(events: list[StreamEvent]) -> list[list[StreamEvent]]:
     """One list per response: a new `messageStart` after one was seen opens the next."""
-    groups: list[list[StreamEvent]] = []
-    started = False
-    for event in events:
-        is_start = _unwrap(event)[0] == "messageStart"
-        if not groups or (is_start and started):
-            groups.append([])
-            started = False
-        started = started or is_start
-        groups[-1].append(event)
-    return groups
+    return split_at(events, lambda event: _unwrap(event)[0] == "messageStart")
 
 
 def assemble_stream(events: Sequence[StreamEvent], source: Source) -> Assembled:
@@ -578,7 +531,7 @@ class _Assembler:
 
     def block_stop(self, data: dict[str, Any], i: int) -> None:
         index = data.get("contentBlockIndex")
-        block = self.blocks.get(index) if _is_index(index) else None
+        block = self.blocks.get(index) if as_index(index) is not None else None
         if block is None:
             self.problem("order", f"contentBlockStop for block {index!r}, which never started", i)
         else:
@@ -607,7 +560,7 @@ class _Assembler:
     def block(self, data: dict[str, Any], i: int) -> _Block:
         """The block an event addresses, checking the order blocks open, continue and stop in."""
         index = data.get("contentBlockIndex")
-        if not _is_index(index):
+        if as_index(index) is None:
             index = self.current.index if self.current else 0
             self.problem("order", "event without a contentBlockIndex", i)
         block = self.blocks.get(index)
@@ -687,10 +640,6 @@ class _Assembler:
         return raw
 
 
-def _is_index(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
 def _join_base64(pieces: list[str]) -> str:
     """Redacted reasoning arrives as base64 pieces of one blob: join the bytes, not the text."""
     if len(pieces) == 1:
@@ -721,15 +670,11 @@ def write(conversation: Conversation) -> Written:
     return _Writer(conversation).run()
 
 
-class _Writer:
+class _Writer(Writer):
     def __init__(self, conv: Conversation) -> None:
-        self.conv = conv
-        self.losses: list[Loss] = []
+        super().__init__(conv)
         self.calls = conv.invocations()
         self.ids = {c.id: _valid_id(c.wire_id, c.id, n) for n, c in enumerate(self.calls.values(), 1)}
-
-    def loss(self, message: str, turn: int | None = None, part: int | None = None) -> None:
-        self.losses.append(Loss(message, turn, part))
 
     def run(self) -> Written:
         conv = self.conv
@@ -743,9 +688,9 @@ class _Writer:
         system = [b for p, part in enumerate(conv.system) for b in self.blocks(part, None, p, "system")]
         if system:
             body["system"] = system
-        own = _own_meta(conv.meta)
+        own = own_meta(NAME, conv.meta)
         body.update({k: v for k, v in own.items() if k not in _OWN_KEYS})
-        self.foreign(conv.meta, None, None, "request")
+        report_foreign(NAME, conv.meta, self.losses, what="details of the request")
         config = self.tool_config([e for m in messages for e in m], own.get("toolConfig"))
         if config:
             body["toolConfig"] = config
@@ -756,9 +701,9 @@ class _Writer:
     def turn(self, t: int, turn: Turn) -> list[_Entry]:
         role = "assistant" if turn.role == "assistant" else "user"
         if turn.role == "system":
-            self.loss("a system turn after the conversation began is sent as user text "
+            self.lose("a system turn after the conversation began is sent as user text "
                       "(Converse has only the top-level system)", t)
-        self.foreign(turn.meta, t, None, "turn")
+        report_foreign(NAME, turn.meta, self.losses, t, what="details of the turn")
         entries = []
         for p, part in enumerate(turn.parts):
             blocks = self.blocks(part, t, p, "message")
@@ -771,9 +716,9 @@ class _Writer:
                 entry.kind, entry.id = "result", blocks[0]["toolResult"]["toolUseId"]
             entries.append(entry)
         if not entries:
-            self.loss("nothing in this turn can be sent; turn left out", t)
+            self.lose("nothing in this turn can be sent; turn left out", t)
         if role == "assistant" and _stable_sort(entries, lambda e: e.kind == "use"):
-            self.loss("content after a toolUse moved before it (Bedrock rejects it there)", t)
+            self.lose("content after a toolUse moved before it (Bedrock rejects it there)", t)
         return entries
 
     def messages(self, entries: list[_Entry]) -> list[list[_Entry]]:
@@ -789,16 +734,16 @@ class _Writer:
             turns = list(dict.fromkeys(e.turn for e in message))
             if message[0].role == "user" and _stable_sort(message, lambda e: e.kind != "result"):
                 for t in turns:
-                    self.loss("tool results moved before the other content of their message", t)
+                    self.lose("tool results moved before the other content of their message", t)
             runs = _runs(message)
             for run in runs:
                 for t in run if len(run) > 1 else ():
                     others = ", ".join(str(o) for o in run if o != t)
-                    self.loss(f"sent in one Bedrock message with turn {others} (roles must "
+                    self.lose(f"sent in one Bedrock message with turn {others} (roles must "
                               "alternate)", t)
             for t in turns:
                 if sum(t in run for run in runs) > 1:
-                    self.loss("its tool results and other content read back as separate turns", t)
+                    self.lose("its tool results and other content read back as separate turns", t)
         return messages
 
     def unpaired(self, messages: list[list[_Entry]]) -> set[int]:
@@ -808,14 +753,14 @@ class _Writer:
                 calls = {e.id for e in messages[m - 1] if e.kind == "use"} if m else set()
                 for e in message:
                     if e.kind == "result" and e.id not in calls:
-                        self.loss(f"result for {e.id!r} answers no toolUse of the previous "
+                        self.lose(f"result for {e.id!r} answers no toolUse of the previous "
                                   "assistant message; dropped", e.turn, e.part)
                         dropped.add(id(e))
             elif m + 1 < len(messages):
                 answered = {e.id for e in messages[m + 1] if e.kind == "result"}
                 for e in message:
                     if e.kind == "use" and e.id not in answered:
-                        self.loss(f"toolUse {e.id!r} has no toolResult in the next message; "
+                        self.lose(f"toolUse {e.id!r} has no toolResult in the next message; "
                                   "dropped (Bedrock requires every toolUse answered there)",
                                   e.turn, e.part)
                         dropped.add(id(e))
@@ -826,38 +771,38 @@ class _Writer:
     def blocks(self, part: Part, t: int | None, p: int, context: str) -> list[dict[str, Any]]:
         """The wire block(s) of one part: the block, then its cachePoint. `context` is message,
         result (inside a toolResult) or system."""
-        self.foreign(part.meta, t, p, part.type)
+        report_foreign(NAME, part.meta, self.losses, t, p, f"details of the {part.type}")
         block = self.block(part, t, p, context)
         if block is None:
             return []
-        cache = _own(part).get("cachePoint")
+        cache = own_meta(NAME, part.meta).get("cachePoint")
         return [block] if cache is None else [block, {"cachePoint": cache}]
 
     def block(self, part: Part, t: int | None, p: int, context: str) -> dict[str, Any] | None:
         where = {"result": " in a tool result", "system": " in the system prompt"}.get(context, "")
         if isinstance(part, Text):
             if not part.text.strip():
-                self.loss(f"blank text block{where} dropped (Bedrock rejects blank text)", t, p)
+                self.lose(f"blank text block{where} dropped (Bedrock rejects blank text)", t, p)
                 return None
             return {"text": part.text}
         if isinstance(part, Opaque):
-            if part.origin == NAME and isinstance(part.value, dict):
+            if own_opaque(NAME, part):
                 return part.value
-            self.loss(f"a {part.origin} block{where} dropped (only {part.origin} can read it)", t, p)
+            self.lose(f"a {part.origin} block{where} dropped (only {part.origin} can read it)", t, p)
             return None
         if isinstance(part, Json) and context == "result":
             if isinstance(part.value, dict):
                 return {"json": part.value}
-            self.loss("a non-object JSON result is wrapped as {\"value\": …} (Bedrock needs an "
+            self.lose("a non-object JSON result is wrapped as {\"value\": …} (Bedrock needs an "
                       "object)", t, p)
             return {"json": {"value": part.value}}
         if isinstance(part, Json) and context == "message":
-            self.loss("structured content outside a tool result sent as JSON text", t, p)
+            self.lose("structured content outside a tool result sent as JSON text", t, p)
             return {"text": dumps_str(part.value)}
         if isinstance(part, Media) and context != "system":
             return self.media(part, t, p, context)
         if context != "message":
-            self.loss(f"a {part.type} part{where} dropped", t, p)
+            self.lose(f"a {part.type} part{where} dropped", t, p)
             return None
         if isinstance(part, Reasoning):
             return self.reasoning(part, t, p)
@@ -865,20 +810,20 @@ class _Writer:
             return self.invocation(part, t, p)
         if isinstance(part, Result):
             return self.result(part, t, p)
-        self.loss(f"a {part.type} part cannot be carried", t, p)
+        self.lose(f"a {part.type} part cannot be carried", t, p)
         return None
 
     def reasoning(self, part: Reasoning, t: int | None, p: int) -> dict[str, Any] | None:
         if part.origin != NAME:
-            self.loss(f"reasoning from {part.origin or 'an unknown origin'} dropped (Bedrock only "
+            self.lose(f"reasoning from {part.origin or 'an unknown origin'} dropped (Bedrock only "
                       "replays its own signed reasoning)", t, p)
             return None
         if part.summary or part.wire_id:
-            self.loss("reasoning summary and id are not carried", t, p)
+            self.lose("reasoning summary and id are not carried", t, p)
         if part.redacted is not None and not part.text and part.signature is None:
             return {"reasoningContent": {"redactedContent": part.redacted}}
         if part.redacted is not None:
-            self.loss("redacted reasoning beside reasoning text dropped", t, p)
+            self.lose("redacted reasoning beside reasoning text dropped", t, p)
         text: dict[str, Any] = {"text": part.text}
         if part.signature is not None:
             text["signature"] = part.signature
@@ -887,34 +832,35 @@ class _Writer:
     def invocation(self, part: Invocation, t: int | None, p: int) -> dict[str, Any]:
         wire_id = self.ids.get(part.id) or _valid_id(part.wire_id, part.id, p)
         if wire_id != part.wire_id:
-            self.loss(f"call had no id; wrote toolUseId {wire_id!r}" if part.wire_id is None else
+            self.lose(f"call had no id; wrote toolUseId {wire_id!r}" if part.wire_id is None else
                       f"toolUseId {part.wire_id!r} is not valid on Bedrock; wrote {wire_id!r}", t, p)
         arguments = part.arguments
         if arguments is None:
-            self.loss("arguments were not valid JSON; written as {}" if part.raw_arguments is not None
+            self.lose("arguments were not valid JSON; written as {}" if part.raw_arguments is not None
                       else "call had no arguments; written as {}", t, p)
             arguments = {}
         use = {"toolUseId": wire_id, "name": self.tool_name(part.name, t, p), "input": arguments}
-        if _own(part).get("type") is not None:
-            use["type"] = _own(part)["type"]
+        kind = own_meta(NAME, part.meta).get("type")
+        if kind is not None:
+            use["type"] = kind
         return {"toolUse": use}
 
     def result(self, part: Result, t: int | None, p: int) -> dict[str, Any]:
         call = self.calls.get(part.invocation_id) if part.invocation_id else None
         wire_id = self.ids[call.id] if call else part.wire_id if _is_valid_id(part.wire_id) else None
         if call and wire_id != part.wire_id:
-            self.loss(f"result had no id; wrote toolUseId {wire_id!r}" if part.wire_id is None else
+            self.lose(f"result had no id; wrote toolUseId {wire_id!r}" if part.wire_id is None else
                       f"toolUseId {part.wire_id!r} rewritten to {wire_id!r}", t, p)
         if call is not None and part.name is not None and part.name != call.name:
-            self.loss(f"tool name {part.name!r} on the result is not carried (Bedrock binds by "
+            self.lose(f"tool name {part.name!r} on the result is not carried (Bedrock binds by "
                       "toolUseId only)", t, p)
         content = [b for c in part.content for b in self.blocks(c, t, p, "result")]
         if part.is_error and not content:
-            self.loss("failed result had no content; wrote text 'error' (Bedrock needs content "
+            self.lose("failed result had no content; wrote text 'error' (Bedrock needs content "
                       "with status error)", t, p)
             content = [{"text": "error"}]
         out: dict[str, Any] = {"toolUseId": wire_id, "content": content}
-        own = _own(part)
+        own = own_meta(NAME, part.meta)
         status = "error" if part.is_error else own.get("status")
         if status is not None:
             out["status"] = status
@@ -924,20 +870,20 @@ class _Writer:
 
     def media(self, part: Media, t: int | None, p: int, context: str) -> dict[str, Any] | None:
         if part.kind not in (_RESULT_MEDIA if context == "result" else _FORMATS):
-            self.loss(f"{part.kind} media dropped (Bedrock cannot carry it"
+            self.lose(f"{part.kind} media dropped (Bedrock cannot carry it"
                       f"{' in a tool result' if context == 'result' else ''})", t, p)
             return None
         media_type, data = part.media_type, part.data
         if data is None and part.url and part.url.startswith("data:"):
             url_type, data = split_data_url(part.url)
             media_type = media_type or url_type
-            self.loss("data URL sent as bytes", t, p)
+            self.lose("data URL sent as bytes", t, p)
         fmt = _WIRE_FORMATS[part.kind].get(media_type or "")
         if fmt is None:
-            self.loss(f"{part.kind} of type {media_type or 'unknown'} dropped (not a Bedrock "
+            self.lose(f"{part.kind} of type {media_type or 'unknown'} dropped (not a Bedrock "
                       f"{part.kind} format)", t, p)
             return None
-        own = _own(part)
+        own = own_meta(NAME, part.meta)
         if data is not None:
             source: dict[str, Any] = {"bytes": data}
         elif part.url and part.url.startswith("s3://"):
@@ -946,7 +892,7 @@ class _Writer:
                 location["bucketOwner"] = own["bucketOwner"]
             source = {"s3Location": location}
         else:
-            self.loss(f"{part.kind} by URL or file id dropped (Bedrock needs bytes or an S3 "
+            self.lose(f"{part.kind} by URL or file id dropped (Bedrock needs bytes or an S3 "
                       "location)", t, p)
             return None
         block: dict[str, Any] = {"format": fmt}
@@ -954,7 +900,7 @@ class _Writer:
             name = own.get("name")
             if not isinstance(name, str):
                 name = f"document-{t}-{p}"
-                self.loss(f"document had no name; wrote {name!r}", t, p)
+                self.lose(f"document had no name; wrote {name!r}", t, p)
             block["name"] = name
         block["source"] = source
         block.update({k: own[k] for k in ("context", "citations") if own.get(k) is not None})
@@ -963,30 +909,29 @@ class _Writer:
     # ----- tools
 
     def tool_name(self, name: str, t: int | None, p: int | None) -> str:
-        if _TOOL_NAME.fullmatch(name):
-            return name
-        safe = re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64] or "tool"
-        self.loss(f"tool name {name!r} is not valid on Bedrock; wrote {safe!r}", t, p)
+        safe = safe_tool_name(name)
+        if safe != name:
+            self.lose(f"tool name {name!r} is not valid on Bedrock; wrote {safe!r}", t, p)
         return safe
 
     def tool_config(self, entries: list[_Entry], extra: Any) -> dict[str, Any]:
         tools: list[dict[str, Any]] = []
         for tool in self.conv.tools:
-            self.foreign(tool.meta, None, None, f"tool {tool.name!r}")
-            own = _own_meta(tool.meta)
+            report_foreign(NAME, tool.meta, self.losses, what=f"details of the tool {tool.name!r}")
+            own = own_meta(NAME, tool.meta)
             if tool.kind == "function":
                 tools.append({"toolSpec": self.tool_spec(tool, own)})
             elif tool.origin == NAME and isinstance(tool.raw, dict):
                 tools.append(tool.raw)
             else:
-                self.loss(f"{tool.kind} tool {tool.name!r} dropped (not a Bedrock tool)")
+                self.lose(f"{tool.kind} tool {tool.name!r} dropped (not a Bedrock tool)")
                 continue
             if own.get("cachePoint") is not None:
                 tools.append({"cachePoint": own["cachePoint"]})
         if any(e.kind in ("use", "result") for e in entries) and not any("toolSpec" in t for t in tools):
             names = list(dict.fromkeys(e.blocks[0]["toolUse"]["name"] for e in entries
                                        if e.kind == "use")) or ["tool"]
-            self.loss(f"no tools declared; wrote an empty-schema toolSpec for {', '.join(names)} "
+            self.lose(f"no tools declared; wrote an empty-schema toolSpec for {', '.join(names)} "
                       "(Bedrock needs toolConfig beside toolUse/toolResult blocks)")
             tools.extend({"toolSpec": {"name": n, "inputSchema": {"json": dict(_EMPTY_SCHEMA)}}}
                          for n in names)
@@ -995,7 +940,7 @@ class _Writer:
         if choice is not None and tools:
             config["toolChoice"] = choice
         elif choice is not None:
-            self.loss("tool choice dropped: no tools to choose from")
+            self.lose("tool choice dropped: no tools to choose from")
         if config and isinstance(extra, dict):
             config.update({k: v for k, v in extra.items() if k not in config})
         return config
@@ -1005,10 +950,10 @@ class _Writer:
         if tool.description:
             spec["description"] = tool.description
         elif tool.description is not None:
-            self.loss(f"empty description of tool {tool.name!r} left out")
+            self.lose(f"empty description of tool {tool.name!r} left out")
         parameters = tool.parameters
         if parameters is None:
-            self.loss(f"tool {tool.name!r} had no schema; wrote an empty object schema")
+            self.lose(f"tool {tool.name!r} had no schema; wrote an empty object schema")
             parameters = dict(_EMPTY_SCHEMA)
         spec["inputSchema"] = {"json": parameters}
         spec.update({k: v for k, v in own.items() if k != "cachePoint"})
@@ -1019,22 +964,15 @@ class _Writer:
         if choice is None:
             return None
         if choice.parallel is not None:
-            self.loss("parallel tool-call control dropped (Converse has none)")
+            self.lose("parallel tool-call control dropped (Converse has none)")
         if choice.mode == "auto":
             return {"auto": {}}
         if choice.mode == "required":
             return {"any": {}}
         if choice.mode == "tool" and choice.name:
             return {"tool": {"name": self.tool_name(choice.name, None, None)}}
-        self.loss(f"tool choice {choice.mode!r} dropped (Converse has auto, any and tool)")
+        self.lose(f"tool choice {choice.mode!r} dropped (Converse has auto, any and tool)")
         return None
-
-    def foreign(self, meta: Mapping[str, Any], t: int | None, p: int | None, what: str) -> None:
-        """Report details another format kept on a node: only that format can write them."""
-        for fmt, details in meta.items():
-            if fmt != NAME:
-                keys = ", ".join(sorted(map(str, details))) if isinstance(details, dict) else ""
-                self.loss(f"{fmt} details of the {what} not carried: {keys}".rstrip(": "), t, p)
 
 
 def _group(entries: Iterable[_Entry]) -> list[list[_Entry]]:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from itertools import groupby
 from typing import Any
 
 from ..errors import FormatError
@@ -60,7 +59,14 @@ from .base import (
     link,
     loss_for,
     media_kind,
+    meta_for,
+    optional_field,
+    optional_list,
+    own_meta,
+    own_opaque,
+    report_foreign,
     split_data_url,
+    split_results,
     type_name,
 )
 
@@ -102,14 +108,8 @@ def _get(obj: Mapping[str, Any], name: str) -> Any:
 
 
 def _text_field(obj: Mapping[str, Any], name: str, source: Source) -> str | None:
-    key, value = _find(obj, name)
-    if value is not None and not isinstance(value, str):
-        raise FormatError(f"{name} must be a string, not {type_name(value)}", source.child(key).pointer)
-    return value
-
-
-def _opt_list(value: Any, source: Source, what: str) -> list[Any]:
-    return [] if value is None else expect_list(value, source, what)
+    """The string field `name`, under whichever spelling the object uses."""
+    return optional_field(obj, _find(obj, name)[0], str, source)
 
 
 def _extra(obj: Mapping[str, Any], used: _Spec) -> dict[str, Any]:
@@ -127,16 +127,10 @@ def _extra(obj: Mapping[str, Any], used: _Spec) -> dict[str, Any]:
     return out
 
 
-def _meta(obj: Mapping[str, Any], used: _Spec, **flags: Any) -> dict[str, Any]:
-    """`{"gemini": {flags…, "extra": {unconsumed wire keys}}}`, or {} when there is nothing to keep."""
+def _kept(obj: Mapping[str, Any], used: _Spec, **flags: Any) -> dict[str, Any]:
+    """A node's meta: `{"gemini": {flags…, "extra": {unconsumed wire keys}}}`, or {}."""
     extra = _extra(obj, used)
-    inner = {**flags, **({"extra": extra} if extra else {})}
-    return {NAME: inner} if inner else {}
-
-
-def _own(meta: Mapping[str, Any]) -> Mapping[str, Any]:
-    mine = meta.get(NAME)
-    return mine if isinstance(mine, Mapping) else {}
+    return meta_for(NAME, {**flags, **({"extra": extra} if extra else {})})
 
 
 # ----------------------------------------------------------------------------------- sniffing
@@ -167,7 +161,7 @@ def read_request(body: Any, source: Source) -> Request:
     system, system_used = _read_system(body, source)
     key, contents = _find(body, "contents")
     turns: list[Turn] = []
-    for i, raw in enumerate(_opt_list(contents, source.child(key), "contents")):
+    for i, raw in enumerate(optional_list(contents, source.child(key), "contents")):
         at = source.child(key, i)
         content = expect_dict(raw, at, "a content")
         role = _get(content, "role")
@@ -178,14 +172,16 @@ def read_request(body: Any, source: Source) -> Request:
         if _ROLES[role] == "system" and not turns:
             system.extend(read)
             continue
-        turns.extend(_split(read, _ROLES[role], at, _meta(content, {"role": None, "parts": None})))
+        split = split_results(_ROLES[role], read, at)
+        split[0] = replace(split[0], meta=_kept(content, {"role": None, "parts": None}))
+        turns.extend(split)
     choice, choice_used = _read_choice(body, source)
     extra = _extra(body, {"contents": None, "systemInstruction": system_used, "tools": None,
                           "toolConfig": choice_used})
     model = body.get("model")
     return Request(turns=link(turns), system=tuple(system), tools=_read_tools(body, source),
                    tool_choice=choice, model=model if isinstance(model, str) else None,
-                   meta={NAME: extra} if extra else {})
+                   meta=meta_for(NAME, extra))
 
 
 def read_response(body: Any, source: Source) -> Response:
@@ -194,7 +190,7 @@ def read_response(body: Any, source: Source) -> Response:
     if "error" in body:
         return _read_error(body["error"])
     key, candidates = _find(body, "candidates")
-    candidates = _opt_list(candidates, source.child(key), "candidates")
+    candidates = optional_list(candidates, source.child(key), "candidates")
     meta = _extra(body, {"candidates": None, "usageMetadata": None, "modelVersion": None})
     usage_key, usage = _find(body, "usageMetadata")
     if usage is not None:
@@ -204,7 +200,7 @@ def read_response(body: Any, source: Source) -> Response:
         feedback = _get(body, "promptFeedback")
         reason = _get(feedback, "blockReason") if isinstance(feedback, dict) else None
         return Response(finish_reason=reason if isinstance(reason, str) else None, model=model,
-                        usage=usage, meta={NAME: meta} if meta else {})
+                        usage=usage, meta=meta_for(NAME, meta))
     at = source.child(key, 0)
     candidate = expect_dict(candidates[0], at, "a candidate")
     meta.update(_extra(candidate, {"content": {"role": None, "parts": None}, "finishReason": None,
@@ -220,7 +216,7 @@ def read_response(body: Any, source: Source) -> Response:
     turn = Turn(role="assistant", parts=tuple(parts),
                 source=at.child(content_key) if content is not None else at)
     return Response(turn=link([turn])[0], finish_reason=_text_field(candidate, "finishReason", at),
-                    model=model, usage=usage, meta={NAME: meta} if meta else {})
+                    model=model, usage=usage, meta=meta_for(NAME, meta))
 
 
 def _read_error(error: Any) -> Response:
@@ -231,7 +227,7 @@ def _read_error(error: Any) -> Response:
     return Response(error=ApiError(message=message if isinstance(message, str) else dumps_str(error),
                                    type=status if isinstance(status, str) else None,
                                    code=None if code is None else str(code)),
-                    meta={NAME: meta} if meta else {})
+                    meta=meta_for(NAME, meta))
 
 
 def _read_system(body: dict[str, Any], source: Source) -> tuple[list[Part], _Spec | None]:
@@ -245,18 +241,9 @@ def _read_system(body: dict[str, Any], source: Source) -> tuple[list[Part], _Spe
     return _read_parts(parts, source.child(key, parts_key)), {"parts": None}
 
 
-def _split(parts: list[Part], role: str, source: Source, meta: dict[str, Any]) -> list[Turn]:
-    """One content → turns: contiguous runs of results become `tool` turns, the rest `role` turns."""
-    turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)  # type: ignore[arg-type]
-             for is_result, run in groupby(parts, key=lambda p: isinstance(p, Result))]
-    turns = turns or [Turn(role=role, source=source)]  # type: ignore[arg-type]
-    turns[0] = replace(turns[0], meta=meta)
-    return turns
-
-
 def _read_parts(raw: Any, source: Source) -> list[Part]:
     out: list[Part] = []
-    for j, item in enumerate(_opt_list(raw, source, "parts")):
+    for j, item in enumerate(optional_list(raw, source, "parts")):
         out.extend(_read_part(item, source.child(j)))
     return out
 
@@ -297,8 +284,8 @@ def _read_data(part: dict[str, Any], source: Source) -> Part:
     used: dict[str, Any] = {"text": None, **({"thought": None} if isinstance(thought, bool) else {})}
     if thought is True:
         return Reasoning(text=text, origin=NAME, source=source,
-                         meta=_meta(part, used, **({"thought": True} if not text else {})))
-    return Text(text=text, meta=_meta(part, used), source=source)
+                         meta=_kept(part, used, **({"thought": True} if not text else {})))
+    return Text(text=text, meta=_kept(part, used), source=source)
 
 
 def _read_call(part: dict[str, Any], key: str, call: Any, source: Source) -> Invocation:
@@ -307,7 +294,7 @@ def _read_call(part: dict[str, Any], key: str, call: Any, source: Source) -> Inv
     args = _get(call, "args")
     return Invocation(name=_text_field(call, "name", at) or "", arguments={} if args is None else args,
                       wire_id=_text_field(call, "id", at), source=source,
-                      meta=_meta(part, {"functionCall": {"name": None, "args": None, "id": None}}))
+                      meta=_kept(part, {"functionCall": {"name": None, "args": None, "id": None}}))
 
 
 def _read_media(part: dict[str, Any], source: Source) -> Media | None:
@@ -321,7 +308,7 @@ def _read_media(part: dict[str, Any], source: Source) -> Media | None:
         media_type, value = _text_field(blob, "mimeType", at), _text_field(blob, ref, at)
         return Media(kind=media_kind(media_type), media_type=media_type, source=source,
                      data=value if ref == "data" else None, url=value if ref == "fileUri" else None,
-                     meta=_meta(part, {name: {"mimeType": None, ref: None}}))
+                     meta=_kept(part, {name: {"mimeType": None, ref: None}}))
     return None
 
 
@@ -331,12 +318,12 @@ def _read_result(part: dict[str, Any], key: str, response: Any, source: Source) 
     value_key, value = _find(response, "response")
     content, is_error, bare = _response_content(value, at.child(value_key))
     parts_key, items = _find(response, "parts")
-    media = tuple(_read_response_part(item, at.child(parts_key, i))
-                  for i, item in enumerate(_opt_list(items, at.child(parts_key), "functionResponse.parts")))
+    items = optional_list(items, at.child(parts_key), "functionResponse.parts")
+    media = tuple(_read_response_part(item, at.child(parts_key, i)) for i, item in enumerate(items))
     used = {"functionResponse": {"name": None, "response": None, "id": None, "parts": None}}
     return Result(name=_text_field(response, "name", at), wire_id=_text_field(response, "id", at),
                   content=content + media, is_error=is_error, source=source,
-                  meta=_meta(part, used, **({"bare_response": True} if bare else {})))
+                  meta=_kept(part, used, **({"bare_response": True} if bare else {})))
 
 
 def _read_response_part(raw: Any, source: Source) -> Part:
@@ -368,7 +355,7 @@ def _value_content(value: Any, source: Source) -> tuple[Part, ...]:
 def _read_tools(body: dict[str, Any], source: Source) -> tuple[Tool, ...]:
     key, tools = _find(body, "tools")
     out: list[Tool] = []
-    for t, raw in enumerate(_opt_list(tools, source.child(key), "tools")):
+    for t, raw in enumerate(optional_list(tools, source.child(key), "tools")):
         at = source.child(key, t)
         for name, value in expect_dict(raw, at, "a tool").items():
             kind = _camel(name)
@@ -392,7 +379,7 @@ def _read_declaration(raw: Any, source: Source) -> Tool:
     used = {"name": None, "description": None, **({schema_key: None} if schema_key else {})}
     return Tool(name=name, description=_text_field(decl, "description", source),
                 parameters=_get(decl, schema_key) if schema_key else None,
-                meta=_meta(decl, used, **flags), source=source)
+                meta=_kept(decl, used, **flags), source=source)
 
 
 def _read_choice(body: dict[str, Any], source: Source) -> tuple[ToolChoice | None, _Spec | None]:
@@ -742,8 +729,8 @@ def write(conv: Conversation) -> Written:
         body["tools"] = tools
     if conv.tool_choice is not None:
         body["toolConfig"] = {"functionCallingConfig": _write_choice(conv.tool_choice, names, losses)}
-    _merge(body, _own(conv.meta))
-    _report_foreign(conv.meta, losses, None, None, "request settings")
+    _merge(body, own_meta(NAME, conv.meta))
+    report_foreign(NAME, conv.meta, losses, what="request settings")
     _check_order(contents, losses)
     return Written(body=body, losses=tuple(losses))
 
@@ -865,7 +852,7 @@ def _write_parts(items: Iterable[tuple[int, Part]], k: int | None, names: dict[s
 def _carrier(part: Part) -> bool:
     """A Reasoning that only holds the thoughtSignature of the part after it."""
     return (isinstance(part, Reasoning) and part.origin == NAME and bool(part.signature)
-            and not (part.text or part.summary or part.redacted or _own(part.meta).get("thought")))
+            and not (part.text or part.summary or part.redacted or own_meta(NAME, part.meta).get("thought")))
 
 
 def _lone_signature(pending: tuple[int, str], k: int | None, losses: list[Loss]) -> dict[str, Any]:
@@ -888,7 +875,7 @@ def _write_part(part: Part, k: int | None, i: int, names: dict[str, str],
     elif isinstance(part, Json):
         loss_for(losses, "JSON content outside a tool result written as text", k, i)
         wire = {"text": dumps_str(part.value)}
-    elif isinstance(part, Opaque) and part.origin == NAME and isinstance(part.value, dict):
+    elif own_opaque(NAME, part):
         wire = dict(part.value)
     elif isinstance(part, Opaque):
         loss_for(losses, f"{part.origin} block {dumps_str(part.value)[:60]} has no Gemini equivalent: "
@@ -990,7 +977,7 @@ def _write_response(result: Result, k: int, i: int, losses: list[Loss]) -> tuple
         elif isinstance(p, Media):
             wire = _write_media(p, k, i, losses)
             media.extend([wire] if wire else [])
-        elif isinstance(p, Opaque) and p.origin == NAME and isinstance(p.value, dict):
+        elif own_opaque(NAME, p):
             media.append(dict(p.value))
         else:
             loss_for(losses, f"{p.type} part {n} of a result has no Gemini equivalent: dropped", k, i)
@@ -1009,7 +996,7 @@ def _write_response(result: Result, k: int, i: int, losses: list[Loss]) -> tuple
     elif inline and isinstance(inline[0], Json) and (value is None or isinstance(value, str)):
         loss_for(losses, "a JSON null or string result reads back as empty or as text", k, i)
     key = "error" if result.is_error else "output"
-    if not _own(result.meta).get("bare_response"):
+    if not own_meta(NAME, result.meta).get("bare_response"):
         return {key: value}, media
     # An object that was the response itself goes back bare when it reads back the same.
     if (len(inline) == 1 and isinstance(inline[0], Json) and isinstance(value, dict)
@@ -1030,7 +1017,7 @@ def _write_tools(tools: tuple[Tool, ...], names: dict[str, str], losses: list[Lo
             if tool.description is not None:
                 decl["description"] = tool.description
             if tool.parameters is not None:
-                plain = _own(tool.meta).get("schema") == "parameters"
+                plain = own_meta(NAME, tool.meta).get("schema") == "parameters"
                 decl["parameters" if plain else "parametersJsonSchema"] = tool.parameters
             _apply_meta(decl, tool.meta, losses, None, None, what=f"tool {tool.name}")
             if group is None:
@@ -1064,17 +1051,10 @@ def _write_choice(choice: ToolChoice, names: dict[str, str], losses: list[Loss])
 def _apply_meta(wire: dict[str, Any], meta: Mapping[str, Any], losses: list[Loss], k: int | None,
                 i: int | None, what: str = "details") -> None:
     """Put Gemini's own unmodelled keys back; report the details other formats kept."""
-    extra = _own(meta).get("extra")
+    extra = own_meta(NAME, meta).get("extra")
     if isinstance(extra, Mapping):
         _merge(wire, extra)
-    _report_foreign(meta, losses, k, i, what)
-
-
-def _report_foreign(meta: Mapping[str, Any], losses: list[Loss], k: int | None, i: int | None,
-                    what: str) -> None:
-    for origin in sorted(set(meta) - {NAME}):
-        keys = ", ".join(sorted(meta[origin])) if isinstance(meta[origin], Mapping) else ""
-        loss_for(losses, f"{origin} {what} not carried" + (f": {keys}" if keys else ""), k, i)
+    report_foreign(NAME, meta, losses, k, i, what)
 
 
 def _merge(target: dict[str, Any], extra: Mapping[str, Any]) -> None:

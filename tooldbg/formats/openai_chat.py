@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from ..errors import FormatError
@@ -29,7 +30,6 @@ from ..model import (
     Conversation,
     Invocation,
     Json,
-    Loss,
     Media,
     Opaque,
     Part,
@@ -49,14 +49,26 @@ from .base import (
     Response,
     StreamEvent,
     StreamProblem,
+    Writer,
     Written,
     expect_dict,
     expect_list,
     link,
     media_kind,
+    meta_for,
+    optional_field,
+    optional_list,
+    own_meta,
+    own_opaque,
     parse_arguments,
+    report_foreign,
+    required_field,
+    safe_tool_name,
     split_data_url,
     type_name,
+    unique_id,
+    unmodeled,
+    with_meta,
 )
 
 NAME = "openai-chat"
@@ -65,7 +77,6 @@ URL_HINTS: tuple[str, ...] = ("/chat/completions",)
 # Top-level request keys the reader models; every other key is a parameter kept in meta.
 _MODELED_PARAMS = frozenset({"model", "messages", "tools", "functions", "tool_choice",
                              "function_call", "parallel_tool_calls"})
-_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 # OpenAI rejects tool-call ids longer than 40 characters (dossier §1.7); ids are otherwise opaque.
 _CALL_ID = re.compile(r"[\x21-\x7e]{1,40}")
 
@@ -105,16 +116,15 @@ def read_request(body: Any, source: Source) -> Request:
     body = expect_dict(body, source, "a Chat Completions request")
     messages = expect_list(body.get("messages"), source.child("messages"), "messages")
     system, turns = _read_messages(messages, source.child("messages"))
-    params = {k: v for k, v in body.items() if k not in _MODELED_PARAMS and v is not None
-              and not (k == "stream" and v is False)}
+    params = unmodeled(body, _MODELED_PARAMS, defaults={"stream": False})
     choice, verbatim = _read_tool_choice(body, source)
     if verbatim is not None:
         params["tool_choice"] = verbatim
     if "tool_choice" in body and body.get("function_call") is not None:
         params["function_call"] = body["function_call"]  # the modern choice wins; keep the other
     return Request(turns=link(turns), system=tuple(system), tools=tuple(_read_tools(body, source)),
-                   tool_choice=choice, model=_opt_str(body, "model", source),
-                   stream=body.get("stream") is True, meta=_meta(params))
+                   tool_choice=choice, model=optional_field(body, "model", str, source),
+                   stream=body.get("stream") is True, meta=meta_for(NAME, params))
 
 
 def read_response(body: Any, source: Source) -> Response:
@@ -130,7 +140,7 @@ def read_response(body: Any, source: Source) -> Response:
         choice = expect_dict(choices[0], at, "a choice")
         message = expect_dict(choice.get("message"), at.child("message"), "a choice message")
         turn = link([_assistant_turn(message, at.child("message"))])[0]
-        finish = _opt_str(choice, "finish_reason", at)
+        finish = optional_field(choice, "finish_reason", str, at)
         extras = _extras(choice, ("index", "message", "finish_reason"))
     usage = body.get("usage")
     if usage is not None:
@@ -140,8 +150,8 @@ def read_response(body: Any, source: Source) -> Response:
         meta["choice"] = extras
     if len(choices) > 1:
         meta["choices"] = choices[1:]
-    return Response(turn=turn, finish_reason=finish, model=_opt_str(body, "model", source),
-                    usage=usage, error=error, meta=_meta(meta))
+    return Response(turn=turn, finish_reason=finish, model=optional_field(body, "model", str, source),
+                    usage=usage, error=error, meta=meta_for(NAME, meta))
 
 
 def _api_error(error: Any) -> ApiError | None:
@@ -175,9 +185,9 @@ def _read_messages(messages: list[Any], src: Source) -> tuple[list[Part], list[T
             if role == "developer":
                 extras["role"] = "developer"
             if turns:
-                turns.append(Turn(role="system", parts=tuple(parts), meta=_meta(extras), source=at))
+                turns.append(Turn(role="system", parts=tuple(parts), meta=meta_for(NAME, extras), source=at))
             else:
-                system.extend(_with_meta(p, {"message": extras}) if extras else p for p in parts)
+                system.extend(with_meta(NAME, p, {"message": extras}) if extras else p for p in parts)
         elif role in ("tool", "function"):
             result = _result(message, at, legacy=role == "function")
             if turns and turns[-1].role == "tool":
@@ -186,7 +196,7 @@ def _read_messages(messages: list[Any], src: Source) -> tuple[list[Part], list[T
                 turns.append(Turn(role="tool", parts=(result,), source=at))
         elif role == "user":
             turns.append(Turn(role="user", parts=tuple(_content(message.get("content"), at.child("content"))),
-                              meta=_meta(_extras(message, ("role", "content"))), source=at))
+                              meta=meta_for(NAME, _extras(message, ("role", "content"))), source=at))
         elif role == "assistant":
             turns.append(_assistant_turn(message, at))
         else:
@@ -203,12 +213,14 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
         if isinstance(text, str):  # a non-string `reasoning` stays in meta, verbatim
             modeled.add(key)
             if text:
+                kept = {"field": key} if key != "reasoning_content" else {}
                 parts.append(Reasoning(text=text, origin=NAME, source=at.child(key),
-                                       meta=_meta({"field": key} if key != "reasoning_content" else {})))
+                                       meta=meta_for(NAME, kept)))
     parts.extend(_content(message.get("content"), at.child("content")))
-    refusal = _opt_str(message, "refusal", at)
+    refusal = optional_field(message, "refusal", str, at)
     if refusal:
-        parts.append(Text(text=refusal, meta=_meta({"field": "refusal"}), source=at.child("refusal")))
+        parts.append(Text(text=refusal, meta=meta_for(NAME, {"field": "refusal"}),
+                          source=at.child("refusal")))
     calls = message.get("tool_calls")
     if calls is not None:
         calls = expect_list(calls, at.child("tool_calls"), "tool_calls")
@@ -217,7 +229,8 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
     if legacy is not None:
         parts.append(_function_call(expect_dict(legacy, at.child("function_call"), "function_call"),
                                     at.child("function_call"), {"function_call": True}))
-    return Turn(role="assistant", parts=tuple(parts), meta=_meta(_extras(message, modeled)), source=at)
+    return Turn(role="assistant", parts=tuple(parts), meta=meta_for(NAME, _extras(message, modeled)),
+                source=at)
 
 
 def _tool_call(call: Any, at: Source) -> Part:
@@ -226,23 +239,23 @@ def _tool_call(call: Any, at: Source) -> Part:
     kind = call.get("type") or "function"  # Mistral omits `type`
     # `index` is a stream artifact DeepSeek leaves in non-streamed bodies: not worth replaying.
     extras = _extras(call, ("id", "type", "function", "custom", "index"))
-    wire_id = _opt_str(call, "id", at)
+    wire_id = optional_field(call, "id", str, at)
     if kind == "function":
         fn = expect_dict(call.get("function"), at.child("function"), "a tool call's function")
         return replace(_function_call(fn, at.child("function"), extras), wire_id=wire_id, source=at)
     if kind == "custom":
         custom = expect_dict(call.get("custom"), at.child("custom"), "a custom tool call")
-        return Invocation(name=_opt_str(custom, "name", at.child("custom")) or "",
-                          arguments=_opt_str(custom, "input", at.child("custom")),
-                          wire_id=wire_id, meta=_meta({"type": "custom", **extras}), source=at)
-    return Opaque(origin=NAME, value=call, meta=_meta({"field": "tool_calls"}), source=at)
+        return Invocation(name=optional_field(custom, "name", str, at.child("custom")) or "",
+                          arguments=optional_field(custom, "input", str, at.child("custom")),
+                          wire_id=wire_id, meta=meta_for(NAME, {"type": "custom", **extras}), source=at)
+    return Opaque(origin=NAME, value=call, meta=meta_for(NAME, {"field": "tool_calls"}), source=at)
 
 
 def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any]) -> Invocation:
     """`{name, arguments}`: arguments parsed from their JSON string (kept raw when invalid)."""
     arguments, raw = parse_arguments(fn.get("arguments"))
-    return Invocation(name=_opt_str(fn, "name", at) or "", arguments=arguments, raw_arguments=raw,
-                      meta=_meta(meta), source=at)
+    return Invocation(name=optional_field(fn, "name", str, at) or "", arguments=arguments,
+                      raw_arguments=raw, meta=meta_for(NAME, meta), source=at)
 
 
 def _result(message: dict[str, Any], at: Source, *, legacy: bool) -> Result:
@@ -251,9 +264,10 @@ def _result(message: dict[str, Any], at: Source, *, legacy: bool) -> Result:
         extras["role"] = "function"
     elif message.get("name") is not None:
         extras["name"] = True  # a dialect's optional tool-message `name`: written back as it came
-    return Result(wire_id=_opt_str(message, "tool_call_id", at), name=_opt_str(message, "name", at),
+    return Result(wire_id=optional_field(message, "tool_call_id", str, at),
+                  name=optional_field(message, "name", str, at),
                   content=tuple(_content(message.get("content"), at.child("content"))),
-                  meta=_meta(extras), source=at)
+                  meta=meta_for(NAME, extras), source=at)
 
 
 def _content(content: Any, at: Source) -> list[Part]:
@@ -270,27 +284,28 @@ def _content_part(item: Any, at: Source) -> Part:
     item = expect_dict(item, at, "a content part")
     kind = item.get("type")
     if kind == "text":
-        return Text(text=_req_str(item, "text", at), meta=_meta(_extras(item, ("type", "text"))), source=at)
+        return Text(text=required_field(item, "text", str, at),
+                    meta=meta_for(NAME, _extras(item, ("type", "text"))), source=at)
     if kind == "refusal":
-        return Text(text=_req_str(item, "refusal", at), source=at,
-                    meta=_meta({"type": "refusal", **_extras(item, ("type", "refusal"))}))
+        return Text(text=required_field(item, "refusal", str, at), source=at,
+                    meta=meta_for(NAME, {"type": "refusal", **_extras(item, ("type", "refusal"))}))
     if kind == "image_url":
         return _image(item, at)
     if kind == "input_audio":
         audio = expect_dict(item.get("input_audio"), at.child("input_audio"), "input_audio")
-        fmt = _opt_str(audio, "format", at.child("input_audio"))
+        fmt = optional_field(audio, "format", str, at.child("input_audio"))
         return Media(kind="audio", media_type=_audio_type(fmt) if fmt else None,
-                     data=_opt_str(audio, "data", at.child("input_audio")), source=at,
-                     meta=_meta({**_extras(item, ("type", "input_audio")),
+                     data=optional_field(audio, "data", str, at.child("input_audio")), source=at,
+                     meta=meta_for(NAME, {**_extras(item, ("type", "input_audio")),
                                  **_extras(audio, ("data", "format"))}))
     if kind == "file":
         file = expect_dict(item.get("file"), at.child("file"), "file")
-        data = _opt_str(file, "file_data", at.child("file"))
+        data = optional_field(file, "file_data", str, at.child("file"))
         media_type, payload = split_data_url(data) if data else (None, None)
         return Media(kind=media_kind(media_type) if media_type else "file", media_type=media_type,
                      data=payload if payload is not None else data,
-                     file_id=_opt_str(file, "file_id", at.child("file")), source=at,
-                     meta=_meta({**_extras(item, ("type", "file")),
+                     file_id=optional_field(file, "file_id", str, at.child("file")), source=at,
+                     meta=meta_for(NAME, {**_extras(item, ("type", "file")),
                                  **_extras(file, ("file_data", "file_id"))}))
     return Opaque(origin=NAME, value=item, source=at)
 
@@ -301,12 +316,12 @@ def _image(item: dict[str, Any], at: Source) -> Media:
     if isinstance(image, str):  # some clients send the URL bare
         image = {"url": image}
     image = expect_dict(image, at.child("image_url"), "image_url")
-    url = _req_str(image, "url", at.child("image_url"))
+    url = required_field(image, "url", str, at.child("image_url"))
     media_type, data = split_data_url(url)
     meta = {**_extras(item, ("type", "image_url")), **_extras(image, ("url",))}
     if data is not None:
-        return Media(kind="image", media_type=media_type, data=data, meta=_meta(meta), source=at)
-    return Media(kind="image", url=url, meta=_meta(meta), source=at)
+        return Media(kind="image", media_type=media_type, data=data, meta=meta_for(NAME, meta), source=at)
+    return Media(kind="image", url=url, meta=meta_for(NAME, meta), source=at)
 
 
 def _audio_type(fmt: str) -> str:
@@ -316,38 +331,35 @@ def _audio_type(fmt: str) -> str:
 def _read_tools(body: dict[str, Any], src: Source) -> list[Tool]:
     """`tools[]` (function, custom, anything else verbatim) and legacy `functions[]`."""
     tools: list[Tool] = []
-    declared = body.get("tools")
-    if declared is not None:
-        for k, tool in enumerate(expect_list(declared, src.child("tools"), "tools")):
-            at = src.child("tools", k)
-            tool = expect_dict(tool, at, "a tool")
-            kind = tool.get("type") or "function"
-            if not isinstance(kind, str):
-                raise FormatError(f"a tool type must be a string, not {type_name(kind)}",
-                                  at.child("type").pointer)
-            if kind == "function":
-                fn = expect_dict(tool.get("function"), at.child("function"), "a tool's function")
-                outer = _extras(tool, ("type", "function"))
-                tools.append(_function_tool(fn, at.child("function"), {"tool": outer} if outer else {}))
-                continue
-            inner = tool.get(kind)
-            name = inner.get("name") if isinstance(inner, dict) else None
-            description = inner.get("description") if isinstance(inner, dict) else None
-            tools.append(Tool(name=name if isinstance(name, str) else kind,
-                              description=description if isinstance(description, str) else None,
-                              kind=kind, origin=NAME, raw=tool, source=at))
-    legacy = body.get("functions")
-    if legacy is not None:
-        for k, fn in enumerate(expect_list(legacy, src.child("functions"), "functions")):
-            at = src.child("functions", k)
-            tools.append(_function_tool(expect_dict(fn, at, "a function"), at, {"functions": True}))
+    for k, tool in enumerate(optional_list(body.get("tools"), src.child("tools"), "tools")):
+        at = src.child("tools", k)
+        tool = expect_dict(tool, at, "a tool")
+        kind = tool.get("type") or "function"
+        if not isinstance(kind, str):
+            raise FormatError(f"a tool type must be a string, not {type_name(kind)}",
+                              at.child("type").pointer)
+        if kind == "function":
+            fn = expect_dict(tool.get("function"), at.child("function"), "a tool's function")
+            outer = _extras(tool, ("type", "function"))
+            tools.append(_function_tool(fn, at.child("function"), {"tool": outer} if outer else {}))
+            continue
+        inner = tool.get(kind)
+        name = inner.get("name") if isinstance(inner, dict) else None
+        description = inner.get("description") if isinstance(inner, dict) else None
+        tools.append(Tool(name=name if isinstance(name, str) else kind,
+                          description=description if isinstance(description, str) else None,
+                          kind=kind, origin=NAME, raw=tool, source=at))
+    for k, fn in enumerate(optional_list(body.get("functions"), src.child("functions"), "functions")):
+        at = src.child("functions", k)
+        tools.append(_function_tool(expect_dict(fn, at, "a function"), at, {"functions": True}))
     return tools
 
 
 def _function_tool(fn: dict[str, Any], at: Source, meta: dict[str, Any]) -> Tool:
-    return Tool(name=_req_str(fn, "name", at), description=_opt_str(fn, "description", at),
+    return Tool(name=required_field(fn, "name", str, at),
+                description=optional_field(fn, "description", str, at),
                 parameters=fn.get("parameters"), source=at,
-                meta=_meta({**meta, **_extras(fn, ("name", "description", "parameters"))}))
+                meta=meta_for(NAME, {**meta, **_extras(fn, ("name", "description", "parameters"))}))
 
 
 def _read_tool_choice(body: dict[str, Any], src: Source) -> tuple[ToolChoice | None, Any]:
@@ -385,37 +397,8 @@ def _choice(value: Any) -> ToolChoice | None:
 # ------------------------------------------------------------------------------ read helpers
 
 
-def _meta(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {NAME: dict(values)} if values else {}
-
-
-def _own(meta: Mapping[str, Any]) -> dict[str, Any]:
-    own = meta.get(NAME)
-    return dict(own) if isinstance(own, Mapping) else {}
-
-
-def _with_meta(part: Part, values: Mapping[str, Any]) -> Part:
-    return replace(part, meta={**part.meta, NAME: {**_own(part.meta), **values}})
-
-
-def _extras(obj: dict[str, Any], modeled: Iterable[str]) -> dict[str, Any]:
-    """Keys a reader does not model, kept verbatim (nulls and empty containers are defaults)."""
-    skip = set(modeled)
-    return {k: v for k, v in obj.items() if k not in skip and v is not None and v != [] and v != {}}
-
-
-def _opt_str(obj: dict[str, Any], key: str, at: Source) -> str | None:
-    value = obj.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    raise FormatError(f"{key} must be a string, not {type_name(value)}", at.child(key).pointer)
-
-
-def _req_str(obj: dict[str, Any], key: str, at: Source) -> str:
-    value = _opt_str(obj, key, at)
-    if value is None:
-        raise FormatError(f"{key} is required", at.child(key).pointer)
-    return value
+#: Keys a reader does not model, kept verbatim (nulls and empty containers are defaults).
+_extras = partial(unmodeled, empty=True)
 
 
 # -------------------------------------------------------------------------------- streams
@@ -748,12 +731,11 @@ class _Out:
     part: int | None = None
 
 
-class _Writer:
+class _Writer(Writer):
     """Turns → messages (with where each came from), then the pairing rules, tools and params."""
 
     def __init__(self, conversation: Conversation) -> None:
-        self.conv = conversation
-        self.losses: list[Loss] = []
+        super().__init__(conversation)
         self.ids: dict[str, str] = {}  # call key → written id
         self.id_notes: dict[str, str] = {}
         self.legacy: set[str] = set()  # call keys written as a legacy `function_call`
@@ -772,24 +754,12 @@ class _Writer:
             outs.extend(self.turn(t, turn))
         body["messages"] = self.pair(outs)
         self.tools(body)
-        params = _own(self.conv.meta)
+        params = own_meta(NAME, self.conv.meta)
         params.pop("tool_choice", None)
         body.update({k: v for k, v in params.items() if k not in body})
-        foreign = sorted(k for k, v in self.conv.meta.items() if k != NAME and v)
-        if foreign:
-            self.lose(f"request parameters of {', '.join(foreign)} not carried")
+        report_foreign(NAME, self.conv.meta, self.losses, what="request parameters")
         return Written(body=body, losses=tuple(sorted(
             self.losses, key=lambda x: (-1 if x.turn is None else x.turn, -1 if x.part is None else x.part))))
-
-    def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
-        self.losses.append(Loss(message, turn, part))
-
-    def foreign(self, meta: Mapping[str, Any], turn: int | None, part: int | None) -> None:
-        """Details another format kept on this node cannot be written here."""
-        for name, values in meta.items():
-            if name != NAME and values:
-                keys = ", ".join(map(str, values)) if isinstance(values, Mapping) else "details"
-                self.lose(f"{name} details not carried: {keys}", turn, part)
 
     # ---- ids and names
 
@@ -801,9 +771,10 @@ class _Writer:
             calls = [(p, x) for p, x in enumerate(turn.parts) if isinstance(x, Invocation)]
             for p, call in calls:
                 key = _key(call, t, p)
-                self.call_names[key] = _tool_name(call.name)
+                self.call_names[key] = safe_tool_name(call.name)
                 self.called[key] = call.name
-                if _own(call.meta).get("function_call") and len(calls) == 1 and call.wire_id is None:
+                legacy = own_meta(NAME, call.meta).get("function_call")
+                if legacy and len(calls) == 1 and call.wire_id is None:
                     self.legacy.add(key)
                 elif call.wire_id is not None and _CALL_ID.fullmatch(call.wire_id):
                     self.ids[key] = call.wire_id
@@ -811,19 +782,14 @@ class _Writer:
                 else:
                     pending.append((key, call))
         for key, call in pending:
-            base = "call_" + (re.sub(r"[^A-Za-z0-9_-]", "", key) or "0")
-            new, n = base[:40], 1
-            while new in used:
-                n += 1
-                new = f"{base[:34]}_{n}"
-            used.add(new)
+            new = unique_id("call_" + (re.sub(r"[^A-Za-z0-9_-]", "", key) or "0"), used, limit=40)
             self.ids[key] = new
             self.id_notes[key] = (f"call {call.id or key} has no id; wrote {new!r}" if call.wire_id is None
                                   else f"call id {call.wire_id!r} is not valid here (1-40 printable "
                                        f"characters); wrote {new!r}")
 
     def name(self, name: str, turn: int | None, part: int | None) -> str:
-        safe = _tool_name(name)
+        safe = safe_tool_name(name)
         if safe != name:
             self.lose(f"tool name {name!r} is not valid here (letters, digits, _ and -, up to 64); "
                       f"wrote {safe!r}", turn, part)
@@ -836,7 +802,8 @@ class _Writer:
         outs: list[_Out] = []
         group: list[tuple[int, Part]] = []
         for p, part in enumerate(self.conv.system):
-            if group and _own(group[-1][1].meta).get("message") != _own(part.meta).get("message"):
+            message = own_meta(NAME, part.meta).get("message")
+            if group and own_meta(NAME, group[-1][1].meta).get("message") != message:
                 outs.append(self.system_message(group))
                 group = []
             group.append((p, part))
@@ -845,11 +812,11 @@ class _Writer:
         return outs
 
     def system_message(self, group: list[tuple[int, Part]]) -> _Out:
-        message = _own(group[0][1].meta).get("message")
+        message = own_meta(NAME, group[0][1].meta).get("message")
         extras = dict(message) if isinstance(message, Mapping) else {}
         items = []
         for p, part in group:
-            self.foreign(part.meta, None, p)
+            report_foreign(NAME, part.meta, self.losses, None, p)
             item = self.text_item(part, None, p, "a system message", drop=("message",))
             if item is not None:
                 items.append(item)
@@ -858,7 +825,7 @@ class _Writer:
 
     def turn(self, t: int, turn: Turn) -> list[_Out]:
         """One canonical turn → its messages; each Result becomes its own tool message."""
-        self.foreign(turn.meta, t, None)
+        report_foreign(NAME, turn.meta, self.losses, t)
         outs: list[_Out] = []
         run: list[tuple[int, Part]] = []
         for p, part in enumerate(turn.parts):
@@ -878,11 +845,11 @@ class _Writer:
         return outs
 
     def message(self, t: int, turn: Turn, parts: list[tuple[int, Part]]) -> _Out:
-        extras = _own(turn.meta)
+        extras = own_meta(NAME, turn.meta)
         if turn.role == "assistant":
             return self.assistant(t, parts, extras)
         for p, part in parts:
-            self.foreign(part.meta, t, p)
+            report_foreign(NAME, part.meta, self.losses, t, p)
         if turn.role == "system":
             items = [self.text_item(part, t, p, "a system message") for p, part in parts]
             role = extras.pop("role", "system")
@@ -898,12 +865,12 @@ class _Writer:
                   drop: tuple[str, ...] = ()) -> dict[str, Any] | None:
         """A Text (or Opaque of this format) as a content-array entry; anything else is lost."""
         if isinstance(part, Text):
-            own = {k: v for k, v in _own(part.meta).items() if k not in drop}
+            own = {k: v for k, v in own_meta(NAME, part.meta).items() if k not in drop}
             if own.get("field") == "refusal" or own.get("type") == "refusal":
                 own.pop("field", None)
                 return {**own, "type": "refusal", "refusal": part.text}
             return {**own, "type": "text", "text": part.text}
-        if _own_block(part) and _own(part.meta).get("field") is None:
+        if own_opaque(NAME, part) and own_meta(NAME, part.meta).get("field") is None:
             return part.value
         self.lose(f"{_describe(part)} cannot be written in {where}; dropped", t, p)
         return None
@@ -915,7 +882,7 @@ class _Writer:
 
     def media(self, part: Media, t: int, p: int) -> dict[str, Any] | None:
         """image → `image_url`, wav/mp3 audio → `input_audio`, documents/files → `file`."""
-        own = _own(part.meta)
+        own = own_meta(NAME, part.meta)
         if part.kind == "image" and (part.data is not None or part.url):
             if part.data is not None:
                 media_type = part.media_type or "image/png"
@@ -952,7 +919,7 @@ class _Writer:
         calls: list[dict[str, Any]] = []
         slot = 0
         for p, part in parts:
-            self.foreign(part.meta, t, p)
+            report_foreign(NAME, part.meta, self.losses, t, p)
             if isinstance(part, Reasoning) and part.origin == NAME:
                 reasoning.append((p, part))
                 here = 0
@@ -960,11 +927,11 @@ class _Writer:
                 self.lose(f"reasoning from {part.origin or 'an unknown origin'} cannot be replayed "
                           "here; dropped", t, p)
                 continue
-            elif isinstance(part, Text) and _own(part.meta).get("field") == "refusal":
+            elif isinstance(part, Text) and own_meta(NAME, part.meta).get("field") == "refusal":
                 refusals.append(part.text)
                 here = 2
-            elif isinstance(part, Invocation) or (_own_block(part)
-                                                  and _own(part.meta).get("field") == "tool_calls"):
+            elif isinstance(part, Invocation) or (own_opaque(NAME, part)
+                                                  and own_meta(NAME, part.meta).get("field") == "tool_calls"):
                 entry = self.call(out, part, t, p)
                 if entry is not None:
                     calls.append(entry)
@@ -992,7 +959,7 @@ class _Writer:
 
     def write_reasoning(self, message: dict[str, Any], reasoning: list[tuple[int, Reasoning]],
                         t: int) -> None:
-        openrouter = _own(reasoning[0][1].meta).get("field") == "reasoning"
+        openrouter = own_meta(NAME, reasoning[0][1].meta).get("field") == "reasoning"
         field_name = "reasoning" if openrouter else "reasoning_content"
         message[field_name] = "".join(r.text for _, r in reasoning)
         if len(reasoning) > 1:
@@ -1012,7 +979,7 @@ class _Writer:
             return part.value
         assert isinstance(part, Invocation)
         key = _key(part, t, p)
-        own = _own(part.meta)
+        own = own_meta(NAME, part.meta)
         custom = own.pop("type", None) == "custom"
         legacy = own.pop("function_call", False)
         name = self.name(part.name, t, p)
@@ -1039,8 +1006,8 @@ class _Writer:
 
     def tool_message(self, t: int, p: int, result: Result) -> _Out:
         """A Result → a `tool` message (a `function` message answering a legacy call)."""
-        self.foreign(result.meta, t, p)
-        own = _own(result.meta)
+        report_foreign(NAME, result.meta, self.losses, t, p)
+        own = own_meta(NAME, result.meta)
         legacy_meta = own.pop("role", None) == "function"
         named = own.pop("name", None) is True
         key = result.invocation_id
@@ -1085,7 +1052,7 @@ class _Writer:
         """Result content as text: structured values become JSON text, media is dropped."""
         items: list[dict[str, Any]] = []
         for part in result.content:
-            self.foreign(part.meta, t, p)
+            report_foreign(NAME, part.meta, self.losses, t, p)
             if isinstance(part, Json):
                 self.lose("structured result content written as JSON text", t, p)
                 items.append({"type": "text", "text": dumps_str(part.value)})
@@ -1161,11 +1128,12 @@ class _Writer:
 
     def tools(self, body: dict[str, Any]) -> None:
         """`tools` (or legacy `functions` when every tool came from there) and the tool choice."""
-        functions = bool(self.conv.tools) and all(_own(t.meta).get("functions") for t in self.conv.tools)
+        functions = bool(self.conv.tools) and all(own_meta(NAME, t.meta).get("functions")
+                                                  for t in self.conv.tools)
         written: list[Any] = []
         kinds: dict[str, str] = {}
         for tool in self.conv.tools:
-            self.foreign(tool.meta, None, None)
+            report_foreign(NAME, tool.meta, self.losses)
             if tool.raw is not None and tool.origin == NAME:
                 written.append(tool.raw)
                 kinds[tool.name] = tool.kind
@@ -1174,7 +1142,7 @@ class _Writer:
                 self.lose(f"tool {tool.name!r} ({tool.origin or '?'} {tool.kind}) cannot be declared "
                           "in Chat Completions; dropped")
                 continue
-            own = _own(tool.meta)
+            own = own_meta(NAME, tool.meta)
             if own.pop("functions", None) and not functions:
                 self.lose(f"legacy function {tool.name!r} declared in tools[] beside modern tools")
             outer = own.pop("tool", None)
@@ -1193,7 +1161,7 @@ class _Writer:
 
     def tool_choice(self, body: dict[str, Any], kinds: dict[str, str], functions: bool) -> None:
         choice = self.conv.tool_choice
-        verbatim = _own(self.conv.meta).get("tool_choice")
+        verbatim = own_meta(NAME, self.conv.meta).get("tool_choice")
         if choice is None and verbatim is None:
             return
         if not kinds:
@@ -1208,7 +1176,7 @@ class _Writer:
             value = choice.mode
         elif choice.mode == "tool" and choice.name in kinds:
             kind = kinds[choice.name]
-            name = _tool_name(choice.name)
+            name = safe_tool_name(choice.name)
             value = {"name": name} if functions else {"type": kind, kind: {"name": name}}
         else:
             self.lose(f"tool choice {choice.mode} {choice.name or ''}".rstrip()
@@ -1222,20 +1190,9 @@ class _Writer:
                 body["parallel_tool_calls"] = choice.parallel
 
 
-def _own_block(part: Part) -> bool:
-    """An Opaque this format's reader made (always a JSON object): written back verbatim."""
-    return isinstance(part, Opaque) and part.origin == NAME and isinstance(part.value, dict)
-
-
 def _key(call: Invocation, turn: int, part: int) -> str:
     """A call's own id, or its position when it has none."""
     return call.id or f"@{turn}.{part}"
-
-
-def _tool_name(name: str) -> str:
-    if _TOOL_NAME.fullmatch(name):
-        return name
-    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "tool"
 
 
 def _text_content(items: list[dict[str, Any]]) -> str | list[dict[str, Any]]:

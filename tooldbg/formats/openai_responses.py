@@ -18,8 +18,9 @@ output text on writing.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from ..errors import FormatError
@@ -28,7 +29,6 @@ from ..model import (
     Conversation,
     Invocation,
     Json,
-    Loss,
     Media,
     Opaque,
     Part,
@@ -47,13 +47,23 @@ from .base import (
     Response,
     StreamEvent,
     StreamProblem,
+    Writer,
     Written,
+    as_index,
+    event_type,
     expect_dict,
     expect_list,
     link,
     media_kind,
+    meta_for,
+    own_meta,
     parse_arguments,
+    report_foreign,
+    split_at,
     split_data_url,
+    unique_id,
+    unmodeled,
+    with_meta,
 )
 
 NAME = "openai-responses"
@@ -83,7 +93,7 @@ def sniff(body: Any, side: str) -> bool:
 
 
 def sniff_stream(events: list[StreamEvent]) -> bool:
-    return any((_event_type(e) or "").startswith("response.") for e in events[:10])
+    return any((event_type(e) or "").startswith("response.") for e in events[:10])
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -105,7 +115,7 @@ def read_request(body: Any, source: Source) -> Request:
     else:
         turns = _group([] if raw is None else expect_list(raw, at, "input"), at, system)
     choice, verbatim = _read_choice(body.get("tool_choice"), _bool(body.get("parallel_tool_calls")))
-    rest = {k: v for k, v in body.items() if k not in _MODELED and v is not None}
+    rest = unmodeled(body, _MODELED)
     if verbatim is not None:
         rest["tool_choice"] = verbatim
     tools = expect_list(body.get("tools") or [], source.child("tools"), "tools")
@@ -113,7 +123,7 @@ def read_request(body: Any, source: Source) -> Request:
     return Request(turns=link(turns), system=tuple(system),
                    tools=tuple(_read_tool(t, source.child("tools", i)) for i, t in enumerate(tools)),
                    tool_choice=choice, model=model if isinstance(model, str) else None,
-                   stream=body.get("stream") is True, meta=_meta(rest))
+                   stream=body.get("stream") is True, meta=meta_for(NAME, rest))
 
 
 def read_response(body: Any, source: Source) -> Response:
@@ -131,7 +141,7 @@ def read_response(body: Any, source: Source) -> Response:
         side, item_parts, fields = _item(item, here)
         if side != "assistant":
             item_parts, fields = [Opaque(origin=NAME, value=item, source=here)], {}
-        parts.extend(_with_meta(p, {"message": fields} if fields else {}) for p in item_parts)
+        parts.extend(with_meta(NAME, p, {"message": fields} if fields else {}) for p in item_parts)
     turn = None
     if parts or error is None:
         turn = link([Turn(role="assistant", parts=tuple(parts), source=source.child("output"))])[0]
@@ -142,7 +152,7 @@ def read_response(body: Any, source: Source) -> Response:
     return Response(turn=turn, finish_reason=finish if isinstance(finish, str) else None,
                     model=model if isinstance(model, str) else None,
                     usage=usage if isinstance(usage, dict) else None, error=error,
-                    meta=_meta({"id": rid} if isinstance(rid, str) else {}))
+                    meta=meta_for(NAME, {"id": rid} if isinstance(rid, str) else {}))
 
 
 def _group(items: list[Any], at: Source, system: list[Part]) -> list[Turn]:
@@ -153,20 +163,20 @@ def _group(items: list[Any], at: Source, system: list[Part]) -> list[Turn]:
         here = at.child(i)
         side, parts, fields = _item(item, here)
         if side in ("system", "developer") and not turns:
-            system.extend(_with_meta(p, {"role": side, **({"message": fields} if fields else {})})
+            system.extend(with_meta(NAME, p, {"role": side, **({"message": fields} if fields else {})})
                           for p in parts)
             continue
         if side in ("system", "developer"):
             meta, side = {**({"role": "developer"} if side == "developer" else {}), **fields}, "system"
         elif side == "assistant":
-            meta, parts = {}, [_with_meta(p, {"message": fields} if fields else {}) for p in parts]
+            meta, parts = {}, [with_meta(NAME, p, {"message": fields} if fields else {}) for p in parts]
         else:
             meta = fields
         joins = side in ("assistant", "tool") or (side == "user" and not _is_message(item))
         if turns and turns[-1].role == side and joins:
             parts_of[-1].extend(parts)
         else:
-            turns.append(Turn(role=side, meta=_meta(meta), source=here))
+            turns.append(Turn(role=side, meta=meta_for(NAME, meta), source=here))
             parts_of.append(list(parts))
     return [replace(t, parts=tuple(p)) for t, p in zip(turns, parts_of, strict=True)]
 
@@ -224,15 +234,15 @@ def _block(block: Any, at: Source, role: str) -> Part:
         fields = _extras(block, ("type", "text"))
         if kind != _text_type(role):
             fields["type"] = kind
-        return Text(text=block["text"], meta=_meta(fields), source=at)
+        return Text(text=block["text"], meta=meta_for(NAME, fields), source=at)
     if kind == "refusal" and isinstance(block.get("refusal"), str):
-        return Text(text=block["refusal"], meta=_meta({**_extras(block, ("type", "refusal")), "type": kind}),
-                    source=at)
+        return Text(text=block["refusal"], source=at,
+                    meta=meta_for(NAME, {**_extras(block, ("type", "refusal")), "type": kind}))
     if kind in ("input_image", "input_file"):
         media = _media(block, at)
         if media is not None:
             return media
-    return Opaque(origin=NAME, value=block, meta=_meta({"content": True}), source=at)
+    return Opaque(origin=NAME, value=block, meta=meta_for(NAME, {"content": True}), source=at)
 
 
 def _text_type(role: str) -> str:
@@ -258,8 +268,8 @@ def _media(block: dict[str, Any], at: Source) -> Media | None:
     fields = _extras(block, ("type", url_key, "file_id", "file_data"))
     if _media_type(mkind) != kind:
         fields["type"] = kind
-    return Media(kind=mkind, media_type=media_type, data=data, url=url, file_id=file_id, meta=_meta(fields),
-                 source=at)
+    return Media(kind=mkind, media_type=media_type, data=data, url=url, file_id=file_id,
+                 meta=meta_for(NAME, fields), source=at)
 
 
 def _media_type(kind: str) -> str | None:
@@ -277,11 +287,11 @@ def _call(item: dict[str, Any], at: Source) -> Invocation:
         text = item.get("input", "")
         if not isinstance(text, str):
             raise FormatError("custom_tool_call input must be a string", at.child("input").pointer)
-        return Invocation(name=name, arguments=text, wire_id=call_id, meta=_meta({**fields, "custom": True}),
-                          source=at)
+        return Invocation(name=name, arguments=text, wire_id=call_id,
+                          meta=meta_for(NAME, {**fields, "custom": True}), source=at)
     arguments, raw = parse_arguments(item.get("arguments"))
-    return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=call_id, meta=_meta(fields),
-                      source=at)
+    return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=call_id,
+                      meta=meta_for(NAME, fields), source=at)
 
 
 def _result(item: dict[str, Any], at: Source) -> Result:
@@ -299,7 +309,7 @@ def _result(item: dict[str, Any], at: Source) -> Result:
     fields = _extras(item, ("type", "call_id", "output", *(("name",) if named else ())))
     if item["type"] == "custom_tool_call_output":
         fields["custom"] = True
-    return Result(wire_id=call_id, name=name if named else None, content=content, meta=_meta(fields),
+    return Result(wire_id=call_id, name=name if named else None, content=content, meta=meta_for(NAME, fields),
                   source=at)
 
 
@@ -315,7 +325,7 @@ def _reasoning(item: dict[str, Any], at: Source) -> Reasoning:
     if content is None or (_plain(content, "reasoning_text") and len(content) <= 1):
         consumed.append("content")
     return Reasoning(text="\n".join(_texts(content)), summary=tuple(_texts(summary)), signature=signature,
-                     origin=NAME, wire_id=rid, meta=_meta(_extras(item, consumed)), source=at)
+                     origin=NAME, wire_id=rid, meta=meta_for(NAME, _extras(item, consumed)), source=at)
 
 
 def _plain(parts: Any, kind: str) -> bool:
@@ -349,7 +359,7 @@ def _read_tool(tool: Any, at: Source) -> Tool:
     described = isinstance(description, str)
     consumed = ("type", "function", "name", "parameters", *(("description",) if described else ()))
     return Tool(name=name, description=description if described else None, parameters=spec.get("parameters"),
-                meta=_meta(_extras(tool if not nested else {**tool, **spec}, consumed)), source=at)
+                meta=meta_for(NAME, _extras(tool if not nested else {**tool, **spec}, consumed)), source=at)
 
 
 def _read_choice(raw: Any, parallel: bool | None) -> tuple[ToolChoice | None, Any]:
@@ -383,24 +393,9 @@ def _api_error(value: Any) -> ApiError | None:
                     param=_str(value.get("param")))
 
 
-def _extras(item: Mapping[str, Any], consumed: Any) -> dict[str, Any]:
-    """The keys a reader did not model, for a faithful rewrite: nulls, empty lists/objects and the
-    default `status: "completed"` are left out."""
-    return {k: v for k, v in item.items() if k not in consumed and v is not None and v != [] and v != {}
-            and not (k == "status" and v == "completed")}
-
-
-def _meta(fields: Mapping[str, Any]) -> dict[str, Any]:
-    return {NAME: dict(fields)} if fields else {}
-
-
-def _own(node: Part | Turn | Tool | Conversation) -> dict[str, Any]:
-    value = node.meta.get(NAME)
-    return dict(value) if isinstance(value, Mapping) else {}
-
-
-def _with_meta(part: Part, fields: Mapping[str, Any]) -> Part:
-    return replace(part, meta={**part.meta, NAME: {**_own(part), **fields}}) if fields else part
+#: The keys a reader did not model, for a faithful rewrite: nulls, empty lists/objects and the
+#: default `status: "completed"` are left out.
+_extras = partial(unmodeled, empty=True, defaults={"status": "completed"})
 
 
 def _str(value: Any) -> str | None:
@@ -416,16 +411,7 @@ def _bool(value: Any) -> bool | None:
 
 def split_streams(events: list[StreamEvent]) -> list[list[StreamEvent]]:
     """A capture of several responses back to back → one list per `response.created`."""
-    groups: list[list[StreamEvent]] = []
-    started = False
-    for event in events:
-        created = _event_type(event) == "response.created"
-        if not groups or created and started:
-            groups.append([])
-            started = False
-        started = started or created
-        groups[-1].append(event)
-    return groups
+    return split_at(events, lambda event: event_type(event) == "response.created")
 
 
 def assemble_stream(events: list[StreamEvent], source: Source) -> Assembled:
@@ -439,11 +425,6 @@ def assemble_stream(events: list[StreamEvent], source: Source) -> Assembled:
     for event in events:
         state.feed(event)
     return state.finish(events[-1].index if events else None)
-
-
-def _event_type(event: StreamEvent) -> str | None:
-    kind = event.data.get("type") if isinstance(event.data, dict) else None
-    return kind if isinstance(kind, str) else event.name
 
 
 #: event prefix → (where its target sits in the item, the field its deltas build, the part's type)
@@ -489,7 +470,7 @@ class _Stream:
             if not (isinstance(data, str) and data.strip() == "[DONE]"):
                 self.problem("other", "an event that is not a JSON object", at)
             return
-        kind = _event_type(event)
+        kind = event_type(event)
         if self.first is None:
             self.first = at
             if kind != "response.created":
@@ -542,14 +523,14 @@ class _Stream:
             self.problem("error", f"response failed: {message}", at)
 
     def _target(self, kind: str, data: dict[str, Any], at: int) -> tuple[int, dict[str, Any]] | None:
-        index = _index(data, "output_index")
+        index = as_index(data.get("output_index"))
         if index is None or index not in self.items:
             self.problem("order", f"{kind} for output {index} before its output_item.added", at)
             return None
         return index, self.items[index]
 
     def _added(self, data: dict[str, Any], at: int) -> None:
-        index, item = _index(data, "output_index"), data.get("item")
+        index, item = as_index(data.get("output_index")), data.get("item")
         if not isinstance(item, dict):  # the SDK skips an added event without an item
             return
         if index is None:
@@ -561,7 +542,7 @@ class _Stream:
         self.opened[index] = at
 
     def _done(self, data: dict[str, Any], at: int) -> None:
-        index, item = _index(data, "output_index"), data.get("item")
+        index, item = as_index(data.get("output_index")), data.get("item")
         if not isinstance(item, dict) or index is None:
             self.problem("other", "output_item.done without an item or output_index", at)
             return
@@ -580,7 +561,7 @@ class _Stream:
 
     def _part(self, kind: str, data: dict[str, Any], at: int, where: str, added: bool) -> None:
         target = self._target(kind, data, at)
-        index, part = _index(data, _PART_INDEX[where]), data.get("part")
+        index, part = as_index(data.get(_PART_INDEX[where])), data.get("part")
         if target is None or index is None or not isinstance(part, dict):
             return
         oi, item = target
@@ -610,7 +591,7 @@ class _Stream:
         if target is None:
             return
         oi, item = target
-        index = _index(data, _PART_INDEX[where]) if where in _PART_INDEX else None
+        index = as_index(data.get(_PART_INDEX[where])) if where in _PART_INDEX else None
         node = _locate(item, where, index)
         if node is None and part_type is not None and isinstance(item.setdefault(where, []), list) \
                 and index == len(item[where]):
@@ -695,11 +676,6 @@ class _Stream:
                          chunk)
 
 
-def _index(data: dict[str, Any], key: str) -> int | None:
-    value = data.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
 def _merge(current: dict[str, Any], final: dict[str, Any]) -> dict[str, Any]:
     """The `.done` copy wins, except that an empty value never overwrites one the stream gave."""
     return {**current, **{k: copy.deepcopy(v) for k, v in final.items()
@@ -730,10 +706,9 @@ def write(conversation: Conversation) -> Written:
     return Written(body=writer.body(), losses=tuple(writer.losses))
 
 
-class _Writer:
+class _Writer(Writer):
     def __init__(self, conv: Conversation) -> None:
-        self.conv = conv
-        self.losses: list[Loss] = []
+        super().__init__(conv)
         self.call_ids: dict[str, str] = {}  # own invocation id → call_id written
         self.call_names: dict[str, str] = {}  # call_id written → name of the latest call with it
         self.used = {p.wire_id for t in conv.turns for p in t.parts
@@ -741,23 +716,20 @@ class _Writer:
         self.pairs: list[tuple[bool, str, int, int]] = []  # (is a call, call_id, turn, part) in order
         self.open: tuple[dict[str, Any], Any] | None = None  # the message parts are appended to
 
-    def loss(self, message: str, turn: int | None, part: int | None = None) -> None:
-        self.losses.append(Loss(message, turn, part))
-
     def body(self) -> dict[str, Any]:
         conv = self.conv
         body: dict[str, Any] = {}
         if conv.model:
             body["model"] = conv.model
         else:
-            self.loss("no model: the Responses API requires one", None)
-        self.foreign(conv.meta, None)
+            self.lose("no model: the Responses API requires one", None)
+        report_foreign(NAME, conv.meta, self.losses)
         items = self.system(body)
         last_role = None
         for t, turn in enumerate(conv.turns):
             written = self.turn(t, turn, last_role is not None)
             if written and turn.role == last_role and turn.role in ("assistant", "tool"):
-                self.loss(f"merged with the previous {turn.role} turn: Responses items have no turn boundary",
+                self.lose(f"merged with the previous {turn.role} turn: Responses items have no turn boundary",
                           t)
             if written:
                 items.extend(written)
@@ -767,9 +739,9 @@ class _Writer:
         if tools:
             body["tools"] = tools
         body.update(self.choice())
-        for key, value in _own(conv).items():
+        for key, value in own_meta(NAME, conv.meta).items():
             if key in _STATEFUL:
-                self.loss(f"{key} left out: the request replays the whole history", None)
+                self.lose(f"{key} left out: the request replays the whole history", None)
             elif key != "tool_choice":
                 body.setdefault(key, value)
         self.check_pairs()
@@ -781,29 +753,29 @@ class _Writer:
         """The first plain system text → `instructions`; the rest → leading system/developer messages."""
         parts = list(enumerate(self.conv.system))
         for i, part in parts:
-            self.foreign(part.meta, None, i)
-        if parts and isinstance(parts[0][1], Text) and not _own(parts[0][1]):
+            report_foreign(NAME, part.meta, self.losses, None, i)
+        if parts and isinstance(parts[0][1], Text) and not own_meta(NAME, parts[0][1].meta):
             body["instructions"] = parts.pop(0)[1].text
         items: list[dict[str, Any]] = []
         for i, part in parts:
-            fields = _own(part)
+            fields = own_meta(NAME, part.meta)
             role = fields.get("role")
             if role not in ("system", "developer"):
-                self.loss("sent as a system message: instructions hold a single text", None, i)
+                self.lose("sent as a system message: instructions hold a single text", None, i)
                 role = "system"
             self.add(items, role, fields.get("message") or {}, part, None, i)
         return items
 
     def tool(self, index: int, tool: Tool) -> dict[str, Any] | None:
-        self.foreign(tool.meta, None, None)
+        report_foreign(NAME, tool.meta, self.losses)
         if tool.kind == "function":
             out: dict[str, Any] = {"type": "function", "name": tool.name}
             if tool.description is not None:
                 out["description"] = tool.description
-            return {**out, "parameters": tool.parameters, **_own(tool)}
+            return {**out, "parameters": tool.parameters, **own_meta(NAME, tool.meta)}
         if tool.origin == NAME and isinstance(tool.raw, dict):
             return copy.deepcopy(tool.raw)
-        self.loss(f"tool {index} ({tool.origin or 'unknown'} {tool.kind} {tool.name!r}) dropped: "
+        self.lose(f"tool {index} ({tool.origin or 'unknown'} {tool.kind} {tool.name!r}) dropped: "
                   "Responses cannot declare it", None)
         return None
 
@@ -811,7 +783,7 @@ class _Writer:
         choice = self.conv.tool_choice
         if choice is None:
             return {}
-        verbatim = _own(self.conv).get("tool_choice")
+        verbatim = own_meta(NAME, self.conv.meta).get("tool_choice")
         out: dict[str, Any] = {}
         if verbatim is not None and _read_choice(verbatim, choice.parallel)[0] == choice:
             out["tool_choice"] = verbatim
@@ -821,7 +793,7 @@ class _Writer:
             kind = next((t.kind for t in self.conv.tools if t.name == choice.name), "function")
             out["tool_choice"] = {"type": "custom" if kind == "custom" else "function", "name": choice.name}
         else:
-            self.loss(f"tool choice {choice.mode!r} has no Responses form: sent 'auto'", None)
+            self.lose(f"tool choice {choice.mode!r} has no Responses form: sent 'auto'", None)
             out["tool_choice"] = "auto"
         if choice.parallel is not None:
             out["parallel_tool_calls"] = choice.parallel
@@ -830,17 +802,17 @@ class _Writer:
     # -- turns
 
     def turn(self, t: int, turn: Turn, after_turns: bool) -> list[dict[str, Any]]:
-        self.foreign(turn.meta, t)
+        report_foreign(NAME, turn.meta, self.losses, t)
         if turn.role == "system" and not after_turns:
-            self.loss("a leading system turn reads back as the system prompt", t)
+            self.lose("a leading system turn reads back as the system prompt", t)
         items: list[dict[str, Any]] = []
         reasoning: int | None = None  # part index of the last reasoning item written
-        fields = {k: v for k, v in _own(turn).items() if k != "role"}
-        role = _own(turn).get("role", "system") if turn.role == "system" else turn.role
+        fields = {k: v for k, v in own_meta(NAME, turn.meta).items() if k != "role"}
+        role = own_meta(NAME, turn.meta).get("role", "system") if turn.role == "system" else turn.role
         for p, part in enumerate(turn.parts):
-            self.foreign(part.meta, t, p)
+            report_foreign(NAME, part.meta, self.losses, t, p)
             if not _allowed(turn.role, part):
-                self.loss(f"a {part.type} part cannot be carried in a {turn.role} turn", t, p)
+                self.lose(f"a {part.type} part cannot be carried in a {turn.role} turn", t, p)
             elif isinstance(part, Reasoning):
                 item = self.reasoning(part, t, p)
                 if item is not None:
@@ -850,20 +822,22 @@ class _Writer:
                 items.append(self.call(part, t, p, reasoning is not None))
             elif isinstance(part, Result):
                 items.append(self.result(part, t, p))
-            elif isinstance(part, Opaque) and not _own(part).get("content"):
+            elif isinstance(part, Opaque) and not own_meta(NAME, part.meta).get("content"):
                 if part.origin == NAME:
                     items.append(copy.deepcopy(part.value))
                 else:
                     self.foreign_opaque(part, t, p)
             else:
-                message = (_own(part).get("message") or {}) if turn.role == "assistant" else fields
+                message = fields
+                if turn.role == "assistant":
+                    message = own_meta(NAME, part.meta).get("message") or {}
                 self.add(items, role, message, part, t, p, typed=reasoning is not None)
         if items and items[-1].get("type") == "reasoning":
             items.pop()
-            self.loss("reasoning dropped: the API rejects a reasoning item without the item that followed it",
+            self.lose("reasoning dropped: the API rejects a reasoning item without the item that followed it",
                       t, reasoning)
         if not items:
-            self.loss("nothing in this turn can be carried", t)
+            self.lose("nothing in this turn can be carried", t)
         return items
 
     def add(self, items: list[dict[str, Any]], role: str, fields: dict[str, Any], part: Part,
@@ -877,7 +851,7 @@ class _Writer:
             dropped = {k: fields[k] for k in ("id", "status") if k in fields}
             if role == "assistant" and dropped and not (typed and "id" in dropped):
                 what = ", ".join(f"{k} {v!r}" for k, v in dropped.items())
-                self.loss(f"assistant message {what} left out: only a message replayed with its msg_ id "
+                self.lose(f"assistant message {what} left out: only a message replayed with its msg_ id "
                           "after its reasoning item carries them", t, p)
             self.open = (_message(role, fields, typed), key)
             items.append(self.open[0])
@@ -887,32 +861,33 @@ class _Writer:
         message["content"].append(block)
 
     def block(self, part: Part, role: str, t: int | None, p: int) -> dict[str, Any] | None:
-        fields = {k: v for k, v in _own(part).items() if k not in ("message", "role", "content")}
+        fields = {k: v for k, v in own_meta(NAME, part.meta).items()
+                  if k not in ("message", "role", "content")}
         if isinstance(part, Text):
             kind = fields.pop("type", _text_type(role))
             return {"type": kind, "refusal" if kind == "refusal" else "text": part.text, **fields}
         if isinstance(part, Media):
             block = _write_media(part, fields) if role != "assistant" else None
             if block is None:
-                self.loss(f"{part.kind} dropped: Responses cannot carry it here", t, p)
+                self.lose(f"{part.kind} dropped: Responses cannot carry it here", t, p)
             return block
         if isinstance(part, Opaque) and part.origin == NAME:
             return copy.deepcopy(part.value)
         if isinstance(part, Opaque):
             self.foreign_opaque(part, t, p)
             return None
-        self.loss(f"a {part.type} part cannot be carried in a message", t, p)
+        self.lose(f"a {part.type} part cannot be carried in a message", t, p)
         return None
 
     def reasoning(self, part: Reasoning, t: int, p: int) -> dict[str, Any] | None:
         """Own reasoning only. `id` is optional on replay: Codex never sends it
         (openai/codex `codex-rs/protocol/src/models.rs`, `ResponseItem::Reasoning`, `skip_serializing`)."""
         if part.origin != NAME:
-            self.loss(f"reasoning from {part.origin or 'an unknown format'} dropped: only Responses "
+            self.lose(f"reasoning from {part.origin or 'an unknown format'} dropped: only Responses "
                       "reasoning items can be replayed", t, p)
             return None
         if part.redacted is not None:
-            self.loss("redacted reasoning dropped: Responses has no redacted form", t, p)
+            self.lose("redacted reasoning dropped: Responses has no redacted form", t, p)
         item: dict[str, Any] = {"type": "reasoning"}
         if part.wire_id is not None:
             item["id"] = part.wire_id
@@ -921,7 +896,7 @@ class _Writer:
             item["content"] = [{"type": "reasoning_text", "text": part.text}]
         if part.signature is not None:
             item["encrypted_content"] = part.signature
-        return {**item, **_own(part)}
+        return {**item, **own_meta(NAME, part.meta)}
 
     def call(self, part: Invocation, t: int, p: int, after_reasoning: bool) -> dict[str, Any]:
         """`fc_` item ids are replayed only after their reasoning item: alone they are a 400
@@ -930,19 +905,19 @@ class _Writer:
         call_id = part.wire_id if _valid_id(part.wire_id) else self.new_id(part.id or f"t{t}p{p}")
         if call_id != part.wire_id:
             what = f"call id {part.wire_id!r} is not a valid call_id" if part.wire_id else "call had no id"
-            self.loss(f"{what}: wrote {call_id!r}", t, p)
+            self.lose(f"{what}: wrote {call_id!r}", t, p)
         if part.id:
             self.call_ids[part.id] = call_id
         self.call_names[call_id] = part.name
         self.pairs.append((True, call_id, t, p))
-        fields = _own(part)
+        fields = own_meta(NAME, part.meta)
         item_id = fields.pop("id", None)
         custom = fields.pop("custom", False)
         item: dict[str, Any] = {"type": "custom_tool_call" if custom else "function_call"}
         if item_id is not None and after_reasoning:
             item["id"] = item_id
         elif item_id is not None:
-            self.loss(f"call item id {item_id!r} left out: the API rejects it without its reasoning item",
+            self.lose(f"call item id {item_id!r} left out: the API rejects it without its reasoning item",
                       t, p)
         item.update(call_id=call_id, name=part.name)
         arguments = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
@@ -951,7 +926,7 @@ class _Writer:
         elif isinstance(part.arguments, str):
             item["input"] = part.arguments
         else:
-            self.loss("custom tool input must be text: wrote the arguments as JSON", t, p)
+            self.lose("custom tool input must be text: wrote the arguments as JSON", t, p)
             item["input"] = arguments
         return {**item, **fields}
 
@@ -962,17 +937,17 @@ class _Writer:
             call_id = part.wire_id if _valid_id(part.wire_id) else self.new_id(seed)
         if call_id != part.wire_id:
             what = f"result call_id {part.wire_id!r}" if part.wire_id else "result had no call id"
-            self.loss(f"{what}: wrote {call_id!r}, the id of its call", t, p)
+            self.lose(f"{what}: wrote {call_id!r}, the id of its call", t, p)
         # The output names only its call_id, so it reads back with the name of the call that id
         # binds to (`link`): only a name other than that call's is lost.
         call_name = self.call_names.get(call_id)
         if part.name is not None and part.name != call_name:
             what = f"it reads back as its call's, {call_name!r}" if call_name is not None \
                 else "it answers no call"
-            self.loss(f"tool name {part.name!r} not carried: function_call_output names only the call_id, "
+            self.lose(f"tool name {part.name!r} not carried: function_call_output names only the call_id, "
                       f"and {what}", t, p)
         self.pairs.append((False, call_id, t, p))
-        fields = _own(part)
+        fields = own_meta(NAME, part.meta)
         custom = fields.pop("custom", False)
         item = {"type": "custom_tool_call_output" if custom else "function_call_output", "call_id": call_id,
                 "output": self.output(part, t, p)}
@@ -982,16 +957,16 @@ class _Writer:
         """Result content → a string, or `input_text`/`input_image`/`input_file` parts."""
         blocks: list[dict[str, Any]] = []
         for c in part.content:
-            self.foreign(c.meta, t, p)
+            report_foreign(NAME, c.meta, self.losses, t, p)
             if isinstance(c, Json):
-                self.loss("structured result content sent as JSON text", t, p)
+                self.lose("structured result content sent as JSON text", t, p)
                 blocks.append({"type": "input_text", "text": dumps_str(c.value)})
             elif (block := self.block(c, "user", t, p)) is not None:
                 blocks.append(block)
         if not part.content:
-            self.loss("a result without content is sent as an empty string", t, p)
+            self.lose("a result without content is sent as an empty string", t, p)
         if part.is_error:
-            self.loss("is_error folded into the output text: Responses has no failure flag", t, p)
+            self.lose("is_error folded into the output text: Responses has no failure flag", t, p)
             texts = (b for b in blocks if b.get("type") == "input_text" and isinstance(b.get("text"), str))
             text = next(texts, None)
             if text is None:
@@ -1008,23 +983,12 @@ class _Writer:
 
     def new_id(self, seed: str) -> str:
         """A deterministic call_id from the canonical id, unique in this conversation."""
-        base = f"call_{seed}"[:_MAX_CALL_ID - 4]
-        candidate, n = base, 1
-        while candidate in self.used:
-            n += 1
-            candidate = f"{base}_{n}"
-        self.used.add(candidate)
-        return candidate
-
-    def foreign(self, meta: Mapping[str, Any], t: int | None, p: int | None = None) -> None:
-        for fmt in sorted(k for k in meta if k != NAME):
-            keys = ", ".join(sorted(map(str, meta[fmt]))) if isinstance(meta[fmt], Mapping) else ""
-            self.loss(f"{fmt} details not carried: {keys}", t, p)
+        return unique_id(f"call_{seed}"[:_MAX_CALL_ID - 4], self.used)
 
     def foreign_opaque(self, part: Opaque, t: int, p: int) -> None:
         kind = part.value.get("type") if isinstance(part.value, dict) else None
         what = f"{part.origin} block {kind!r}" if isinstance(kind, str) else f"{part.origin} block"
-        self.loss(f"{what} dropped: only {part.origin} can replay it", t, p)
+        self.lose(f"{what} dropped: only {part.origin} can replay it", t, p)
 
     def check_pairs(self) -> None:
         """The two pairing 400s of dossier §2.5. A writer neither invents nor drops turns, so it says
@@ -1033,10 +997,10 @@ class _Writer:
         answered = {call_id for is_call, call_id, _, _ in self.pairs if not is_call}
         for is_call, call_id, t, p in self.pairs:
             if is_call and call_id not in answered:
-                self.loss(f"turn {t} part {p}: the API rejects a call without its output "
+                self.lose(f"turn {t} part {p}: the API rejects a call without its output "
                           f"(No tool output found for function call {call_id}.)", None)
             elif not is_call and call_id not in called:
-                self.loss(f"turn {t} part {p}: the API rejects an output without its call "
+                self.lose(f"turn {t} part {p}: the API rejects an output without its call "
                           f"(No tool call found for function call output with call_id {call_id}.)", None)
             if is_call:
                 called.add(call_id)
@@ -1046,7 +1010,8 @@ def _allowed(role: str, part: Part) -> bool:
     if role == "assistant":
         return isinstance(part, (Text, Media, Opaque, Reasoning, Invocation))
     if role == "tool":
-        return isinstance(part, Result) or (isinstance(part, Opaque) and not _own(part).get("content"))
+        return isinstance(part, Result) or (isinstance(part, Opaque)
+                                            and not own_meta(NAME, part.meta).get("content"))
     return isinstance(part, (Text, Media, Opaque))
 
 
