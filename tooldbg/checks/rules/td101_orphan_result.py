@@ -4,12 +4,18 @@ The provider either rejects the request (OpenAI: "messages with role 'tool' must
 preceeding message with 'tool_calls'"; Anthropic: "unexpected `tool_use_id` found in `tool_result`
 blocks") or, through a lenient relay, the model sees an answer to a question it never asked. The
 usual cause is history trimmed between a call and its result, or an id rewritten on the way.
+
+A result whose id is a damaged copy of an unanswered call's id is reported as TD103, and one result
+too many for an id-less call as TD105, not here. A Responses request that continues a stored response
+(`previous_response_id`, `conversation`) answers calls held by the server: its results are orphans
+only when the stored response is in the log and no response there made the call.
 """
 
 from collections.abc import Iterator
 
 from ...model import Result
 from ..base import Context, Finding
+from ..pairing import explained_orphans, stored_calls
 
 CODE = "TD101"
 NAME = "orphan-result"
@@ -31,7 +37,11 @@ GOOD = """
 
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
+        explained = explained_orphans(conv)  # a near-miss id (TD103) or an extra result (TD105)
+        stored = stored_calls(ctx, conv)  # a Responses request continuing a stored response
         for t, _, p, part in ctx.parts(conv):
-            if isinstance(part, Result) and part.invocation_id is None:
+            if isinstance(part, Result) and part.invocation_id is None and (t, p) not in explained:
+                if stored is not None and (not stored or part.wire_id in stored):
+                    continue
                 ident = repr(part.wire_id) if part.wire_id is not None else f"for {part.name!r}"
                 yield ctx.at(f"result {ident} answers no earlier call", conversation=conv, turn=t, part=p)

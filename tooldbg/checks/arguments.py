@@ -1,0 +1,222 @@
+"""What the TD2xx argument rules share: every tool call of a file, at each place it was sent, with
+the wire value its arguments had there and the tools the request beside it declared.
+
+The stitched conversation keeps a replayed turn at its first appearance, and canonically equal
+calls hide wire differences (`"arguments": "{…}"` and `"arguments": {…}` read the same). A client
+that receives good arguments and replays them wrongly is exactly what TD203/TD204 look for, so the
+calls are walked per exchange — each request's turns, then each response's — and every occurrence
+knows whether it is the `first` time this call (same place in the conversation, same content)
+appears in the file. Rules about the content of a call (TD201, TD202, TD205, TD206, TD207) look at
+first occurrences only, so a defect the model made is reported once, where it was made, and a call
+later requests replay under a changed tool list is not judged again. Rules about the wire shape
+(TD203, TD204) look at every occurrence and report each distinct finding once (`unique`).
+
+A call from a stream whose assembly went wrong (arguments not JSON, the stream cut, fragments out
+of order) is left to the TD5xx stream rules, which point at the chunk that broke it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..jsonio import dumps_str, resolve, try_loads
+from ..load import ExchangeRead
+from ..model import Conversation, Invocation, Source, Tool, Turn
+from .base import Context, Finding
+
+#: Formats whose arguments travel as a JSON-encoded string.
+STRING_FORMATS = frozenset({"openai-chat", "openai-responses"})
+#: Formats whose arguments travel as a JSON object.
+OBJECT_FORMATS = frozenset({"anthropic", "gemini", "bedrock"})
+#: Stream problems after which the assembled arguments are the stream rules' business.
+BROKEN_STREAM = frozenset({"arguments", "truncated", "order"})
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One occurrence of a tool call."""
+
+    conversation: Conversation | None
+    turn: int
+    part: int
+    call: Invocation
+    format: str | None
+    side: str | None
+    #: Tools the request of this exchange declared; None when no request was read (a
+    #: response-only log).
+    tools: tuple[Tool, ...] | None
+    #: Where the arguments sit on the wire (the call's own source when that is unknown).
+    at: Source
+    #: The arguments exactly as the wire held them; MISSING when absent or when there is no wire.
+    wire: Any
+    first: bool
+    broken_stream: bool = False
+
+    @property
+    def custom(self) -> bool:
+        """A freeform (custom) tool call, whose input is plain text by design."""
+        chat = self.call.meta.get("openai-chat")
+        responses = self.call.meta.get("openai-responses")
+        return (isinstance(chat, Mapping) and chat.get("type") == "custom") or (
+            isinstance(responses, Mapping) and responses.get("custom") is True)
+
+    @property
+    def has_wire(self) -> bool:
+        return self.wire is not MISSING
+
+    @property
+    def name(self) -> str:
+        return self.call.name
+
+    def encoded_text(self) -> str | None:
+        """The text a string format decodes into the arguments: the wire string, or, without a
+        wire, the raw text the reader kept. None when there is no such text."""
+        if self.has_wire:
+            return self.wire if isinstance(self.wire, str) else None
+        return self.call.raw_arguments
+
+
+def calls(ctx: Context) -> Iterator[Call]:
+    """Every tool call of the file, in log order (see the module docstring)."""
+    seen: set[tuple[Any, ...]] = set()
+    if not ctx.reads:  # a canonical document: its conversations are all there is
+        for conv in ctx.conversations:
+            for t, _, p, part in ctx.parts(conv):
+                if isinstance(part, Invocation):
+                    yield Call(conv, t, p, part, None, part.source.side, conv.tools, part.source,
+                               MISSING, _first(seen, conv, t, p, part))
+        return
+    for read in ctx.reads:
+        conv = ctx.loaded.conversation(read.conversation) if read.conversation else None
+        tools = read.request.tools if read.request is not None else None
+        # (turn, the body its sources point into, whether a broken stream produced it)
+        turns: list[tuple[Turn, Any, bool]] = []
+        if read.request is not None:
+            body = read.exchange.request.body if read.exchange.request is not None else None
+            turns.extend((t, body, False) for t in read.request.turns)
+        for k, response in enumerate(read.responses):
+            if response.turn is None:
+                continue
+            if read.streams:
+                stream = read.streams[k] if k < len(read.streams) else None
+                body = stream.body if stream is not None else None
+                broken = stream is not None and any(p.kind in BROKEN_STREAM for p in stream.problems)
+            else:
+                body = read.exchange.response.body if read.exchange.response is not None else None
+                broken = False
+            turns.append((response.turn, body, broken))
+        for t, (turn, body, broken) in enumerate(turns):
+            for p, part in enumerate(turn.parts):
+                if isinstance(part, Invocation):
+                    yield _occurrence(read, body, conv, t, p, part, tools, broken, seen)
+
+
+def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int, p: int,
+                part: Invocation, tools: tuple[Tool, ...] | None, broken: bool,
+                seen: set[tuple[Any, ...]]) -> Call:
+    source = part.source
+    container = resolve(body, source.pointer) if body is not None else None
+    path = _arguments_path(read.format, part, container)
+    wire: Any = MISSING
+    if path is not None and isinstance(container, dict):
+        node: Any = container
+        for key in path:
+            if not isinstance(node, dict) or key not in node:
+                node = MISSING
+                break
+            node = node[key]
+        wire = node
+    at = source.child(*path) if path is not None else source
+    first = not broken and _first(seen, conv, t, p, part)
+    return Call(conv, t, p, part, read.format, source.side, tools, at, wire, first, broken)
+
+
+def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int,
+           part: Invocation) -> bool:
+    key = (conv.id if conv else None, t, p, part.name, part.wire_id, part.raw_arguments,
+           dumps_str(part.arguments, sort_keys=True))
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
+
+
+def _arguments_path(fmt: str | None, part: Invocation, container: Any) -> tuple[str, ...] | None:
+    """Where a call of `fmt` keeps its arguments, relative to the call's own wire node."""
+    if fmt == "openai-chat":
+        own = part.meta.get(fmt)
+        own = own if isinstance(own, Mapping) else {}
+        if own.get("type") == "custom":
+            return ("custom", "input")
+        return ("arguments",) if own.get("function_call") else ("function", "arguments")
+    if fmt == "openai-responses":
+        own = part.meta.get(fmt)
+        custom = isinstance(own, Mapping) and own.get("custom") is True
+        return ("input",) if custom else ("arguments",)
+    if fmt == "anthropic":
+        return ("input",)
+    if fmt == "bedrock":
+        return ("toolUse", "input")
+    if fmt == "gemini":
+        key = "function_call" if isinstance(container, dict) and "functionCall" not in container \
+            and "function_call" in container else "functionCall"
+        return (key, "args")
+    return None
+
+
+def finding(ctx: Context, call: Call, message: str, *, at: Source | None = None) -> Finding:
+    """A finding of the current rule about `call`, at its arguments unless `at` says otherwise."""
+    return ctx.at(message, conversation=call.conversation, turn=call.turn, part=call.part,
+                  source=at if at is not None else call.at)
+
+
+def unique(findings: Iterable[Finding]) -> Iterator[Finding]:
+    """Each finding once per place in the conversation (the first exchange that showed it)."""
+    seen: set[tuple[Any, ...]] = set()
+    for f in findings:
+        key = (f.conversation, f.turn, f.part, f.message)
+        if key not in seen:
+            seen.add(key)
+            yield f
+
+
+def decode_levels(text: str, limit: int = 4) -> tuple[int, Any]:
+    """How many more times a JSON string decodes to a string before reaching the value:
+    `'"{\\"a\\":1}"'` → (1, {"a": 1}) … counting only while each step decodes to a string."""
+    levels, value = 0, text
+    while isinstance(value, str) and levels < limit:
+        ok, decoded = try_loads(value)
+        if not ok:
+            break
+        value = decoded
+        levels += 1
+    return levels, value
+
+
+def describe(value: Any) -> str:
+    """A JSON value's kind, for messages: `an object`, `a string`, `null`…"""
+    if value is MISSING:
+        return "absent"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            type(None): "null", int: "a number", float: "a number"}.get(type(value), "a value")
+
+
+def short(value: Any, width: int = 60) -> str:
+    text = value if isinstance(value, str) else dumps_str(value)
+    text = dumps_str(text) if isinstance(value, str) else text
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def function_tools(tools: Iterable[Tool]) -> dict[str, Tool]:
+    """Declared function (and custom) tools by name; hosted and provider-defined tools are left out."""
+    return {t.name: t for t in tools if t.kind in ("function", "custom")}

@@ -1,0 +1,268 @@
+"""Steps the TD1xx pairing-and-id rules share: which results answer which calls, which unbound
+results are explained by a near-miss id or a duplicate, and what makes an id invalid.
+
+Each function walks one conversation once (linear in its parts). A result left unbound by `link()`
+is an orphan (TD101) unless a more precise rule explains it: a near-miss of an unanswered call's id
+(TD103) or one result too many for an id-less call (TD105). Those rules and TD101/TD102 use the
+same functions here, so a defect is reported once, by the rule that explains it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Conversation, Invocation, Json, Part, Result, Text
+from .base import Context
+
+#: Ids a program writes when it had no real id: a field name, a null stringified, a template.
+PLACEHOLDERS = frozenset({
+    "id", "ids", "call", "call_id", "call-id", "callid", "tool", "tool_id", "tool-id", "toolid",
+    "tool_call_id", "tool-call-id", "toolcallid", "tool_use_id", "tool-use-id", "tooluseid",
+    "function_call_id", "function-call-id", "functioncallid", "tool_use", "tool-use", "tool_call",
+    "undefined", "null", "none", "nil", "nan", "string", "placeholder", "todo", "xxx", "[object object]",
+})
+_TEMPLATE = re.compile(r"^(\{\{.*\}\}|\{[A-Za-z_][\w.-]*\}|\$\{.*\}|<[^<>]*>|%s|%d|\?)$")
+_PREFIX = re.compile(r"^([A-Za-z]+[_-])?(.+)$")
+#: A truncated id must keep this many characters for the truncation to be recognisable.
+_MIN_KEPT = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A part and where it is in its conversation."""
+
+    turn: int
+    part: int
+    node: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """An unbound result whose id is a damaged copy of an unanswered call's id."""
+
+    result: Located
+    call: Located
+    how: str
+
+
+def calls(conv: Conversation) -> Iterator[Located]:
+    for t, turn in enumerate(conv.turns):
+        for p, part in enumerate(turn.parts):
+            if isinstance(part, Invocation):
+                yield Located(t, p, part)
+
+
+def results(conv: Conversation) -> Iterator[Located]:
+    for t, turn in enumerate(conv.turns):
+        for p, part in enumerate(turn.parts):
+            if isinstance(part, Result):
+                yield Located(t, p, part)
+
+
+def results_by_call(conv: Conversation) -> dict[str, list[Located]]:
+    """Own invocation id → the results bound to it, in conversation order."""
+    out: dict[str, list[Located]] = {}
+    for r in results(conv):
+        if r.node.invocation_id is not None:
+            out.setdefault(r.node.invocation_id, []).append(r)
+    return out
+
+
+def invalid_id(wire_id: str | None) -> str | None:
+    """Why an id is unusable (empty, blank, padded, a placeholder), or None when it is fine."""
+    if wire_id is None:
+        return None
+    if wire_id == "":
+        return "empty"
+    if not wire_id.strip():
+        return "blank (whitespace only)"
+    if wire_id != wire_id.strip():
+        return "padded with whitespace"
+    if wire_id.lower() in PLACEHOLDERS or _TEMPLATE.match(wire_id):
+        return "a placeholder"
+    return None
+
+
+def near_miss(result_id: str, call_id: str) -> str | None:
+    """How `result_id` is a damaged copy of `call_id` (re-cased, truncated, prefix rewritten…), or
+    None when the two are simply different ids. Only structural damage counts: two random ids that
+    happen to share characters are not close."""
+    if result_id == call_id or not result_id or not call_id:
+        return None
+    if result_id.strip() == call_id.strip():
+        return "whitespace added or trimmed"
+    if result_id.lower() == call_id.lower():
+        return "re-cased"
+    for short, long, whose in ((result_id, call_id, "the result's"), (call_id, result_id, "the call's")):
+        if len(long) % len(short) == 0 and long == short * (len(long) // len(short)):
+            return f"repeated: {whose} id is the other's, {len(long) // len(short)} times over"
+    if call_id.startswith(result_id) and len(result_id) >= _MIN_KEPT:
+        return f"truncated to {len(result_id)} of {len(call_id)} characters"
+    if result_id.startswith(call_id) and len(call_id) >= _MIN_KEPT:
+        return f"extended: the call's id is the first {len(call_id)} characters of the result's"
+    rp, rb = _split(result_id)
+    cp, cb = _split(call_id)
+    if rb == cb and rp != cp and (len(rb) >= _MIN_KEPT or (rp and cp)):
+        if not rp:
+            return f"prefix {cp!r} dropped"
+        if not cp:
+            return f"prefix {rp!r} added"
+        return f"prefix {cp!r} rewritten to {rp!r}"
+    return None
+
+
+def _split(wire_id: str) -> tuple[str, str]:
+    match = _PREFIX.match(wire_id)
+    assert match is not None
+    return match.group(1) or "", match.group(2)
+
+
+def mismatches(conv: Conversation) -> list[Mismatch]:
+    """Every unbound result whose id is a near miss of an unanswered call in the latest turn with
+    calls before it (each call claimed once)."""
+    answered = set(results_by_call(conv))
+    out: list[Mismatch] = []
+    claimed: set[str] = set()
+    last_calls: list[Located] = []
+    for t, turn in enumerate(conv.turns):
+        for p, part in enumerate(turn.parts):
+            if not (isinstance(part, Result) and part.invocation_id is None and part.wire_id):
+                continue
+            for call in last_calls:
+                node = call.node
+                if node.id in answered or node.id in claimed or not node.wire_id:
+                    continue
+                how = near_miss(part.wire_id, node.wire_id)
+                if how is not None:
+                    claimed.add(node.id)
+                    out.append(Mismatch(Located(t, p, part), call, how))
+                    break
+        found = [Located(t, p, part) for p, part in enumerate(turn.parts) if isinstance(part, Invocation)]
+        if found:
+            last_calls = found
+    return out
+
+
+def will_continue(result: Result) -> bool:
+    """Gemini `functionResponse.willContinue: true`: more responses for the same call follow."""
+    node: Any = result.meta
+    for key in ("gemini", "extra", "functionResponse", "willContinue"):
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node is True
+
+
+def extra_results(conv: Conversation) -> tuple[list[tuple[Located, list[Located]]], list[Located]]:
+    """Unbound results that come after every id-less call of their name in the latest turn with
+    calls was answered: (the extra results, each with those calls) and the continuations among them
+    (the call's previous result announced more with `willContinue`, not a defect)."""
+    answered = set(results_by_call(conv))
+    extra: list[tuple[Located, list[Located]]] = []
+    continued: list[Located] = []
+    latest: dict[str, Result] = {}
+    last_calls: list[Located] = []
+    for t, turn in enumerate(conv.turns):
+        for p, part in enumerate(turn.parts):
+            if not isinstance(part, Result):
+                continue
+            if part.invocation_id is not None:
+                latest[part.invocation_id] = part
+                continue
+            if part.name is None or (part.wire_id is not None
+                                     and any(c.node.wire_id is not None for c in last_calls)):
+                continue  # bound by id: an unknown id is an orphan, not an extra result
+            same = [c for c in last_calls if c.node.name == part.name]
+            if not same or not all(c.node.id in answered for c in same):
+                continue
+            going_on = [c for c in same if c.node.id in latest and will_continue(latest[c.node.id])]
+            if going_on:
+                latest[going_on[-1].node.id] = part
+                continued.append(Located(t, p, part))
+            else:
+                extra.append((Located(t, p, part), same))
+        found = [Located(t, p, part) for p, part in enumerate(turn.parts) if isinstance(part, Invocation)]
+        if found:
+            last_calls = found
+    return extra, continued
+
+
+def explained_orphans(conv: Conversation) -> set[tuple[int, int]]:
+    """(turn, part) of the unbound results a more precise rule explains: a near-miss id (TD103), an
+    extra result (TD105), or no defect at all (a Gemini `willContinue` continuation)."""
+    extra, continued = extra_results(conv)
+    return ({(m.result.turn, m.result.part) for m in mismatches(conv)}
+            | {(r.turn, r.part) for r, _ in extra} | {(r.turn, r.part) for r in continued})
+
+
+#: Request keys that continue a conversation stored by the provider (OpenAI Responses): the calls the
+#: results answer are on the server, not in the request.
+STATEFUL = ("previous_response_id", "conversation")
+
+
+def stored_calls(ctx: Context, conv: Conversation) -> set[str] | None:
+    """For a conversation whose first request continues a stored one (Responses
+    `previous_response_id` / `conversation`): the call ids the server can hold, as far as the log
+    shows (every call of every response in the file), or an empty set standing for "unknown" when the
+    stored response is not in the log. None when the conversation is not chained."""
+    reads = ctx.exchanges(conv)
+    request = reads[0].request if reads else None
+    if request is None:
+        return None
+    chained = {k: v for fmt in request.meta.values() if isinstance(fmt, Mapping)
+               for k, v in fmt.items() if k in STATEFUL and v}
+    if not chained:
+        return None
+    response_ids = {own.get("id") for read in ctx.reads for r in read.responses
+                    for own in r.meta.values() if isinstance(own, Mapping)}
+    if "conversation" in chained or chained.get("previous_response_id") not in response_ids:
+        return set()
+    return {c.wire_id for read in ctx.reads for r in read.responses if r.turn is not None
+            for c in r.turn.invocations() if c.wire_id is not None}
+
+
+def short(wire_id: str | None, limit: int = 40) -> str:
+    """An id for a message: quoted, cut when very long."""
+    if wire_id is None:
+        return "(no id)"
+    text = wire_id if len(wire_id) <= limit else wire_id[: limit - 1] + "…"
+    return repr(text)
+
+
+def describe(call: Invocation, limit: int = 60) -> str:
+    """`i2 get_weather({"city":"Bergen"})`, cut when long."""
+    if call.raw_arguments is not None:
+        args = call.raw_arguments
+    else:
+        args = json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"), sort_keys=True,
+                          default=str)
+    if len(args) > limit:
+        args = args[: limit - 1] + "…"
+    return f"{call.id} {call.name}({args})"
+
+
+def result_text(parts: tuple[Part, ...]) -> str:
+    """The readable content of a result, for matching words in it."""
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, Text):
+            out.append(part.text)
+        elif isinstance(part, Json):
+            out.append(json.dumps(part.value, ensure_ascii=False, default=str))
+        elif isinstance(part, Result):
+            out.append(result_text(part.content))
+    return "\n".join(out)
+
+
+def string_leaves(value: Any) -> Iterator[str]:
+    """Every string value inside a JSON value (keys excluded)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from string_leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from string_leaves(v)

@@ -1,0 +1,106 @@
+"""A call the model returned under one id, replayed in the next request under another.
+
+The provider issued the id; the client (or a relay between it and the provider) minted a new one
+when it stored or converted the history. When the result follows the new id the provider accepts
+the request, but the replay is no longer what the model produced: provider-side prompt caching
+breaks at that turn, OpenAI Responses items and reasoning can no longer be matched to their call,
+logs and traces on either side cannot be joined, and any tool executed under the old id reports to
+a call the model never sees. When the result keeps the old id the request fails as an orphan
+(TD101/TD102); this finding then names the cause.
+
+Each response's calls are compared with the replay of that turn in the next request of the same
+conversation (matched by position, else by the same calls with the same arguments). A call the
+model returned without an id (Gemini) is not a finding when the client invents one on replay, which
+the provider accepts; a replay that drops an id is left to the target checks.
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...formats.base import Request
+from ...model import Conversation, Invocation, Turn
+from ..base import Context, Finding
+from ..pairing import short
+
+CODE = "TD106"
+NAME = "id-regenerated"
+SEVERITY = "warning"
+MESSAGE = "a call replayed in a later exchange under another id"
+BAD = """
+response of exchange 0:
+{"type": "tool_use", "id": "toolu_01Vd8Kp2Xn6Tq1Rb4Yw9Mz3L", "name": "get_weather", "input": {"city": "Oslo"}}
+replayed in exchange 1's request, its result following the new id:
+{"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Oslo"}}
+{"type": "tool_result", "tool_use_id": "call_1", "content": "4°C"}
+"""
+GOOD = """
+response of exchange 0:
+{"type": "tool_use", "id": "toolu_01Vd8Kp2Xn6Tq1Rb4Yw9Mz3L", "name": "get_weather", "input": {"city": "Oslo"}}
+replayed in exchange 1's request as it came:
+{"type": "tool_use", "id": "toolu_01Vd8Kp2Xn6Tq1Rb4Yw9Mz3L", "name": "get_weather", "input": {"city": "Oslo"}}
+{"type": "tool_result", "tool_use_id": "toolu_01Vd8Kp2Xn6Tq1Rb4Yw9Mz3L", "content": "4°C"}
+"""
+
+
+def _key(call: Invocation) -> tuple[str, Any, str | None]:
+    return call.name, call.arguments, call.raw_arguments
+
+
+def _signature(turn: Turn) -> list[tuple[str, Any, str | None]]:
+    return [_key(c) for c in turn.invocations()]
+
+
+def _replay(turn: Turn, position: int, request: Request, earlier_ids: set[str]) -> Turn | None:
+    """The turn of `request` that replays `turn`: at its position when the calls there are the same,
+    else the latest turn with the same calls whose ids the earlier history did not already use."""
+    wanted = _signature(turn)
+    turns = request.turns
+    if position < len(turns) and turns[position].role == "assistant" \
+            and _signature(turns[position]) == wanted:
+        return turns[position]
+    for candidate in reversed(turns):
+        if candidate.role == "assistant" and _signature(candidate) == wanted and not any(
+                c.wire_id in earlier_ids for c in candidate.invocations()):
+            return candidate
+    return None
+
+
+def _locate(conv: Conversation, replay: Turn, hint: int) -> int | None:
+    """The index of `replay` in the stitched conversation (the request's index when unchanged)."""
+    if hint < len(conv.turns) and conv.turns[hint] is replay:
+        return hint
+    return next((i for i, t in enumerate(conv.turns) if t is replay), None)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conv in ctx.conversations:
+        reads = ctx.exchanges(conv)
+        for k, read in enumerate(reads):
+            answers = [r.turn for r in read.responses if r.turn is not None]
+            if not any(any(t.invocations()) for t in answers):
+                continue
+            history = read.request.turns if read.request is not None else ()
+            following = next((r.request for r in reads[k + 1:] if r.request is not None
+                              and len(r.request.turns) > len(history)), None)
+            if following is None:
+                continue
+            nxt = next(r for r in reads[k + 1:] if r.request is following)
+            earlier_ids = {c.wire_id for t in history for c in t.invocations() if c.wire_id is not None}
+            for offset, answer in enumerate(answers):
+                if not any(answer.invocations()):
+                    continue
+                replay = _replay(answer, len(history) + offset, following, earlier_ids)
+                if replay is None:
+                    continue
+                index = next(i for i, t in enumerate(following.turns) if t is replay)
+                turn = _locate(conv, replay, index)
+                new_calls = [(p, part) for p, part in enumerate(replay.parts) if isinstance(part, Invocation)]
+                for old, (p, new) in zip(answer.invocations(), new_calls, strict=True):
+                    if old.wire_id is None or new.wire_id is None or old.wire_id == new.wire_id:
+                        continue
+                    yield ctx.at(
+                        f"call {new.id} {new.name} was returned as {short(old.wire_id)} in exchange "
+                        f"{read.exchange.index} and replayed as {short(new.wire_id)} in exchange "
+                        f"{nxt.exchange.index}",
+                        conversation=conv, turn=turn, part=p if turn is not None else None,
+                        source=new.source if turn is None else None)

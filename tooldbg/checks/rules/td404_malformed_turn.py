@@ -1,0 +1,161 @@
+"""A turn the wire format cannot carry: an empty message, a role the format does not have, or two
+turns in an order the format forbids.
+
+Each provider states its own structure and rejects a request that breaks it, often with a message
+that names a position but not the cause:
+
+* empty messages — Anthropic: "all messages must have non-empty content except for the optional final
+  assistant message"; Bedrock: "The content field in the Message object at messages.X is empty.";
+  Gemini: "GenerateContentRequest.contents[1].parts: contents.parts must not be empty." (quoted in
+  aaif-goose/goose#1425); OpenAI rejects an assistant message whose `content` is null without
+  `tool_calls` ("Invalid value for 'content': expected a string, got null."), and an assistant message
+  with empty content says nothing to the model (warning). A blank text block is TD406's;
+* roles — Gemini `contents` carry only `user` and `model`: the legacy `function` role and a `system`
+  content get "Please use a valid role: user, model." (quoted in the-open-agent/openagent#1666); the
+  Responses API has no `tool` role (results are `function_call_output` items);
+* order — Gemini: "Please ensure that function call turn comes immediately after a user turn or after
+  a function response turn."; Bedrock: "A conversation must start with a user message. Try again with
+  a conversation that starts with a user message." and "A conversation must alternate between user
+  and assistant roles." (quoted in elastic/kibana#246393 and langchain-ai/langchain-aws#130).
+
+Anthropic, by contrast, combines consecutive messages of one role and accepts a history that starts
+with an assistant message (recorded traffic: two consecutive `assistant` and two consecutive `user`
+messages answered 200), and OpenAI Chat accepts consecutive messages of one role: neither is a
+finding. Only what a request sent is judged; an answer is the provider's own output.
+"""
+
+from collections.abc import Iterator
+
+from ...model import Invocation, Opaque
+from ..base import Context, Finding
+from ..structure import View, views, wire_role, with_severity
+
+CODE = "TD404"
+NAME = "malformed-turn"
+SEVERITY = "error"
+MESSAGE = "a turn the wire format cannot carry (empty, unknown role, forbidden order)"
+BAD = """
+{"contents": [
+  {"role": "user", "parts": [{"text": "Weather in Oslo?"}]},
+  {"role": "model", "parts": [{"text": "Let me check."}]},
+  {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
+  {"role": "function", "parts": [{"functionResponse": {"name": "get_weather",
+    "response": {"output": {"temp_c": 4}}}}]}]}
+"""
+GOOD = """
+{"contents": [
+  {"role": "user", "parts": [{"text": "Weather in Oslo?"}]},
+  {"role": "model", "parts": [{"text": "Let me check."},
+    {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
+  {"role": "user", "parts": [{"functionResponse": {"name": "get_weather",
+    "response": {"output": {"temp_c": 4}}}}]}]}
+"""
+
+_RESPONSES_ROLES = frozenset({"user", "assistant", "system", "developer"})
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for view in views(ctx):
+        yield from _empty(ctx, view)
+        if view.format == "gemini":
+            yield from _gemini(ctx, view)
+        elif view.format == "bedrock":
+            yield from _bedrock(ctx, view)
+        elif view.format == "openai-responses":
+            yield from _responses_roles(ctx, view)
+
+
+def _empty(ctx: Context, view: View) -> Iterator[Finding]:
+    conv, fmt = view.conversation, view.format
+    for t in range(view.sent):
+        turn = view.wire[t]
+        if turn.parts:  # a blank text in it is TD406's
+            continue
+        severity, why = SEVERITY, ""
+        if fmt == "anthropic":
+            if turn.role == "assistant" and t == view.sent - 1:
+                continue  # the optional final assistant message (a prefill) may be empty
+            why = "Anthropic: all messages must have non-empty content"
+        elif fmt == "bedrock":
+            why = "Bedrock: the content field in the Message object is empty"
+        elif fmt == "gemini":
+            why = "Gemini: contents.parts must not be empty"
+        elif turn.role != "assistant":
+            continue
+        elif fmt == "openai-chat":
+            wire = ctx.loaded.wire_at(turn.source.exchange, turn.source.side, turn.source.pointer)
+            if isinstance(wire, dict) and wire.get("audio") is not None:
+                continue  # an audio answer replayed by its id carries no content of its own
+            if isinstance(wire, dict) and wire.get("content") is None:
+                why = "OpenAI: an assistant message without tool_calls needs a content"
+            else:
+                severity, why = "warning", "the model is shown a turn in which it said nothing"
+        else:
+            severity, why = "warning", "the model is shown a turn in which it said nothing"
+        role = wire_role(turn) if fmt != "gemini" else ("model" if turn.role == "assistant" else "user")
+        finding = ctx.at(f"an empty {role} message: {why}", conversation=conv, turn=t,
+                         source=view.source(t))
+        yield with_severity(finding, severity)
+
+
+def _gemini(ctx: Context, view: View) -> Iterator[Finding]:
+    conv = view.conversation
+    turn_at = {view.wire[t].source.pointer: t for t in range(view.sent - 1, -1, -1)}
+    body = view.request.exchange.request.body if view.request and view.request.exchange.request else None
+    contents = body.get("contents") if isinstance(body, dict) else None
+    for i, content in enumerate(contents if isinstance(contents, list) else ()):
+        role = content.get("role") if isinstance(content, dict) else None
+        if role in (None, "user", "model"):
+            continue
+        t = turn_at.get(f"/contents/{i}")
+        what = "the legacy `function` role (function responses go in a `user` content)" \
+            if role == "function" else f"the role {role!r}"
+        message = f"contents[{i}] has {what}: Gemini answers \"Please use a valid role: user, model.\""
+        if t is not None:
+            yield ctx.at(message, conversation=conv, turn=t, source=view.source(t).child("role"))
+        else:
+            yield ctx.at_exchange(view.request, message, side="request", pointer=f"/contents/{i}/role")
+    for unit, turns in view.groups():
+        t = turns[0]
+        if t >= view.sent or view.roles[unit] != "assistant":
+            continue
+        calls = [p for p, part in enumerate(conv.turns[t].parts) if isinstance(part, Invocation)]
+        if not calls or (unit > 0 and view.roles[unit - 1] == "user"):
+            continue
+        after = "opens the history" if unit == 0 else "follows another model turn"
+        yield ctx.at(f"a function call turn {after}: Gemini answers \"Please ensure that function call "
+                     f"turn comes immediately after a user turn or after a function response turn.\"",
+                     conversation=conv, turn=t, part=calls[0], source=view.source(t, calls[0]))
+
+
+def _bedrock(ctx: Context, view: View) -> Iterator[Finding]:
+    conv = view.conversation
+    previous = None
+    for unit, turns in view.groups():
+        t = turns[0]
+        role = view.roles[unit]
+        if t >= view.sent or role == "system":
+            continue
+        if previous is None and role != "user":
+            yield ctx.at(f"the conversation starts with an {role} message: Bedrock answers \"A "
+                         f"conversation must start with a user message.\"", conversation=conv, turn=t,
+                         source=view.source(t))
+        elif previous == role:
+            yield ctx.at(f"two consecutive {role} messages: Bedrock answers \"A conversation must "
+                         f"alternate between user and assistant roles.\"", conversation=conv, turn=t,
+                         source=view.source(t))
+        previous = role
+
+
+def _responses_roles(ctx: Context, view: View) -> Iterator[Finding]:
+    conv = view.conversation
+    for t in range(view.sent):
+        for p, part in enumerate(view.wire[t].parts):
+            value = part.value if isinstance(part, Opaque) else None
+            if not isinstance(value, dict) or value.get("type") not in (None, "message"):
+                continue
+            role = value.get("role")
+            if isinstance(role, str) and role not in _RESPONSES_ROLES:
+                hint = " (a tool result is a function_call_output item)" if role == "tool" else ""
+                yield ctx.at(f"an input item with the role {role!r}, which the Responses API does not "
+                             f"have{hint}", conversation=conv, turn=t, part=p, source=view.source(t, p))

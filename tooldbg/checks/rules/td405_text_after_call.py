@@ -1,0 +1,77 @@
+"""Anthropic: text (or another block) after a `tool_use` in the same assistant message.
+
+The dossier (§3.5(3)): "`tool_use` blocks must be the last blocks of the assistant message. A
+recorded request with assistant content `[tool_use, text]` followed by a correct `tool_result` got
+400 with the rule-1 message; splitting into `[text]` + `[tool_use]` succeeded." The rule-1 message is
+the one for a *missing* result — "messages.1: `tool_use` ids were found without `tool_result` blocks
+immediately after: call_1. Each `tool_use` block must have a corresponding `tool_result` block in the
+next message." — and sends the developer looking for a lost result that is right there. The same
+happens when a `server_tool_use` pair sits after a client `tool_use`, and since Anthropic combines
+consecutive assistant messages, a text-only assistant message right after the call message breaks it
+too. Models that emit a call *then* text, and converters that write parts in the wrong order, cause
+it. Bedrock passes the rule on for Claude models (reported as rejected, undocumented): a warning
+there. Calls made by code execution (`caller` not direct) sit mid-message legitimately and are
+skipped, and an answer is judged only once a request replays it.
+"""
+
+from collections.abc import Iterator
+
+from ...model import Invocation, Reasoning
+from ..base import Context, Finding
+from ..structure import blank, label, views, with_severity
+
+CODE = "TD405"
+NAME = "text-after-call"
+SEVERITY = "error"
+MESSAGE = "Anthropic: text after a tool_use in the same assistant message"
+BAD = """
+{"role": "assistant", "content": [
+  {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Oslo"}},
+  {"type": "text", "text": "I will check the weather."}]}
+"""
+GOOD = """
+{"role": "assistant", "content": [
+  {"type": "text", "text": "I will check the weather."},
+  {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Oslo"}}]}
+"""
+
+
+def _direct(part: Invocation, fmt: str) -> bool:
+    meta = part.meta.get(fmt)
+    return not (isinstance(meta, dict) and meta.get("caller"))
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for view in views(ctx):
+        if view.format not in ("anthropic", "bedrock"):
+            continue
+        conv, fmt = view.conversation, view.format
+        for unit, turns in view.groups():
+            if view.roles[unit] != "assistant" or turns[0] >= view.sent:
+                continue
+            call = None
+            found = None
+            for t in turns:
+                for p, part in enumerate(conv.turns[t].parts):
+                    if isinstance(part, Invocation):
+                        if call is None and _direct(part, fmt):
+                            call = part
+                    elif call is not None and not isinstance(part, Reasoning) and not blank(part):
+                        found = (t, p, part)
+                        break
+                if found:
+                    break
+            if found is None or call is None:
+                continue
+            t, p, part = found
+            kind = "text" if part.type == "text" else (
+                part.value.get("type", part.type) if isinstance(getattr(part, "value", None), dict)
+                else part.type)
+            if fmt == "anthropic":
+                message = (f"a {kind} block after tool_use {label(call)} in the same assistant message: "
+                           f"Anthropic rejects it as if the call had no tool_result")
+            else:
+                message = (f"a {kind} block after toolUse {label(call)} in the same assistant message: "
+                           f"Bedrock rejects this for Claude models; put text before the calls")
+            finding = ctx.at(message, conversation=conv, turn=t, part=p, source=view.source(t, p))
+            yield with_severity(finding, SEVERITY if fmt == "anthropic" else "warning")

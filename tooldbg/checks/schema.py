@@ -1,0 +1,300 @@
+"""A small validator for the JSON Schema that tool declarations use (TD206).
+
+Tool schemas are a modest subset of JSON Schema, written three ways: standard JSON Schema (OpenAI
+`parameters`, Anthropic `input_schema`, Bedrock `inputSchema.json`, Gemini `parametersJsonSchema`),
+and Gemini's OpenAPI-3 `parameters`, whose types are upper case (`OBJECT`, `STRING`), whose nullability
+is `nullable: true`, and whose int64 bounds (`minItems`, `maxLength`…) arrive as decimal strings. This
+validator reads all three and checks the keywords tool schemas use: `type` (a name or a list),
+`nullable`, `enum`, `const`, `properties`, `required`, `additionalProperties`, `patternProperties`,
+`items` (a schema or, draft-4 style, a list), `prefixItems`, `anyOf` / `oneOf` / `allOf`, `minimum` /
+`maximum` and their exclusive forms, `minLength` / `maxLength`, `minItems` / `maxItems`, `pattern`,
+and local `$ref`s (`#/$defs/…`, `#/definitions/…`). `format` and everything else is ignored.
+
+Decisions a careful user expects:
+
+* A property the schema does not declare is an error only under `additionalProperties: false`; JSON
+  Schema allows it otherwise, and so does every provider.
+* `oneOf` is read as `anyOf`: a value that fits two alternatives is a schema-authoring matter, not a
+  model's mistake. A value that fits none is reported once, at the value.
+* An integer-valued float (`3.0`) is an integer, and `true` is not a number.
+* A keyword whose operand is malformed (an uncompilable `pattern`, a non-numeric bound) is skipped:
+  the validator judges the arguments, never the schema.
+
+`validate(value, schema)` returns located messages such as `$.city: expected string, got number`,
+each at a JSONPath-like location (`$`, `$.city`, `$.stops[2]`, `$['odd key']`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from typing import Any
+
+from ..jsonio import dumps_str
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MAX_DEPTH = 64  # $ref chains and nesting deeper than this are not followed
+# Schema nodes visited per validation at most: bounds pathological schemas (`anyOf` of `$ref: "#"`),
+# which would otherwise cost time exponential in `_MAX_DEPTH`; real tool schemas use a few hundred.
+_BUDGET = 20_000
+
+
+def validate(value: Any, schema: Any, *, limit: int = 20) -> list[str]:
+    """Every way `value` breaks `schema` (at most `limit`), each `location: what is wrong`."""
+    out: list[str] = []
+    for error in _Validator(schema).check(value, schema, "$", 0):
+        out.append(error)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def type_of(value: Any) -> str:
+    """The JSON type name of a parsed value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def child(path: str, key: str | int) -> str:
+    """`$` + `city` → `$.city`; `$.stops` + 2 → `$.stops[2]`; odd keys are quoted."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if _IDENT.fullmatch(key):
+        return f"{path}.{key}"
+    return f"{path}[{key!r}]"
+
+
+class _Validator:
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.budget = _BUDGET
+
+    def check(self, value: Any, schema: Any, path: str, depth: int) -> Iterator[str]:
+        self.budget -= 1
+        if depth > _MAX_DEPTH or self.budget < 0:
+            return
+        if schema is False:
+            yield f"{path}: no value is allowed here"
+            return
+        if not isinstance(schema, Mapping):
+            return  # `true`, `{}` or a malformed schema: anything goes
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            target = self.resolve(ref)
+            if target is not None:
+                yield from self.check(value, target, path, depth + 1)
+        if value is None and schema.get("nullable") is True:
+            return
+        types = _types(schema.get("type"))
+        if types is not None and not any(_is_type(value, t) for t in types):
+            yield f"{path}: expected {' or '.join(sorted(types))}, got {type_of(value)}"
+            return  # one clear message rather than a cascade about the wrong-typed value
+        yield from self.combinators(value, schema, path, depth)
+        if "const" in schema and not _equal(value, schema["const"]):
+            yield f"{path}: expected {_show(schema['const'])}, got {_show(value)}"
+        enum = schema.get("enum")
+        if isinstance(enum, list) and enum and not any(_equal(value, e) for e in enum):
+            choices = ", ".join(_show(e) for e in enum[:8]) + (", …" if len(enum) > 8 else "")
+            yield f"{path}: {_show(value)} is not one of {choices}"
+        if isinstance(value, dict):
+            yield from self.object(value, schema, path, depth)
+        elif isinstance(value, list):
+            yield from self.array(value, schema, path, depth)
+        elif isinstance(value, str):
+            yield from _string(value, schema, path)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            yield from _number(value, schema, path)
+
+    def combinators(self, value: Any, schema: Mapping[str, Any], path: str, depth: int) -> Iterator[str]:
+        for key in ("allOf",):
+            branches = schema.get(key)
+            if isinstance(branches, list):
+                for branch in branches:
+                    yield from self.check(value, branch, path, depth + 1)
+        for key in ("anyOf", "oneOf"):
+            branches = schema.get(key)
+            if isinstance(branches, list) and branches and not any(
+                    next(iter(self.check(value, b, path, depth + 1)), None) is None for b in branches):
+                yield f"{path}: {_show(value, 40)} matches none of the {key} alternatives"
+
+    def object(self, value: dict[str, Any], schema: Mapping[str, Any], path: str,
+               depth: int) -> Iterator[str]:
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        required = schema.get("required")
+        if isinstance(required, list):
+            for name in required:
+                if isinstance(name, str) and name not in value:
+                    yield f"{child(path, name)}: required property is missing"
+        patterns = schema.get("patternProperties")
+        patterns = patterns if isinstance(patterns, Mapping) else {}
+        extra = schema.get("additionalProperties")
+        for key, item in value.items():
+            if key in properties:
+                yield from self.check(item, properties[key], child(path, key), depth + 1)
+                continue
+            matched = False
+            for pattern, sub in patterns.items():
+                compiled = _compile(pattern)
+                if compiled is not None and compiled.search(key):
+                    matched = True
+                    yield from self.check(item, sub, child(path, key), depth + 1)
+            if matched:
+                continue
+            if extra is False:
+                yield f"{child(path, key)}: property is not declared (additionalProperties is false)"
+            elif isinstance(extra, Mapping):
+                yield from self.check(item, extra, child(path, key), depth + 1)
+
+    def array(self, value: list[Any], schema: Mapping[str, Any], path: str, depth: int) -> Iterator[str]:
+        low, high = _count(schema.get("minItems")), _count(schema.get("maxItems"))
+        if low is not None and len(value) < low:
+            yield f"{path}: {len(value)} items, fewer than minItems {low}"
+        if high is not None and len(value) > high:
+            yield f"{path}: {len(value)} items, more than maxItems {high}"
+        items, prefix = schema.get("items"), schema.get("prefixItems")
+        if isinstance(items, list):  # draft-4 tuple form
+            prefix, items = items, schema.get("additionalItems")
+        start = 0
+        if isinstance(prefix, list):
+            for i, (item, sub) in enumerate(zip(value, prefix, strict=False)):
+                yield from self.check(item, sub, child(path, i), depth + 1)
+            start = len(prefix)
+        if items is False and len(value) > start:
+            yield f"{path}: {len(value)} items, at most {start} allowed"
+        elif isinstance(items, Mapping):
+            for i in range(start, len(value)):
+                yield from self.check(value[i], items, child(path, i), depth + 1)
+
+    def resolve(self, ref: str) -> Any:
+        """A local reference (`#`, `#/$defs/x`, `#/definitions/x`); anything else is not followed."""
+        if not ref.startswith("#"):
+            return None
+        node = self.root
+        for token in ref[1:].lstrip("/").split("/") if ref != "#" else ():
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, Mapping) and token in node:
+                node = node[token]
+            else:
+                return None
+        return node
+
+
+def _types(value: Any) -> set[str] | None:
+    """`type` as a set of lower-case names (Gemini writes `STRING`); None when absent or unknown."""
+    names = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if not names:
+        return None
+    out = {n.lower() for n in names if isinstance(n, str)}
+    out.discard("type_unspecified")
+    return out if out and out <= _KNOWN else None
+
+
+_KNOWN = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
+
+
+def _is_type(value: Any, name: str) -> bool:
+    if name == "null":
+        return value is None
+    if name == "boolean":
+        return isinstance(value, bool)
+    if name == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer())
+    if name == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if name == "string":
+        return isinstance(value, str)
+    if name == "array":
+        return isinstance(value, list)
+    return isinstance(value, dict)
+
+
+def _string(value: str, schema: Mapping[str, Any], path: str) -> Iterator[str]:
+    low, high = _count(schema.get("minLength")), _count(schema.get("maxLength"))
+    if low is not None and len(value) < low:
+        yield f"{path}: {len(value)} characters, fewer than minLength {low}"
+    if high is not None and len(value) > high:
+        yield f"{path}: {len(value)} characters, more than maxLength {high}"
+    pattern = schema.get("pattern")
+    compiled = _compile(pattern) if isinstance(pattern, str) else None
+    if compiled is not None and not compiled.search(value):
+        yield f"{path}: {_show(value, 40)} does not match pattern {pattern!r}"
+
+
+def _number(value: int | float, schema: Mapping[str, Any], path: str) -> Iterator[str]:
+    low, high = _bound(schema.get("minimum")), _bound(schema.get("maximum"))
+    ex_low, ex_high = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    if low is not None:
+        if ex_low is True and value <= low:  # draft-4 boolean form
+            yield f"{path}: {_show(value)} is not greater than {_show(low)}"
+        elif value < low:
+            yield f"{path}: {_show(value)} is less than minimum {_show(low)}"
+    if high is not None:
+        if ex_high is True and value >= high:
+            yield f"{path}: {_show(value)} is not less than {_show(high)}"
+        elif value > high:
+            yield f"{path}: {_show(value)} is greater than maximum {_show(high)}"
+    ex_low, ex_high = _bound(ex_low), _bound(ex_high)
+    if ex_low is not None and value <= ex_low:
+        yield f"{path}: {_show(value)} is not greater than exclusiveMinimum {_show(ex_low)}"
+    if ex_high is not None and value >= ex_high:
+        yield f"{path}: {_show(value)} is not less than exclusiveMaximum {_show(ex_high)}"
+
+
+def _bound(value: Any) -> int | float | None:
+    """A numeric keyword operand (Gemini may send it as a decimal string); None when malformed."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, str):
+        try:
+            return float(value) if any(c in value for c in ".eE") else int(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _count(value: Any) -> int | None:
+    bound = _bound(value)
+    return int(bound) if bound is not None and bound >= 0 else None
+
+
+@lru_cache(maxsize=256)
+def _compile(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except (re.error, TypeError, RecursionError):
+        return None
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """JSON equality: 1 == 1.0, but true is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def _show(value: Any, width: int = 60) -> str:
+    """A short JSON-ish rendering of a value for a message."""
+    text = dumps_str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"

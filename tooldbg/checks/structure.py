@@ -1,0 +1,180 @@
+"""Steps the TD4xx order-and-structure rules and the TD6xx loop rules share.
+
+A stitched conversation mixes turns the client *sent* (the history of its latest request) with the
+answer it got back, and a turn keeps the source of the exchange it first appeared in. Structure rules
+judge what a request sent, in that request's wire format, so `views()` gives each conversation with
+
+* `format`: the wire format of the request that sent the history (None for a canonical document);
+* `sent`: `turns[:sent]` went out in that request, the rest is the answer not yet replayed;
+* `wire`: those turns as that request carried them, so a finding can point into the request a
+  provider would reject rather than at the response the turn first came from;
+* `units`: the wire message each turn belongs to. Readers split one wire message into several turns
+  (an Anthropic, Gemini or Bedrock user message holding results and text becomes a `tool` turn and a
+  `user` turn with one source); the unit puts them back together. Anthropic combines consecutive
+  messages of one role into a single turn, so there a unit is a run of same-role messages.
+
+`answers()` walks every response of every exchange, with the conversation turn it became. Every
+function here is one pass over the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..formats.base import Assembled, Response, chunk_for
+from ..jsonio import dumps_str
+from ..load import ExchangeRead
+from ..model import Conversation, Invocation, Opaque, Part, Source, Text, Turn
+from .base import Context, Finding
+
+#: Finish / stop reasons that announce tool calls in the message.
+CALL_FINISH = frozenset({"tool_calls", "function_call", "tool_use"})
+#: Where each format keeps the finish reason in a (non-streamed or assembled) response body.
+FINISH_POINTER = {"openai-chat": "/choices/0/finish_reason", "anthropic": "/stop_reason",
+                  "bedrock": "/stopReason", "gemini": "/candidates/0/finishReason",
+                  "openai-responses": "/status"}
+#: Formats whose providers reject a history that breaks their pairing or ordering rules.
+STRICT = frozenset({"openai-chat", "anthropic", "gemini", "bedrock"})
+_CALL_TYPES = ("tool_use", "_call", "toolUse", "functionCall", "function_call")
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One conversation as its latest request sent it (see the module docstring); `units[t]` is the
+    wire message of turn `t` and `roles[u]` the wire role (user, assistant, system) of message `u`."""
+
+    conversation: Conversation
+    request: ExchangeRead | None
+    format: str | None
+    sent: int
+    wire: tuple[Turn, ...]
+    units: tuple[int, ...]
+    roles: tuple[str, ...]
+
+    def source(self, t: int, p: int | None = None) -> Source:
+        """Where turn `t` (part `p`) is in the request that sent it; its own source otherwise."""
+        turn = self.wire[t] if t < len(self.wire) else self.conversation.turns[t]
+        return turn.source if p is None else turn.parts[p].source
+
+    def groups(self) -> Iterator[tuple[int, list[int]]]:
+        """(unit, the indices of its turns) for every wire message, in order."""
+        start = 0
+        for t in range(1, len(self.units) + 1):
+            if t == len(self.units) or self.units[t] != self.units[start]:
+                yield self.units[start], list(range(start, t))
+                start = t
+
+
+def wire_role(turn: Turn) -> str:
+    """The role of the wire message a turn came from: results ride in user messages."""
+    return turn.role if turn.role in ("assistant", "system") else "user"
+
+
+def views(ctx: Context) -> Iterator[View]:
+    for conv in ctx.conversations:
+        reads = ctx.exchanges(conv)
+        last = reads[-1] if reads else None
+        if last is None:  # a canonical document: every turn was part of the history
+            fmt, wire = None, conv.turns
+        elif last.request is None:  # a response-only capture
+            fmt, wire = last.format, ()
+        else:
+            fmt, wire = last.format, last.request.turns[:len(conv.turns)]
+        sent = len(wire)
+        units: list[int] = []
+        roles: list[str] = []
+        previous: Any = None
+        for t, turn in enumerate(conv.turns):
+            role = wire_role(turn)
+            key: Any = object()  # a turn of its own
+            if t < sent and fmt is not None:
+                s = wire[t].source
+                key = role if fmt == "anthropic" else (s.exchange, s.side, s.location, s.pointer)
+            if units and key == previous:
+                units.append(units[-1])
+            else:
+                units.append(len(roles))
+                roles.append(role)
+            previous = key
+        requested = last if last is not None and last.request is not None else None
+        yield View(conv, requested, fmt, sent, tuple(wire), tuple(units), tuple(roles))
+
+
+def blank(part: Part) -> bool:
+    return isinstance(part, Text) and not part.text.strip()
+
+
+def whole_content(turn: Turn, part: Part) -> bool:
+    """A text read from a message's string `content` (not from a block in a list)."""
+    return part.source.pointer == turn.source.pointer + "/content"
+
+
+def call_like(part: Part) -> bool:
+    """A tool call, modelled or kept verbatim (server tools, unknown call types)."""
+    if isinstance(part, Invocation):
+        return True
+    if isinstance(part, Opaque) and isinstance(part.value, dict):
+        kind = part.value.get("type")
+        return (isinstance(kind, str) and kind.endswith(_CALL_TYPES)
+                or any(k in part.value for k in ("toolUse", "functionCall", "function_call")))
+    return False
+
+
+def label(call: Invocation) -> str:
+    """How a message names a call: its wire id, else its name and own id."""
+    if call.wire_id:
+        text = call.wire_id if len(call.wire_id) <= 40 else call.wire_id[:39] + "…"
+        return repr(text)
+    return f"{call.name} ({call.id})"
+
+
+def arguments_key(call: Invocation) -> str:
+    if call.arguments is None and call.raw_arguments is not None:
+        return "raw:" + call.raw_arguments
+    return dumps_str(call.arguments, sort_keys=True)
+
+
+def with_severity(finding: Finding, severity: str) -> Finding:
+    return finding if finding.severity == severity else replace(finding, severity=severity)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One response of one exchange, and the conversation turn it became (when it did)."""
+
+    read: ExchangeRead
+    response: Response
+    stream: Assembled | None
+    conversation: Conversation | None
+    turn: int | None
+
+    def finish_source(self) -> tuple[Source, int | None]:
+        """The finish reason's location (and, for a stream, the chunk that carried it)."""
+        wire = self.read.exchange.response
+        pointer = FINISH_POINTER.get(self.read.format or "", "")
+        source = Source(exchange=self.read.exchange.index, side="response",
+                        location=wire.location if wire is not None else "", pointer=pointer)
+        chunk = chunk_for(self.stream.chunks, pointer) if self.stream is not None else None
+        return source, chunk
+
+
+def answers(ctx: Context) -> Iterator[Answer]:
+    """Every response that carries a turn, with the conversation turn it became."""
+    where: dict[tuple[Any, ...], tuple[Conversation, int]] = {}
+    for conv in ctx.conversations:
+        for t, turn in enumerate(conv.turns):
+            s = turn.source
+            if s.side == "response":
+                where.setdefault((s.exchange, s.location, s.pointer, s.chunk), (conv, t))
+    for read in ctx.reads:
+        streams: tuple[Assembled | None, ...] = read.streams or (None,) * len(read.responses)
+        for response, stream in zip(read.responses, streams, strict=False):
+            if response.turn is None:
+                continue
+            s = response.turn.source
+            conv, t = where.get((s.exchange, s.location, s.pointer, s.chunk), (None, None))
+            if conv is None and read.conversation is not None:
+                conv = ctx.loaded.conversation(read.conversation)
+            yield Answer(read, response, stream, conv, t)
