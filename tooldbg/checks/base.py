@@ -86,6 +86,8 @@ class Context:
     loaded: Loaded
     target: str | None = None
     rule: Rule | None = None
+    #: Work several rules share (a replay pairing, a call index), computed once per run.
+    memo: dict[str, Any] = field(default_factory=dict)
     _exchanges: dict[str, list[ExchangeRead]] = field(default_factory=dict)
 
     @property
@@ -95,6 +97,12 @@ class Context:
     @property
     def reads(self) -> list[ExchangeRead]:
         return self.loaded.reads
+
+    def shared(self, key: str, compute: Callable[[], Any]) -> Any:
+        """`compute()` once per run for every rule that asks for `key`."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     def exchanges(self, conversation: Conversation) -> list[ExchangeRead]:
         """The exchanges stitched into `conversation`, in log order."""

@@ -1,0 +1,49 @@
+"""A tool result that reports a failure in its text, sent without the failure flag its format has.
+
+Anthropic (`is_error: true`) and Bedrock Converse (`status: "error"`) let the client say that a tool
+failed. Content such as "Error: …", a Python traceback, `{"error": …}`, "timed out" or "… failed"
+sent without the flag reads to the model as a successful call that returned those words: models
+then quote error text as data, or retry less carefully than after a flagged failure. Usually the
+client caught the exception and returned its message as the output. A heuristic on the text, hence
+a warning; formats without a flag (OpenAI, Gemini) can only say it in the text and are not checked,
+and a result that had the flag in an earlier request is TD303's.
+"""
+
+from collections.abc import Iterator
+
+from ...model import Result
+from ..base import Context, Finding
+from ..replay import FLAGGED_FORMATS, failure_report, lost_flags
+
+CODE = "TD304"
+NAME = "error-without-flag"
+SEVERITY = "warning"
+MESSAGE = "a result reporting a failure, sent without the failure flag its format has"
+BAD = """
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01B",
+  "content": "Error: weather service timed out for Bergen"}]}
+"""
+GOOD = """
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01B",
+  "content": "Error: weather service timed out for Bergen", "is_error": true}]}
+"""
+
+_FLAG = {"anthropic": "is_error: true", "bedrock": 'status: "error"'}
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    reads = ctx.reads
+    lost = {hit[2].source for _, _, hit in lost_flags(ctx)}  # TD303 says it better
+    for conv in ctx.conversations:
+        for t, _, p, part in ctx.parts(conv):
+            if not isinstance(part, Result) or part.is_error or part.source in lost:
+                continue
+            exchange = part.source.exchange
+            fmt = reads[exchange].format if exchange is not None and 0 <= exchange < len(reads) else None
+            if fmt not in FLAGGED_FORMATS or part.source.side != "request":
+                continue
+            words = failure_report(part.content)
+            if words:
+                ident = repr(part.wire_id) if part.wire_id else f"of {part.name!r}"
+                yield ctx.at(f"result {ident} reports a failure ({words}) but is sent without "
+                             f"{_FLAG[fmt]}", conversation=conv, turn=t, part=p)
