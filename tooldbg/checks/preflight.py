@@ -1,0 +1,110 @@
+"""What the TD8xx target pre-flight rules share: the target's table (`tooldbg.targets`), the limits
+a string breaks, what is known of the conversation's model and request parameters, and findings
+that quote the provider's own words.
+
+The conversation checked is the canonical one — what a writer would replay to the target — so the
+rules read canonical parts and the wire ids they carry (`wire_id`); a call without an id gets one
+from the writer and breaks no id limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Conversation, Invocation, Reasoning, Result, Text, Turn
+from ..targets import Limit, Table, table, wire_format
+from .base import Context
+
+_URL_MODEL = re.compile(r"/models/([^/:?]+)")
+
+
+def target_table(ctx: Context) -> Table | None:
+    return table(ctx.target)
+
+
+def failure(value: str, limits: tuple[Limit, ...]) -> Limit | None:
+    """The first limit `value` breaks, in table order (empty, pattern, length)."""
+    for limit in limits:
+        if limit.test == "empty":
+            broken = value == ""
+        elif not value:
+            continue  # an empty string breaks only the `empty` test: one finding, not two
+        elif limit.test == "pattern":
+            broken = re.fullmatch(str(limit.value), value) is None
+        else:
+            broken = len(value) > int(limit.value or 0)
+        if broken:
+            return limit
+    return None
+
+
+def quote(error: str, **values: Any) -> str:
+    """The provider's error text with the offending values filled in, quoted."""
+    for key, value in values.items():
+        error = error.replace("{" + key + "}", str(value))
+    return f"“{error}”"
+
+
+def wire_ids(conv: Conversation) -> Iterator[tuple[int, int, str, str]]:
+    """(turn, part, "call" | "result", id) for every wire id a writer would replay: each call's, and
+    each result's that does not simply repeat its call's (an orphan, or a result bound by name)."""
+    calls = {c.id: c.wire_id for c in (p for t in conv.turns for p in t.parts if isinstance(p, Invocation))}
+    for t, turn in enumerate(conv.turns):
+        for p, part in enumerate(turn.parts):
+            if isinstance(part, Invocation) and part.wire_id is not None:
+                yield t, p, "call", part.wire_id
+            elif isinstance(part, Result) and part.wire_id is not None and \
+                    calls.get(part.invocation_id or "") != part.wire_id:
+                yield t, p, "result", part.wire_id
+
+
+def models(ctx: Context, conv: Conversation) -> set[str]:
+    """Every model name the log gives this conversation: the requests', the responses' and the one
+    in a Gemini endpoint URL (`…/models/gemini-3-pro-preview:streamGenerateContent`)."""
+    names = {conv.model} if conv.model else set()
+    for read in ctx.exchanges(conv):
+        names.update(r.model for r in read.responses if r.model)
+        for message in (read.exchange.request, read.exchange.response):
+            found = _URL_MODEL.search(message.url) if message is not None and message.url else None
+            if found:
+                names.add(found.group(1))
+    return names
+
+
+def model_matches(pattern: str | None, names: set[str]) -> bool:
+    return pattern is not None and any(re.search(pattern, n) for n in names)
+
+
+def param(conv: Conversation, target: str, path: tuple[str, ...]) -> Any:
+    """A request parameter of the conversation as the target's format keeps it (`thinking.type` of
+    an Anthropic request); None when absent — a conversation from another format carries none."""
+    value: Any = conv.meta.get(wire_format(target))
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def blank(part: Any) -> bool:
+    return isinstance(part, Text) and not part.text.strip()
+
+
+def call_turns(conv: Conversation) -> Iterator[tuple[int, Turn, list[tuple[int, Invocation]]]]:
+    """Every assistant turn that makes calls, with its calls (part index, call)."""
+    for t, turn in enumerate(conv.turns):
+        calls = [(p, part) for p, part in enumerate(turn.parts) if isinstance(part, Invocation)]
+        if calls and turn.role == "assistant":
+            yield t, turn, calls
+
+
+def signed(part: Any, origin: str, signature: bool) -> bool:
+    """Reasoning of `origin` (with its signature or redacted, when one is needed)."""
+    return isinstance(part, Reasoning) and part.origin == origin and (
+        not signature or bool(part.signature) or bool(part.redacted))
+
+
+def carrier(part: Any, origin: str) -> bool:
+    """A signature-only reasoning part: the writer puts its signature on the part after it."""
+    return isinstance(part, Reasoning) and part.origin == origin and bool(part.signature) and not (
+        part.text or part.summary or part.redacted or (part.meta.get(origin) or {}).get("thought"))

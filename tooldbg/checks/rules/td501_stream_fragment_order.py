@@ -1,0 +1,67 @@
+"""Stream fragments that do not put back together in the order they claim.
+
+A streamed tool call arrives in pieces addressed by position: Chat Completions `tool_calls[].index`,
+Anthropic and Bedrock content-block indices, Responses `output_index` and `sequence_number`. A
+relay that drops the `index` (Gemini's OpenAI-compatible endpoint), numbers every parallel call 0,
+skips an index, interleaves the pieces of two calls or reorders events makes every assembler guess:
+openai-python's accumulator raises or glues two calls' arguments together (`{"a":1}{"b":2}`), and an
+agent executes the wrong call or none. A fragment that repeats its call's `id` on every piece
+(LiteLLM, Fireworks, some DeepSeek/Qwen servers) is glued the same way into `call_xcall_xcall_x`,
+an id the next request cannot answer ("messages with role 'tool' must be a response to a preceeding
+message with 'tool_calls'"). The finding points at the chunk where the order broke.
+
+Not findings: Groq and xAI sending a whole call in one fragment, Mistral sending whole calls with
+no `index` but an id, Qwen's empty `"id":""` continuations, OpenRouter's repeated finish chunks and
+comment lines. A Responses capture whose `sequence_number`s only skip forward is missing events —
+recorders and fixture writers trim long delta runs (vercel/ai's `openai-phase.1.chunks.txt`) — while
+its `.done` events and `response.completed` still carry every value whole: from the first missing
+event on, the problems are the capture's, not the stream's, and are only noted (info).
+"""
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from ..base import Context, Finding
+from ..streams import missing_from, repeated_identity, streams
+
+CODE = "TD501"
+NAME = "stream-fragment-order"
+SEVERITY = "error"
+MESSAGE = "stream fragments missing, reusing or skipping their index, or interleaved"
+BAD = """
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_A1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Oslo\\"}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"id":"call_B2","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Bergen\\"}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+"""
+GOOD = """
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_A1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Oslo\\"}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_B2","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Bergen\\"}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+"""
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for stream in streams(ctx):
+        missing = missing_from(stream)
+        trimmed = []
+        for problem in stream.problems("order"):
+            if missing is not None and (problem.chunk is None or problem.chunk >= missing[0]):
+                trimmed.append(problem)  # events absent from the capture explain it (see above)
+                continue
+            yield stream.finding(ctx, problem.message, problem.chunk, kind="order")
+        if trimmed and missing is not None:
+            finding = stream.finding(ctx, (
+                f"the capture lacks {missing[1]} events (sequence_number skips ahead from here on): "
+                f"{len(trimmed)} order problem(s) after it are the recording's, not the stream's — the "
+                ".done events and response.completed carry every value whole"), missing[0])
+            yield replace(finding, severity="info")
+        for chunk, message in repeated_identity(stream):
+            yield stream.finding(ctx, message, chunk, kind="order")

@@ -1,0 +1,139 @@
+"""A tool turn replayed without the reasoning the target requires back with it.
+
+Reasoning models tie their tool calls to the thinking that produced them, and several providers
+refuse a history that drops it. Anthropic with thinking on: "messages.1.content.0.type: Expected
+`thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final
+`assistant` message must start with a thinking block…". Gemini 3: "Function call is missing a
+thought_signature in functionCall parts…" — the signature rides on the first call of each step.
+The Responses API, for a call replayed with its `fc_…` item id: "Item 'fc_…' of type
+'function_call' was provided without its required 'reasoning' item: 'rs_…'." DeepSeek and Kimi in
+thinking mode: "Missing `reasoning_content` field in the assistant message at message index 2." /
+"thinking is enabled but reasoning_content is missing in assistant tool call message at index N".
+Agent frameworks drop reasoning when they store history as plain messages, and converters cannot
+carry one provider's signed reasoning to another, so the tool loop dies on its second request.
+When each target requires it (which parameter, model or observed reasoning turns thinking on, which
+turns, where in them) is data in `tooldbg/targets.py`. A replay that dropped reasoning the log shows
+is also TD307; this rule judges the history against the target, recorded or not.
+"""
+
+from collections.abc import Iterator
+
+from ...model import Conversation, Invocation, Part, Reasoning
+from ...targets import ReasoningReplay
+from ..base import Context, Finding
+from ..preflight import carrier, model_matches, models, param, quote, signed, target_table
+
+CODE = "TD805"
+NAME = "target-reasoning-missing"
+SEVERITY = "error"
+TARGET = True
+MESSAGE = "a tool turn without the reasoning the target requires replayed with it"
+BAD = """
+--target deepseek, model deepseek-reasoner:
+{"role": "assistant", "content": null, "tool_calls": [{"id": "call_00_Xy7", "type": "function",
+  "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Oslo\\"}"}}]}
+"""
+GOOD = """
+{"role": "assistant", "content": null, "reasoning_content": "The user wants Oslo's weather…",
+ "tool_calls": [{"id": "call_00_Xy7", "type": "function",
+  "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Oslo\\"}"}}]}
+"""
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    limits = target_table(ctx)
+    rule = limits.reasoning if limits is not None else None
+    if rule is None or ctx.target is None:
+        return
+    needed = _recorded(ctx, rule) if rule.recorded else None
+    for conv in ctx.conversations:
+        if not rule.recorded and not _thinking(ctx, conv, rule):
+            continue
+        for t in _turns(conv, rule):
+            turn = conv.turns[t]
+            missing = _missing(turn.parts, rule, needed)
+            if missing is None:
+                continue
+            p, call = missing
+            found = turn.parts[0].type if turn.parts else "nothing"
+            item = _item(call, rule) or "fc_…"
+            yield ctx.at(f"the turn calling {call.name!r} carries no {rule.what} ({_where(rule)}): "
+                         f"{ctx.target} rejects it, "
+                         + quote(rule.error, found="tool_use" if found == "invocation" else found,
+                                 name=call.name, item=item),
+                         conversation=conv, turn=t, part=p)
+
+
+def _thinking(ctx: Context, conv: Conversation, rule: ReasoningReplay) -> bool:
+    """Is thinking on for this conversation, as far as the log tells?"""
+    value = param(conv, ctx.target or "", rule.param) if rule.param else None
+    if value is not None and value in rule.off:
+        return False
+    if value is not None and value in rule.on:
+        return True
+    if model_matches(rule.models, models(ctx, conv)):
+        return True
+    return rule.seen and any(isinstance(p, Reasoning) and p.origin == rule.origin
+                             for turn in conv.turns for p in turn.parts)
+
+
+def _turns(conv: Conversation, rule: ReasoningReplay) -> list[int]:
+    """The assistant turns with calls the rule covers (see `ReasoningReplay.scope`)."""
+    calling = [t for t, turn in enumerate(conv.turns)
+               if turn.role == "assistant" and any(isinstance(p, Invocation) for p in turn.parts)]
+    users = [t for t, turn in enumerate(conv.turns) if turn.role == "user"]
+    last_user = users[-1] if users else -1
+    if rule.scope == "all":
+        return calling
+    if rule.scope == "current":
+        return [t for t in calling if t > last_user]
+    return calling[-1:] if calling and calling[-1] > last_user else []
+
+
+def _recorded(ctx: Context, rule: ReasoningReplay) -> set[str]:
+    """The item ids of the calls whose recorded response had reasoning of `origin` before them."""
+    needed: set[str] = set()
+    for read in ctx.reads:
+        for response in read.responses:
+            parts = response.turn.parts if response.turn is not None else ()
+            reasoned = False
+            for part in parts:
+                reasoned = reasoned or signed(part, rule.origin, rule.signature)
+                item = _item(part, rule) if reasoned else None
+                if item:
+                    needed.add(item)
+    return needed
+
+
+def _item(part: object, rule: ReasoningReplay) -> str | None:
+    if not isinstance(part, Invocation):
+        return None
+    item = (part.meta.get(rule.origin) or {}).get("id")
+    return item if isinstance(item, str) and item else None
+
+
+def _missing(parts: tuple[Part, ...], rule: ReasoningReplay,
+             needed: set[str] | None) -> tuple[int, Invocation] | None:
+    """(part, call) of the first call the turn's reasoning does not cover, or None."""
+    calls = [(p, part) for p, part in enumerate(parts) if isinstance(part, Invocation)]
+    if rule.item_ids:
+        calls = [(p, c) for p, c in calls if _item(c, rule)]
+    if needed is not None:
+        calls = [(p, c) for p, c in calls if _item(c, rule) in needed]
+    if not calls:
+        return None
+    if rule.position == "first":
+        return None if parts and signed(parts[0], rule.origin, rule.signature) else calls[0]
+    if rule.position == "carrier":
+        p = calls[0][0]
+        return None if p > 0 and carrier(parts[p - 1], rule.origin) else calls[0]
+    if rule.position == "before_call":
+        first = next((q for q, part in enumerate(parts) if signed(part, rule.origin, rule.signature)),
+                     len(parts))
+        return next(((p, call) for p, call in calls if p < first), None)
+    return None if any(signed(part, rule.origin, rule.signature) for part in parts) else calls[0]
+
+
+def _where(rule: ReasoningReplay) -> str:
+    return {"first": "it must open the turn", "carrier": "it must ride on the turn's first call",
+            "before_call": "it must come before the call", "any": "a tool turn needs it"}[rule.position]
