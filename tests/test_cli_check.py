@@ -76,3 +76,16 @@ def test_rules_lists_the_catalogue_and_explains_one(capsys):
     code, out, _ = run(capsys, "rules", "orphan-result")
     assert code == 0 and out.startswith("TD101 orphan-result")
     assert run(capsys, "rules", "TD999")[0] == 2
+
+
+def test_convert_runs_the_target_preflight_before_writing(tmp_path, capsys):
+    from tests.paths import SAMPLES
+    sample = SAMPLES / "anthropic" / "parallel-calls.jsonl"
+    code, out, err = run(capsys, "convert", str(sample), "--to", "mistral")
+    assert code == 1 and json.loads(out)["messages"]
+    preflight = [line for line in err.splitlines() if line.startswith("preflight: ")]
+    assert preflight and all(" TD801 error target-call-id: mistral rejects call id 'toolu_" in line
+                             for line in preflight)
+    assert "must be a-z, A-Z, 0-9, with a length of 9." in preflight[0]
+    code, _, err = run(capsys, "convert", str(sample), "--to", "openai-chat")
+    assert code == 0 and "preflight:" not in err

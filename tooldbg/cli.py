@@ -21,7 +21,7 @@ from .errors import ToolDbgError
 from .jsonio import dumps
 from .load import Loaded, load
 from .model import CANONICAL_FORMAT
-from .targets import PROFILES
+from .targets import PROFILES, wire_format
 
 INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
 
@@ -105,8 +105,8 @@ def _show(paths: Sequence[str], conversation_id: str | None, input_format: str |
 
 @cli.command()
 @click.argument("file", type=click.Path())
-@click.option("--to", "target", type=click.Choice(TARGETS), required=True,
-              help="Format to write.")
+@click.option("--to", "target", type=click.Choice([*TARGETS, *PROFILES]), required=True,
+              help="Format to write (a profile such as mistral writes its wire format and checks its limits).")
 @click.option("-o", "--output", type=click.Path(), help="Write here instead of stdout.")
 @click.option("--conversation", "conversation_id", help="Which conversation, when there are several.")
 @click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
@@ -130,9 +130,17 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
     elif target != "canonical" and len(conversations) > 1:
         ids = ", ".join(c.id for c in conversations)
         fail(f"{file}: {len(conversations)} conversations ({ids}); pick one with --conversation")
-    result = export(conversations, target)
+    result = export(conversations, wire_format(target) if target in PROFILES else target)
     for loss in result.losses:
         click.echo(f"loss: {conversations[0].id} {loss}", err=True)
+    rejected = False
+    if target != "canonical":
+        from .checks import preflight
+
+        for finding in preflight(result.body, target):
+            rejected = rejected or finding.severity == "error"
+            click.echo(f"preflight: {finding.code} {finding.severity} {finding.name}: "
+                       f"{finding.message} at {finding.pointer}", err=True)
     if output_format == "json":
         doc = {"tooldbg": __version__, "target": target,
                "conversations": [c.id for c in conversations],
@@ -147,6 +155,8 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
         write_atomically(Path(output), text, inputs=[Path(file)], force=force)
     else:
         click.echo(text, nl=False)
+    if rejected:
+        sys.exit(1)
 
 
 def _codes(values: tuple[str, ...]) -> list[str]:

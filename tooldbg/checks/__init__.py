@@ -6,8 +6,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Iterable
+from typing import Any
 
-from ..load import Loaded
+from ..jsonio import dumps
+from ..load import Loaded, load_bytes
+from ..targets import wire_format
 from . import rules as _rules_package
 from .base import SEVERITIES, Context, Finding, Rule, severity_rank
 
@@ -47,5 +50,13 @@ def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
     return sorted(set(findings), key=Finding.sort_key)
 
 
-__all__ = ["RULES", "SEVERITIES", "Context", "Finding", "Rule", "run_checks", "select_rules",
-           "severity_rank"]
+def preflight(body: dict[str, Any], target: str) -> list[Finding]:
+    """The TD8xx target rules on a request body about to be written for `target` (a wire format or
+    a profile such as `mistral`): what `convert` checks before it writes."""
+    fmt = wire_format(target)
+    loaded = load_bytes(f"<{target} request>", dumps(body), fmt)
+    return run_checks(loaded, select_rules(["TD8"], target=target), target)
+
+
+__all__ = ["RULES", "SEVERITIES", "Context", "Finding", "Rule", "preflight", "run_checks",
+           "select_rules", "severity_rank"]
