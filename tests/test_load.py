@@ -57,6 +57,7 @@ def test_a_folder_loads_every_file_and_an_unreadable_one_does_not_stop_it(tmp_pa
     (tmp_path / "a.json").write_bytes((paths.SAMPLES / "openai-chat" / "request.json").read_bytes())
     (tmp_path / "b.json").write_text("{")
     (tmp_path / ".hidden.json").write_text("{")
+    (tmp_path / "README.md").write_text("# notes")
     loaded = load([tmp_path])
     assert [item.path.rsplit("/", 1)[-1] for item in loaded] == ["a.json", "b.json"]
     assert loaded[0].conversations and not loaded[0].errors

@@ -67,11 +67,17 @@ class Capture:
 CONTAINERS = ("json", "jsonl", "interactions", "har", "sse", "eventstream", "canonical")
 
 
+#: What a folder walk reads; a file named on the command line is read whatever its name.
+LOG_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".har", ".sse", ".txt", ".log", ".bin", ""})
+
+
 def iter_files(path: Path) -> Iterator[Path]:
-    """A file, or every regular file below a folder in name order (hidden files skipped)."""
+    """A file, or every log file below a folder in name order (hidden files and documents such as
+    README.md skipped)."""
     if path.is_dir():
         for child in sorted(path.rglob("*")):
-            if child.is_file() and not any(p.startswith(".") for p in child.relative_to(path).parts):
+            if child.is_file() and child.suffix.lower() in LOG_SUFFIXES and \
+                    not any(p.startswith(".") for p in child.relative_to(path).parts):
                 yield child
     else:
         yield path
