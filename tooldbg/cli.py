@@ -74,8 +74,14 @@ def _report_errors(loaded: list[Loaded]) -> None:
 @click.argument("files", nargs=-1, type=click.Path())
 @click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
 def open_command(files: tuple[str, ...], input_format: str | None) -> None:
-    """Open FILES (default: the bundled sample). Until the TUI lands this prints `show`."""
-    _show(files or (str(bundled_sample()),), None, input_format, True, None)
+    """Open FILES (default: the bundled sample) in the interactive debugger."""
+    from .tui.app import make_app
+
+    paths = files or (str(bundled_sample()),)
+    for path in paths:
+        if not Path(path).exists():
+            fail(f"{path}: no such file or folder")
+    make_app(paths, input_format).run()
 
 
 @cli.command()

@@ -7,7 +7,7 @@ that cannot be read at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -69,7 +69,12 @@ class Loaded:
         return None
 
 
-def load(paths: Iterable[str | Path], input_format: str | None = None) -> list[Loaded]:
+#: Called as `progress(file, exchanges read, exchanges in the file)` while a file is read.
+Progress = Callable[[str, int, int], None]
+
+
+def load(paths: Iterable[str | Path], input_format: str | None = None,
+         progress: Progress | None = None) -> list[Loaded]:
     """Every file under `paths`; raises InputError only for a path that does not exist."""
     out = []
     for path in paths:
@@ -77,11 +82,12 @@ def load(paths: Iterable[str | Path], input_format: str | None = None) -> list[L
         if not path.exists():
             raise InputError(str(path), "", "no such file or folder")
         for file in iter_files(path):
-            out.append(load_file(file, input_format))
+            out.append(load_file(file, input_format, progress))
     return out
 
 
-def load_file(path: str | Path, input_format: str | None = None) -> Loaded:
+def load_file(path: str | Path, input_format: str | None = None,
+              progress: Progress | None = None) -> Loaded:
     """One file. An unreadable file comes back with its error and nothing else, so a folder or a
     list of files is still read in full."""
     name = str(path)
@@ -89,10 +95,11 @@ def load_file(path: str | Path, input_format: str | None = None) -> Loaded:
         data = Path(path).read_bytes()
     except OSError as err:
         return Loaded(name, "unknown", errors=[InputError(name, "", err.strerror or str(err))])
-    return load_bytes(name, data, input_format)
+    return load_bytes(name, data, input_format, progress)
 
 
-def load_bytes(name: str, data: bytes, input_format: str | None = None) -> Loaded:
+def load_bytes(name: str, data: bytes, input_format: str | None = None,
+               progress: Progress | None = None) -> Loaded:
     try:
         capture = read_capture(name, data)
     except InputError as err:
@@ -103,13 +110,15 @@ def load_bytes(name: str, data: bytes, input_format: str | None = None) -> Loade
         except FormatError as err:
             return Loaded(name, "canonical", errors=[InputError(name, err.pointer, err.message)])
         return Loaded(name, "canonical", conversations=conversations)
-    return _read_capture(capture, input_format)
+    return _read_capture(capture, input_format, progress)
 
 
-def _read_capture(capture: Capture, input_format: str | None) -> Loaded:
+def _read_capture(capture: Capture, input_format: str | None, progress: Progress | None) -> Loaded:
     loaded = Loaded(capture.path, capture.container, errors=list(capture.errors))
     stitcher = Stitcher()
-    for exchange in capture.exchanges:
+    for number, exchange in enumerate(capture.exchanges, start=1):
+        if progress is not None:
+            progress(capture.path, number, len(capture.exchanges))
         read = read_exchange(capture.path, exchange, input_format, loaded.errors)
         loaded.reads.append(read)
         if read.request is None and not read.responses:

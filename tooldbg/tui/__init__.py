@@ -1,0 +1,1 @@
+"""The interactive debugger (Textual). Only the CLI imports this package; the core never does."""
