@@ -548,6 +548,43 @@ def test_out_of_order_and_mismatched_events_are_problems_not_crashes():
                                          {"type": "tool_use", "id": "", "name": "f", "input": {}}]
 
 
+def tool_block(tid: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tid, "name": "get_weather", "input": {}}
+
+
+@pytest.mark.parametrize("second", [2, 0], ids=["skipped", "reused"])
+def test_a_block_opened_under_another_index_is_one_problem_at_its_start(second):
+    """The block's later events name the index it opened under: they reach it, so neither they nor
+    the block (as never stopped: the stream did end) are reported again."""
+    events = [StreamEvent(i, e) for i, e in enumerate([
+        message_start("msg_01", "claude-haiku-4-5", 10),
+        block_start(0, tool_block("toolu_A")), delta(0, "input_json_delta", partial_json='{"city": "Oslo"}'),
+        block_stop(0),
+        block_start(second, tool_block("toolu_B")),
+        delta(second, "input_json_delta", partial_json='{"city": "Bergen"}'), block_stop(second),
+        message_delta("tool_use", 20), STOP])]
+    assembled = anthropic.assemble_stream(events)
+    assert assembled.problems == (
+        StreamProblem("order", f"content_block_start index {second}, expected 1", 4),)
+    assert assembled.complete
+    assert [(b["id"], b["input"]) for b in assembled.body["content"]] == [
+        ("toolu_A", {"city": "Oslo"}), ("toolu_B", {"city": "Bergen"})]
+
+
+def test_interleaved_blocks_are_one_problem_at_the_first_late_delta():
+    events = [StreamEvent(i, e) for i, e in enumerate([
+        message_start("msg_01", "claude-haiku-4-5", 10),
+        block_start(0, tool_block("toolu_A")), delta(0, "input_json_delta", partial_json='{"city": '),
+        block_start(1, tool_block("toolu_B")), delta(0, "input_json_delta", partial_json='"Oslo"}'),
+        delta(1, "input_json_delta", partial_json='{"city": '), delta(0, "input_json_delta", partial_json=""),
+        delta(1, "input_json_delta", partial_json='"Bergen"}'), block_stop(0), block_stop(1),
+        message_delta("tool_use", 20), STOP])]
+    assembled = anthropic.assemble_stream(events)
+    assert assembled.problems == (
+        StreamProblem("order", "delta for content block 0 after block 1 started (interleaved blocks)", 4),)
+    assert [b["input"] for b in assembled.body["content"]] == [{"city": "Oslo"}, {"city": "Bergen"}]
+
+
 def test_split_streams_on_message_start():
     events = lines((CORPUS / "vercel-ai-fixtures/anthropic/anthropic-tool-search-regex.1.chunks.txt")
                    .read_text())

@@ -459,6 +459,19 @@ def test_broken_stream_problems_name_their_chunks():
         {"text": "Hi again"}, {"toolUse": {"toolUseId": "t9", "name": "a", "input": {}}}]
 
 
+def test_one_skipped_block_index_is_one_problem():
+    """Blocks 0, 2, 3: the gap is before block 2; block 3 follows block 2 as it should."""
+    result = bedrock.assemble_stream(events(
+        {"messageStart": {"role": "assistant"}},
+        delta(0, text="Checking."), stop(0),
+        start(2, toolUseId="t1", name="get_weather"), delta(2, toolUse={"input": "{}"}), stop(2),
+        start(3, toolUseId="t2", name="get_weather"), delta(3, toolUse={"input": "{}"}), stop(3),
+        {"messageStop": {"stopReason": "tool_use"}}), SRC)
+    assert result.problems == (StreamProblem("order", "block 2 opened, expected block 1", 3),)
+    assert [c.get("toolUse", {}).get("toolUseId") for c in result.body["output"]["message"]["content"]] == [
+        None, "t1", "t2"]
+
+
 def test_tool_block_without_start_lacks_identity():
     result = bedrock.assemble_stream(events(
         {"messageStart": {"role": "assistant"}},

@@ -719,6 +719,8 @@ def test_a_truncated_stream_is_incomplete():
 
 
 START = {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": ""}}
+REUSED = ("tool call index 0 is reused by another call ({}): its fragments merge into the first call, "
+          "running the arguments together (parallel calls all sent at one index)")
 
 
 @pytest.mark.parametrize("fragments, problems, calls", [
@@ -727,15 +729,33 @@ START = {"id": "call_a", "type": "function", "function": {"name": "get_weather",
      [StreamProblem("identity", "tool call 0 changes id from 'call_a' to 'call_b' "
                                 "(the first value is kept)", 1)],
      [("get_weather", {}, None, "call_a")]),
-    # Parallel calls all sent at index 0: names and ids clash, arguments run together.
+    # Parallel calls all sent at index 0: one order problem where the second call arrives, not
+    # its consequences (the id and name that clash, the arguments run together) as well.
     ([call(0, id="call_1", function={"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}),
       call(0, id="call_2", function={"name": "get_time", "arguments": "{\"tz\":\"CET\"}"})],
-     [StreamProblem("identity", "tool call 0 changes id from 'call_1' to 'call_2' "
-                                "(the first value is kept)", 1),
-      StreamProblem("identity", "tool call 0 changes name from 'get_weather' to 'get_time' "
-                                "(the first value is kept)", 1),
-      StreamProblem("arguments", "tool call 0: the assembled arguments are not valid JSON", 1)],
+     [StreamProblem("order", REUSED.format("'call_2' after 'call_1'"), 1)],
      [("get_weather", None, "{\"city\":\"Oslo\"}{\"tz\":\"CET\"}", "call_1")]),
+    # Three parallel calls at index 0, the second one opening with empty arguments: still one
+    # problem, where the first other id arrives on the index.
+    ([call(0, id="call_1", function={"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}),
+      call(0, id="call_2", function={"name": "get_weather", "arguments": ""}),
+      call(0, function={"arguments": "{\"city\":\"Bergen\"}"}),
+      call(0, id="call_3", function={"name": "get_weather", "arguments": "{}"})],
+     [StreamProblem("order", REUSED.format("'call_2' after 'call_1'"), 1)],
+     [("get_weather", None, "{\"city\":\"Oslo\"}{\"city\":\"Bergen\"}{}", "call_1")]),
+    # LiteLLM: the id and name repeated on every fragment; reported once, at the first repeat.
+    ([call(0, **START), call(0, id="call_a", function={"arguments": "{\"city\":"}),
+      call(0, id="call_a", function={"name": "get_weather", "arguments": "\"Oslo\"}"})],
+     [StreamProblem("order", "tool call 0 repeats its id 'call_a' and its name 'get_weather' on a later "
+                             "fragment: assemblers that concatenate strings, as openai-python's does, "
+                             "glue them into 'call_acall_a'", 1)],
+     [("get_weather", {"city": "Oslo"}, None, "call_a")]),
+    # Only the name repeated (the id came once): glued names.
+    ([call(0, **START), call(0, function={"name": "get_weather", "arguments": "{}"})],
+     [StreamProblem("order", "tool call 0 repeats its name 'get_weather' on a later fragment: "
+                             "assemblers that concatenate strings, as openai-python's does, glue them "
+                             "into 'get_weatherget_weather'", 1)],
+     [("get_weather", {}, None, "call_a")]),
     # An index skipped.
     ([call(0, **START), call(2, id="call_c", function={"name": "f", "arguments": "{}"})],
      # (The first call's empty arguments are TD205's business, not a broken assembly.)
@@ -757,7 +777,7 @@ START = {"id": "call_a", "type": "function", "function": {"name": "get_weather",
      [StreamProblem("identity", "tool call 0 has no id", 0),
       StreamProblem("identity", "tool call 0 has no function name", 0)],
      [("", {}, None, None)]),
-], ids=["id-changes", "all-at-index-0", "index-gap", "interleaved", "no-index-no-id", "no-id-no-name"])
+], ids=["id-changes", "all-at-index-0", "three-at-index-0", "id-repeated", "name-repeated", "index-gap", "interleaved", "no-index-no-id", "no-id-no-name"])
 def test_broken_streams_name_the_chunk_that_broke(fragments, problems, calls):
     evs = events(*[chunk(f) for f in fragments], chunk(finish="tool_calls"), "[DONE]")
     assembled = oc.assemble_stream(evs, SRC)

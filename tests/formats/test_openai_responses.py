@@ -708,7 +708,11 @@ def test_stream_interleaved_parallel_calls_and_text_rebuild_the_body():
     )
     a = fmt.assemble_stream(events, Source())
     assert a.complete is False
+    # Found by output_index, the interleaved pieces still rebuild the body; that they are
+    # interleaved is reported once, where a delta for output 1 follows output 2's opening.
     assert a.problems == (
+        StreamProblem("order", "response.function_call_arguments.delta for output 1 after output 2 was "
+                               "added (interleaved outputs)", 8),
         StreamProblem("truncated", "the stream ended without response.completed, .failed or .incomplete", 11),
     )
     assert a.body == {
@@ -827,6 +831,75 @@ def test_stream_broken_fragments_identity_and_sequence_problems():
         ),
     )
     assert a.body["output"][0]["arguments"] == '{"city":"Oslo"}'
+
+
+def call_done(oi: int, fc: str, call_id: str, arguments: str) -> dict[str, Any]:
+    return {
+        "type": "response.output_item.done",
+        "output_index": oi,
+        "item": {"id": fc, "type": "function_call", "status": "completed", "call_id": call_id,
+                 "name": "get_weather", "arguments": arguments},
+    }
+
+
+def numbered(*payloads: dict[str, Any], order: tuple[int, ...] | None = None) -> list[StreamEvent]:
+    """Events numbered as sent, then delivered in `order` (positions in `payloads`)."""
+    sent = [{**p, "sequence_number": n} for n, p in enumerate(payloads)]
+    return events_of(*(sent[k] for k in order) if order is not None else sent)
+
+
+COMPLETED = {"type": "response.completed", "response": {"status": "completed"}}
+
+
+def test_stream_output_index_skipped_is_one_problem_where_it_opens():
+    """openai-python appends each added item and finds it again by `output[output_index]`."""
+    a = fmt.assemble_stream(numbered(
+        created(), call_added(0, "fc_1", "call_A", "get_weather"), args(0, "{}"),
+        call_done(0, "fc_1", "call_A", "{}"),
+        call_added(2, "fc_2", "call_B", "get_weather"), args(2, "{}"),
+        call_done(2, "fc_2", "call_B", "{}"),
+        call_added(3, "fc_3", "call_C", "get_weather"), call_done(3, "fc_3", "call_C", "{}"),
+        COMPLETED), Source())
+    assert a.problems == (StreamProblem(
+        "order", "output_index 2 after output 0: expected 1 (output indices skipped or out of order)", 4),)
+    assert [o["call_id"] for o in a.body["output"]] == ["call_A", "call_B", "call_C"]
+    first = fmt.assemble_stream(numbered(created(), call_added(1, "fc_1", "call_A", "get_weather"),
+                                         call_done(1, "fc_1", "call_A", "{}"), COMPLETED), Source())
+    assert first.problems == (StreamProblem(
+        "order", "output_index 1 as the first output: expected 0 (output indices skipped or out of order)", 1),)
+
+
+def test_stream_interleaved_outputs_are_one_problem_per_output():
+    a = fmt.assemble_stream(numbered(
+        created(), call_added(0, "fc_1", "call_A", "get_weather"), args(0, '{"city":'),
+        call_added(1, "fc_2", "call_B", "get_weather"), args(0, '"Oslo"}'), args(1, "{}"),
+        args(0, ""), call_done(0, "fc_1", "call_A", '{"city":"Oslo"}'), call_done(1, "fc_2", "call_B", "{}"),
+        COMPLETED), Source())
+    assert a.problems == (StreamProblem(
+        "order", "response.function_call_arguments.delta for output 0 after output 1 was added "
+                 "(interleaved outputs)", 4),)
+    assert [o["arguments"] for o in a.body["output"]] == ['{"city":"Oslo"}', "{}"]
+
+
+@pytest.mark.parametrize(("order", "problems"), [
+    # two events swapped: one problem where the late one arrives, no gap
+    ((0, 1, 3, 2, 4), [("sequence_number 2 after 3: events repeated or reordered", 3)]),
+    # one event held back three places: the same
+    ((0, 1, 3, 4, 2), [("sequence_number 2 after 4: events repeated or reordered", 4)]),
+    # one event sent early: where the order goes back, once
+    ((0, 3, 1, 2, 4), [("sequence_number 1 after 3: events repeated or reordered", 2)]),
+    # a gap partly filled: the events still missing are counted at the jump
+    ((0, 3, 1, 4), [("sequence_number jumps from 0 to 3: 1 events missing", 1),
+                    ("sequence_number 1 after 3: events repeated or reordered", 2)]),
+    # an event sent twice
+    ((0, 1, 1, 2, 3, 4), [("sequence_number 1 after 1: events repeated or reordered", 2)]),
+], ids=["swapped", "held-back", "sent-early", "partly-filled", "repeated"])
+def test_stream_sequence_numbers_out_of_order_are_reported_once(order, problems):
+    payloads = [created(), {"type": "response.in_progress", "response": {"status": "in_progress"}},
+                {"type": "response.in_progress", "response": {"status": "in_progress"}},
+                {"type": "response.in_progress", "response": {"status": "in_progress"}}, COMPLETED]
+    a = fmt.assemble_stream(numbered(*payloads, order=order), Source())
+    assert [(p.message, p.chunk) for p in a.problems if p.kind == "order"] == problems
 
 
 def test_stream_truncated_mid_arguments_reports_truncation_and_invalid_json_at_the_call():

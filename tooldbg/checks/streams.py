@@ -1,14 +1,16 @@
 """What the TD5xx stream rules share: each assembled stream with its raw events, findings located
 at the chunk that broke the assembly (and at the turn and call it broke, when that is certain), and
-the two judgements the assemblers leave to the rules:
+the judgements the assemblers leave to the rules:
 
 * a Responses capture whose `sequence_number`s only ever skip forward is missing events (recorders
   and fixture writers trim long delta runs, e.g. vercel/ai's `openai-phase.1.chunks.txt`); the
   `.done` events and `response.completed` still carry every value whole, so the order problems from
   the first missing event on are artefacts of the capture, not of the stream;
-* a Chat Completions fragment that repeats its call's `id` (or `name`) is glued onto it by every
-  assembler that concatenates strings the way openai-python's `accumulate_delta` does
-  (`call_xcall_x`), although tooldbg's own assembler keeps the first value and records nothing.
+* a Responses identity problem at `response.output_item.done` whose item there is whole was
+  finalized by the server, as the API lets it (`finalized_item`).
+
+Everything else — including a Chat Completions fragment repeating its call's `id` or `name`, which
+openai-python glues into `call_xcall_x` — is recorded by the format's assembler, once, at its chunk.
 """
 
 from __future__ import annotations
@@ -162,43 +164,3 @@ def finalized_item(stream: Stream, problem: StreamProblem) -> bool:
 
 def _text(value: Any) -> bool:
     return isinstance(value, str) and bool(value)
-
-
-def repeated_identity(stream: Stream) -> Iterator[tuple[int, str]]:
-    """Chat Completions continuation fragments that repeat their call's `id` or function `name`:
-    (chunk of the first repeat, message), one per call."""
-    first: dict[tuple[Any, Any], dict[str, str]] = {}
-    repeats: dict[tuple[Any, Any], tuple[int, set[str]]] = {}
-    if stream.format != "openai-chat":
-        return
-    for event in stream.events:
-        data = event.data
-        if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
-            continue
-        for choice in data["choices"]:
-            delta = choice.get("delta") if isinstance(choice, dict) else None
-            calls = delta.get("tool_calls") if isinstance(delta, dict) else None
-            for fragment in calls if isinstance(calls, list) else ():
-                index = fragment.get("index") if isinstance(fragment, dict) else None
-                if not isinstance(index, int) or isinstance(index, bool):
-                    continue  # without an index a fragment is placed by its id (Mistral): nothing glues
-                key = (choice.get("index", 0), index)
-                fn = fragment.get("function")
-                values = {"id": fragment.get("id"), "name": fn.get("name") if isinstance(fn, dict) else None}
-                values = {k: v for k, v in values.items() if isinstance(v, str) and v}
-                known = first.get(key)
-                if known is None:
-                    first[key] = values
-                    continue
-                same = {k for k, v in values.items() if known.get(k) == v}
-                for k, v in values.items():
-                    known.setdefault(k, v)
-                if same:
-                    chunk, seen = repeats.get(key, (event.index, set()))
-                    repeats[key] = (chunk, seen | same)
-    for key, (chunk, what) in repeats.items():
-        named = first[key]
-        shown = " and ".join(f"its {k} {named[k]!r}" for k in ("id", "name") if k in what)
-        glue = named["id" if "id" in what else "name"]
-        yield chunk, (f"tool call {key[1]} repeats {shown} on a later fragment: assemblers that "
-                      f"concatenate strings, as openai-python's does, glue them into {glue + glue!r}")

@@ -353,7 +353,10 @@ class _Assembly:
     `content[index]`; `input_json_delta` pieces are concatenated and parsed (an empty buffer keeps
     the start `input`); `message_delta` sets `stop_reason`/`stop_sequence` and the usage counts it
     carries; `ping` is skipped (`_streaming.py`). Unlike the SDK, the JSON is parsed once at
-    `content_block_stop` and nothing raises: every deviation becomes a StreamProblem."""
+    `content_block_stop` and nothing raises: every deviation becomes a StreamProblem, once, at the
+    event that caused it. A block that opens under another `index` than its position (skipped or
+    reused) is reported there, and later events naming that index go to that block — as the sender
+    meant — so its deltas and stop are not reported again, nor the block as never stopped."""
 
     def __init__(self) -> None:
         self.message: dict[str, Any] | None = None
@@ -362,6 +365,8 @@ class _Assembly:
         self.problems: list[StreamProblem] = []
         self.open: dict[int, int] = {}  # block position → its content_block_start event
         self.buffers: dict[int, tuple[str, int]] = {}  # position → (partial JSON, first delta event)
+        self.wire: dict[int, int] = {}  # the `index` a block opened under → its position
+        self.interleaved: set[int] = set()  # positions already reported as interleaved
         self.stopped = False
         self.last: int | None = None
 
@@ -417,6 +422,8 @@ class _Assembly:
         if as_index(data.get("index")) != position:  # the SDK appends whatever the index says
             self.problem("order", f"content_block_start index {data.get('index')!r}, expected {position}", at)
         content.append(dict(block))
+        if as_index(data.get("index")) is not None:
+            self.wire[data["index"]] = position
         self.chunks[f"/content/{position}"] = at
         self.open[position] = at
         if _type(block) in _TOOL_INPUT_BLOCKS and not (block.get("id") and block.get("name")):
@@ -430,8 +437,13 @@ class _Assembly:
         if not isinstance(delta, dict):
             self.problem("other", "content_block_delta without a delta object", at)
             return
+        latest = len(self.message["content"]) - 1  # type: ignore[index]
         if position not in self.open:
             self.problem("order", f"delta for content block {position} after its content_block_stop", at)
+        elif position < latest and position not in self.interleaved:  # reported once per block
+            self.interleaved.add(position)
+            self.problem("order", f"delta for content block {position} after block {latest} started "
+                                  "(interleaved blocks)", at)
         spec = _DELTAS.get(_type(delta))  # type: ignore[arg-type]
         block = self.message["content"][position]  # type: ignore[index]
         if spec is None:
@@ -489,8 +501,11 @@ class _Assembly:
         self.stopped = True
 
     def position(self, data: dict[str, Any], at: int) -> int | None:
-        """The `index` of a delta/stop event, if it names a started block."""
+        """The block a delta/stop event names: the latest block opened under its `index`, else the
+        block at that position (one `message_start` carried)."""
         index = as_index(data.get("index"))
+        if index in self.wire:
+            return self.wire[index]
         content = self.message["content"]  # type: ignore[index]
         if index is None or not 0 <= index < len(content) or not isinstance(content[index], dict):
             self.problem("order", f"{data.get('type')} for unknown content block {data.get('index')!r}", at)

@@ -443,6 +443,7 @@ class _Assembler:
     def __init__(self) -> None:
         self.role = "assistant"  # the SDK's default before messageStart
         self.blocks: dict[int, _Block] = {}
+        self.replaced: list[_Block] = []  # blocks whose index a later contentBlockStart reused
         self.current: _Block | None = None
         self.tail: dict[str, Any] = {}  # stopReason, usage, metrics…
         self.chunks: dict[str, int] = {}
@@ -482,7 +483,7 @@ class _Assembler:
             self.role = data["role"]
 
     def block_start(self, data: dict[str, Any], i: int) -> None:
-        block = self.block(data, i)
+        block = self.block(data, i, opening=True)
         start = data.get("start")
         if not isinstance(start, dict) or not start:
             self.problem("other", "contentBlockStart without a start member", i)
@@ -557,19 +558,27 @@ class _Assembler:
             self.tail[key] = value
             self.chunks.setdefault("/" + key, i)
 
-    def block(self, data: dict[str, Any], i: int) -> _Block:
-        """The block an event addresses, checking the order blocks open, continue and stop in."""
+    def block(self, data: dict[str, Any], i: int, opening: bool = False) -> _Block:
+        """The block an event addresses, checking the order blocks open, continue and stop in. A
+        contentBlockStart on a stopped block's index opens another block (a reused index, reported
+        there once): its events then reach it rather than the stopped one."""
         index = data.get("contentBlockIndex")
         if as_index(index) is None:
             index = self.current.index if self.current else 0
             self.problem("order", "event without a contentBlockIndex", i)
         block = self.blocks.get(index)
         if block is None:
-            if index != len(self.blocks):
-                self.problem("order", f"block {index} opened, expected block {len(self.blocks)}", i)
+            expected = max(self.blocks, default=-1) + 1  # the last index + 1: one gap is one problem
+            if index != expected:
+                self.problem("order", f"block {index} opened, expected block {expected}", i)
             if self.current and not self.current.stopped:
                 self.problem("order", f"block {index} opened while block {self.current.index} is "
                              "open", i)
+            block = self.blocks[index] = _Block(index=index, opened=i, last=i)
+        elif block.stopped and opening:
+            self.problem("order", f"block {index} opened again after its contentBlockStop (index "
+                                  "reused by another block)", i)
+            self.replaced.append(block)
             block = self.blocks[index] = _Block(index=index, opened=i, last=i)
         elif block.stopped:
             self.problem("order", f"event for block {index} after its contentBlockStop", i)
@@ -590,8 +599,8 @@ class _Assembler:
 
     def result(self, events: Sequence[StreamEvent]) -> Assembled:
         content = []
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
+        for block in sorted([*self.replaced, *self.blocks.values()], key=lambda b: (b.index, b.opened)):
+            index = block.index
             if self.stopped and not block.stopped:
                 self.problem("order", f"block {index} never got its contentBlockStop", block.opened)
             wire = self.wire(block)

@@ -423,6 +423,12 @@ def assemble_stream(events: list[StreamEvent], source: Source) -> Assembled:
     repeats the id); tool calls are keyed by their `index` value, not list position (the first
     call may be index 1); numbers are replaced, not summed; usage keeps the last reported value
     rather than being reset by a later chunk without it.
+
+    Where the SDK would corrupt the message, the chunk that does it is recorded, once: a fragment
+    repeating its call's `id` or function `name` unchanged (the SDK glues `call_xcall_x`), and a
+    second call arriving on an index already used (servers that number every parallel call 0: the
+    SDK runs the arguments together, `{"a":1}{"b":2}`) — both "order", since the fragments are
+    right and their addressing is not. Empty continuation values (`"id":""`) repeat nothing.
     """
     assembler = _Assembler()
     try:
@@ -451,6 +457,8 @@ class _Choice:
     last_call: int | None = None
     last_arguments: dict[int, int] = field(default_factory=dict)
     reported: set[tuple[str, Any]] = field(default_factory=set)
+    reused: set[int] = field(default_factory=set)  # indices a second call arrived on
+    repeats: dict[int, tuple[int, set[str]]] = field(default_factory=dict)  # index → (first chunk, what)
 
 
 class _Assembler:
@@ -547,13 +555,23 @@ class _Assembler:
             if not isinstance(fragment, dict):
                 self.problem("other", f"a tool call fragment that is {type_name(fragment)}", at)
                 continue
-            index = self.call_index(state, fragment, at)
+            reuse = self.reuses(state, fragment)
+            index = self.call_index(state, fragment, at, reuse)
             call = state.calls.get(index)
             if call is None:
                 call = state.calls[index] = {}
                 state.chunks[f"/call/{index}"] = at
+            elif reuse or index in state.reused:
+                if index not in state.reused:
+                    state.reused.add(index)
+                    self.problem("order", f"tool call index {index} is reused by another call "
+                                          f"({fragment.get('id')!r} after {call.get('id')!r}): its "
+                                          "fragments merge into the first call, running the arguments "
+                                          "together (parallel calls all sent at one index)", at)
             else:
                 self.check_identity(state, index, call, fragment, at)
+                if _is_int(fragment.get("index")):
+                    self.check_repeat(state, index, call, fragment, at)
             for key, value in fragment.items():
                 if key != "index":
                     _merge(call, key, value)
@@ -562,8 +580,25 @@ class _Assembler:
                 state.last_arguments[index] = at
             state.last_call = index
 
-    def call_index(self, state: _Choice, fragment: dict[str, Any], at: int) -> int:
-        """The fragment's `index`, checked for gaps and interleaving; guessed when missing."""
+    def reuses(self, state: _Choice, fragment: dict[str, Any]) -> bool:
+        """Does this fragment open another call on an index a call already holds? It names another
+        id, and the call there is whole (its arguments are JSON already) or it names another
+        function; another id continuing unfinished arguments is the call changing its id."""
+        index, new_id = fragment.get("index"), fragment.get("id")
+        call = state.calls.get(index) if _is_int(index) else None
+        if call is None or not isinstance(new_id, str) or not new_id or call.get("id") in (None, "", new_id):
+            return False
+        fn, known = fragment.get("function"), call.get("function")
+        name = fn.get("name") if isinstance(fn, dict) else None
+        known = known if isinstance(known, dict) else {}
+        arguments = _joined(known.get("arguments"))
+        whole = isinstance(arguments, str) and bool(arguments.strip()) \
+            and parse_arguments(arguments)[1] is None
+        return whole or (isinstance(name, str) and bool(name) and known.get("name") not in (None, "", name))
+
+    def call_index(self, state: _Choice, fragment: dict[str, Any], at: int, reuse: bool = False) -> int:
+        """The fragment's `index`, checked for gaps and interleaving (a reused index is not
+        interleaving: the caller reports it); guessed when missing."""
         index = fragment.get("index")
         if not _is_int(index):
             # Mistral sends whole calls without `index`: an id places the fragment unambiguously.
@@ -578,7 +613,7 @@ class _Assembler:
         if index not in state.calls and state.calls and index != max(state.calls) + 1:
             self.problem("order", f"tool call index {index} follows index {max(state.calls)}: "
                                   "indices are not contiguous", at)
-        elif index in state.calls and index != state.last_call:
+        elif index in state.calls and index != state.last_call and not reuse:
             self.problem("order", f"a fragment of tool call {index} arrived after tool call "
                                   f"{state.last_call} had started (interleaved fragments)", at)
         return index
@@ -596,6 +631,19 @@ class _Assembler:
                 state.reported.add((what, index))
                 self.problem("identity", f"tool call {index} changes {what} from {old!r} to {new!r} "
                                          "(the first value is kept)", at)
+
+    def check_repeat(self, state: _Choice, index: int, call: dict[str, Any],
+                     fragment: dict[str, Any], at: int) -> None:
+        """A later fragment repeating the call's id or function name unchanged (LiteLLM, Fireworks):
+        noted at the first repeat; reported once per call when the choice is finished."""
+        fn, known = fragment.get("function"), call.get("function")
+        pairs = [("id", fragment.get("id"), call.get("id")),
+                 ("name", fn.get("name") if isinstance(fn, dict) else None,
+                  known.get("name") if isinstance(known, dict) else None)]
+        same = {what for what, new, old in pairs if isinstance(new, str) and new and new == old}
+        if same:
+            first, seen = state.repeats.get(index, (at, set()))
+            state.repeats[index] = (first, seen | same)
 
     def problem(self, kind: str, message: str, chunk: int | None) -> None:
         self.problems.append(StreamProblem(kind, message, chunk))
@@ -634,12 +682,27 @@ class _Assembler:
                 call = _joined(state.calls[index])
                 opened = state.chunks[f"/call/{index}"]
                 self.chunks[f"{at}/message/tool_calls/{position}"] = opened
-                self.check_call(index, call, opened, state.last_arguments.get(index, opened))
+                if index in state.repeats:
+                    self.report_repeat(index, call, *state.repeats[index])
+                self.check_call(index, call, opened, state.last_arguments.get(index, opened),
+                                merged=index in state.reused)
                 message["tool_calls"].append(call)
         return {"index": state.index, "message": message, "finish_reason": state.finish_reason,
                 **_joined(state.extras)}
 
-    def check_call(self, index: int, call: dict[str, Any], opened: int, last: int) -> None:
+    def report_repeat(self, index: int, call: dict[str, Any], chunk: int, what: set[str]) -> None:
+        fn = call.get("function")
+        named = {"id": call.get("id"), "name": fn.get("name") if isinstance(fn, dict) else None}
+        shown = " and ".join(f"its {k} {named[k]!r}" for k in ("id", "name") if k in what)
+        glue = str(named["id" if "id" in what else "name"])
+        self.problem("order", f"tool call {index} repeats {shown} on a later fragment: assemblers that "
+                              f"concatenate strings, as openai-python's does, glue them into "
+                              f"{glue + glue!r}", chunk)
+
+    def check_call(self, index: int, call: dict[str, Any], opened: int, last: int,
+                   merged: bool = False) -> None:
+        """A finished call has an id, a name and JSON arguments (a call merged with another one
+        reusing its index is already reported: its arguments run together by that cause)."""
         if not call.get("id"):
             self.problem("identity", f"tool call {index} has no id", opened)
         if call.get("type", "function") != "function":
@@ -649,7 +712,8 @@ class _Assembler:
             self.problem("identity", f"tool call {index} has no function name", opened)
         arguments = fn.get("arguments") if isinstance(fn, dict) else None
         # "" (an argument-less call never completed) is TD205's business, not a broken assembly.
-        if isinstance(arguments, str) and arguments and parse_arguments(arguments)[1] is not None:
+        if isinstance(arguments, str) and arguments and not merged \
+                and parse_arguments(arguments)[1] is not None:
             self.problem("arguments", f"tool call {index}: the assembled arguments are not valid JSON",
                          last)
 

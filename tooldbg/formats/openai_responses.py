@@ -420,7 +420,13 @@ def assemble_stream(events: list[StreamEvent], source: Source) -> Assembled:
     items open at `output_item.added` and are found by `output_index` (never by `item_id`, which
     GitHub Copilot rotates on every event), deltas append, `.done` values win (but an empty string
     never overwrites a value), and `response.completed` — or `.failed`/`.incomplete` — is the final
-    state; without `output` there, the finished items stand in for it, as in the SDK."""
+    state; without `output` there, the finished items stand in for it, as in the SDK.
+
+    Order problems are recorded once, at the event that caused them: an `output_index` opening out
+    of turn (the SDK appends each added item and looks events up by `output[output_index]`, so a
+    skipped index fails there), an event for an output after a later one was added while it is still
+    open (interleaved outputs, once per output), a `sequence_number` going back (a gap it fills is
+    then no gap), and the gaps no later event fills (events missing)."""
     state = _Stream()
     for event in events:
         state.feed(event)
@@ -458,7 +464,12 @@ class _Stream:
         self.terminal: dict[str, Any] | None = None
         self.terminal_at: int | None = None
         self.error: dict[str, Any] | None = None
-        self.sequence: int | None = None
+        self.sequence: int | None = None  # the last event's sequence_number
+        self.highest: int | None = None  # the highest sequence_number so far
+        self.gaps: list[tuple[StreamProblem, int, int, set[int]]] = []  # (problem, from, to, filled since)
+        self.closed: set[int] = set()  # outputs whose output_item.done came
+        self.interleaved: set[int] = set()  # outputs reported as interleaved
+        self.readded: set[int] = set()  # outputs added twice (the second item replaced the first)
         self.problems: list[StreamProblem] = []
 
     def problem(self, kind: str, message: str, chunk: int | None) -> None:
@@ -501,15 +512,38 @@ class _Stream:
         # the item they describe arrives whole in `output_item.done`.
 
     def _check_sequence(self, number: Any, at: int) -> None:
+        """A number going back is reported where it does; a jump ahead is reported as missing
+        events until later events fill it (two swapped events are one problem, not three)."""
         if not isinstance(number, int) or isinstance(number, bool):
             return
-        last = self.sequence
+        last, highest = self.sequence, self.highest
         if last is not None and number <= last:
             self.problem("order", f"sequence_number {number} after {last}: events repeated or reordered", at)
-        elif last is not None and number > last + 1:
-            self.problem("order", f"sequence_number jumps from {last} to {number}: "
-                                  f"{number - last - 1} events missing", at)
+        if highest is not None and number > highest + 1:
+            gap = StreamProblem("order", _missing(highest, number, number - highest - 1), at)
+            self.problems.append(gap)
+            self.gaps.append((gap, highest, number, set()))
+        elif highest is not None and number < highest:
+            self._fill(number)
         self.sequence = number
+        self.highest = number if highest is None else max(highest, number)
+
+    def _fill(self, number: int) -> None:
+        """A late event arrived: the gap it belonged to lacks one event fewer (none: no gap)."""
+        for k, (gap, start, end, filled) in enumerate(self.gaps):
+            if not start < number < end or number in filled:
+                continue
+            filled.add(number)
+            position = next(i for i, p in enumerate(self.problems) if p is gap)
+            lacking = end - start - 1 - len(filled)
+            if lacking:
+                update = StreamProblem("order", _missing(start, end, lacking), gap.chunk)
+                self.problems[position] = update
+                self.gaps[k] = (update, start, end, filled)
+            else:
+                del self.problems[position]
+                del self.gaps[k]
+            return
 
     def _terminal(self, kind: str, data: dict[str, Any], at: int) -> None:
         if self.terminal is not None:  # a repeated terminal event changes nothing
@@ -527,7 +561,27 @@ class _Stream:
         if index is None or index not in self.items:
             self.problem("order", f"{kind} for output {index} before its output_item.added", at)
             return None
+        self._check_interleaved(kind, index, at)
         return index, self.items[index]
+
+    def _check_interleaved(self, kind: str, index: int, at: int) -> None:
+        """An event for an open output after a later output was added (once per output)."""
+        latest = max(self.items)
+        if index < latest and index not in self.closed and index not in self.interleaved:
+            self.interleaved.add(index)
+            self.problem("order", f"{kind} for output {index} after output {latest} was added "
+                                  "(interleaved outputs)", at)
+
+    def _check_opening(self, index: int, at: int) -> None:
+        """A new output must take the next output_index: the SDK appends it and finds it again by
+        `output[output_index]`, which a skipped index misses."""
+        if self.gaps and self.gaps[-1][0].chunk == at:
+            return  # events are missing right before this one: they may have held the outputs between
+        expected = max(self.items) + 1 if self.items else 0
+        if index not in self.items and index != expected:
+            after = f"after output {expected - 1}" if self.items else "as the first output"
+            self.problem("order", f"output_index {index} {after}: expected {expected} "
+                                  "(output indices skipped or out of order)", at)
 
     def _added(self, data: dict[str, Any], at: int) -> None:
         index, item = as_index(data.get("output_index")), data.get("item")
@@ -538,8 +592,11 @@ class _Stream:
             return
         if index in self.items:
             self.problem("order", f"output {index} added twice", at)
+            self.readded.add(index)
+        self._check_opening(index, at)
         self.items[index] = copy.deepcopy(item)
         self.opened[index] = at
+        self.closed.discard(index)
 
     def _done(self, data: dict[str, Any], at: int) -> None:
         index, item = as_index(data.get("output_index")), data.get("item")
@@ -548,9 +605,13 @@ class _Stream:
             return
         current = self.items.get(index)
         if current is None:  # a whole item in one event
+            self._check_opening(index, at)
             self.items[index] = copy.deepcopy(item)
             self.opened[index] = at
+            self.closed.add(index)
             return
+        self._check_interleaved("output_item.done", index, at)
+        self.closed.add(index)
         self._settle(index, lambda w, i, f: (_locate(item, w, i) or {}).get(f), "output_item.done", at)
         for key in ("call_id", "name"):
             before, after = current.get(key), item.get(key)
@@ -652,7 +713,9 @@ class _Stream:
                 chunks.update({f"/output/{pos}/{where}/{i}": c
                                for (oi, where, i), c in self.parts.items() if oi == key})
             if isinstance(item, dict):
-                self._check_call(item, pos, self.items.get(key) if key is not None else None,
+                # an output added twice streamed two items: the final one answers for neither
+                streamed = self.items.get(key) if key is not None and key not in self.readded else None
+                self._check_call(item, pos, streamed,
                                  chunks.get(f"/output/{pos}", self.terminal_at))
         return Assembled(body=body, chunks={k: v for k, v in chunks.items() if v is not None},
                          problems=tuple(self.problems), complete=self.terminal is not None)
@@ -690,6 +753,10 @@ def _locate(item: dict[str, Any], where: str, index: int | None) -> dict[str, An
     if where in _PART_INDEX:
         node = node[index] if isinstance(node, list) and index is not None and index < len(node) else None
     return node if isinstance(node, dict) else None
+
+
+def _missing(last: int, number: int, count: int) -> str:
+    return f"sequence_number jumps from {last} to {number}: {count} events missing"
 
 
 def _short(value: Any) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from ..base import Context, Finding
-from ..streams import missing_from, repeated_identity, streams
+from ..streams import missing_from, streams
 
 CODE = "TD501"
 NAME = "stream-fragment-order"
@@ -63,5 +63,3 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"{len(trimmed)} order problem(s) after it are the recording's, not the stream's — the "
                 ".done events and response.completed carry every value whole"), missing[0])
             yield replace(finding, severity="info")
-        for chunk, message in repeated_identity(stream):
-            yield stream.finding(ctx, message, chunk, kind="order")
