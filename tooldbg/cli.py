@@ -112,7 +112,7 @@ def _show(paths: Sequence[str], conversation_id: str | None, input_format: str |
 @cli.command()
 @click.argument("file", type=click.Path())
 @click.option("--to", "target", type=click.Choice([*TARGETS, *PROFILES]), required=True,
-              help="Format to write (a profile such as mistral writes its wire format and checks its limits).")
+              help="Format to write (a profile such as mistral: its wire format, checked for its limits).")
 @click.option("-o", "--output", type=click.Path(), help="Write here instead of stdout.")
 @click.option("--conversation", "conversation_id", help="Which conversation, when there are several.")
 @click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")

@@ -57,7 +57,8 @@ def github(results: list[Checked]) -> Iterator[str]:
     level = {"error": "error", "warning": "warning", "info": "notice"}
     for result in results:
         for err in result.loaded.errors:
-            yield f"::error file={_escape_property(err.path)},title=unreadable input::{_escape_data(str(err))}"
+            yield (f"::error file={_escape_property(err.path)},title=unreadable input::"
+                   f"{_escape_data(str(err))}")
         for f in result.findings:
             where = f" ({f.conversation} turn {f.turn})" if f.turn is not None else ""
             yield (f"::{level[f.severity]} file={_escape_property(f.path)},"
