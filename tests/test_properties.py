@@ -7,8 +7,6 @@ from hypothesis import strategies as st
 
 from tests.strategies import WIRE_FORMATS, changed_regions, conversations
 from tooldbg import formats
-from tooldbg.errors import InputError
-from tooldbg.load import load_bytes
 from tooldbg.model import Conversation, Source
 
 
