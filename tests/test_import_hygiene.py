@@ -4,7 +4,8 @@ import subprocess
 import sys
 
 CORE = ["tooldbg.model", "tooldbg.formats", "tooldbg.records.containers", "tooldbg.stitch",
-        "tooldbg.load", "tooldbg.convert", "tooldbg.jsonio"]
+        "tooldbg.load", "tooldbg.convert", "tooldbg.jsonio", "tooldbg.wirejson", "tooldbg.reserialize",
+        "tooldbg.checks", "tooldbg.report", "tooldbg.show"]
 
 
 def test_core_imports_neither_textual_nor_click():

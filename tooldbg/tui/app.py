@@ -5,25 +5,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from textual import work
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
 from ..errors import ToolDbgError
+from .commands import ToolDbgCommands
+from .screens.export import ExportScreen
+from .screens.help import HelpScreen
 from .screens.main import MainScreen
-from .session import Session
+from .screens.search import SearchIndex, SearchScreen
+from .session import Location, Session
 
 
 class ToolDbgApp(App):
     CSS_PATH = "tooldbg.tcss"
     TITLE = "tooldbg"
-    BINDINGS = [Binding("q", "quit", "Quit")]
+    COMMANDS = App.COMMANDS | {ToolDbgCommands}
+    BINDINGS = [
+        Binding("e", "export", "Export"),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("t", "toggle_dark", "Dark/light theme", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
 
     def __init__(self, paths: Sequence[str | Path], input_format: str | None = None) -> None:
         super().__init__()
         self.paths = list(paths)
         self.input_format = input_format
         self.session: Session | None = None
+        self._search_index: SearchIndex | None = None
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen())
@@ -42,17 +54,65 @@ class ToolDbgApp(App):
         try:
             session = Session.load(self.paths, self.input_format, progress)
         except ToolDbgError as err:
-            self.call_from_thread(self.notify, str(err), severity="error", timeout=30)
+            self.call_from_thread(self.notify, str(err), severity="error", timeout=30, markup=False)
             return
         self.call_from_thread(self._loaded, session)
 
     def _loaded(self, session: Session) -> None:
         self.session = session
+        self._search_index = None
         for loaded in session.files:
             for err in loaded.errors:
                 self.notify(str(err), title="unreadable", severity="error", markup=False)
         if isinstance(self.screen, MainScreen):
             self.screen.show_session(session)
+        self.refresh_bindings()
+
+    # ---------------------------------------------------------------- dialogs: export, search, help
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Export and search act on the main screen's session: hidden elsewhere, dimmed while
+        the session loads."""
+        if action in ("export", "search"):
+            if not isinstance(self.screen, MainScreen):
+                return False
+            return True if self.session is not None else None
+        return True
+
+    def _main(self) -> MainScreen | None:
+        return next((s for s in reversed(self.screen_stack) if isinstance(s, MainScreen)), None)
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+        else:
+            self.push_screen(HelpScreen(self._main()))
+
+    def action_search(self) -> None:
+        main = self._main()
+        if self.session is None or main is None or self.screen is not main:
+            return
+        self.push_screen(SearchScreen(self.session, self._search_index), self._searched)
+
+    def _searched(self, location: Location | None) -> None:
+        main = self._main()
+        if location is not None and main is not None:
+            main.go_to(location)
+
+    @on(SearchScreen.Indexed)
+    def _keep_index(self, event: SearchScreen.Indexed) -> None:
+        if event.session is self.session:
+            self._search_index = event.index
+
+    def action_export(self) -> None:
+        main = self._main()
+        if self.session is None or main is None or self.screen is not main:
+            return
+        location = main.location or Location(0)
+        if not self.session.files[location.file].conversations:
+            self.notify("nothing to export: this file holds no conversation", severity="warning")
+            return
+        self.push_screen(ExportScreen(self.session, location))
 
 
 def make_app(paths: Sequence[str | Path], input_format: str | None = None) -> ToolDbgApp:

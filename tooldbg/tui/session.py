@@ -3,6 +3,7 @@ from a turn to its findings so a key press never scans the whole log."""
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,25 +24,43 @@ class Location:
     part: int | None = None
 
 
+def _index():  # noqa: ANN202
+    """A private index, built in `__post_init__`."""
+    return field(default_factory=dict, init=False, repr=False)
+
+
 @dataclass(slots=True)
 class Session:
     files: list[Loaded]
     findings: list[Finding] = field(default_factory=list)
-    _by_turn: dict[tuple[int, str | None, int | None], list[Finding]] = field(default_factory=dict)
+    _by_turn: dict[tuple[int, str | None, int | None], list[Finding]] = _index()
+    _by_conversation: dict[tuple[int, str | None], list[Finding]] = _index()
+    _files: dict[str, int] = _index()
 
     @classmethod
     def load(cls, paths: Sequence[str | Path], input_format: str | None = None,
              progress: Callable[[str, int, int], None] | None = None) -> Session:
+        """Read, stitch and check `paths`. The session then lives as long as the app, so it is
+        moved out of the cyclic collector's sight (`gc.freeze`): otherwise every full collection
+        walks each parsed record again, a pause of ~100 ms between a key press and its repaint on
+        a 10,000-turn log (scripts/measure_tui.py). Objects freed by reference counting are still
+        freed; only cycles made before the freeze stay until `gc.unfreeze()`."""
         files = load(paths, input_format, progress)
         findings = [f for loaded in files for f in run_checks(loaded)]
-        return cls(files, findings)
+        session = cls(files, findings)
+        gc.freeze()
+        return session
 
     def __post_init__(self) -> None:
-        index: dict[tuple[int, str | None, int | None], list[Finding]] = defaultdict(list)
-        paths = {loaded.path: i for i, loaded in enumerate(self.files)}
+        by_turn: dict[tuple[int, str | None, int | None], list[Finding]] = defaultdict(list)
+        by_conversation: dict[tuple[int, str | None], list[Finding]] = defaultdict(list)
+        self._files = {loaded.path: i for i, loaded in enumerate(self.files)}
         for finding in self.findings:
-            index[(paths.get(finding.path, 0), finding.conversation, finding.turn)].append(finding)
-        self._by_turn = dict(index)
+            file = self._files.get(finding.path, 0)
+            by_turn[(file, finding.conversation, finding.turn)].append(finding)
+            by_conversation[(file, finding.conversation)].append(finding)
+        self._by_turn = dict(by_turn)
+        self._by_conversation = dict(by_conversation)
 
     def conversation(self, location: Location) -> Conversation | None:
         if location.conversation is None:
@@ -55,11 +74,15 @@ class Session:
         return conv.turns[location.turn]
 
     def findings_at(self, file: int, conversation: str | None, turn: int | None) -> list[Finding]:
+        """The findings on one turn (`turn=None`: those on the conversation as a whole)."""
         return self._by_turn.get((file, conversation, turn), [])
 
+    def findings_in(self, file: int, conversation: str | None) -> list[Finding]:
+        """Every finding in one conversation (`conversation=None`: those on the file itself)."""
+        return self._by_conversation.get((file, conversation), [])
+
     def location_of(self, finding: Finding) -> Location:
-        file = next((i for i, f in enumerate(self.files) if f.path == finding.path), 0)
-        return Location(file, finding.conversation, finding.turn, finding.part)
+        return Location(self._files.get(finding.path, 0), finding.conversation, finding.turn, finding.part)
 
 
 def worst(findings: Sequence[Finding]) -> str | None:

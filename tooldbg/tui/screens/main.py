@@ -3,24 +3,25 @@ messages up, the screen sets what each widget shows."""
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar
 
-from ...render import safe
 from ..session import Location, Session
 from ..widgets.canonical_view import CanonicalView, links
 from ..widgets.findings_panel import FindingsPanel
 from ..widgets.turn_tree import TurnTree
-from ..widgets.wire_view import WireView
+from ..widgets.wire_view import WireView, focus_for
 
 
 class MainScreen(Screen):
     BINDINGS = [
         ("n", "next_finding", "Next finding"),
         ("N", "previous_finding", "Prev finding"),
+        Binding("f", "next_format", "Wire format"),
+        Binding("F", "previous_format", "Prev format", show=False),
     ]
 
     def __init__(self) -> None:
@@ -69,21 +70,18 @@ class MainScreen(Screen):
             return
         canonical, wire = self.query_one(CanonicalView), self.query_one(WireView)
         conversation, turn = session.conversation(location), session.turn(location)
-        if conversation is None or turn is None:
-            loaded = session.files[location.file]
-            canonical.clear(f"{loaded.path}: {len(loaded.conversations)} conversations, "
-                            f"{len(loaded.reads)} exchanges")
-            wire.show_wire(Text(""), None)
+        chosen = self.query_one(FindingsPanel).findings  # the wire view marks the chosen finding
+        finding = chosen[self.finding_index] if 0 <= self.finding_index < len(chosen) else None
+        wire.show(focus_for(session, location, finding))
+        if conversation is None or turn is None:  # a file or a conversation as a whole
+            on_it = session.findings_at(location.file, conversation.id if conversation else None, None)
+            canonical.show_overview(session.files[location.file], conversation, on_it)
             return
         key = (location.file, conversation.id)
         if key not in self._links:
             self._links[key] = links(conversation)
         findings = session.findings_at(location.file, conversation.id, location.turn)
         canonical.show(conversation, location.turn or 0, turn, findings, self._links[key])
-        loaded = session.files[location.file]
-        source = turn.source
-        title = safe(f"wire  exchange {source.exchange} {source.side or ''} {source.address}", "bold")
-        wire.show_wire(title, loaded.wire_at(source.exchange, source.side, source.pointer, source.chunk))
 
     def on_turn_tree_selected(self, event: TurnTree.Selected) -> None:
         if event.location != self.location:
@@ -102,3 +100,15 @@ class MainScreen(Screen):
 
     def action_previous_finding(self) -> None:
         self.query_one(FindingsPanel).select_index(self.finding_index - 1)
+
+    # -- the wire view's format switch: source → openai-chat → … → bedrock → source
+
+    def action_next_format(self) -> None:
+        self.query_one(WireView).cycle_format(1)
+
+    def action_previous_format(self) -> None:
+        self.query_one(WireView).cycle_format(-1)
+
+    def set_wire_format(self, name: str) -> None:
+        """Show the selected turn as `name` ("source" or a wire format); the command palette's entry."""
+        self.query_one(WireView).set_format(name)

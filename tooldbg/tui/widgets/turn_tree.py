@@ -1,20 +1,26 @@
 """Files → conversations → turns, each turn with a one-line summary and a finding badge.
 
 Textual's Tree renders only the lines on screen, so a 10,000-turn conversation is 10,000 tree nodes
-(plain data), not 10,000 widgets.
+(plain data), not 10,000 widgets. Turn labels are built lazily, when a line is first painted (the
+Tree caches the painted strips), so showing a session costs one cheap node per turn, and the
+tree is exactly as wide as the pane: a summary is cut at the pane's edge rather than scrolled.
 """
 
 from __future__ import annotations
 
-from rich.text import Text
+from rich.style import Style
+from rich.text import Text, TextType
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...render import ROLE_STYLES, clip, part_line, safe
+from ...model import Conversation, Turn
+from ...render import ROLE_STYLES, part_line, safe
 from ..session import Location, Session, worst
 
 BADGE_STYLES = {"error": "bold white on red", "warning": "bold black on yellow", "info": "black on cyan"}
+SUMMARY_WIDTH = 80
+_ONE_LINE = str.maketrans({"\n": "⏎", "\r": "⏎", "\t": " "})
 
 
 def badge(findings: list) -> Text:  # noqa: ANN001
@@ -24,70 +30,166 @@ def badge(findings: list) -> Text:  # noqa: ANN001
     return Text(f" {len(findings)} {severity} ", BADGE_STYLES[severity])
 
 
+def one_line(text: Text, width: int) -> Text:
+    """`text` on one line (line breaks shown as ⏎), cut to `width` cells with an ellipsis."""
+    plain = text.plain
+    if any(c in plain for c in "\n\r\t"):
+        text = Text(plain.translate(_ONE_LINE), style=text.style, spans=text.spans)
+    text.truncate(width, overflow="ellipsis")
+    return text
+
+
 class TurnTree(Tree[Location]):
-    """Emits `TurnTree.Selected` when a turn (or a conversation) is highlighted."""
+    """Emits `TurnTree.Selected` when the user highlights a file, a conversation or a turn; moving
+    the cursor from the screen (`select_location`) emits nothing: attributes down, messages up."""
 
     class Selected(Message):
         def __init__(self, location: Location) -> None:
             super().__init__()
             self.location = location
 
+    _adding = False
+    """True while a session's nodes are added (see `_invalidate`)."""
+
     def __init__(self, **kwargs) -> None:  # noqa: ANN003
         super().__init__("logs", **kwargs)
         self.show_root = False
         self.guide_depth = 2
+        self.session: Session | None = None
+        self._file_nodes: dict[int, TreeNode[Location]] = {}
         self._turn_nodes: dict[tuple[int, str, int], TreeNode[Location]] = {}
         self._conversation_nodes: dict[tuple[int, str], TreeNode[Location]] = {}
+        self._index_width: dict[tuple[int, str], int] = {}
+        self._conversations: dict[tuple[int, str], Conversation] = {}
+        self._quiet: TreeNode[Location] | None = None
 
     def show_session(self, session: Session) -> None:
         self.clear()
+        self.session = session
+        self._quiet = None
+        self._file_nodes.clear()
         self._turn_nodes.clear()
         self._conversation_nodes.clear()
+        self._index_width.clear()
+        self._conversations.clear()
+        self._adding = True
+        try:
+            self._add_files(session)
+        finally:
+            self._adding = False
+        self._invalidate()
+
+    def _add_files(self, session: Session) -> None:
         for f, loaded in enumerate(session.files):
-            label = safe(loaded.path.rsplit("/", 1)[-1], "bold")
+            label = Text()
+            label.append_text(safe(loaded.path.rsplit("/", 1)[-1], "bold"))
             label.append_text(safe(f"  {', '.join(loaded.formats) or loaded.container}", "dim"))
             if loaded.errors:
                 label.append(f"  {len(loaded.errors)} unreadable", "bold red")
+            file_findings = session.findings_in(f, None)
+            if file_findings:
+                label.append(" ")
+                label.append_text(badge(file_findings))
             file_node = self.root.add(label, data=Location(f), expand=True)
+            self._file_nodes[f] = file_node
             for conv in loaded.conversations:
-                conv_findings = [x for x in session.findings
-                                 if x.path == loaded.path and x.conversation == conv.id]
-                label = Text(f"{conv.id} ", "bold")
+                label = Text.assemble((f"{conv.id} ", "bold"))
                 label.append_text(safe(conv.model or "", "dim"))
                 label.append(f"  {len(conv.turns)} turns ")
-                label.append_text(badge(conv_findings))
+                label.append_text(badge(session.findings_in(f, conv.id)))
                 conv_node = file_node.add(label, data=Location(f, conv.id), expand=True)
                 self._conversation_nodes[(f, conv.id)] = conv_node
-                for t, turn in enumerate(conv.turns):
-                    node = conv_node.add_leaf(self.turn_label(t, turn, session.findings_at(f, conv.id, t)),
-                                              data=Location(f, conv.id, t))
-                    self._turn_nodes[(f, conv.id, t)] = node
+                self._index_width[(f, conv.id)] = len(str(max(len(conv.turns) - 1, 0)))
+                self._conversations[(f, conv.id)] = conv
+                add, nodes, placeholder = conv_node.add_leaf, self._turn_nodes, Text()
+                for t in range(len(conv.turns)):
+                    nodes[(f, conv.id, t)] = add(placeholder, data=Location(f, conv.id, t))
 
-    @staticmethod
-    def turn_label(index: int, turn, findings: list) -> Text:  # noqa: ANN001
-        label = Text(f"{index:>3} ", "dim")
-        label.append(f"{turn.role:9}", ROLE_STYLES.get(turn.role, ""))
-        if findings:
-            label.append_text(badge(findings))
-            label.append(" ")
-        if turn.parts:
-            label.append_text(Text(clip(part_line(turn.parts[0], width=60).plain, 60)))
-            if len(turn.parts) > 1:
-                label.append(f" +{len(turn.parts) - 1}", "dim")
+    def turn_label(self, location: Location) -> Text:
+        """The one-line summary of a turn: index, role, finding badge, its first part."""
+        key = (location.file, location.conversation or "")
+        conversation = self._conversations.get(key)
+        if self.session is None or conversation is None or location.turn is None \
+                or not 0 <= location.turn < len(conversation.turns):
+            return Text()
+        findings = self.session.findings_at(location.file, location.conversation, location.turn)
+        return summary(location.turn, conversation.turns[location.turn], findings,
+                       self._index_width.get(key, 3))
+
+    # -- Tree hooks --------------------------------------------------------------------------
+
+    def _invalidate(self) -> None:
+        """Tree invalidates (and schedules a layout) on every node added: once is enough for a
+        whole session (10,000 turns otherwise cost a fifth of a second here)."""
+        if not self._adding:
+            super()._invalidate()
+
+    def process_label(self, label: TextType) -> Text:
+        """A label is always text, never markup (Tree parses a `str` label as markup)."""
+        return label if isinstance(label, Text) else Text(label)
+
+    def render_label(self, node: TreeNode[Location], base_style: Style, style: Style) -> Text:
+        location = node.data
+        if location is None or location.turn is None:
+            return super().render_label(node, base_style, style)
+        label = self.turn_label(location)
+        label.stylize(style)
         return label
 
-    def select_location(self, location: Location) -> None:
-        """Move the cursor to a turn (or conversation) and scroll it into view."""
+    def get_label_width(self, node: TreeNode[Location]) -> int:
+        """Labels are cut at the pane's edge (no sideways scrolling, and no label is built just to
+        be measured): the canonical view shows the whole turn, the header the whole path."""
+        return 0
+
+    # -- moving ------------------------------------------------------------------------------
+
+    def node_at(self, location: Location) -> TreeNode[Location] | None:
+        """The node showing `location`: its turn, else its conversation, else its file."""
         node = None
         if location.conversation is not None and location.turn is not None:
             node = self._turn_nodes.get((location.file, location.conversation, location.turn))
         if node is None and location.conversation is not None:
             node = self._conversation_nodes.get((location.file, location.conversation))
-        if node is not None:
-            self.move_cursor(node)
-            self.scroll_to_node(node, animate=False)
+        if node is None:
+            node = self._file_nodes.get(location.file)
+        return node
+
+    def select_location(self, location: Location) -> None:
+        """Move the cursor to a turn (or conversation, or file) and scroll it into view, without
+        emitting `Selected`: the caller already shows that location."""
+        node = self.node_at(location)
+        if node is None:
+            return
+        parent = node.parent  # a collapsed conversation or file would hide the node
+        while parent is not None and not parent.is_root:
+            if not parent.is_expanded:
+                parent.expand()
+            parent = parent.parent
+        self.last_line  # noqa: B018  (lay out pending nodes so `node.line` is known)
+        if node.line != self.cursor_line:
+            self._quiet = node
+        self.move_cursor(node)
+        self.scroll_to_node(node, animate=False)
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[Location]) -> None:
         event.stop()
+        quiet, self._quiet = self._quiet, None
+        if event.node is quiet:
+            return
         if event.node.data is not None:
             self.post_message(self.Selected(event.node.data))
+
+
+def summary(index: int, turn: Turn, findings: list, index_width: int = 3) -> Text:  # noqa: ANN001
+    label = Text.assemble((f"{index:>{index_width}} ", "dim"))
+    label.append_text(safe(f"{turn.role:10}", ROLE_STYLES.get(turn.role, "")))
+    if findings:
+        label.append_text(badge(findings))
+        label.append(" ")
+    if turn.parts:
+        label.append_text(one_line(part_line(turn.parts[0], width=SUMMARY_WIDTH), SUMMARY_WIDTH))
+        if len(turn.parts) > 1:
+            label.append(f" +{len(turn.parts) - 1}", "dim")
+    else:
+        label.append("(empty)", "dim")
+    return label

@@ -1,0 +1,225 @@
+"""Measure the TUI on a generated 10,000-turn conversation (run on demand, not in CI):
+
+    .venv/bin/python scripts/measure_tui.py [--turns 10000] [--presses 50]
+
+* time to first paint: from creating the app (`make_app`, as `tooldbg FILE` does) to the first
+  frame that shows the session (tree, canonical and wire views filled), with the parts of it:
+  reading + stitching + checking in the worker, and `show_session` on the UI thread;
+* key-to-repaint latency: a `down` key delivered the way the terminal driver delivers it, to the
+  first frame painted with the tree, the canonical view and the wire view on the next turn;
+  median and p95 over `--presses` presses, from the middle of the conversation; then the same
+  with the wire view switched (`f`) to another format, re-serializing each turn.
+
+The app runs headless (`App.run_test`); a frame is timed when the compositor hands it to the
+driver, and the script renders it to terminal bytes as a real driver would, so a frame's cost is
+counted in full.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import textual  # noqa: E402
+from rich.console import Console  # noqa: E402
+from textual import events  # noqa: E402
+
+from tooldbg.tui.app import make_app  # noqa: E402
+from tooldbg.tui.screens.main import MainScreen  # noqa: E402
+from tooldbg.tui.session import Location  # noqa: E402
+from tooldbg.tui.widgets.canonical_view import CanonicalView  # noqa: E402
+from tooldbg.tui.widgets.turn_tree import TurnTree  # noqa: E402
+
+
+def chat_body(turns: int) -> dict:
+    """An OpenAI chat request replaying a `turns`-turn agent session (as tests/tui/conftest.py)."""
+    messages: list[dict] = []
+    k = 0
+    while len(messages) < turns:
+        call = f"call_{k:05d}"
+        messages += [
+            {"role": "user", "content": f"Question {k}: what is the weather in city {k}?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": call, "type": "function",
+                 "function": {"name": "get_weather", "arguments": json.dumps({"city": f"city {k}"})}}]},
+            {"role": "tool", "tool_call_id": call, "content": json.dumps({"temp_c": k % 30})},
+            {"role": "assistant", "content": f"It is {k % 30} degrees in city {k}."},
+        ]
+        k += 1
+    parameters = {"type": "object", "properties": {"city": {"type": "string"}}}
+    return {"model": "gpt-4o", "messages": messages[:turns],
+            "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": parameters}}]}
+
+
+class Frames:
+    """Wraps `App._display`: every frame the compositor hands to the driver is rendered to terminal
+    bytes (as a real driver would) and timed."""
+
+    QUIET = 0.05
+    """How long no frame may follow the last one for the screen to count as settled."""
+
+    def __init__(self, app) -> None:  # noqa: ANN001
+        self.console = Console(force_terminal=True, color_system="truecolor", file=open(os.devnull, "w"))
+        self.times: list[float] = []
+        self.app = app
+        display = app._display
+
+        def timed(screen, renderable) -> None:  # noqa: ANN001
+            display(screen, renderable)
+            if renderable is not None and hasattr(renderable, "render_segments"):
+                renderable.render_segments(self.console)
+                self.times.append(time.perf_counter())
+
+        app._display = timed
+
+    async def settled(self, ready, since: float, timeout: float = 30.0) -> tuple[float, float]:  # noqa: ANN001
+        """(the first frame painted after `ready()` came to hold, the last frame before the screen
+        settled): waits until `ready()` holds, no worker runs and no frame has followed for
+        `QUIET` seconds. The first is when the new state reaches the terminal; the second adds
+        what follows from it (a worker's result, scroll bars appearing after a layout)."""
+        deadline = time.perf_counter() + timeout
+        not_yet = since  # the state changed after this, so the frame showing it did too
+        while True:
+            now = time.perf_counter()
+            if now > deadline:
+                raise TimeoutError("the screen never showed the expected state")
+            if not ready():
+                not_yet = now
+            elif (self.times and self.times[-1] > not_yet and now - self.times[-1] > self.QUIET
+                  and not any(w.is_running for w in self.app.workers)):
+                first = next(t for t in self.times if t > not_yet)
+                return first, self.times[-1]
+            await asyncio.sleep(0.0005)
+
+
+def views_show(screen: MainScreen, turn: int):  # noqa: ANN201
+    """The tree cursor, the canonical view and the screen's location are on `turn`."""
+    tree = screen.query_one(TurnTree)
+    canonical = screen.query_one(CanonicalView)
+
+    def check() -> bool:
+        node = tree.cursor_node
+        return (screen.location is not None and screen.location.turn == turn
+                and node is not None and node.data is not None and node.data.turn == turn
+                and canonical.plain.startswith(f"turn {turn} "))
+    return check
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def measure(path: Path, turns: int, presses: int, size: tuple[int, int]) -> dict:
+    started = time.perf_counter()
+    app = make_app([path])
+    frames = Frames(app)
+    timings: dict = {}
+    async with app.run_test(size=size) as pilot:
+        screen = app.screen
+        while not isinstance(screen, MainScreen):
+            await pilot.pause()
+            screen = app.screen
+        original_show = screen.show_session
+
+        def show_session(session) -> None:  # noqa: ANN001
+            begun = time.perf_counter()
+            timings["loaded"] = begun - started
+            original_show(session)
+            timings["show_session"] = time.perf_counter() - begun
+
+        screen.show_session = show_session
+
+        def shown() -> bool:
+            return screen.location is not None and bool(screen.query_one(CanonicalView).rows)
+
+        shown_at, settled_at = await frames.settled(shown, started)
+        timings["first_frame"] = frames.times[0] - started
+        timings["first_paint"] = shown_at - started
+        timings["first_settled"] = settled_at - started
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+        # key-to-repaint, from the middle of the conversation
+        start = turns // 2
+        screen.go_to(Location(0, "c1", start))
+        screen.query_one(TurnTree).focus()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        timings["latencies"] = await presses_down(app, frames, screen, start, presses)
+        if "f" in app.active_bindings:
+            app._driver.send_message(key_event(app, "f"))
+            await frames.settled(views_show(screen, start + presses), time.perf_counter())
+            timings["format_latencies"] = await presses_down(app, frames, screen, start + presses, presses)
+    return timings
+
+
+def key_event(app, key: str) -> events.Key:  # noqa: ANN001
+    event = events.Key(key, key if len(key) == 1 else None)
+    event.set_sender(app)
+    return event
+
+
+async def presses_down(app, frames: Frames, screen: MainScreen, start: int,  # noqa: ANN001
+                       presses: int) -> tuple[list[float], list[float]]:
+    """(key → first frame showing the next turn, key → screen settled), one per press."""
+    shown, settled = [], []
+    for i in range(1, presses + 1):
+        t0 = time.perf_counter()
+        app._driver.send_message(key_event(app, "down"))
+        first, last = await frames.settled(views_show(screen, start + i), t0, timeout=10)
+        shown.append(first - t0)
+        settled.append(last - t0)
+    return shown, settled
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=10_000)
+    parser.add_argument("--presses", type=int, default=50)
+    parser.add_argument("--size", default="120x36", help="terminal size, WxH")
+    args = parser.parse_args(argv)
+    width, height = (int(x) for x in args.size.split("x"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{args.turns}-turns.json"
+        path.write_text(json.dumps(chat_body(args.turns)), encoding="utf-8")
+        size_mb = path.stat().st_size / 1e6
+        t = asyncio.run(measure(path, args.turns, args.presses, (width, height)))
+    def line(label: str, seconds: list[float]) -> str:
+        ms = [x * 1000 for x in seconds]
+        return (f"  {label:<31} median {statistics.median(ms):6.1f} ms   p95 {pct(ms, 0.95):6.1f} ms"
+                f"   max {max(ms):6.1f} ms")
+
+    print(f"tooldbg TUI, {args.turns:,} turns in one OpenAI chat request ({size_mb:.1f} MB), "
+          f"{width}x{height}, Python {platform.python_version()}, Textual {textual.__version__}, "
+          f"{os.cpu_count()} CPUs")
+    print(f"  first frame (progress bar)      {t['first_frame'] * 1000:8.0f} ms")
+    print(f"  session loaded (worker)         {t['loaded'] * 1000:8.0f} ms   read + stitch + check")
+    print(f"  show_session (UI thread)        {t['show_session'] * 1000:8.0f} ms")
+    print(f"  time to first paint             {t['first_paint'] * 1000:8.0f} ms   app start → session"
+          f" on screen (settled {t['first_settled'] * 1000:.0f} ms)")
+    shown, settled = t["latencies"]
+    print(f"key-to-repaint, {args.presses} x down in the tree, from turn {args.turns // 2}:")
+    print(line("first frame with the next turn", shown))
+    print(line("screen settled", settled))
+    if "format_latencies" in t:
+        shown, settled = t["format_latencies"]
+        print("the same with the wire view switched to another format (f): re-serialized per turn")
+        print(line("first frame with the next turn", shown))
+        print(line("screen settled (JSON shown)", settled))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,316 @@
+"""The wire view: the record a turn came from with the turn's JSON path banded and the chosen
+finding's path marked and scrolled into view; a streamed response's fragments with the event that
+broke assembly marked; the format switch (f / F) with the writer's losses; and a 10,000-turn
+conversation that stays responsive because only the lines on screen are drawn."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tooldbg import formats
+from tooldbg.reserialize import Reserializer
+from tooldbg.tui.screens.main import MainScreen
+from tooldbg.tui.session import Location
+from tooldbg.tui.widgets.findings_panel import FindingsPanel
+from tooldbg.tui.widgets.turn_tree import TurnTree
+from tooldbg.tui.widgets.wire_view import FORMATS, WireView
+
+from .conftest import CLEAN, TD303, opened, terminal_output, widget_text
+
+TD107 = "sample_transcripts/defects/TD107-same-name-calls-paired-by-position.jsonl"
+TD502 = "sample_transcripts/defects/TD502-anthropic-relay-resends-input-delta.jsonl"
+TD504 = "sample_transcripts/defects/TD504-anthropic-connection-drops-mid-tool-input.json"
+
+
+async def wire_ready(pilot: Pilot) -> WireView:
+    """The wire view once what was asked last is laid out (workers and the debounce timer)."""
+    wire = pilot.app.screen.query_one(WireView)
+    for _ in range(1000):  # not `workers.wait_for_complete()`: it raises on a superseded worker
+        await pilot.pause()
+        if not wire.pending and not any(w.group == "wire" and w.is_running for w in pilot.app.workers):
+            break
+        await asyncio.sleep(0.01)
+    assert not wire.pending
+    await pilot.pause()
+    return wire
+
+
+def rows_on_screen(wire: WireView) -> range:
+    """The body lines (logical) whose first row is inside the viewport."""
+    layout = wire._layout()
+    top = round(wire.scroll_y)
+    bottom = top + wire.scrollable_content_region.height - len(wire.header)
+    return range(*[next((i for i, s in enumerate(layout.starts) if s >= edge), len(layout.starts))
+                   for edge in (top, bottom)])
+
+
+def header(wire: WireView) -> str:
+    return "\n".join(line.plain for line in wire.header)
+
+
+async def test_the_record_of_the_turn_with_its_path_banded_and_the_finding_marked():
+    async with opened([TD303]) as pilot:
+        wire = await wire_ready(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, MainScreen)
+        assert screen.location is not None and screen.location.turn == 2
+        (finding,) = screen.session.findings
+        _, _, pointer = finding.pointer.partition("#")
+        assert pointer == "/messages/2/content/1"
+        assert wire.mode == "source"
+        laid = wire.body.pretty
+        assert wire.band == laid.span("/messages/2")
+        assert wire.mark == laid.span(pointer)
+        assert '"tool_use_id"' in "\n".join(wire.lines[wire.mark[0]:wire.mark[1] + 1])
+        # scrolled so the marked node is on screen
+        assert round(wire.scroll_y) == wire.target_y > 0
+        assert wire.mark[0] in rows_on_screen(wire)
+        assert "exchange 2 request" in header(wire) and "TD303 lost-is-error" in header(wire)
+        shown = widget_text(wire)
+        assert "▶" in shown and '"tool_result"' in shown
+
+
+async def test_selecting_another_turn_moves_the_band_and_drops_the_finding_mark():
+    async with opened([TD303]) as pilot:
+        screen = pilot.app.screen
+        screen.query_one(TurnTree).focus()
+        await pilot.press("up", "up")
+        wire = await wire_ready(pilot)
+        assert screen.location == Location(0, "c1", 0)
+        turn = screen.session.turn(screen.location)
+        assert wire.mark is None
+        assert wire.band == wire.body.pretty.span(turn.source.pointer) == wire.body.pretty.span("/messages/0")
+        assert wire.band[0] in rows_on_screen(wire)
+        assert "▶" not in header(wire)
+
+
+async def test_n_moves_the_mark_to_the_next_finding():
+    async with opened([TD107]) as pilot:
+        wire = await wire_ready(pilot)
+        first = wire.mark
+        assert first == wire.body.pretty.span("/contents/2/parts/0")
+        await pilot.press("n")
+        wire = await wire_ready(pilot)
+        assert wire.mark == wire.body.pretty.span("/contents/2/parts/1")
+        await pilot.press("N")
+        wire = await wire_ready(pilot)
+        assert wire.mark == first
+
+
+async def test_a_streamed_response_shows_its_fragments_with_the_broken_one_marked():
+    async with opened([TD502]) as pilot:
+        wire = await wire_ready(pilot)
+        screen = pilot.app.screen
+        (finding,) = screen.session.findings
+        assert finding.chunk == 6
+        assert wire.mode == "fragments"
+        assert wire.mark == (wire.body.events[6],) * 2
+        assert wire.band == (wire.body.events[5],) * 2  # the event that opened the broken call
+        assert '"partial_json"' in wire.lines[wire.mark[0]]
+        assert "event 6 broke assembly" in header(wire)
+        assert wire.mark[0] in rows_on_screen(wire)
+        # s (in the wire view) switches to the assembled body, the call's node marked
+        wire.focus()
+        await pilot.press("s")
+        wire = await wire_ready(pilot)
+        assert wire.mode == "source"
+        assert wire.mark == wire.body.pretty.span("/content/1")
+        assert '"tool_use"' in "\n".join(wire.lines[wire.mark[0]:wire.mark[1] + 1])
+        await pilot.press("s")
+        wire = await wire_ready(pilot)
+        assert wire.mode == "fragments"
+
+
+async def test_a_finding_on_a_whole_stream_shows_the_stream():
+    async with opened([TD504]) as pilot:
+        wire = await wire_ready(pilot)
+        finding = pilot.app.screen.query_one(FindingsPanel).findings[0]
+        assert finding.turn is None and finding.chunk is not None
+        assert wire.mode == "fragments"
+        assert wire.mark == (wire.body.events[finding.chunk],) * 2
+
+
+async def test_f_cycles_the_formats_with_the_losses_listed_under_the_json():
+    async with opened([CLEAN]) as pilot:
+        screen = pilot.app.screen
+        screen.query_one(TurnTree).focus()
+        await pilot.press("down", "down")  # turn 2: both results, one of them failed
+        assert screen.location == Location(0, "c1", 2)
+        seen = {}
+        for name in FORMATS[1:]:
+            await pilot.press("f")
+            wire = await wire_ready(pilot)
+            assert wire.wire_format == name and wire.mode == name
+            assert header(wire).startswith(f"{name} turn 2 → ")
+            seen[name] = "\n".join(wire.lines)
+        assert '"role": "tool"' in seen["openai-chat"]
+        assert '"type": "function_call_output"' in seen["openai-responses"]
+        assert '"type": "tool_result"' in seen["anthropic"] and '"is_error": true' in seen["anthropic"]
+        assert '"functionResponse"' in seen["gemini"]
+        assert '"toolResult"' in seen["bedrock"] and '"status": "error"' in seen["bedrock"]
+        # chat completions has no failure flag: the loss is listed under the JSON
+        assert "is_error has no field here" in seen["openai-chat"]
+        assert "1 loss writing this turn as openai-chat" in seen["openai-chat"]
+        assert "no loss writing this turn as anthropic" in seen["anthropic"]
+        await pilot.press("f")
+        wire = await wire_ready(pilot)
+        assert wire.wire_format == "source"
+        await pilot.press("F")
+        wire = await wire_ready(pilot)
+        assert wire.wire_format == "bedrock"
+        assert widget_text(wire).count("toolResult") >= 1
+
+
+async def test_the_format_follows_the_selection():
+    async with opened([CLEAN]) as pilot:
+        screen = pilot.app.screen
+        screen.query_one(TurnTree).focus()
+        await pilot.press("f", "f", "f")
+        wire = await wire_ready(pilot)
+        assert wire.wire_format == "anthropic"
+        losses_before = wire.losses
+        await pilot.press("down")
+        wire = await wire_ready(pilot)
+        assert header(wire).startswith("anthropic turn 1 → /messages/1")
+        assert '"type": "tool_use"' in "\n".join(wire.lines)
+        assert wire.losses == losses_before == ()
+
+
+async def test_a_writer_that_fails_is_reported_in_the_view(monkeypatch: pytest.MonkeyPatch):
+    def broken(conversation):  # noqa: ANN001, ANN202
+        raise KeyError("boom")
+
+    monkeypatch.setattr(formats.get("gemini"), "write", broken)
+    async with opened([CLEAN]) as pilot:
+        pilot.app.screen.set_wire_format("gemini")
+        wire = await wire_ready(pilot)
+        assert wire.body.error is not None and "KeyError" in header(wire)
+        pilot.app.screen.set_wire_format("bedrock")  # the others still work
+        wire = await wire_ready(pilot)
+        assert wire.body.error is None and header(wire).startswith("bedrock turn 0 → /messages/0")
+
+
+async def test_secrets_are_masked_in_the_record_and_in_every_format(tmp_path: Path):
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8J9k0"
+    log = tmp_path / "leak.json"
+    log.write_text(json.dumps({"model": "gpt-4o", "messages": [
+        {"role": "user", "content": f"my key is {key}"},
+        {"role": "assistant", "content": "noted"}]}), encoding="utf-8")
+    async with opened([log]) as pilot:
+        wire = await wire_ready(pilot)
+        for name in FORMATS:
+            pilot.app.screen.set_wire_format(name)
+            wire = await wire_ready(pilot)
+            text = "\n".join(wire.lines) + widget_text(wire)
+            assert key not in text and "•••" in text
+
+
+async def test_log_text_is_drawn_as_text_never_as_markup_or_escapes(tmp_path: Path):
+    hostile = "[bold red]boom[/] \x1b]52;c;ZXZpbA==\x07\x1b[31m \u202eevil \x9b2J"
+    log = tmp_path / "hostile.json"
+    log.write_text(json.dumps({"model": "gpt-4o", "messages": [
+        {"role": "user", "content": hostile}]}), encoding="utf-8")
+    async with opened([log]) as pilot:
+        for name in ("source", "anthropic"):
+            pilot.app.screen.set_wire_format(name)
+            wire = await wire_ready(pilot)
+            text = "\n".join(wire.lines)
+            assert "[bold red]boom[/]" in text
+            assert "\\u001b]52" in text and "\\u202e" in text and "\\x9b" in text
+            shown = widget_text(wire)
+            assert "[bold red]boom[/]" in shown and "\\u001b]52" in shown
+            output = terminal_output(pilot)
+            assert "\x1b]52" not in output and "\u202e" not in output and "\x9b" not in output
+
+
+async def test_small_terminal_and_light_theme():
+    async with opened([TD303], size=(80, 24), theme="textual-light") as pilot:
+        wire = await wire_ready(pilot)
+        assert wire.mark is not None and wire.mark[0] in rows_on_screen(wire)
+        assert "▶" in widget_text(wire)
+        dark = wire._fill(2)
+        pilot.app.theme = "textual-dark"
+        await pilot.pause()
+        assert wire._fill(2) != dark  # the band follows the theme
+
+
+# -- 10,000 turns ---------------------------------------------------------------------------------
+
+async def react(pilot: Pilot, key: str, done) -> float:  # noqa: ANN001
+    """Seconds from a key press to `done()` being true. (`Pilot.press` waits until the whole
+    process is idle, worker threads included, so it cannot tell a busy UI from a busy worker.)"""
+    started = time.perf_counter()
+    pilot.app.simulate_key(key)
+    while not done():
+        await asyncio.sleep(0.0005)
+        assert time.perf_counter() - started < 5, f"{key} had no effect"
+    return time.perf_counter() - started
+
+
+async def test_ten_thousand_turns_select_without_relaying_out_the_record(big_log: Path):
+    async with opened([big_log]) as pilot:
+        wire = await wire_ready(pilot)
+        screen = pilot.app.screen
+        (finding,) = screen.session.findings
+        body = wire.body
+        assert len(body.lines) > 60_000
+        assert wire.band == body.pretty.span("/messages/7002")
+        assert wire.mark == body.pretty.span(finding.pointer.rpartition("#")[2]) == wire.band
+        assert wire.mark[0] in rows_on_screen(wire)
+        screen.query_one(TurnTree).focus()
+        timings = []
+        for step in range(1, 21):
+            band = body.pretty.span(f"/messages/{7002 + step}")
+            timings.append(await react(pilot, "down", lambda band=band: wire.band == band))
+            assert screen.location.turn == 7002 + step
+            assert not wire.pending and wire.body is body  # the same layout: only the band moved
+            await pilot.pause()
+            assert wire.band[0] in rows_on_screen(wire)
+        # only lines that were on screen were ever drawn
+        assert len(wire._strips) < 400
+        assert statistics.median(timings) < 0.05, timings
+
+
+def reference(conversation, index: int) -> str:  # noqa: ANN001
+    """Where turn `index` starts in OpenAI chat, found by writing the prefixes in full."""
+    return Reserializer(window=False).turn(conversation, index, "openai-chat").pointer
+
+
+async def test_ten_thousand_turns_switch_format_off_the_ui_thread(big_log: Path):
+    async with opened([big_log]) as pilot:
+        await wire_ready(pilot)
+        screen = pilot.app.screen
+        wire = screen.query_one(WireView)
+        screen.query_one(TurnTree).focus()
+        assert await react(pilot, "f", lambda: wire.wire_format == "openai-chat") < 0.1
+        assert wire.pending
+        # the first turn in a format writes all 10,000 turns once: a worker does it, and the
+        # interface still answers keys at once meanwhile
+        started = time.perf_counter()
+        while not any(w.group == "wire" and w.is_running for w in pilot.app.workers):
+            await asyncio.sleep(0.001)
+            assert time.perf_counter() - started < 2
+        assert await react(pilot, "down", lambda: screen.location.turn == 7003) < 0.1
+        wire = await wire_ready(pilot)
+        conversation = screen.session.files[0].conversations[0]
+        assert header(wire).startswith(f"openai-chat turn 7003 → {reference(conversation, 7003)}")
+        # later turns are written in a window from the last user turn, not from the start
+        timings = []
+        for step in range(1, 9):
+            timings.append(await react(pilot, "down", lambda step=step: not wire.pending
+                                       and wire.body.reserialized.index == 7003 + step))
+        assert statistics.median(timings) < 0.2, timings
+        assert header(wire).startswith(f"openai-chat turn 7011 → {reference(conversation, 7011)} ")
+        assert list(wire.body.reserialized.items) == \
+            list(Reserializer(window=False).turn(conversation, 7011, "openai-chat").items)
+        # a held key writes only the turn it stops on
+        await pilot.press(*["down"] * 5)
+        wire = await wire_ready(pilot)
+        assert header(wire).startswith("openai-chat turn 7016 → ")

@@ -1,0 +1,273 @@
+"""Export (`e`): write the current conversation in another format — a wire format, a provider profile
+or the canonical document — showing, before anything is written, what the writer could not carry and
+whether the target would accept the body (the TD8xx pre-flight).
+
+The body and both reports are computed in a thread worker whenever the format changes. Writing goes
+through `convert.write_atomically`: never over an input, and over an existing file only after the
+user confirms in the dialog. Secrets are masked unless the user unticks the box.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Group
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+
+from ... import formats
+from ...checks import Finding, preflight
+from ...convert import Export, export, write_atomically
+from ...errors import ToolDbgError
+from ...render import safe
+from ...targets import PROFILES, wire_format
+from ..session import Location, Session
+
+#: What the dialog can write: the five wire formats, the canonical document, the provider profiles.
+EXPORT_TARGETS: tuple[str, ...] = (*formats.WIRE_FORMATS, "canonical", *PROFILES)
+#: Report lines shown at most per section (a 10,000-turn conversation can lose thousands of things).
+SHOWN = 400
+
+_SEVERITY_MARK = {"error": ("✗ ", "bold red"), "warning": ("! ", "bold yellow"), "info": ("i ", "cyan")}
+
+
+def default_path(input_path: str, conversation: str, target: str, conversations: int = 1) -> Path:
+    """`<input stem>.<target>.json` next to the input (`.<conversation>` too when it holds several)."""
+    source = Path(input_path)
+    stem = source.stem if source.suffix else source.name
+    middle = f".{conversation}" if conversations > 1 else ""
+    return source.with_name(f"{stem}{middle}.{target}.json")
+
+
+def default_target(source_formats: list[str]) -> str:
+    """Another provider's format than the one the log speaks (what exporting is usually for)."""
+    return next((t for t in formats.WIRE_FORMATS if t not in source_formats), "canonical")
+
+
+def report(target: str, result: Export, findings: list[Finding]) -> Group:
+    """The losses, the pre-flight findings and the repairs, as the dialog lists them."""
+    writer = "the canonical form" if target == "canonical" else f"the {wire_format(target)} writer"
+    rows: list[Text] = []
+    head = Text(f"Losses ({len(result.losses)})", "bold")
+    head.append(f"  what {writer} cannot carry", "dim")
+    rows.append(head)
+    if not result.losses:
+        rows.append(Text("  none: everything in the conversation is carried over", "green"))
+    for loss in result.losses[:SHOWN]:
+        line = Text("  ")
+        line.append("conversation" if loss.turn is None else f"turn {loss.turn}", "bold")
+        if loss.part is not None:
+            line.append(f" part {loss.part}", "bold")
+        line.append("  ")
+        line.append_text(safe(loss.message))
+        rows.append(line)
+    if len(result.losses) > SHOWN:
+        rows.append(Text(f"  … and {len(result.losses) - SHOWN} more", "dim"))
+    rows.append(Text(""))
+    if target == "canonical":
+        rows.append(Text("Pre-flight  no provider reads this document: no TD8xx check", "bold"))
+    else:
+        errors = sum(f.severity == "error" for f in findings)
+        head = Text(f"Pre-flight ({len(findings)})", "bold")
+        head.append(f"  would {target} accept it? (TD8xx)", "dim")
+        rows.append(head)
+        if not findings:
+            rows.append(Text(f"  ✓ every known {target} constraint holds", "green"))
+        elif errors:
+            rows.append(Text(f"  {target} would reject this body ({errors} error"
+                             f"{'s' if errors != 1 else ''}); it is still written if you ask", "bold red"))
+        for finding in findings[:SHOWN]:
+            mark, style = _SEVERITY_MARK.get(finding.severity, ("  ", ""))
+            line = Text("  ")
+            line.append(mark, style)
+            line.append(f"{finding.code} ", "bold")
+            line.append(f"{finding.name}  ", style)
+            line.append_text(safe(finding.message))
+            if finding.pointer:
+                line.append("  at ", "dim")
+                line.append_text(safe(finding.pointer, "dim"))
+            rows.append(line)
+        if len(findings) > SHOWN:
+            rows.append(Text(f"  … and {len(findings) - SHOWN} more", "dim"))
+    rows.append(Text(""))
+    rows.append(Text.assemble(("Repairs", "bold"),
+                              ("  none: export writes the conversation as recorded", "dim")))
+    return Group(*rows)
+
+
+class ExportScreen(ModalScreen[Path | None]):
+    """Dismissed with the written path (None when cancelled)."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("q", "cancel", "Cancel", show=False),  # not quit; in the path field q is just typed
+        Binding("ctrl+s", "write", "Write"),
+    ]
+
+    def __init__(self, session: Session, location: Location) -> None:
+        super().__init__()
+        loaded = session.files[location.file]
+        conversation = session.conversation(location) or \
+            (loaded.conversations[0] if loaded.conversations else None)
+        if conversation is None:
+            raise ValueError(f"{loaded.path}: no conversation to export")
+        self.loaded = loaded
+        self.conversation = conversation
+        #: Never written over: every file of the session.
+        self.inputs = [Path(f.path) for f in session.files]
+        self.target = default_target(loaded.formats)
+        self.result: Export | None = None
+        self.findings: list[Finding] = []
+        self._computed_for: str | None = None
+        self._auto_path = str(self._default_path(self.target))
+        self._confirmed: Path | None = None
+
+    def _default_path(self, target: str) -> Path:
+        return default_path(self.loaded.path, self.conversation.id, target, len(self.loaded.conversations))
+
+    def compose(self) -> ComposeResult:
+        conv = self.conversation
+        with Vertical(id="export-dialog") as dialog:
+            dialog.border_title = "Export conversation"
+            dialog.border_subtitle = "ctrl+s write · esc cancel"
+            with Horizontal(classes="export-row"):
+                yield Label("Format", classes="export-label")
+                yield Select([(t, t) for t in EXPORT_TARGETS], value=self.target, allow_blank=False,
+                             id="export-format", compact=True)
+            with Horizontal(classes="export-row"):
+                yield Label("Conversation", classes="export-label")
+                what = Text(f"{conv.id} ", "bold")
+                what.append(f"{len(conv.turns)} turns ")
+                what.append_text(safe(f"{conv.model or ''}  {self.loaded.path.rsplit('/', 1)[-1]}", "dim"))
+                yield Static(what, id="export-conversation")
+            with Horizontal(classes="export-row"):
+                yield Label("Path", classes="export-label")
+                yield Input(value=self._auto_path, id="export-path", compact=True)
+            yield Checkbox("Mask secrets (API keys, tokens)", value=True, id="export-redact", compact=True)
+            with VerticalScroll(id="export-report"):
+                yield Static(Text("computing the losses…", "dim"), id="export-report-body")
+            yield Static(id="export-status", classes="-empty")
+            with Horizontal(id="export-buttons"):
+                yield Button("Write", variant="primary", id="export-write", compact=True)
+                yield Button("Cancel", id="export-cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#export-format", Select).focus()
+        self.call_after_refresh(self.compute, self.target)  # paint the dialog first
+
+    # ------------------------------------------------------------------------------------ state
+
+    @on(Select.Changed, "#export-format")
+    def _format_changed(self, event: Select.Changed) -> None:
+        if not isinstance(event.value, str) or event.value == self.target:
+            return
+        self.target = event.value
+        path_input = self.query_one("#export-path", Input)
+        if path_input.value == self._auto_path:
+            self._auto_path = str(self._default_path(self.target))
+            path_input.value = self._auto_path
+        self.result = None
+        self.query_one("#export-report-body", Static).update(Text("computing the losses…", "dim"))
+        self._set_status(Text(""))
+        self.compute(self.target)
+
+    @on(Input.Changed, "#export-path")
+    def _path_changed(self, _event: Input.Changed) -> None:
+        self._unconfirm()
+
+    @on(Input.Submitted, "#export-path")
+    def _path_submitted(self, _event: Input.Submitted) -> None:
+        self.action_write()
+
+    @on(Button.Pressed, "#export-write")
+    def _write_pressed(self) -> None:
+        self.action_write()
+
+    @on(Button.Pressed, "#export-cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    def _unconfirm(self) -> None:
+        if self._confirmed is not None:
+            self._confirmed = None
+            button = self.query_one("#export-write", Button)
+            button.label, button.variant = "Write", "primary"
+            self._set_status(Text(""))
+
+    def _set_status(self, text: Text) -> None:
+        status = self.query_one("#export-status", Static)
+        status.update(text)
+        status.set_class(not text.plain, "-empty")
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def compute(self, target: str) -> None:
+        """The body, the writer's losses and the pre-flight findings for `target`, off the UI thread."""
+        try:
+            result = export([self.conversation], wire_format(target))
+            findings = preflight(result.body, target) if target != "canonical" else []
+        except Exception as err:  # noqa: BLE001 - a writer failing on odd input is shown, not raised
+            message = str(err) if isinstance(err, (ToolDbgError, ValueError)) else \
+                f"internal error: {type(err).__name__}: {err}"
+            self.app.call_from_thread(self._failed, target, message)
+            return
+        self.app.call_from_thread(self._computed, target, result, findings)
+
+    def _computed(self, target: str, result: Export, findings: list[Finding]) -> None:
+        if target != self.target:
+            return  # the user picked another format meanwhile
+        self.result, self.findings, self._computed_for = result, findings, target
+        self.query_one("#export-report-body", Static).update(report(target, result, findings))
+
+    def _failed(self, target: str, message: str) -> None:
+        if target == self.target:
+            self.query_one("#export-report-body", Static).update(
+                safe(f"cannot write {target}: {message}", "bold red"))
+
+    # ----------------------------------------------------------------------------------- writing
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_write(self) -> None:
+        if self.result is None or self._computed_for != self.target:
+            self._set_status(Text("still computing the losses: write again in a moment", "yellow"))
+            return
+        raw = self.query_one("#export-path", Input).value.strip()
+        if not raw:
+            self._set_status(Text("give a path to write to", "bold red"))
+            return
+        path = Path(raw).expanduser()
+        if any(path.resolve() == p.resolve() for p in self.inputs):
+            self._set_status(Text("refusing to overwrite an input file: choose another path", "bold red"))
+            return
+        force = self._confirmed is not None and self._confirmed == path.resolve()
+        if path.exists() and not force:
+            self._confirmed = path.resolve()
+            button = self.query_one("#export-write", Button)
+            button.label, button.variant = "Overwrite", "error"
+            message = safe(str(path), "bold")
+            message.append(" exists. Press Overwrite to replace it, or change the path.")
+            self._set_status(message)
+            button.focus()
+            return
+        redact = self.query_one("#export-redact", Checkbox).value
+        try:
+            write_atomically(path, self.result.text(redact=redact), inputs=self.inputs, force=force)
+        except (ToolDbgError, OSError) as err:
+            self._set_status(safe(f"not written: {err}", "bold red"))
+            return
+        losses = len(self.result.losses)
+        errors = sum(f.severity == "error" for f in self.findings)
+        detail = f"{losses} loss{'es' if losses != 1 else ''}"
+        if errors:
+            detail += f", {errors} pre-flight error{'s' if errors != 1 else ''}"
+        if not redact:
+            detail += ", secrets NOT masked"
+        self.app.notify(f"wrote {path} ({detail})", title="export", markup=False,
+                        severity="warning" if errors or not redact else "information")
+        self.dismiss(path)
