@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldbg.cli import bundled_sample, main
+from tooldbg.cli import bundled_sample, bundled_samples, main
 from tooldbg.model import CANONICAL_FORMAT
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_transcripts"
@@ -20,11 +20,18 @@ def run(capsys, *argv):
     return exit_info.value.code or 0, out, err
 
 
-def test_no_argument_shows_the_bundled_sample(capsys):
+def test_no_argument_shows_the_bundled_samples(capsys):
     code, out, err = run(capsys, "show", "--width", "160")
     assert code == 0, err
     assert "conversation c1" in out
-    assert bundled_sample().name in out
+    assert all(sample.name in out for sample in bundled_samples())
+
+
+def test_the_bundled_defect_sample_shows_its_defect(capsys):
+    defect, clean = bundled_samples()
+    code, out, _ = run(capsys, "check", str(defect), "--format", "json")
+    assert code == 1 and [f["code"] for f in json.loads(out)["findings"]] == ["TD303"]
+    assert run(capsys, "check", str(clean))[0] == 0
 
 
 def test_convert_to_canonical_prints_the_document(capsys):

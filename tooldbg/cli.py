@@ -26,9 +26,18 @@ from .targets import PROFILES, wire_format
 INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
 
 
+def bundled_samples() -> tuple[Path, Path]:
+    """The logs shipped inside the package, opened when no file is given: an on-call agent whose
+    failed tool result was replayed without its `is_error` flag (TD303), and a clean capture of the
+    official anthropic client (two parallel calls, one failing)."""
+    samples = files("tooldbg") / "samples"
+    return (Path(str(samples / "oncall-agent-lost-is-error.jsonl")),
+            Path(str(samples / "weather-agent.jsonl")))
+
+
 def bundled_sample() -> Path:
-    """The sample shipped inside the package, opened when no file is given."""
-    return Path(str(files("tooldbg") / "samples" / "weather-agent.jsonl"))
+    """The clean bundled capture (what `convert` examples and tests use)."""
+    return bundled_samples()[1]
 
 
 def fail(message: str) -> NoReturn:
@@ -77,7 +86,7 @@ def open_command(files: tuple[str, ...], input_format: str | None) -> None:
     """Open FILES (default: the bundled sample) in the interactive debugger."""
     from .tui.app import make_app
 
-    paths = files or (str(bundled_sample()),)
+    paths = files or tuple(map(str, bundled_samples()))
     for path in paths:
         if not Path(path).exists():
             fail(f"{path}: no such file or folder")
@@ -93,7 +102,8 @@ def open_command(files: tuple[str, ...], input_format: str | None) -> None:
 def show(files: tuple[str, ...], conversation_id: str | None, input_format: str | None,
          no_redact: bool, width: int | None) -> None:
     """Print each turn's canonical parts beside the wire JSON they came from."""
-    _show(files or (str(bundled_sample()),), conversation_id, input_format, not no_redact, width)
+    _show(files or tuple(map(str, bundled_samples())), conversation_id, input_format, not no_redact,
+          width)
 
 
 def _show(paths: Sequence[str], conversation_id: str | None, input_format: str | None,
