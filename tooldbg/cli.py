@@ -108,15 +108,10 @@ def show(files: tuple[str, ...], conversation_id: str | None, input_format: str 
 
 def _show(paths: Sequence[str], conversation_id: str | None, input_format: str | None,
           redact: bool, width: int | None) -> None:
-    from rich.console import Console
-
     from .show import render_loaded
 
     loaded = _load(paths, input_format)
-    console = Console(width=width, highlight=False, soft_wrap=False)
-    for item in loaded:
-        for renderable in render_loaded(item, conversation_id, redact):
-            console.print(renderable)
+    _print((r for item in loaded for r in render_loaded(item, conversation_id, redact)), width)
 
 
 @cli.command()
@@ -233,10 +228,10 @@ def rules(code: str | None) -> None:
     _print(rule_doc(rule))
 
 
-def _print(renderables: Any) -> None:
+def _print(renderables: Any, width: int | None = None) -> None:
     from rich.console import Console
 
-    console = Console(highlight=False, soft_wrap=False)
+    console = Console(width=width, highlight=False, soft_wrap=False)
     for renderable in renderables:
         console.print(renderable)
 

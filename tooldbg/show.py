@@ -112,7 +112,7 @@ def _where(source: Source) -> str:
 
 
 def _wire(loaded: Loaded, source: Source, redact: bool) -> RenderableType:
-    value = wire_value(loaded, source)
+    value = loaded.wire_at(source.exchange, source.side, source.pointer, source.chunk)
     if value is None:
         return Text("(no wire record)", "dim")
     text = dumps_str(value, indent=True)
@@ -123,7 +123,3 @@ def _wire(loaded: Loaded, source: Source, redact: bool) -> RenderableType:
         text = "\n".join(lines[:WIRE_LINES]) + f"\n… {len(lines) - WIRE_LINES} more lines"
     return Panel(Syntax(clip(text, 20000), "json", word_wrap=True, theme="ansi_dark"),
                  padding=0, border_style="dim")
-
-
-def wire_value(loaded: Loaded, source: Source) -> object:
-    return loaded.wire_at(source.exchange, source.side, source.pointer, source.chunk)

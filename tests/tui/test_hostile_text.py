@@ -130,8 +130,7 @@ async def test_markup_ansi_osc_and_bidi_are_shown_not_interpreted(hostile: Path)
 async def test_hostile_text_stays_inert_in_every_wire_format(hostile: Path):
     async with opened([hostile]) as pilot:
         app = pilot.app
-        if not has_key(pilot, "f"):
-            pytest.skip("the wire format switch (f) is not there yet")
+        assert has_key(pilot, "f"), "the wire format switch (f) is not bound"
         for turn in (1, 2):  # the answer with its calls, and the results
             app.screen.go_to(app.screen.location.__class__(0, "c1", turn))
             await settle(pilot)
