@@ -1,0 +1,19 @@
+"""What more than one of `read`, `stream` and `write` needs: the format's name and URL hints,
+the tool-choice types and the block-type helper.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NAME = "anthropic"
+URL_HINTS: tuple[str, ...] = ("/v1/messages",)
+
+# `tool_choice.type` → the canonical mode.
+_CHOICE_MODES = {"auto": "auto", "any": "required", "tool": "tool", "none": "none"}
+
+
+def _type(obj: Any) -> str | None:
+    """`obj["type"]` when `obj` is an object whose type is a string (safe for set lookups)."""
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    return kind if isinstance(kind, str) else None
