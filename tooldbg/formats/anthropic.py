@@ -67,6 +67,25 @@ from .base import (
 NAME = "anthropic"
 URL_HINTS: tuple[str, ...] = ("/v1/messages",)
 
+from .base import Facts  # noqa: E402 - one block with FACTS, to move as one
+
+#: What the code outside this module needs to know about Anthropic Messages (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=3,
+    messages_key="messages",
+    finish_pointer="/stop_reason",
+    arguments="object",
+    arguments_path=("input",),
+    failure="flag",
+    failure_wording="is_error: true",
+    reasoning="thinking block",
+    strict_pairing=True,
+    merges_roles=True,
+    calls_last=True,
+    rejects_blank_text=True,
+)
+
 _DEFAULT_MAX_TOKENS = 4096  # required by the API, which has no default of its own
 _ID = re.compile(r"[a-zA-Z0-9_-]+")
 _NOT_ID_CHAR = re.compile(r"[^a-zA-Z0-9_-]")

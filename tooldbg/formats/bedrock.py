@@ -80,6 +80,25 @@ from .base import (
 NAME = "bedrock"
 URL_HINTS: tuple[str, ...] = ("/converse",)
 
+from .base import Facts  # noqa: E402 - one block with FACTS, to move as one
+
+#: What the code outside this module needs to know about Bedrock Converse (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=5,
+    messages_key="messages",
+    finish_pointer="/stopReason",
+    arguments="object",
+    arguments_path=("toolUse", "input"),
+    failure="flag",
+    failure_wording='status: "error"',
+    reasoning="reasoningContent block",
+    strict_pairing=True,
+    merges_roles=False,
+    calls_last=True,
+    rejects_blank_text=True,
+)
+
 # Media blocks: wire `format` → media type (botocore ImageFormat, DocumentFormat, VideoFormat,
 # AudioFormat enums).
 _FORMATS: dict[str, dict[str, str]] = {

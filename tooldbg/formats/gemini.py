@@ -73,6 +73,25 @@ from .base import (
 NAME = "gemini"
 URL_HINTS: tuple[str, ...] = (":generateContent", ":streamGenerateContent")
 
+from .base import Facts  # noqa: E402 - one block with FACTS, to move as one
+
+#: What the code outside this module needs to know about Gemini generateContent (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=4,
+    messages_key="contents",
+    finish_pointer="/candidates/0/finishReason",
+    arguments="object",
+    arguments_path=("functionCall", "args"),
+    failure="error-key",
+    failure_wording='an {"error": …} response',
+    reasoning="thoughtSignature",
+    strict_pairing=True,
+    merges_roles=False,
+    calls_last=False,
+    rejects_blank_text=False,
+)
+
 _SIGNATURE = "thoughtSignature"
 _ROLES = {None: "user", "user": "user", "model": "assistant", "function": "user", "system": "system"}
 _SNAKE = re.compile(r"(?<=[a-z0-9])_([a-z0-9])")

@@ -74,6 +74,25 @@ from .base import (
 NAME = "openai-chat"
 URL_HINTS: tuple[str, ...] = ("/chat/completions",)
 
+from .base import Facts  # noqa: E402 - one block with FACTS, to move as one
+
+#: What the code outside this module needs to know about OpenAI Chat Completions (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=1,
+    messages_key="messages",
+    finish_pointer="/choices/0/finish_reason",
+    arguments="string",
+    arguments_path=("function", "arguments"),
+    failure="text",
+    failure_wording=None,
+    reasoning="reasoning_content",
+    strict_pairing=True,
+    merges_roles=False,
+    calls_last=False,
+    rejects_blank_text=False,
+)
+
 # Top-level request keys the reader models; every other key is a parameter kept in meta.
 _MODELED_PARAMS = frozenset({"model", "messages", "tools", "functions", "tool_choice",
                              "function_call", "parallel_tool_calls"})

@@ -69,6 +69,25 @@ from .base import (
 NAME = "openai-responses"
 URL_HINTS: tuple[str, ...] = ("/responses",)
 
+from .base import Facts  # noqa: E402 - one block with FACTS, to move as one
+
+#: What the code outside this module needs to know about the OpenAI Responses API (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=2,
+    messages_key="input",
+    finish_pointer="/status",
+    arguments="string",
+    arguments_path=("arguments",),
+    failure="text",
+    failure_wording=None,
+    reasoning="reasoning item",
+    strict_pairing=False,
+    merges_roles=False,
+    calls_last=False,
+    rejects_blank_text=False,
+)
+
 _MODES = ("auto", "none", "required")
 #: Request keys read into the canonical form; every other key is kept in `Request.meta`.
 _MODELED = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream")
