@@ -29,16 +29,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import formats
 from ..formats.base import Request
 from ..jsonio import dumps_str, try_loads
 from ..load import ExchangeRead, Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
 from .base import Context, Finding
-
-#: Formats whose tool results carry a failure flag (Anthropic `is_error`, Bedrock `status`).
-FLAGGED_FORMATS = frozenset({"anthropic", "bedrock"})
-#: Formats with no flag at all: a failure can only be said in the result's text.
-UNFLAGGED_FORMATS = frozenset({"openai-chat", "openai-responses"})
 
 Placed = tuple[int, int, Any]  # (turn index in the replaying request, part index, part)
 
@@ -488,11 +484,12 @@ def lost_flags(ctx: Context) -> Iterator[tuple[Pair, Result, Placed]]:
     """Results flagged as failures in one request and replayed unflagged in the next (TD303); a
     format without a flag is excused when the replay says the failure in its text."""
     for replay in replays(ctx):
+        textual = replay.format is not None and formats.facts(replay.format).failure == "text"
         for pair in replay.pairs:
             for result, hit in pair.results():
                 if not result.is_error or hit is None or hit[2].is_error:
                     continue
-                if replay.format in UNFLAGGED_FORMATS and failure_report(hit[2].content):
+                if textual and failure_report(hit[2].content):
                     continue
                 yield pair, result, hit
 

@@ -1,4 +1,7 @@
-"""The provider formats: one module each, same public names (see `base`), registered here once."""
+"""The provider formats: one module each, same public names (see `base`), registered here once.
+
+What the rest of tooldbg needs to know about a format is the `Facts` its module declares (`facts`);
+nothing outside this package keeps a table of formats (tests/formats/test_facts.py checks both)."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from types import ModuleType
 from typing import Any
 
 from . import anthropic, bedrock, gemini, openai_chat, openai_responses
-from .base import StreamEvent
+from .base import Facts, StreamEvent
 
 #: Detection order matters where shapes overlap: Bedrock and Anthropic bodies both have
 #: `messages`, and are told apart before OpenAI Chat, whose sniffing is the loosest.
@@ -14,11 +17,18 @@ FORMATS: dict[str, ModuleType] = {
     m.NAME: m for m in (openai_responses, gemini, bedrock, anthropic, openai_chat)
 }
 
-WIRE_FORMATS: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+#: The formats in the order they are listed to the user (each format's `Facts.order`).
+WIRE_FORMATS: tuple[str, ...] = tuple(sorted(FORMATS, key=lambda name: FORMATS[name].FACTS.order))
 
 
 def get(name: str) -> ModuleType:
     return FORMATS[name]
+
+
+def facts(name: str) -> Facts:
+    """What format `name` declares about itself (a KeyError for a name that is not a format)."""
+    declared: Facts = FORMATS[name].FACTS
+    return declared
 
 
 def detect_url(url: str) -> str | None:

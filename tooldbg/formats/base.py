@@ -5,6 +5,8 @@ same public names, like msgspec's per-format modules:
 
     NAME                                   the format's name on the command line
     URL_HINTS                              substrings of an endpoint URL that name this format
+    FACTS                                  a `Facts`: what the rest of tooldbg needs to know of the
+                                           format (list key, finish pointer, argument encoding…)
     sniff(body, side) -> bool              does this parsed body look like this format?
     sniff_stream(events) -> bool           does this stream look like this format?
     read_request(body, source) -> Request  a request body as canonical turns (linked)
@@ -26,7 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
-from typing import Any, TypeGuard, TypeVar
+from typing import Any, Literal, TypeGuard, TypeVar
 
 from ..errors import FormatError
 from ..jsonio import try_loads
@@ -124,6 +126,58 @@ class Written:
 
     body: dict[str, Any]
     losses: tuple[Loss, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Facts:
+    """What the code outside a format's module needs to know about the format, declared once by the
+    module as `FACTS` and read through `formats.facts(name)`: no other module keeps a table of
+    formats. Every field is required, so a new format answers every question (tests/formats/
+    test_facts.py checks the answers against the format's own reader and writer)."""
+
+    name: str
+    """The format's name: the module's `NAME`."""
+    order: int
+    """Where the format comes when formats are listed (distinct per format): `formats.WIRE_FORMATS`
+    is sorted by it, and with it the CLI's `--input-format`/`--target` choices, `tooldbg formats`,
+    `convert --to`, the TUI's wire-view cycle (`f`), its command palette and its export dialog."""
+    messages_key: str
+    """The request key of the message list the writer fills (`messages`, `input`, `contents`):
+    `reserialize` finds a turn's wire items in it."""
+    finish_pointer: str
+    """The JSON pointer of the finish (stop) reason in a response body, or in the body assembled from
+    a stream: findings about the finish reason (TD602) point there (`checks.structure.Answer`)."""
+    arguments: Literal["string", "object"]
+    """How a call's arguments travel: a JSON-encoded `string` (OpenAI) or a JSON `object`.
+    `checks.arguments.Call.encoding` gives it to the argument rules: TD203 judges string formats,
+    TD202, TD204, TD205 and TD206 object formats."""
+    arguments_path: tuple[str, ...]
+    """The keys from a function call's wire node to its arguments (`("function", "arguments")`,
+    `("input",)`): `checks.arguments` reads the wire value there (custom tools and legacy shapes are
+    its special cases), and TD204 names the field by the last key."""
+    failure: Literal["flag", "error-key", "text"]
+    """How a tool result says that the tool failed: a `flag` beside the content (Anthropic `is_error`,
+    Bedrock `status`), an `error-key` in place of the output (Gemini `response.error`), or only in
+    its `text`. TD304 judges `flag` formats; `checks.replay.lost_flags` (TD303) excuses a replay in
+    a `text` format that says the failure in its text."""
+    failure_wording: str | None
+    """The failure marking as findings quote it (`is_error: true`), None for a `text` format: TD303
+    and TD304 name it in their messages."""
+    reasoning: str | None
+    """What the format calls the reasoning that has to come back with a call (`thinking block`,
+    `reasoning item`, `thoughtSignature`), None when it has none: TD307 names it."""
+    strict_pairing: bool
+    """The provider rejects a history whose results are not in the turn right after their calls:
+    TD402 is then an error, not a warning."""
+    merges_roles: bool
+    """The provider combines consecutive messages of one role into one before validating them
+    (Anthropic): `checks.structure.views` counts such a run as one wire message."""
+    calls_last: bool
+    """The provider rejects text (or another block) after a call in the same assistant message:
+    TD405 judges the format."""
+    rejects_blank_text: bool
+    """The provider rejects a request holding an empty or whitespace-only text block: TD406 judges
+    the format."""
 
 
 # ------------------------------------------------------------------------------ shared steps

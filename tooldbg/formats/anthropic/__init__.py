@@ -16,10 +16,11 @@ each rule, that quote the API's 400s.
 turns a conversation into a request; `common` holds what more than one of them needs.
 """
 
-from .common import NAME, URL_HINTS
+from .common import FACTS, NAME, URL_HINTS
 from .read import read_request, read_response, sniff
 from .stream import assemble_stream, sniff_stream, split_streams
 from .write import write
 
-__all__ = ["NAME", "URL_HINTS", "assemble_stream", "read_request", "read_response", "sniff", "sniff_stream",
+__all__ = ["FACTS", "NAME", "URL_HINTS",
+           "assemble_stream", "read_request", "read_response", "sniff", "sniff_stream",
            "split_streams", "write"]

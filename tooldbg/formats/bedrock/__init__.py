@@ -31,10 +31,10 @@ Decisions, where those shapes leave a choice:
 `write` the writer.
 """
 
-from .common import NAME, URL_HINTS
+from .common import FACTS, NAME, URL_HINTS
 from .read import read_request, read_response, sniff
 from .stream import assemble_stream, sniff_stream, split_streams
 from .write import write
 
-__all__ = ["NAME", "URL_HINTS", "assemble_stream", "read_request", "read_response", "sniff",
+__all__ = ["FACTS", "NAME", "URL_HINTS", "assemble_stream", "read_request", "read_response", "sniff",
            "sniff_stream", "split_streams", "write"]

@@ -5,8 +5,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import Facts
+
 NAME = "bedrock"
 URL_HINTS: tuple[str, ...] = ("/converse",)
+
+#: What the code outside this module needs to know about Bedrock Converse (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=5,
+    messages_key="messages",
+    finish_pointer="/stopReason",
+    arguments="object",
+    arguments_path=("toolUse", "input"),
+    failure="flag",
+    failure_wording='status: "error"',
+    reasoning="reasoningContent block",
+    strict_pairing=True,
+    merges_roles=False,
+    calls_last=True,
+    rejects_blank_text=True,
+)
 
 # Media blocks: wire `format` → media type (botocore ImageFormat, DocumentFormat, VideoFormat,
 # AudioFormat enums).

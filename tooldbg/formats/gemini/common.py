@@ -8,10 +8,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...jsonio import dumps_str
-from ..base import ApiError, Response, meta_for
+from ..base import ApiError, Facts, Response, meta_for
 
 NAME = "gemini"
 URL_HINTS: tuple[str, ...] = (":generateContent", ":streamGenerateContent")
+
+#: What the code outside this module needs to know about Gemini generateContent (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=4,
+    messages_key="contents",
+    finish_pointer="/candidates/0/finishReason",
+    arguments="object",
+    arguments_path=("functionCall", "args"),
+    failure="error-key",
+    failure_wording='an {"error": …} response',
+    reasoning="thoughtSignature",
+    strict_pairing=True,
+    merges_roles=False,
+    calls_last=False,
+    rejects_blank_text=False,
+)
 
 _SIGNATURE = "thoughtSignature"
 _SNAKE = re.compile(r"(?<=[a-z0-9])_([a-z0-9])")

@@ -8,10 +8,27 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import ToolChoice
-from ..base import ApiError
+from ..base import ApiError, Facts
 
 NAME = "openai-chat"
 URL_HINTS: tuple[str, ...] = ("/chat/completions",)
+
+#: What the code outside this module needs to know about OpenAI Chat Completions (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=1,
+    messages_key="messages",
+    finish_pointer="/choices/0/finish_reason",
+    arguments="string",
+    arguments_path=("function", "arguments"),
+    failure="text",
+    failure_wording=None,
+    reasoning="reasoning_content",
+    strict_pairing=True,
+    merges_roles=False,
+    calls_last=False,
+    rejects_blank_text=False,
+)
 
 
 def _api_error(error: Any) -> ApiError | None:

@@ -25,10 +25,11 @@ turns a conversation into a request; `common` holds what more than one of them n
 """
 
 from ..base import Response, Written  # tests name these through the format, as they always could
-from .common import NAME, URL_HINTS
+from .common import FACTS, NAME, URL_HINTS
 from .read import read_request, read_response, sniff
 from .stream import assemble_stream, sniff_stream, split_streams
 from .write import write
 
-__all__ = ["NAME", "URL_HINTS", "Response", "Written", "assemble_stream", "read_request", "read_response",
+__all__ = ["FACTS", "NAME", "URL_HINTS",
+           "Response", "Written", "assemble_stream", "read_request", "read_response",
            "sniff", "sniff_stream", "split_streams", "write"]

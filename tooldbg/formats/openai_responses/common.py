@@ -7,9 +7,27 @@ from __future__ import annotations
 from typing import Any
 
 from ...model import ToolChoice
+from ..base import Facts
 
 NAME = "openai-responses"
 URL_HINTS: tuple[str, ...] = ("/responses",)
+
+#: What the code outside this module needs to know about the OpenAI Responses API (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=2,
+    messages_key="input",
+    finish_pointer="/status",
+    arguments="string",
+    arguments_path=("arguments",),
+    failure="text",
+    failure_wording=None,
+    reasoning="reasoning item",
+    strict_pairing=False,
+    merges_roles=False,
+    calls_last=False,
+    rejects_blank_text=False,
+)
 
 #: The tool choices Responses spells as a bare string.
 _MODES = ("auto", "none", "required")
