@@ -16,7 +16,7 @@ skipped, and an answer is judged only once a request replays it.
 
 from collections.abc import Iterator
 
-from ...model import Invocation, Reasoning
+from ...model import Invocation, Json, Opaque, Reasoning
 from ..base import Context, Finding
 from ..structure import blank, label, views, with_severity
 
@@ -64,9 +64,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             if found is None or call is None:
                 continue
             t, p, part = found
+            value = part.value if isinstance(part, (Json, Opaque)) else None
             kind = "text" if part.type == "text" else (
-                part.value.get("type", part.type) if isinstance(getattr(part, "value", None), dict)
-                else part.type)
+                value.get("type", part.type) if isinstance(value, dict) else part.type)
             if fmt == "anthropic":
                 message = (f"a {kind} block after tool_use {label(call)} in the same assistant message: "
                            f"Anthropic rejects it as if the call had no tool_result")
