@@ -21,10 +21,15 @@ def is_core(name: str) -> bool:
     return not any(name == entry or name.startswith(entry + ".") for entry in ENTRY_POINTS)
 
 
+def _unwalkable(package: str) -> None:
+    raise ImportError(f"{package} does not import, so the modules under it cannot be listed")
+
+
 def core_modules() -> list[str]:
     # walk_packages imports packages (not modules) to find what is under them: done here, in the
-    # test process, never in the interpreter that is checked.
-    found = [m.name for m in pkgutil.walk_packages(tooldbg.__path__, "tooldbg.")]
+    # test process, never in the interpreter that is checked. Without `onerror` a package that
+    # fails to import would be skipped in silence, and its modules with it.
+    found = [m.name for m in pkgutil.walk_packages(tooldbg.__path__, "tooldbg.", onerror=_unwalkable)]
     return ["tooldbg", *sorted(name for name in found if is_core(name))]
 
 
