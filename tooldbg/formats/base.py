@@ -424,9 +424,16 @@ def as_index(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def own_opaque(name: str, part: Part) -> TypeGuard[Opaque]:
-    """An Opaque format `name`'s reader made (a wire object): its writer puts it back verbatim."""
+def is_own_opaque(part: Part, name: str) -> TypeGuard[Opaque]:
+    """An Opaque format `name`'s reader made (a wire object): its writer puts it back verbatim.
+    The part comes first: a TypeGuard narrows its function's first argument."""
     return isinstance(part, Opaque) and part.origin == name and isinstance(part.value, dict)
+
+
+def own_opaque(name: str, part: Part) -> bool:
+    """`is_own_opaque` with the arguments the other way round, for the writers that still call it:
+    as a TypeGuard it narrowed `name`, not `part`, to an Opaque."""
+    return is_own_opaque(part, name)
 
 
 def unique_id(base: str, used: set[str], limit: int | None = None) -> str:
