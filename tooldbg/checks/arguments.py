@@ -93,11 +93,11 @@ def calls(ctx: Context) -> Iterator[Call]:
     """Every tool call of the file, in log order (see the module docstring)."""
     seen: set[tuple[Any, ...]] = set()
     if not ctx.reads:  # a canonical document: its conversations are all there is
-        for conv in ctx.conversations:
-            for t, _, p, part in ctx.parts(conv):
+        for whole in ctx.conversations:
+            for t, _, p, part in ctx.parts(whole):
                 if isinstance(part, Invocation):
-                    yield Call(conv, t, p, part, None, part.source.side, conv.tools, part.source,
-                               MISSING, _first(seen, conv, t, p, part))
+                    yield Call(whole, t, p, part, None, part.source.side, whole.tools, part.source,
+                               MISSING, _first(seen, whole, t, p, part))
         return
     for read in ctx.reads:
         conv = ctx.loaded.conversation(read.conversation) if read.conversation else None

@@ -172,7 +172,10 @@ def answers(ctx: Context) -> Iterator[Answer]:
             if response.turn is None:
                 continue
             s = response.turn.source
-            conv, t = where.get((s.exchange, s.location, s.pointer, s.chunk), (None, None))
-            if conv is None and read.conversation is not None:
-                conv = ctx.loaded.conversation(read.conversation)
-            yield Answer(read, response, stream, conv, t)
+            found = where.get((s.exchange, s.location, s.pointer, s.chunk))
+            if found is not None:
+                yield Answer(read, response, stream, *found)
+            else:
+                conversation = (ctx.loaded.conversation(read.conversation)
+                                if read.conversation is not None else None)
+                yield Answer(read, response, stream, conversation, None)

@@ -18,6 +18,9 @@ same public names, like msgspec's per-format modules:
                                            body, exactly as the official SDK accumulates them
     write(conversation) -> Written         canonical → the request body that replays it, + losses
 
+`Format` below spells these out as a protocol: the registry in `formats/__init__.py` holds modules
+typed by it, so a module missing a name, or with a signature that does not fit, fails type checking.
+
 Readers raise only `FormatError` (with a JSON pointer); writers never raise on a valid canonical
 conversation: what the target cannot carry is a `Loss` in the report.
 """
@@ -28,7 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
-from typing import Any, Literal, TypeGuard, TypeVar
+from typing import Any, Literal, Protocol, TypeGuard, TypeVar
 
 from ..errors import FormatError
 from ..jsonio import try_loads
@@ -39,10 +42,12 @@ from ..model import (
     Opaque,
     Part,
     Result,
+    Side,
     Source,
     Tool,
     ToolChoice,
     Turn,
+    is_role,
 )
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
@@ -178,6 +183,38 @@ class Facts:
     rejects_blank_text: bool
     """The provider rejects a request holding an empty or whitespace-only text block: TD406 judges
     the format."""
+
+
+# ------------------------------------------------------------------------------- the protocol
+
+
+class Format(Protocol):
+    """A provider module's public names (see the module docstring). Parameters are positional-only:
+    callers pass them by position, and a module may name them as it likes (`conv`, `conversation`)
+    or accept more (a `Sequence` of events, a default `source`)."""
+
+    @property
+    def NAME(self) -> str: ...
+
+    @property
+    def URL_HINTS(self) -> tuple[str, ...]: ...
+
+    @property
+    def FACTS(self) -> Facts: ...
+
+    def sniff(self, body: Any, side: Side, /) -> bool: ...
+
+    def sniff_stream(self, events: list[StreamEvent], /) -> bool: ...
+
+    def read_request(self, body: Any, source: Source, /) -> Request: ...
+
+    def read_response(self, body: Any, source: Source, /) -> Response: ...
+
+    def split_streams(self, events: list[StreamEvent], /) -> list[list[StreamEvent]]: ...
+
+    def assemble_stream(self, events: list[StreamEvent], source: Source, /) -> Assembled: ...
+
+    def write(self, conversation: Conversation, /) -> Written: ...
 
 
 # ------------------------------------------------------------------------------ shared steps
@@ -409,9 +446,11 @@ def report_foreign(name: str, meta: Mapping[str, Any], losses: list[Loss], turn:
 def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn]:
     """One wire message → turns: each run of tool results becomes a `tool` turn and the rest `role`
     turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
-    turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)  # type: ignore[arg-type]
+    if not is_role(role):
+        raise FormatError(f"unknown role {role!r}", source.child("role").pointer)
+    turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)
              for is_result, run in groupby(parts, key=lambda p: isinstance(p, Result))]
-    return turns or [Turn(role=role, source=source)]  # type: ignore[arg-type]
+    return turns or [Turn(role=role, source=source)]
 
 
 def event_type(event: StreamEvent) -> str | None:
@@ -442,9 +481,16 @@ def as_index(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def own_opaque(name: str, part: Part) -> TypeGuard[Opaque]:
-    """An Opaque format `name`'s reader made (a wire object): its writer puts it back verbatim."""
+def is_own_opaque(part: Part, name: str) -> TypeGuard[Opaque]:
+    """An Opaque format `name`'s reader made (a wire object): its writer puts it back verbatim.
+    The part comes first: a TypeGuard narrows its function's first argument."""
     return isinstance(part, Opaque) and part.origin == name and isinstance(part.value, dict)
+
+
+def own_opaque(name: str, part: Part) -> bool:
+    """`is_own_opaque` with the arguments the other way round, for the writers that still call it:
+    as a TypeGuard it narrowed `name`, not `part`, to an Opaque."""
+    return is_own_opaque(part, name)
 
 
 def unique_id(base: str, used: set[str], limit: int | None = None) -> str:

@@ -17,7 +17,7 @@ skipped, and an answer is judged only once a request replays it.
 from collections.abc import Iterator
 
 from ... import formats
-from ...model import Invocation, Reasoning
+from ...model import Invocation, Json, Opaque, Reasoning
 from ..base import Context, Finding
 from ..structure import blank, label, views, with_severity
 
@@ -66,9 +66,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             if found is None or call is None:
                 continue
             t, p, part = found
+            value = part.value if isinstance(part, (Json, Opaque)) else None
             kind = "text" if part.type == "text" else (
-                part.value.get("type", part.type) if isinstance(getattr(part, "value", None), dict)
-                else part.type)
+                value.get("type", part.type) if isinstance(value, dict) else part.type)
             message, severity = _rejection(fmt, kind, call)
             finding = ctx.at(message, conversation=conv, turn=t, part=p, source=view.source(t, p))
             yield with_severity(finding, severity)
