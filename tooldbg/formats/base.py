@@ -487,12 +487,6 @@ def is_own_opaque(part: Part, name: str) -> TypeGuard[Opaque]:
     return isinstance(part, Opaque) and part.origin == name and isinstance(part.value, dict)
 
 
-def own_opaque(name: str, part: Part) -> bool:
-    """`is_own_opaque` with the arguments the other way round, for the writers that still call it:
-    as a TypeGuard it narrowed `name`, not `part`, to an Opaque."""
-    return is_own_opaque(part, name)
-
-
 def unique_id(base: str, used: set[str], limit: int | None = None) -> str:
     """`base`, else the first of `base_2`, `base_3`… not in `used` (and now added to it): an id a
     writer makes up is deterministic and unique. With `limit`, the plain id is cut to it and a

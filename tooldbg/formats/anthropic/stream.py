@@ -168,10 +168,10 @@ class _Assembler:
         value = delta.get(key)
         if how in ("append", "json") and not isinstance(value, str):
             self.problem("other", f"{delta['type']} without a string `{key}`", at)
-        elif how == "append":
+        elif how == "append" and isinstance(value, str):
             current = block.get(target)
             block[target] = (current if isinstance(current, str) else "") + value
-        elif how == "json":
+        elif how == "json" and isinstance(value, str):
             text, first = self.buffers.get(position, ("", at))
             self.buffers[position] = (text + value, first)
         elif how == "cite":

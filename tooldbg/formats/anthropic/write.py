@@ -13,8 +13,8 @@ from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reason
 from ..base import (
     Writer,
     Written,
+    is_own_opaque,
     own_meta,
-    own_opaque,
     report_foreign,
     safe_tool_name,
     split_data_url,
@@ -89,7 +89,7 @@ class _Writer(Writer):
         for tool in self.conv.tools:
             report_foreign(NAME, tool.meta, self.losses, what=f"details of tool {tool.name!r}")
             if tool.kind == "function":
-                wire = {"name": self.tool_name(tool.name, None, None)}
+                wire: dict[str, Any] = {"name": self.tool_name(tool.name, None, None)}
                 if tool.description is not None:
                     wire["description"] = tool.description
                 wire["input_schema"] = self.schema(tool)
@@ -270,7 +270,7 @@ class _Writer(Writer):
             return {"type": "text", "text": dumps_str(part.value)}
         elif isinstance(part, Reasoning) and where == "assistant":
             return self.thinking(part, ti, pi)
-        elif own_opaque(NAME, part):
+        elif is_own_opaque(part, NAME):
             return part.value
         elif isinstance(part, Opaque):
             self.lose(f"opaque {part.origin} block dropped: Anthropic cannot read it", ti, pi)
@@ -342,9 +342,9 @@ class _Writer(Writer):
                       f"arguments are {type_name(arguments)}, not an object; input written as {{}}",
                       ti, pi)
             arguments = {}
-        block = {"type": "tool_use", "id": self.call_id(part, ti, pi),
-                 "name": self.tool_name(part.name, ti, pi), "input": arguments}
-        self.names[part.id] = (part.name, block["name"])  # type: ignore[index]
+        name = self.tool_name(part.name, ti, pi)
+        block = {"type": "tool_use", "id": self.call_id(part, ti, pi), "name": name, "input": arguments}
+        self.names[part.id] = (part.name, name)
         return _restore(block, {NAME: own})
 
     def call_id(self, part: Invocation, ti: int, pi: int) -> str:

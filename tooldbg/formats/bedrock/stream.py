@@ -167,7 +167,7 @@ class _Assembler:
         block = self.block(data, i)
         delta = data.get("delta")
         key = _union_key(delta, _DELTAS) if isinstance(delta, dict) else None
-        value = delta.get(key) if key else None
+        value = delta.get(key) if key and isinstance(delta, dict) else None
         if key == "text" and isinstance(value, str):
             if self.kind(block, "text", i):
                 block.text.append(value)
@@ -189,10 +189,11 @@ class _Assembler:
         block.last = i
 
     def block_stop(self, data: dict[str, Any], i: int) -> None:
-        index = data.get("contentBlockIndex")
-        block = self.blocks.get(index) if as_index(index) is not None else None
+        raw = data.get("contentBlockIndex")
+        index = as_index(raw)
+        block = self.blocks.get(index) if index is not None else None
         if block is None:
-            self.problem("order", f"contentBlockStop for block {index!r}, which never started", i)
+            self.problem("order", f"contentBlockStop for block {raw!r}, which never started", i)
         else:
             block.stopped = True
 
@@ -220,8 +221,8 @@ class _Assembler:
         """The block an event addresses, checking the order blocks open, continue and stop in. A
         contentBlockStart on a stopped block's index opens another block (a reused index, reported
         there once): its events then reach it rather than the stopped one."""
-        index = data.get("contentBlockIndex")
-        if as_index(index) is None:
+        index = as_index(data.get("contentBlockIndex"))
+        if index is None:
             index = self.current.index if self.current else 0
             self.problem("order", "event without a contentBlockIndex", i)
         block = self.blocks.get(index)
@@ -256,7 +257,7 @@ class _Assembler:
         return True
 
     def result(self, events: Sequence[StreamEvent]) -> Assembled:
-        content = []
+        content: list[dict[str, Any]] = []
         for block in sorted([*self.replaced, *self.blocks.values()], key=lambda b: (b.index, b.opened)):
             index = block.index
             if self.stopped and not block.stopped:
@@ -285,11 +286,11 @@ class _Assembler:
             return {"reasoningContent": {"redactedContent": _join_base64(block.redacted)}} \
                 if block.redacted else None
         if block.kind == "text":
-            text = "".join(block.text)
+            said = "".join(block.text)
             if block.citations:
                 return {"citationsContent": {"citations": block.citations,
-                                             "content": [{"text": text}]}}
-            return {"text": text} if text else None
+                                             "content": [{"text": said}]}}
+            return {"text": said} if said else None
         return None if block.kind is None else {block.kind: block.raw}
 
     def tool_input(self, block: _Block) -> Any:

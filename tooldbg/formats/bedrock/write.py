@@ -9,7 +9,7 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
-from ..base import Writer, Written, own_meta, own_opaque, report_foreign, safe_tool_name, split_data_url
+from ..base import Writer, Written, is_own_opaque, own_meta, report_foreign, safe_tool_name, split_data_url
 from .common import _FORMATS, _OWN_KEYS, NAME
 
 _WIRE_FORMATS: dict[str, dict[str, str]] = {
@@ -157,7 +157,7 @@ class _Writer(Writer):
                 return None
             return {"text": part.text}
         if isinstance(part, Opaque):
-            if own_opaque(NAME, part):
+            if is_own_opaque(part, NAME):
                 return part.value
             self.lose(f"a {part.origin} block{where} dropped (only {part.origin} can read it)", t, p)
             return None

@@ -22,7 +22,7 @@ from ...model import (
     ToolChoice,
     Turn,
 )
-from ..base import Written, loss_for, media_kind, own_meta, own_opaque, report_foreign, split_data_url
+from ..base import Written, is_own_opaque, loss_for, media_kind, own_meta, report_foreign, split_data_url
 from .common import _SIGNATURE, NAME
 
 _VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}")
@@ -191,7 +191,7 @@ def _write_part(part: Part, k: int | None, i: int, names: dict[str, str],
     elif isinstance(part, Json):
         loss_for(losses, "JSON content outside a tool result written as text", k, i)
         wire = {"text": dumps_str(part.value)}
-    elif own_opaque(NAME, part):
+    elif is_own_opaque(part, NAME):
         wire = dict(part.value)
     elif isinstance(part, Opaque):
         loss_for(losses, f"{part.origin} block {dumps_str(part.value)[:60]} has no Gemini equivalent: "
@@ -293,7 +293,7 @@ def _write_response(result: Result, k: int, i: int, losses: list[Loss]) -> tuple
         elif isinstance(p, Media):
             wire = _write_media(p, k, i, losses)
             media.extend([wire] if wire else [])
-        elif own_opaque(NAME, p):
+        elif is_own_opaque(p, NAME):
             media.append(dict(p.value))
         else:
             loss_for(losses, f"{p.type} part {n} of a result has no Gemini equivalent: dropped", k, i)

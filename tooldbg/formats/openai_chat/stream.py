@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...errors import FormatError
 from ...model import Source, escape_pointer
@@ -285,7 +285,8 @@ class _Assembler:
         if self.error is not None and not choices:
             return Assembled(body={"error": self.error}, chunks=self.chunks,
                              problems=tuple(self.problems), complete=complete)
-        body = {k: self.envelope[k] for k in ("id", "object", "created", "model") if k in self.envelope}
+        body: dict[str, Any] = {k: self.envelope[k] for k in ("id", "object", "created", "model")
+                                if k in self.envelope}
         body["object"] = "chat.completion"
         body.update({k: v for k, v in self.envelope.items() if k not in body})
         body["choices"] = choices
@@ -397,5 +398,5 @@ def _merge(acc: dict[str, Any], key: str, value: Any) -> None:
         acc[key] = copy.deepcopy(value)
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
-from ..base import Writer, Written, own_meta, own_opaque, report_foreign, safe_tool_name, unique_id
+from ..base import Writer, Written, is_own_opaque, own_meta, report_foreign, safe_tool_name, unique_id
 from .common import NAME, _audio_type, _choice
 
 # OpenAI has rejected tool-call ids longer than 40 characters ("Expected a string with maximum length
@@ -174,7 +174,7 @@ class _Writer(Writer):
                 own.pop("field", None)
                 return {**own, "type": "refusal", "refusal": part.text}
             return {**own, "type": "text", "text": part.text}
-        if own_opaque(NAME, part) and own_meta(NAME, part.meta).get("field") is None:
+        if is_own_opaque(part, NAME) and own_meta(NAME, part.meta).get("field") is None:
             return part.value
         self.lose(f"{_describe(part)} cannot be written in {where}; dropped", t, p)
         return None
@@ -188,6 +188,7 @@ class _Writer(Writer):
         """image → `image_url`, wav/mp3 audio → `input_audio`, documents/files → `file`."""
         own = own_meta(NAME, part.meta)
         if part.kind == "image" and (part.data is not None or part.url):
+            url: str | None
             if part.data is not None:
                 media_type = part.media_type or "image/png"
                 if part.media_type is None:
@@ -234,7 +235,7 @@ class _Writer(Writer):
             elif isinstance(part, Text) and own_meta(NAME, part.meta).get("field") == "refusal":
                 refusals.append(part.text)
                 here = 2
-            elif isinstance(part, Invocation) or (own_opaque(NAME, part)
+            elif isinstance(part, Invocation) or (is_own_opaque(part, NAME)
                                                   and own_meta(NAME, part.meta).get("field") == "tool_calls"):
                 entry = self.call(out, part, t, p)
                 if entry is not None:
@@ -487,7 +488,7 @@ class _Writer(Writer):
                       + " cannot be written; dropped")
             return
         body["function_call" if functions else "tool_choice"] = value
-        if choice.parallel is not None:
+        if choice is not None and choice.parallel is not None:
             if functions:
                 self.lose("parallel_tool_calls needs tools[], not legacy functions; dropped")
             else:

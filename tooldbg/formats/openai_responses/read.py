@@ -10,7 +10,20 @@ from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import dumps_str
-from ...model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, Turn
+from ...model import (
+    Invocation,
+    Json,
+    Media,
+    Opaque,
+    Part,
+    Reasoning,
+    Result,
+    Source,
+    Text,
+    Tool,
+    Turn,
+    is_role,
+)
 from ..base import (
     ApiError,
     Request,
@@ -119,6 +132,8 @@ def _group(items: list[Any], at: Source, system: list[Part]) -> list[Turn]:
             meta, parts = {}, [with_meta(NAME, p, {"message": fields} if fields else {}) for p in parts]
         else:
             meta = fields
+        if not is_role(side):
+            raise FormatError(f"an item of role {side!r}, which has no turn", here.pointer)
         joins = side in ("assistant", "tool") or (side == "user" and not _is_message(item))
         if turns and turns[-1].role == side and joins:
             parts_of[-1].extend(parts)

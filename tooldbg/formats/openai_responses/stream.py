@@ -115,9 +115,9 @@ class _Assembler:
             self._added(data, at)
         elif kind == "response.output_item.done":
             self._done(data, at)
-        elif prefix in _PARTS and suffix in ("added", "done"):
+        elif kind is not None and prefix in _PARTS and suffix in ("added", "done"):
             self._part(kind, data, at, _PARTS[prefix], suffix == "added")
-        elif prefix in _FIELDS and suffix in ("delta", "done"):
+        elif kind is not None and prefix in _FIELDS and suffix in ("delta", "done"):
             self._field(kind, data, at, *_FIELDS[prefix], suffix == "delta")
         elif not isinstance(kind, str):
             self.problem("other", "an event without a type", at)

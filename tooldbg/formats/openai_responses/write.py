@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
@@ -71,8 +71,10 @@ class _Writer(Writer):
         parts = list(enumerate(self.conv.system))
         for i, part in parts:
             report_foreign(NAME, part.meta, self.losses, None, i)
-        if parts and isinstance(parts[0][1], Text) and not own_meta(NAME, parts[0][1].meta):
-            body["instructions"] = parts.pop(0)[1].text
+        lead = parts[0][1] if parts else None
+        if isinstance(lead, Text) and not own_meta(NAME, lead.meta):
+            body["instructions"] = lead.text
+            parts.pop(0)
         items: list[dict[str, Any]] = []
         for i, part in parts:
             fields = own_meta(NAME, part.meta)
@@ -302,7 +304,7 @@ class _Writer(Writer):
         """A deterministic call_id from the canonical id, unique in this conversation."""
         return unique_id(f"call_{seed}"[:_MAX_CALL_ID - 4], self.used)
 
-    def foreign_opaque(self, part: Opaque, t: int, p: int) -> None:
+    def foreign_opaque(self, part: Opaque, t: int | None, p: int) -> None:
         kind = part.value.get("type") if isinstance(part.value, dict) else None
         what = f"{part.origin} block {kind!r}" if isinstance(kind, str) else f"{part.origin} block"
         self.lose(f"{what} dropped: only {part.origin} can replay it", t, p)
@@ -371,5 +373,5 @@ def _write_media(part: Media, fields: dict[str, Any]) -> dict[str, Any] | None:
     return {**block, **fields} if len(block) > 1 else None
 
 
-def _valid_id(value: str | None) -> bool:
+def _valid_id(value: str | None) -> TypeGuard[str]:
     return isinstance(value, str) and 0 < len(value) <= _MAX_CALL_ID and not value.isspace()

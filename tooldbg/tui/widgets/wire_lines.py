@@ -141,7 +141,7 @@ class Layout:
         count = len(body.lines) + (len(body.notes) if notes else 0)
         if not width:
             return cls(0, list(range(count + 1)))
-        rows = []
+        rows: list[int] = []
         append = rows.append
         for line in body.lines:
             size = len(line) if line.isascii() else cell_len(line)
