@@ -1,5 +1,5 @@
 """openai-chat: the reader, the stream assembler and the writer, on inline cases, on every file of
-real Chat Completions traffic in the shared corpus, and as hypothesis properties."""
+real Chat Completions traffic in tests/corpus, and as hypothesis properties."""
 
 from __future__ import annotations
 
