@@ -1,4 +1,4 @@
-"""Every file of real traffic in ../shared/corpus loads, its calls and results pair up, and every
+"""Every file of real traffic in tests/corpus loads, its calls and results pair up, and every
 conversation in it converts to every format. A file that cannot pair is named here with the reason."""
 
 from pathlib import Path

@@ -4,11 +4,13 @@ Targets are the five wire formats plus provider profiles that speak a format but
 (`mistral`, `deepseek`, `kimi` speak OpenAI Chat Completions). A profile's table keeps its format's
 pairing and result-media entries (the wire shape is the same) and sets the provider's own limits.
 
-Every constraint carries its parameters, the provider's own error text (as the dossier
-`reference/formats.md` or the cited issue quotes it; `{id}`, `{name}`, `{length}` are filled in
-with the offending value, indices the provider would print stay `N`/`M`) and where that text comes
-from. A constraint that was reported once but could not be reproduced is `certain=False`: the rules
-report it as a risk (a warning), not as a rejection.
+Every constraint carries its parameters, the provider's own error text (as the cited issue or
+recording quotes it; `{id}`, `{name}`, `{length}` are filled in with the offending value, indices
+the provider would print stay `N`/`M`) and where that text and the limit come from: a GitHub issue
+(`owner/repo#N`), a recording, or the official SDK type (openai-python, anthropic-sdk-python,
+python-genai) or botocore shape that declares the limit. A constraint that was reported once but
+could not be reproduced is `certain=False`: the rules report it as a risk (a warning), not as a
+rejection.
 
 The constraint kinds, one rule each:
 
@@ -142,26 +144,29 @@ OPENAI_CHAT = Table(
               "continuedev/continue#9784 (`function.name`)"),
         Limit("max_length", "Invalid 'messages[N].tool_calls[M].id': string too long. Expected a string "
               "with maximum length 40, but got a string with length {length} instead.",
-              "dossier §1.7, issue agno-agi/agno#5382; not reproduced in July 2026 (vercel/ai#17233)",
+              "issue agno-agi/agno#5382; not reproduced in July 2026 (vercel/ai#17233)",
               value=40, certain=False),
     ),
     tool_name=(
         Limit("empty", _OPENAI_EMPTY.replace("{field}", "function.name"),
               "issue continuedev/continue#9784"),
-        Limit("pattern", _OPENAI_NAME, "issue brekkylab/ailoy#109, dossier §1.4", value=r"[a-zA-Z0-9_-]+"),
+        Limit("pattern", _OPENAI_NAME, "issue brekkylab/ailoy#109; openai-python "
+              "src/openai/types/shared_params/function_definition.py", value=r"[a-zA-Z0-9_-]+"),
         Limit("max_length", "Invalid 'tools[N].function.name': string too long. Expected a string with "
               "maximum length 64, but got a string with length {length} instead.",
-              "dossier §1.4 (FunctionDefinition: max length 64)", value=64),
+              "openai-python src/openai/types/shared_params/function_definition.py (FunctionDefinition.name: "
+              "maximum length 64)", value=64),
     ),
     pairing=Pairing(
         "next", "An assistant message with 'tool_calls' must be followed by tool messages responding "
         "to each 'tool_call_id'. The following tool_call_ids did not have response messages: {id}",
-        "dossier §1.7, issue router-for-me/CLIProxyAPI#2798"),
+        "issue router-for-me/CLIProxyAPI#2798"),
     result_media=ResultMedia(
         frozenset(), "tool messages carry text only: `content` is a string or an array of text parts "
         "(ChatCompletionToolMessageParam); strict OpenAI-compatible servers answer 400 \"Invalid "
         "'messages' in payload\", lenient ones drop the image unseen",
-        "dossier §1.2; issues QwenLM/qwen-code#3616, openai/openai-openapi#523"),
+        "openai-python src/openai/types/chat/chat_completion_tool_message_param.py; issues "
+        "QwenLM/qwen-code#3616, openai/openai-openapi#523"),
 )
 
 OPENAI_RESPONSES = Table(
@@ -181,30 +186,31 @@ OPENAI_RESPONSES = Table(
               value=r"[a-zA-Z0-9_-]+"),
     ),
     pairing=Pairing("later", "No tool output found for function call {id}.",
-                    "dossier §2.5, issue router-for-me/CLIProxyAPI#2368"),
+                    "issue router-for-me/CLIProxyAPI#2368"),
     result_media=ResultMedia(
         frozenset({"image", "document", "file"}), "function_call_output carries input_text, input_image "
-        "and input_file parts only", "dossier §2.2 (FunctionCallOutput)"),
+        "and input_file parts only",
+        "openai-python src/openai/types/responses/response_input_param.py (FunctionCallOutput)"),
     reasoning=ReasoningReplay(
         origin="openai-responses", what="reasoning item", position="before_call", scope="all",
         item_ids=True, recorded=True,
         error="Item '{item}' of type 'function_call' was provided without its required 'reasoning' "
               "item: 'rs_…'.",
-        source="dossier §2.5, issue continuedev/continue#10018"),
+        source="issue continuedev/continue#10018"),
 )
 
 ANTHROPIC = Table(
     call_id=(
         Limit("empty", "messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
-              "dossier §3.5(5): the pattern needs at least one character"),
+              "issue BlockRunAI/ClawRouter#17: the pattern needs at least one character"),
         Limit("pattern", "messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
-              "dossier §3.5(5), issue BlockRunAI/ClawRouter#17", value=r"[a-zA-Z0-9_-]+"),
+              "issue BlockRunAI/ClawRouter#17", value=r"[a-zA-Z0-9_-]+"),
     ),
     tool_name=(
         Limit("empty", "tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
               "issue microsoft/vscode#262790"),
         Limit("pattern", "tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
-              "issue microsoft/vscode#262790 (the dossier §3.3 quotes the older {1,64})",
+              "issue microsoft/vscode#262790 (issue cyanheads/atlas-mcp-server#14 quotes the older {1,64})",
               value=r"[a-zA-Z0-9_-]+"),
         Limit("max_length", "tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
               "issue microsoft/vscode#262790", value=128),
@@ -212,18 +218,21 @@ ANTHROPIC = Table(
     pairing=Pairing(
         "next", "messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: "
         "{id}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
-        "dossier §3.5(1) and (3): a tool_use followed by text in its message gets this same 400",
+        "issue anthropics/claude-code#8210; a tool_use followed by text in its message gets this same "
+        "400 (anomalyco/opencode packages/llm/test/fixtures/recordings/anthropic-messages/"
+        "rejects-malformed-assistant-tool-order-without-patch.json)",
         calls_last=True),
     result_media=ResultMedia(
         frozenset({"image", "document"}), "tool_result content holds text, image, document and "
-        "search_result blocks only", "dossier §3.2 (ToolResultBlockParam)"),
+        "search_result blocks only",
+        "anthropic-sdk-python src/anthropic/types/tool_result_block_param.py (ToolResultBlockParam)"),
     reasoning=ReasoningReplay(
         origin="anthropic", what="signed thinking block", position="first", scope="last", signature=True,
         param=("thinking", "type"), on=("enabled", "adaptive"),
         error="messages.N.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
               "`{found}`. When `thinking` is enabled, a final `assistant` message must start with a "
               "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
-        source="dossier §3.5(9), issue Kilo-Org/kilocode#5219"),
+        source="issue Kilo-Org/kilocode#5219"),
 )
 
 _GEMINI_NAME = ("GenerateContentRequest.tools[0].function_declarations[N].name: Invalid function name. "
@@ -233,25 +242,27 @@ GEMINI = Table(
     # ids are optional: Gemini pairs by name and position, and sets no id limit.
     tool_name=(
         Limit("empty", _GEMINI_NAME, "issue google-gemini/gemini-cli#9535"),
-        Limit("pattern", _GEMINI_NAME, "issue google-gemini/gemini-cli#9535 (the dossier §4.2 says 128; "
-              "the API says 64)", value=r"[a-zA-Z_][a-zA-Z0-9_.:-]*"),
+        Limit("pattern", _GEMINI_NAME, "issue google-gemini/gemini-cli#9535 (python-genai "
+              "google/genai/types.py FunctionDeclaration.name says 128; the API says 64)",
+              value=r"[a-zA-Z_][a-zA-Z0-9_.:-]*"),
         Limit("max_length", _GEMINI_NAME, "issue google-gemini/gemini-cli#9535", value=64),
     ),
     pairing=Pairing(
         "next", "Please ensure that the number of function response parts is equal to the number of "
         "function call parts of the function call turn.",
-        "dossier §4.6, issue cloudwego/eino-ext#571", exact_count=True),
+        "issue cloudwego/eino-ext#571", exact_count=True),
     result_media=ResultMedia(
         frozenset(), "Unable to submit request because `function_response.parts` is not supported for "
         "this model.", "issue google-gemini/gemini-cli#19436; multimodal function responses are "
-        "Gemini 3+ only (dossier §4.2)", models=r"gemini-(1|2)[.-]"),
+        "Gemini 3+ only (issue google-gemini/gemini-cli#17068)", models=r"gemini-(1|2)[.-]"),
     reasoning=ReasoningReplay(
         origin="gemini", what="thought signature", position="carrier", scope="current", signature=True,
         models=r"gemini-3",
         error="Function call is missing a thought_signature in functionCall parts. This is required for "
               "tools to work correctly, and missing thought_signature may lead to degraded model "
               "performance. Additional data, function call `default_api:{name}`, position N.",
-        source="dossier §4.5, issue lbjlaq/Antigravity-Manager#3202"),
+        source="issue lbjlaq/Antigravity-Manager#3202; "
+               "https://ai.google.dev/gemini-api/docs/thought-signatures"),
 )
 
 _BEDROCK_ID = ("Value '{id}' at 'messages.N.member.content.M.member.toolUse.toolUseId' failed to satisfy "
@@ -260,13 +271,14 @@ BEDROCK = Table(
     call_id=(
         Limit("empty", "Value '' at 'messages.N.member.content.M.member.toolUse.toolUseId' failed to "
               "satisfy constraint: Member must have length greater than or equal to 1",
-              "botocore ToolUseId (length 1–64); wording as Bedrock words it for toolSpec.name "
+              "botocore bedrock-runtime service-2.json ToolUseId (length 1–64); wording as Bedrock "
+              "words it for toolSpec.name "
               "(issue BerriAI/litellm#24668)"),
-        Limit("pattern", _BEDROCK_ID, "botocore ToolUseId pattern (dossier §5.1); wording as in issue "
-              "openclaw/openclaw#12892", value=r"[a-zA-Z0-9_.:-]+"),
+        Limit("pattern", _BEDROCK_ID, "botocore bedrock-runtime service-2.json ToolUseId pattern; "
+              "wording as in issue openclaw/openclaw#12892", value=r"[a-zA-Z0-9_.:-]+"),
         Limit("max_length", "Value '{id}' at 'messages.N.member.content.M.member.toolUse.toolUseId' "
               "failed to satisfy constraint: Member must have length less than or equal to 64",
-              "botocore ToolUseId (dossier §5.1)", value=64),
+              "botocore bedrock-runtime service-2.json ToolUseId (length 1–64)", value=64),
     ),
     tool_name=(
         Limit("empty", "Value '' at 'toolConfig.tools.N.member.toolSpec.name' failed to satisfy "
@@ -280,10 +292,11 @@ BEDROCK = Table(
               "issue openclaw/openclaw#12892", value=64),
     ),
     pairing=Pairing("next", "Expected toolResult blocks at messages.N.content for the following Ids: {id}",
-                    "dossier §5.4, issue zeroclaw-labs/zeroclaw#1476"),
+                    "issue zeroclaw-labs/zeroclaw#1476"),
     result_media=ResultMedia(
         frozenset({"image", "document", "video"}), "ToolResultContentBlock holds json, text, image, "
-        "document, video and searchResult only", "dossier §5.1 (botocore ToolResultContentBlock)"),
+        "document, video and searchResult only",
+        "botocore bedrock-runtime service-2.json ToolResultContentBlock"),
 )
 
 _OPENAI_PAIRING = OPENAI_CHAT.pairing
@@ -292,7 +305,7 @@ _OPENAI_MEDIA = OPENAI_CHAT.result_media
 MISTRAL = Table(
     call_id=(
         Limit("pattern", "Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9.",
-              "dossier §6, issues nearai/ironclaw#1241, karthink/gptel#1203", value=r"[a-zA-Z0-9]{9}"),
+              "issues nearai/ironclaw#1241, karthink/gptel#1203", value=r"[a-zA-Z0-9]{9}"),
     ),
     pairing=_OPENAI_PAIRING,
     result_media=_OPENAI_MEDIA,

@@ -147,7 +147,7 @@ def test_profiles_speak_openai_chat_and_keep_its_pairing():
     assert not any(limit.test == "max_length" for p in PROFILES for limit in TABLES[p].call_id)
 
 
-def test_the_dossier_limits():
+def test_the_call_id_limits_of_each_target():
     def broken(target, value):
         limit = failure(value, TABLES[target].call_id)
         return None if limit is None else (limit.test, limit.certain)

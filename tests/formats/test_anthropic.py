@@ -97,7 +97,7 @@ def result(i: int | None, wire_id: str | None, content: list[Any], is_error: boo
 
 # ------------------------------------------------------------------------------ reading requests
 
-ROUND_TRIP = {  # dossier §3.7, with an image and a signed thinking block added
+ROUND_TRIP = {  # text beside two parallel calls (one failing), text after the results, an image, thinking
     "model": "claude-sonnet-4-5", "max_tokens": 1024, "system": "Be terse.",
     "tools": [{"name": "get_weather", "description": "Current weather", "input_schema": SCHEMA}],
     "tool_choice": {"type": "auto"},
@@ -398,7 +398,10 @@ def message_delta(stop_reason: str, output_tokens: int) -> dict[str, Any]:
 
 PING = {"type": "ping"}
 STOP = {"type": "message_stop"}
-DOSSIER_STREAM = sse_text(  # dossier §3.8
+#: A hand-written Messages stream (event types: anthropic-sdk-python src/anthropic/types/
+#: raw_message_stream_event.py): a text block, a ping, then a tool_use whose input arrives in
+#: input_json_delta pieces, the first of them empty.
+TOOL_STREAM = sse_text(
     message_start("msg_01", "claude-sonnet-4-5", 400),
     block_start(0, {"type": "text", "text": ""}), PING,
     delta(0, "text_delta", text="Checking."), block_stop(0),
@@ -408,7 +411,7 @@ DOSSIER_STREAM = sse_text(  # dossier §3.8
     delta(1, "input_json_delta", partial_json='is"}'), block_stop(1),
     message_delta("tool_use", 33), STOP)
 
-DOSSIER_BODY = {
+TOOL_STREAM_BODY = {
     "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
     "content": [{"type": "text", "text": "Checking."},
                 {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Paris"}}],
@@ -416,7 +419,7 @@ DOSSIER_BODY = {
 
 
 def test_stream_sniffing():
-    assert anthropic.sniff_stream(sse.parse(DOSSIER_STREAM))
+    assert anthropic.sniff_stream(sse.parse(TOOL_STREAM))
     assert anthropic.sniff_stream([StreamEvent(0, {"type": "ping"}),
                                    StreamEvent(1, {"type": "message_start", "message": {}})])
     assert not anthropic.sniff_stream([StreamEvent(0, {"type": "response.created"}, "response.created")])
@@ -426,8 +429,8 @@ def test_stream_sniffing():
 
 
 def test_stream_assembles_into_the_non_streamed_body():
-    assembled = anthropic.assemble_stream(sse.parse(DOSSIER_STREAM))
-    assert assembled.body == DOSSIER_BODY
+    assembled = anthropic.assemble_stream(sse.parse(TOOL_STREAM))
+    assert assembled.body == TOOL_STREAM_BODY
     assert assembled.chunks == {"": 0, "/content/0": 1, "/content/1": 5, "/stop_reason": 10}
     assert assembled.problems == () and assembled.complete
     response = anthropic.read_response(assembled.body)
@@ -497,7 +500,7 @@ def test_max_tokens_inside_a_tool_input_leaves_the_block_open():
 
 
 def test_a_cut_stream_and_an_error_event():
-    cut = sse.parse(DOSSIER_STREAM)[:8]
+    cut = sse.parse(TOOL_STREAM)[:8]
     assembled = anthropic.assemble_stream(cut)
     assert assembled.problems == (
         StreamProblem("truncated", "content block 1 was never stopped", 5),
@@ -506,7 +509,7 @@ def test_a_cut_stream_and_an_error_event():
     assert not assembled.complete and assembled.body["stop_reason"] is None
 
     overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-    broken = [*sse.parse(DOSSIER_STREAM)[:4], StreamEvent(4, overloaded, "error")]
+    broken = [*sse.parse(TOOL_STREAM)[:4], StreamEvent(4, overloaded, "error")]
     assembled = anthropic.assemble_stream(broken)
     assert assembled.problems == (StreamProblem("error", "Overloaded", 4),
                                   StreamProblem("truncated", "content block 0 was never stopped", 1))

@@ -341,7 +341,9 @@ def test_sniffing():
 # ------------------------------------------------------------------------------------- streams
 
 
-DOSSIER_STREAM = (
+#: A hand-written ConverseStream as boto3 yields it, one dict per event (botocore ConverseStreamOutput):
+#: a text block without contentBlockStart, then a toolUse whose input arrives as two string fragments.
+BOTO3_STREAM = (
     {"messageStart": {"role": "assistant"}},
     {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "Checking."}}},
     {"contentBlockStop": {"contentBlockIndex": 0}},
@@ -354,7 +356,8 @@ DOSSIER_STREAM = (
     {"metadata": {"usage": {"inputTokens": 425, "outputTokens": 45, "totalTokens": 470},
                   "metrics": {"latencyMs": 499}}},
 )
-DOSSIER_BODY = {
+#: The Converse response that stream assembles into.
+BOTO3_BODY = {
     "output": {"message": {"role": "assistant", "content": [
         {"text": "Checking."},
         {"toolUse": {"toolUseId": "tooluse_abc", "name": "get_weather", "input": {"city": "Paris"}}}]}},
@@ -365,27 +368,27 @@ DOSSIER_BODY = {
 
 
 def test_wrapped_stream_assembles_like_the_non_streamed_body():
-    result = bedrock.assemble_stream(events(*DOSSIER_STREAM), SRC)
-    assert result.body == DOSSIER_BODY
+    result = bedrock.assemble_stream(events(*BOTO3_STREAM), SRC)
+    assert result.body == BOTO3_BODY
     assert result.problems == () and result.complete
     assert result.chunks == {"/output/message": 0, "/output/message/content/0": 1,
                              "/output/message/content/1": 3, "/stopReason": 7, "/usage": 8,
                              "/metrics": 8}
-    assert bedrock.sniff_stream(events(*DOSSIER_STREAM))
+    assert bedrock.sniff_stream(events(*BOTO3_STREAM))
 
 
 def test_named_frames_with_padding_assemble_the_same():
     """Decoded binary frames: the name is the header, the payload is bare and padded with `p`."""
     data = b"".join(encode_event(name, {**payload, "p": "abcdefgh"})
-                    for item in DOSSIER_STREAM for name, payload in item.items())
+                    for item in BOTO3_STREAM for name, payload in item.items())
     result = bedrock.assemble_stream(eventstream.parse(data), SRC)
-    assert result.body == DOSSIER_BODY and result.problems == ()
+    assert result.body == BOTO3_BODY and result.problems == ()
 
 
 def test_bare_payloads_without_names():
     bare = [StreamEvent(index=i, data=payload)
-            for i, item in enumerate(DOSSIER_STREAM) for payload in item.values()]
-    assert bedrock.assemble_stream(bare, SRC).body == DOSSIER_BODY
+            for i, item in enumerate(BOTO3_STREAM) for payload in item.values()]
+    assert bedrock.assemble_stream(bare, SRC).body == BOTO3_BODY
 
 
 def test_reasoning_citations_and_redacted_stream():
@@ -406,18 +409,18 @@ def test_reasoning_citations_and_redacted_stream():
 
 
 def test_truncated_stream():
-    result = bedrock.assemble_stream(events(*DOSSIER_STREAM[:5]), SRC)
+    result = bedrock.assemble_stream(events(*BOTO3_STREAM[:5]), SRC)
     assert not result.complete
     assert result.problems == (StreamProblem("truncated", "the stream ended before messageStop", 4),)
     assert result.body["output"]["message"]["content"][1] == {
         "toolUse": {"toolUseId": "tooluse_abc", "name": "get_weather", "input": "{\"city\":"}}
     # The half-received arguments are not JSON: that is not reported twice.
-    assert [p.kind for p in bedrock.assemble_stream(events(*DOSSIER_STREAM[:6]), SRC).problems] == [
+    assert [p.kind for p in bedrock.assemble_stream(events(*BOTO3_STREAM[:6]), SRC).problems] == [
         "truncated"]
 
 
 def test_truncated_arguments_before_stop_are_reported_at_their_fragment():
-    broken = list(DOSSIER_STREAM)
+    broken = list(BOTO3_STREAM)
     del broken[5]  # the closing fragment never arrived, but the block and message stopped
     result = bedrock.assemble_stream(events(*broken), SRC)
     assert result.complete
@@ -494,7 +497,7 @@ def test_error_frame_in_a_binary_stream():
 
 
 def test_split_streams_on_message_start():
-    stream = events(*DOSSIER_STREAM, *DOSSIER_STREAM)
+    stream = events(*BOTO3_STREAM, *BOTO3_STREAM)
     parts = bedrock.split_streams(stream)
     assert [len(p) for p in parts] == [9, 9] and parts[1][0].index == 9
     assert bedrock.split_streams([]) == []
@@ -878,17 +881,17 @@ def _mutated(value, path, new):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(list(_paths(ROUND_TRIP))), st.sampled_from(list(_paths(DOSSIER_BODY))),
-       st.sampled_from(list(_paths(list(DOSSIER_STREAM)))), anything)
+@given(st.sampled_from(list(_paths(ROUND_TRIP))), st.sampled_from(list(_paths(BOTO3_BODY))),
+       st.sampled_from(list(_paths(list(BOTO3_STREAM)))), anything)
 def test_mutated_bodies_and_streams_raise_only_format_errors(request_at, response_at, stream_at, new):
     """One node of a valid request, response or stream replaced by arbitrary JSON."""
     for read, body, at in ((bedrock.read_request, ROUND_TRIP, request_at),
-                           (bedrock.read_response, DOSSIER_BODY, response_at)):
+                           (bedrock.read_response, BOTO3_BODY, response_at)):
         try:
             read(_mutated(body, at, new), SRC)
         except FormatError:
             pass
-    stream = _mutated(list(DOSSIER_STREAM), stream_at, new)
+    stream = _mutated(list(BOTO3_STREAM), stream_at, new)
     result = bedrock.assemble_stream(events(*stream) if isinstance(stream, list) else [], SRC)
     try:
         bedrock.read_response(result.body, SRC)

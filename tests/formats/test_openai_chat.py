@@ -1,5 +1,5 @@
 """openai-chat: the reader, the stream assembler and the writer, on inline cases, on every file of
-real Chat Completions traffic in the shared corpus, and as hypothesis properties."""
+real Chat Completions traffic in tests/corpus, and as hypothesis properties."""
 
 from __future__ import annotations
 
@@ -651,8 +651,9 @@ def sse_text(*payloads: Any) -> str:
 
 A1 = {"index": 0, "id": "call_A1", "type": "function", "function": {"name": "get_weather", "arguments": ""}}
 B2 = {"index": 1, "id": "call_B2", "type": "function", "function": {"name": "get_weather", "arguments": ""}}
-#: The dossier's §1.9 capture: two calls in fragments, a finish chunk, a usage-only chunk, [DONE].
-DOSSIER_STREAM = sse_text(
+#: A hand-written capture (chunk shape: openai-python src/openai/types/chat/chat_completion_chunk.py):
+#: two calls in fragments, a finish chunk, a usage-only chunk, [DONE].
+TWO_CALL_STREAM = sse_text(
     chunk({"role": "assistant", "content": None, "tool_calls": [A1]}, usage=None),
     chunk(call(0, function={"arguments": "{\"city\":"}), usage=None),
     chunk(call(0, function={"arguments": "\"Paris\"}"}), usage=None),
@@ -665,8 +666,8 @@ DOSSIER_STREAM = sse_text(
 )
 
 
-def test_dossier_stream_assembles_into_the_non_streamed_body():
-    assembled = oc.assemble_stream(sse.parse(DOSSIER_STREAM), SRC)
+def test_two_call_stream_assembles_into_the_non_streamed_body():
+    assembled = oc.assemble_stream(sse.parse(TWO_CALL_STREAM), SRC)
     assert assembled.body == {
         "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
         "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
@@ -722,7 +723,7 @@ def test_dialect_quirks_assemble_cleanly():
 
 
 def test_a_truncated_stream_is_incomplete():
-    evs = sse.parse(DOSSIER_STREAM)[:2]
+    evs = sse.parse(TWO_CALL_STREAM)[:2]
     assembled = oc.assemble_stream(evs, SRC)
     assert assembled.complete is False
     assert assembled.problems == (
@@ -832,9 +833,9 @@ def test_sniffing():
     assert oc.sniff({"choices": []}, "response")
     assert oc.sniff({"error": {"message": "x"}}, "response")
     assert not oc.sniff({"type": "error", "error": {"message": "x"}}, "response")
-    assert oc.sniff_stream(sse.parse(DOSSIER_STREAM))
+    assert oc.sniff_stream(sse.parse(TWO_CALL_STREAM))
     assert not oc.sniff_stream(events({"type": "message_start", "message": {}}))
-    assert oc.split_streams(sse.parse(DOSSIER_STREAM)) == [sse.parse(DOSSIER_STREAM)]
+    assert oc.split_streams(sse.parse(TWO_CALL_STREAM)) == [sse.parse(TWO_CALL_STREAM)]
 
 
 # ----------------------------------------------------------------------------------------- corpus

@@ -1,17 +1,22 @@
 """Anthropic: text (or another block) after a `tool_use` in the same assistant message.
 
-The dossier (§3.5(3)): "`tool_use` blocks must be the last blocks of the assistant message. A
-recorded request with assistant content `[tool_use, text]` followed by a correct `tool_result` got
-400 with the rule-1 message; splitting into `[text]` + `[tool_use]` succeeded." The rule-1 message is
-the one for a *missing* result — "messages.1: `tool_use` ids were found without `tool_result` blocks
+`tool_use` blocks must be the last blocks of their assistant message. A request recorded live by
+anomalyco/opencode for its tests (`packages/llm/test/fixtures/recordings/` +
+`anthropic-messages/rejects-malformed-assistant-tool-order-without-patch.json`) sends assistant
+content `[tool_use, text]` followed by a correct `tool_result` and gets 400; the same history with
+the text sent as its own assistant message before the call
+(`accepts-malformed-assistant-tool-order-with-default-patch.json`) gets 200. The 400 is the message
+for a *missing* result — "messages.1: `tool_use` ids were found without `tool_result` blocks
 immediately after: call_1. Each `tool_use` block must have a corresponding `tool_result` block in the
 next message." — and sends the developer looking for a lost result that is right there. The same
-happens when a `server_tool_use` pair sits after a client `tool_use`, and since Anthropic combines
-consecutive assistant messages, a text-only assistant message right after the call message breaks it
-too. Models that emit a call *then* text, and converters that write parts in the wrong order, cause
-it. Bedrock passes the rule on for Claude models (reported as rejected, undocumented): a warning
-there. Calls made by code execution (`caller` not direct) sit mid-message legitimately and are
-skipped, and an answer is judged only once a request replays it.
+happens when a `server_tool_use` pair sits after a client `tool_use` (vercel/ai#13013), and since
+Anthropic combines consecutive assistant messages into one turn (anthropic-sdk-python
+`src/anthropic/types/message_create_params.py`), a text-only assistant message right after the call
+message breaks it too. Models that emit a call *then* text, and converters that write parts in the
+wrong order, cause it. Bedrock passes the rule on for Claude models (reported as rejected,
+undocumented: evalstate/fast-agent#668): a warning there. Calls made by code execution (`caller` not
+direct) sit mid-message legitimately and are skipped, and an answer is judged only once a request
+replays it.
 """
 
 from collections.abc import Iterator
