@@ -14,7 +14,7 @@ from tooldbg.formats.base import link
 from tooldbg.load import load
 from tooldbg.model import Conversation, Invocation, Result, Turn
 from tooldbg.model import Text as TextPart
-from tooldbg.reserialize import LIST_KEYS, Reserializer, reserialize, turn_in_format
+from tooldbg.reserialize import Reserializer, reserialize, turn_in_format
 
 PARALLEL = SAMPLES / "anthropic" / "parallel-calls.jsonl"  # 0 user, 1 two calls, 2 results (one failed), 3 answer
 TD403 = SAMPLES / "defects" / "TD403-text-before-tool-results.jsonl"
@@ -69,7 +69,7 @@ def test_the_last_turn_is_the_tail_of_the_written_conversation(target):
     conv = conversation(PARALLEL)
     last = len(conv.turns) - 1
     found = reserialize(conv, last, target)
-    whole = formats.get(target).write(conv).body[LIST_KEYS[target]]
+    whole = formats.get(target).write(conv).body[formats.facts(target).messages_key]
     assert list(found.items) == whole[found.start:]
     assert found.losses == tuple(x for x in formats.get(target).write(conv).losses if x.turn == last)
 

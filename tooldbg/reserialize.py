@@ -30,15 +30,6 @@ from . import formats
 from .formats.base import Written
 from .model import Conversation, Loss
 
-#: The request key holding each format's message list.
-LIST_KEYS: dict[str, str] = {
-    "openai-chat": "messages",
-    "openai-responses": "input",
-    "anthropic": "messages",
-    "gemini": "contents",
-    "bedrock": "messages",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class TurnInFormat:
@@ -101,11 +92,11 @@ class Reserializer:
         return written
 
     def turn(self, conversation: Conversation, index: int, target: str) -> TurnInFormat:
-        if target not in LIST_KEYS:
+        if target not in formats.FORMATS:
             raise ValueError(f"not a wire format: {target}")
         if not 0 <= index < len(conversation.turns):
             raise IndexError(f"turn {index} out of range")
-        key = LIST_KEYS[target]
+        key = formats.facts(target).messages_key
         whole = self.write(conversation, target)
         full = whole.body.get(key) or []
         found = self._in_window(conversation, index, target, full) if self.window else None
@@ -116,7 +107,7 @@ class Reserializer:
 
     def _by_prefix(self, conversation: Conversation, index: int, target: str,
                    full: list[Any]) -> tuple[int, list[Any], dict[str, Any]]:
-        key = LIST_KEYS[target]
+        key = formats.facts(target).messages_key
         before = self.write(conversation, target, index).body
         after = self.write(conversation, target, index + 1).body
         old, new = before.get(key) or [], after.get(key) or []
@@ -135,7 +126,7 @@ class Reserializer:
         cut = cuts[bisect_right(cuts, index) - 1] if cuts and cuts[0] <= index else 0
         if cut == 0:
             return None
-        key, write = LIST_KEYS[target], formats.get(target).write
+        key, write = formats.facts(target).messages_key, formats.get(target).write
         head = write(replace(conversation, turns=())).body.get(key) or []
         before = write(replace(conversation, turns=conversation.turns[cut:index])).body
         after = write(replace(conversation, turns=conversation.turns[cut:index + 1])).body
@@ -163,7 +154,8 @@ class Reserializer:
             hit = self._positions.get(key)
             if hit is not None and hit[0] is conversation:
                 return hit[1]
-        turns, write, name = conversation.turns, formats.get(target).write, LIST_KEYS[target]
+        turns, write = conversation.turns, formats.get(target).write
+        name = formats.facts(target).messages_key
         at: int | None = None
         if cut <= len(turns) - cut:
             before = write(replace(conversation, turns=turns[:cut])).body.get(name) or []
@@ -214,7 +206,7 @@ class Reserializer:
         """The items of the whole written conversation that change when turn `index` is left out."""
         turns = conversation.turns[:index] + conversation.turns[index + 1:]
         without = formats.get(target).write(replace(conversation, turns=turns)).body
-        rest = without.get(LIST_KEYS[target]) or []
+        rest = without.get(formats.facts(target).messages_key) or []
         start = _first_difference(rest, full)
         end = len(full)
         while end > start and len(rest) - (len(full) - end) > start and \
