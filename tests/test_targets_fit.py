@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tooldbg import formats
 from tooldbg.checks.preflight import failure
 from tooldbg.targets import (
     PROFILES,
@@ -28,7 +29,7 @@ from tooldbg.targets import (
     shape,
 )
 
-TARGETS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", *PROFILES)
+TARGETS = (*formats.WIRE_FORMATS, *PROFILES)
 PATTERNS = sorted({str(limit.value) for t in TABLES.values() for limit in (*t.call_id, *t.tool_name)
                    if limit.test == "pattern"})
 

@@ -561,7 +561,8 @@ def fit(value: str, limits: tuple[Limit, ...], used: set[str], *, fallback: str 
         return None
     if form.high is not None and form.low > form.high:
         return None
-    base = candidate = _reshape(value, form, fallback)
+    base = _reshape(value, form, fallback)
+    candidate: str | None = base
     n = 1
     while candidate is not None and (candidate in used or not passes(candidate, limits)):
         n += 1
