@@ -97,6 +97,52 @@ def conversations(draw: st.DrawFn, *, reasoning_origin: str | None = None,
                         turns=link(turns))
 
 
+# ------------------------------------------------------------- hostile ids and tool names
+
+# Names and ids no provider accepts as they are, or that collide once made to fit: empty, too long
+# (the same 64 first characters), dots, colons, spaces, a leading digit, letters outside ASCII, and
+# distinct originals that fitting would make equal (`a.b`, `a_b`, `a:b`).
+HOSTILE_NAMES = ("get_weather", "", "a.b", "a_b", "a:b", "mcp.github:create_issue", "get weather",
+                 "Complete Session", "get_/whoami", "1password", "wetter_für_köln", "x" * 100,
+                 "x" * 101, "x" * 64 + "y" * 70, "-dash", "_")
+HOSTILE_IDS = ("", " ", "a.b", "a_b", "a:b", "call_0fypS1hVX", "functions.get_weather:0",
+               "functions.get_weather:1", "fc_" + "0123456789abcdef" * 4, "toolu_01A", "abcDEF123",
+               "id with space", "ünï", "x" * 100, "x" * 101, "9lives", "call_i1")
+
+hostile_names = st.one_of(st.sampled_from(HOSTILE_NAMES), st.text(max_size=130))
+hostile_ids = st.one_of(st.sampled_from(HOSTILE_IDS), st.text(max_size=130))
+
+
+@st.composite
+def hostile_conversations(draw: st.DrawFn) -> Conversation:
+    """A well-formed conversation whose tool names and call ids are hostile (see HOSTILE_NAMES and
+    HOSTILE_IDS). Each call's arguments are `{"n": k}` and its result's text `rk`, so a test can
+    tell after a round trip whether every result still answers its own call. In one turn, wire ids
+    are all present or all absent and distinct (as a provider pairs them); across turns they may
+    repeat."""
+    names = draw(st.lists(hostile_names, min_size=1, max_size=4, unique=True))
+    tools = tuple(Tool(name=n, description="a tool", parameters={"type": "object"}) for n in names)
+    turns: list[Turn] = [Turn(role="user", parts=(Text(text="go"),))]
+    k = 0
+    for _ in range(draw(st.integers(1, 3))):
+        count = draw(st.integers(1, 3))
+        ids: list[str | None] = [None] * count
+        if draw(st.booleans()):
+            ids = list(draw(st.lists(hostile_ids, min_size=count, max_size=count, unique=True)))
+        calls = []
+        for wire_id in ids:
+            k += 1
+            calls.append(Invocation(name=draw(st.sampled_from(names)), arguments={"n": k}, wire_id=wire_id))
+        turns.append(Turn(role="assistant", parts=tuple(calls)))
+        turns.append(Turn(role="tool", parts=tuple(
+            Result(wire_id=c.wire_id, name=c.name, content=(Text(text=f"r{c.arguments['n']}"),))
+            for c in calls)))
+    turns.append(Turn(role="assistant", parts=(Text(text="done"),)))
+    choice = draw(st.one_of(st.none(), st.builds(lambda n: ToolChoice(mode="tool", name=n),
+                                                 st.sampled_from(names))))
+    return Conversation(model="test-model", tools=tools, tool_choice=choice, turns=link(turns))
+
+
 def _turn_key(turn: Turn) -> Any:
     return {"role": turn.role, "parts": [part_to_dict(p, sources=False) for p in turn.parts],
             "meta": dict(turn.meta)}

@@ -2,6 +2,7 @@
 annotations, selection, and rule docs."""
 
 import json
+import re
 
 import pytest
 
@@ -79,13 +80,62 @@ def test_rules_lists_the_catalogue_and_explains_one(capsys):
 
 
 def test_convert_runs_the_target_preflight_before_writing(tmp_path, capsys):
+    # DeepSeek's thinking mode needs the reasoning_content the history does not have: no writer can
+    # make it up, so the pre-flight reports it and convert exits 1, after writing the body.
+    log = tmp_path / "deepseek.jsonl"
+    call = {"id": "call_00_abc", "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'}}
+    body = {"model": "deepseek-reasoner", "messages": [
+        {"role": "user", "content": "Weather in Oslo?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_00_abc", "content": "4C"}],
+        "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]}
+    log.write_text(json.dumps({"request": {"method": "POST", "url": "https://api.deepseek.com/chat/completions",
+                                           "body": body}}) + "\n")
+    code, out, err = run(capsys, "convert", str(log), "--to", "deepseek")
+    assert code == 1 and json.loads(out)["messages"]
+    preflight = [line for line in err.splitlines() if line.startswith("preflight: ")]
+    assert len(preflight) == 1 and " TD805 error target-reasoning-missing: " in preflight[0]
+    code, _, err = run(capsys, "convert", str(log), "--to", "openai-chat")
+    assert code == 0 and "preflight:" not in err
+
+
+def test_convert_to_mistral_writes_ids_mistral_accepts(capsys):
+    """Issue 7: `convert --to mistral` failed its own pre-flight (TD801) on the ids it wrote."""
     from tests.paths import SAMPLES
     sample = SAMPLES / "anthropic" / "parallel-calls.jsonl"
     code, out, err = run(capsys, "convert", str(sample), "--to", "mistral")
-    assert code == 1 and json.loads(out)["messages"]
-    preflight = [line for line in err.splitlines() if line.startswith("preflight: ")]
-    assert preflight and all(" TD801 error target-call-id: mistral rejects call id 'toolu_" in line
-                             for line in preflight)
-    assert "must be a-z, A-Z, 0-9, with a length of 9." in preflight[0]
-    code, _, err = run(capsys, "convert", str(sample), "--to", "openai-chat")
     assert code == 0 and "preflight:" not in err
+    body = json.loads(out)
+    calls = [c["id"] for m in body["messages"] for c in m.get("tool_calls") or ()]
+    answers = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+    assert calls and all(re.fullmatch(r"[a-zA-Z0-9]{9}", i) for i in calls)
+    assert sorted(answers) == sorted(calls)  # each result carries its call's new id
+    losses = [line for line in err.splitlines() if line.startswith("loss: ") and "call id 'toolu_" in line]
+    assert len(losses) == len(calls)
+    assert all("does not fit mistral (letters and digits, exactly 9 characters); wrote '" in line
+               for line in losses)
+
+
+def test_convert_to_gemini_fits_a_long_tool_name_and_says_so(tmp_path, capsys):
+    """Issue 7: a 100-character tool name was written as is, then the pre-flight rejected it (TD806)."""
+    long_name = "mcp__" + "x" * 95
+    log = tmp_path / "long.json"
+    call = {"id": "call_1", "type": "function", "function": {"name": long_name, "arguments": "{}"}}
+    log.write_text(json.dumps({"model": "gpt-4.1", "messages": [
+        {"role": "user", "content": "Go"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "done"}],
+        "tools": [{"type": "function", "function": {"name": long_name, "parameters": {"type": "object"}}}]}))
+    code, out, err = run(capsys, "convert", str(log), "--to", "gemini")
+    assert code == 0 and "preflight:" not in err and "TD806" not in err
+    body = json.loads(out)
+    [declared] = body["tools"][0]["functionDeclarations"]
+    called = body["contents"][1]["parts"][0]["functionCall"]["name"]
+    answered = body["contents"][2]["parts"][0]["functionResponse"]["name"]
+    assert declared["name"] == called == answered == long_name[:64]
+    losses = [line for line in err.splitlines()
+              if line.startswith("loss: c1 ") and f"tool name {long_name!r} does not fit gemini" in line]
+    assert sorted(line.split(":")[1].strip() for line in losses) == [  # declared, called, answered
+        "c1 conversation", "c1 turn 1 part 0", "c1 turn 2 part 0"]
+    assert all(line.endswith(f"wrote {long_name[:64]!r}") for line in losses)

@@ -21,7 +21,7 @@ from .errors import ToolDbgError
 from .jsonio import dumps
 from .load import Loaded, load
 from .model import CANONICAL_FORMAT
-from .targets import PROFILES, wire_format
+from .targets import PROFILES
 
 INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
 
@@ -141,7 +141,7 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
     elif target != "canonical" and len(conversations) > 1:
         ids = ", ".join(c.id for c in conversations)
         fail(f"{file}: {len(conversations)} conversations ({ids}); pick one with --conversation")
-    result = export(conversations, wire_format(target) if target in PROFILES else target)
+    result = export(conversations, target)
     for loss in result.losses:
         click.echo(f"loss: {conversations[0].id} {loss}", err=True)
     rejected = False

@@ -19,6 +19,7 @@ from .errors import InputError
 from .jsonio import dumps
 from .model import Conversation, Loss, document
 from .secrets import redact_text
+from .targets import wire_format
 
 TARGETS: tuple[str, ...] = (*formats.WIRE_FORMATS, "canonical")
 
@@ -35,12 +36,14 @@ class Export:
 
 
 def export(conversations: list[Conversation], target: str) -> Export:
-    """One conversation to a wire format, or any number to the canonical document."""
+    """One conversation to a wire format, or to a provider profile of one (`mistral` writes OpenAI
+    Chat Completions with the ids and tool names Mistral accepts), or any number to the canonical
+    document."""
     if target == "canonical":
         return Export(target, document(conversations), ())
     if len(conversations) != 1:
         raise ValueError("a wire format holds exactly one conversation")
-    written = formats.get(target).write(conversations[0])
+    written = formats.get(wire_format(target)).write(conversations[0], target=target)
     return Export(target, written.body, written.losses)
 
 

@@ -694,15 +694,15 @@ def test_write_repairs_a_foreign_history_and_reports_every_change():
     assert written.losses == (
         Loss("empty text block dropped: Anthropic rejects it", 0, 1),
         Loss("reasoning from openai-responses dropped: Anthropic only accepts its own signed thinking", 1, 0),
-        Loss("id 'functions.get_weather:0' does not match ^[a-zA-Z0-9_-]+$; tool_use id "
-             "'functions_get_weather_0' written", 1, 1),
+        Loss("call id 'functions.get_weather:0' does not fit anthropic (letters, digits, - and _, not "
+             "empty); wrote 'functions_get_weather_0'", 1, 1),
         Loss("arguments are not valid JSON ('{\"city\": \"Berg'); input written as {}", 1, 3),
-        Loss("the call has no id; tool_use id 'toolu_i2' written", 1, 3),
+        Loss("call had no id; wrote 'toolu_i2'", 1, 3),
         Loss("moved before the tool calls: Anthropic requires tool_use blocks last", 1, 2),
-        Loss("tool_use_id 'functions.get_weather:0' written as 'functions_get_weather_0', the id of its call",
+        Loss("result id 'functions.get_weather:0' written as 'functions_get_weather_0', its call's id",
              2, 0),
         Loss("structured content written as JSON text", 2, 0),
-        Loss("tool_use_id None written as 'toolu_i2', the id of its call", 2, 1),
+        Loss("result had no id; wrote 'toolu_i2', its call's id", 2, 1),
         Loss("opaque openai-responses block dropped: Anthropic cannot read it", 3, 1),
         Loss("trailing whitespace removed: Anthropic rejects it at the end of a final assistant message",
              4, 0))
@@ -728,10 +728,10 @@ def test_write_pairs_results_with_the_previous_calls_only():
                                      {"type": "text", "text": "only one result came back"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "done"}]}]
     assert written.losses == (
-        Loss("id 'call_0' is already used; tool_use id 'call_0_2' written", 3, 0),
+        Loss("call id 'call_0' is already used; wrote 'call_0_2'", 3, 0),
         Loss("call 'g' has no result in the next message; dropped (Anthropic rejects an unanswered tool_use)",
              3, 1),
-        Loss("tool_use_id 'call_0' written as 'call_0_2', the id of its call", 5, 0),
+        Loss("result id 'call_0' written as 'call_0_2', its call's id", 5, 0),
         Loss("result answers no tool_use of the previous assistant message; dropped (Anthropic rejects it)",
              5, 1),
         Loss("merged into one user message, tool results first (Anthropic requires them first)", 4),
@@ -837,16 +837,19 @@ def test_write_tools_names_and_conversation_level_losses():
     assert [str(loss) for loss in written.losses] == [
         "conversation: the conversation names no model; Anthropic requires one",
         "conversation part 1: media part cannot be carried in system content; dropped",
-        "conversation: tool name 'mcp.search' does not match ^[a-zA-Z0-9_-]{1,64}$; written as 'mcp_search'",
+        "conversation: tool name 'mcp.search' does not fit anthropic (letters, digits, - and _, "
+        "1 to 128 characters); wrote 'mcp_search'",
         "conversation: tool 'mcp.search' has no parameter schema; an empty object schema is written",
         "conversation: web_search_preview tool 'web_search_preview' of openai-responses has no Anthropic "
         "form; dropped",
         "conversation: tool 'upper': schema type names lower-cased, as JSON Schema spells them",
         'conversation: tool \'either\': schema {"anyOf":[{"type":"object"}]} is not an object schema '
         "Anthropic accepts; an empty object schema is written",
-        "conversation: tool name 'mcp.search' does not match ^[a-zA-Z0-9_-]{1,64}$; written as 'mcp_search'",
+        "conversation: tool name 'mcp.search' does not fit anthropic (letters, digits, - and _, "
+        "1 to 128 characters); wrote 'mcp_search'",
         "turn 1 part 0: arguments are a list, not an object; input written as {}",
-        "turn 1 part 0: tool name 'mcp.search' does not match ^[a-zA-Z0-9_-]{1,64}$; written as 'mcp_search'",
+        "turn 1 part 0: tool name 'mcp.search' does not fit anthropic (letters, digits, - and _, "
+        "1 to 128 characters); wrote 'mcp_search'",
         "turn 2 part 0: result name 'mcp.search' not carried: a tool_result names only its call's id; it "
         "reads back as 'mcp_search', its call's written name",
         "turn 3: empty turn dropped: Anthropic rejects a message without content"]

@@ -513,6 +513,9 @@ def test_writer_replays_a_clean_conversation_exactly():
     assert written.losses == ()
 
 
+NAMES = "letters, digits, - and _, 1 to 64 characters"  # Bedrock's tool-name rule, as a loss says it
+
+
 def test_writer_from_another_format():
     """A conversation as another format reads it: ids not valid here, no tools declared, an error
     result without content, reasoning and blocks Bedrock cannot replay, an image by URL."""
@@ -543,10 +546,10 @@ def test_writer_from_another_format():
             {"role": "user", "content": [{"text": "Weather?"}]},
             {"role": "assistant", "content": [
                 {"text": "Let me check."},
-                {"toolUse": {"toolUseId": "tooluse_i1", "name": "get_weather", "input": {"city": "Oslo"}}},
+                {"toolUse": {"toolUseId": "call_1", "name": "get_weather", "input": {"city": "Oslo"}}},
                 {"toolUse": {"toolUseId": "tooluse_i2", "name": "get_weather", "input": {}}}]},
             {"role": "user", "content": [
-                {"toolResult": {"toolUseId": "tooluse_i1", "content": [{"json": {"value": ["sunny"]}}]}},
+                {"toolResult": {"toolUseId": "call_1", "content": [{"json": {"value": ["sunny"]}}]}},
                 {"toolResult": {"toolUseId": "tooluse_i2", "content": [{"text": "error"}],
                                 "status": "error"}},
                 {"text": "and then?"}, {"text": "hello?"}]},
@@ -558,16 +561,17 @@ def test_writer_from_another_format():
     assert written.losses == (
         Loss("image by URL or file id dropped (Bedrock needs bytes or an S3 location)", 0, 1),
         Loss("reasoning from anthropic dropped (Bedrock only replays its own signed reasoning)", 1, 0),
-        Loss("toolUseId 'call 1' is not valid on Bedrock; wrote 'tooluse_i1'", 1, 1),
-        Loss("tool name 'get weather' is not valid on Bedrock; wrote 'get_weather'", 1, 1),
-        Loss("call had no id; wrote toolUseId 'tooluse_i2'", 1, 3),
+        Loss("call id 'call 1' does not fit bedrock (letters, digits, -, ., : and _, 1 to 64 characters); "
+             "wrote 'call_1'", 1, 1),
+        Loss(f"tool name 'get weather' does not fit bedrock ({NAMES}); wrote 'get_weather'", 1, 1),
+        Loss("call had no id; wrote 'tooluse_i2'", 1, 3),
         Loss("arguments were not valid JSON; written as {}", 1, 3),
-        Loss("tool name 'get weather' is not valid on Bedrock; wrote 'get_weather'", 1, 3),
+        Loss(f"tool name 'get weather' does not fit bedrock ({NAMES}); wrote 'get_weather'", 1, 3),
         Loss("a anthropic block dropped (only anthropic can read it)", 1, 4),
         Loss("content after a toolUse moved before it (Bedrock rejects it there)", 1),
-        Loss("toolUseId 'call 1' rewritten to 'tooluse_i1'", 2, 0),
+        Loss("result id 'call 1' written as 'call_1', its call's id", 2, 0),
         Loss("a non-object JSON result is wrapped as {\"value\": …} (Bedrock needs an object)", 2, 0),
-        Loss("result had no id; wrote toolUseId 'tooluse_i2'", 2, 1),
+        Loss("result had no id; wrote 'tooluse_i2', its call's id", 2, 1),
         Loss("tool name 'lookup' on the result is not carried (Bedrock binds by toolUseId only)", 2, 1),
         Loss("blank text block in a tool result dropped (Bedrock rejects blank text)", 2, 1),
         Loss("failed result had no content; wrote text 'error' (Bedrock needs content with status "

@@ -623,8 +623,8 @@ def test_writer_reports_rule_breaks_and_repairs_nothing_silently() -> None:
         "tools": [{"functionDeclarations": [{"name": "_1st_tool"}]}],
         "toolConfig": {"functionCallingConfig": {"mode": "ANY"}},
     }
-    bad_name = ("function name '1st tool' is not valid for Gemini (a letter or _, then letters, digits, "
-                "_ . : -, at most 128): written as '_1st_tool'")
+    bad_name = ("tool name '1st tool' does not fit gemini (starting with a letter or _, letters, digits, "
+                "-, ., : and _, 1 to 64 characters); wrote '_1st_tool'")
     assert written.losses == (
         Loss(bad_name, 0, 0),
         Loss("arguments '{\"a\":' are not a JSON object, which Gemini requires: wrote {}", 0, 0),

@@ -453,12 +453,12 @@ def test_writing_what_chat_completions_cannot_carry():
             {"role": "assistant", "content": "Checking.", "tool_calls": [
                 {"id": "toolu_01A", "type": "function",
                  "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}},
-                {"id": "call_i2", "type": "function",
+                {"id": long_id[:40], "type": "function",
                  "function": {"name": "get_weather", "arguments": "{\"city\":\"Bergen\"}"}},
                 {"id": "call_i3", "type": "function",
                  "function": {"name": "mcp_read_file", "arguments": "{\"path\":\"r.pdf\"}"}}]},
             # Results stay in their canonical order; the failure is folded into the text.
-            {"role": "tool", "tool_call_id": "call_i2", "content": "Error: timeout"},
+            {"role": "tool", "tool_call_id": long_id[:40], "content": "Error: timeout"},
             {"role": "tool", "tool_call_id": "toolu_01A", "content": "{\"temp_c\":4}"},
             {"role": "tool", "tool_call_id": "call_i3", "content": "page 1"},
             {"role": "assistant", "content": "Oslo is 4 degrees."},
@@ -472,21 +472,24 @@ def test_writing_what_chat_completions_cannot_carry():
     assert [str(loss) for loss in written.losses] == [
         "conversation: tool 'web_search' (anthropic web_search_20250305) cannot be declared in Chat "
         "Completions; dropped",
-        "conversation: tool name 'mcp.read file' is not valid here (letters, digits, _ and -, up to 64); "
+        "conversation: tool name 'mcp.read file' does not fit openai-chat (letters, digits, - and _, 1 to 64 "
+        "characters); "
         "wrote 'mcp_read_file'",
         "conversation part 0: anthropic details not carried: cache_control",
         "turn 0 part 2: video (https://v.example/a.mp4) cannot be sent in a user message; dropped",
         "turn 1 part 0: reasoning from anthropic cannot be replayed here; dropped",
-        f"turn 1 part 3: call id '{long_id}' is not valid here (1-40 printable characters); wrote 'call_i2'",
-        "turn 1 part 4: tool name 'mcp.read file' is not valid here (letters, digits, _ and -, up to 64); "
+        f"turn 1 part 3: call id '{long_id}' does not fit openai-chat (1 to 40 characters); wrote "
+        f"'{long_id[:40]}'",
+        "turn 1 part 4: tool name 'mcp.read file' does not fit openai-chat (letters, digits, - and _, 1 to 64 "
+        "characters); "
         "wrote 'mcp_read_file'",
-        "turn 1 part 4: call i3 has no id; wrote 'call_i3'",
+        "turn 1 part 4: call had no id; wrote 'call_i3'",
         "turn 2 part 0: is_error has no field here: folded into the text as an 'Error' prefix",
-        "turn 2 part 0: result bound by the written call id 'call_i2'",
+        f"turn 2 part 0: result id '{long_id}' written as '{long_id[:40]}', its call's id",
         "turn 2 part 1: structured result content written as JSON text",
         "turn 2 part 2: image (image/png) in a tool result cannot be carried (tool messages are text only); "
         "dropped",
-        "turn 2 part 2: result bound by the written call id 'call_i3'",
+        "turn 2 part 2: result had no id; wrote 'call_i3', its call's id",
         "turn 3 part 1: an opaque anthropic block cannot be written in an assistant message; dropped",
     ]
     assert all(isinstance(loss, Loss) for loss in written.losses)
@@ -579,7 +582,8 @@ def test_a_result_name_is_reported_only_where_it_differs_from_its_calls():
     ]}
     # A name equal to its call's is no loss; one renamed with its call, or a real mismatch, is.
     assert [str(loss) for loss in written.losses] == [
-        "turn 0 part 1: tool name 'mcp.read file' is not valid here (letters, digits, _ and -, up to 64); "
+        "turn 0 part 1: tool name 'mcp.read file' does not fit openai-chat (letters, digits, - and _, 1 to 64 "
+        "characters); "
         "wrote 'mcp_read_file'",
         "turn 1 part 1: the result's tool name 'mcp.read file' reads back as its call's written name "
         "'mcp_read_file'",

@@ -1259,7 +1259,7 @@ def test_write_cross_format_conversation_with_exact_losses():
             },
             {
                 "type": "function_call",
-                "call_id": "call_i3",
+                "call_id": "x" * 64,
                 "name": "get_weather",
                 "arguments": '{"city":"Nice"}',
             },
@@ -1267,7 +1267,7 @@ def test_write_cross_format_conversation_with_exact_losses():
             {"type": "function_call_output", "call_id": "call_i2", "output": "Error: not found"},
             {
                 "type": "function_call_output",
-                "call_id": "call_i3",
+                "call_id": "x" * 64,
                 "output": [
                     {"type": "input_text", "text": "see map"},
                     {"type": "input_image", "image_url": "data:image/png;base64,iVBO"},
@@ -1284,13 +1284,14 @@ def test_write_cross_format_conversation_with_exact_losses():
         Loss("sent as a system message: instructions hold a single text", None, 1),
         Loss("audio dropped: Responses cannot carry it here", 0, 1),
         Loss("reasoning from anthropic dropped: only Responses reasoning items can be replayed", 1, 0),
-        Loss("call had no id: wrote 'call_i2'", 1, 3),
-        Loss(f"call id {'x' * 70!r} is not a valid call_id: wrote 'call_i3'", 1, 4),
+        Loss("call had no id; wrote 'call_i2'", 1, 3),
+        Loss(f"call id {'x' * 70!r} does not fit openai-responses (1 to 64 characters); wrote {'x' * 64!r}",
+             1, 4),
         Loss("anthropic block 'server_tool_use' dropped: only anthropic can replay it", 1, 5),
         Loss("structured result content sent as JSON text", 2, 0),
-        Loss("result had no call id: wrote 'call_i2', the id of its call", 2, 1),
+        Loss("result had no id; wrote 'call_i2', its call's id", 2, 1),
         Loss("is_error folded into the output text: Responses has no failure flag", 2, 1),
-        Loss(f"result call_id {'x' * 70!r}: wrote 'call_i3', the id of its call", 2, 2),
+        Loss(f"result id {'x' * 70!r} written as {'x' * 64!r}, its call's id", 2, 2),
         Loss(
             "tool 1 (anthropic web_search_20250305 'web_search') dropped: Responses cannot declare it", None
         ),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import replace
 from itertools import groupby
@@ -11,41 +10,40 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool
 from ..base import (
+    Fitting,
     Writer,
     Written,
     is_own_opaque,
     own_meta,
     report_foreign,
-    safe_tool_name,
     split_data_url,
     type_name,
-    unique_id,
+    writer_target,
 )
 from .common import _CHOICE_MODES, NAME, _type
 
 _DEFAULT_MAX_TOKENS = 4096  # required by the API, which has no default of its own
-_ID = re.compile(r"[a-zA-Z0-9_-]+")
-_NOT_ID_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 _SCHEMA_COMBINATORS = frozenset({"oneOf", "anyOf", "allOf"})
 _THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 _CHOICE_TYPES = {mode: wire for wire, mode in _CHOICE_MODES.items()}  # canonical mode → wire type
 
 
-def write(conversation: Conversation) -> Written:
+def write(conversation: Conversation, *, target: str | None = None) -> Written:
     """The request body that replays `conversation`, and what Anthropic cannot carry."""
-    return _Writer(conversation).write()
+    return _Writer(conversation, writer_target(NAME, target)).write()
 
 
 _Item = tuple[dict[str, Any], int, int]  # a wire block, with the canonical turn and part it came from
 
 
 class _Writer(Writer):
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: Conversation, target: str) -> None:
         super().__init__(conversation)
-        self.ids: dict[str, str] = {}  # canonical invocation id → the tool_use id written
+        # Ids and tool names as the target accepts them; tool_use ids must be unique in the request
+        # (anthropics/claude-code#28515).
+        self.fit = Fitting(conversation, target, self.losses, id_prefix="toolu_", unique_ids=True)
         self.names: dict[str, tuple[str, str]] = {}  # canonical invocation id → (its name, as written)
-        self.used: set[str] = set()
 
     def write(self) -> Written:
         conv = self.conv
@@ -141,11 +139,7 @@ class _Writer(Writer):
         return wire
 
     def tool_name(self, name: str, turn: int | None, part: int | None) -> str:
-        safe = safe_tool_name(name)
-        if safe != name:
-            self.lose(f"tool name {name!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$; written as {safe!r}",
-                      turn, part)
-        return safe
+        return self.fit.name(name, turn, part)
 
     # -- turns
 
@@ -343,34 +337,14 @@ class _Writer(Writer):
                       ti, pi)
             arguments = {}
         name = self.tool_name(part.name, ti, pi)
-        block = {"type": "tool_use", "id": self.call_id(part, ti, pi), "name": name, "input": arguments}
+        block = {"type": "tool_use", "id": self.fit.call_id(part, ti, pi) or "", "name": name,
+                 "input": arguments}
         self.names[part.id] = (part.name, name)
         return _restore(block, {NAME: own})
 
-    def call_id(self, part: Invocation, ti: int, pi: int) -> str:
-        """The call's wire id when Anthropic accepts it (it matches `^[a-zA-Z0-9_-]+$`,
-        BlockRunAI/ClawRouter#17, and is unique in the request, anthropics/claude-code#28515), else
-        one derived from it or from the canonical id, deterministically."""
-        wanted = part.wire_id
-        if wanted is not None and _ID.fullmatch(wanted) and wanted not in self.used:
-            chosen = wanted
-            self.used.add(chosen)
-        else:
-            base = (wanted and _NOT_ID_CHAR.sub("_", wanted)) or "toolu_" + _NOT_ID_CHAR.sub(
-                "_", part.id or f"{ti}_{pi}")
-            chosen = unique_id(base, self.used)
-            reason = ("the call has no id" if wanted is None else
-                      f"id {wanted!r} is already used" if _ID.fullmatch(wanted) else
-                      f"id {wanted!r} does not match ^[a-zA-Z0-9_-]+$")
-            self.lose(f"{reason}; tool_use id {chosen!r} written", ti, pi)
-        self.ids[part.id] = chosen
-        return chosen
-
     def tool_result(self, part: Result, ti: int, pi: int) -> dict[str, Any]:
         report_foreign(NAME, part.meta, self.losses, ti, pi)
-        wire_id = self.ids[part.invocation_id]  # type: ignore[index]
-        if wire_id != part.wire_id:
-            self.lose(f"tool_use_id {part.wire_id!r} written as {wire_id!r}, the id of its call", ti, pi)
+        wire_id = self.fit.result_id(part, ti, pi) or ""  # its call's tool_use id
         # A tool_result names only its call's id, so it reads back under its call's written name:
         # a loss only when that is not the name the result had.
         call_name, written_name = self.names[part.invocation_id]  # type: ignore[index]

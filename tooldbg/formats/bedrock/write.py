@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
-from ..base import Writer, Written, is_own_opaque, own_meta, report_foreign, safe_tool_name, split_data_url
+from ..base import (
+    Fitting,
+    Writer,
+    Written,
+    is_own_opaque,
+    own_meta,
+    report_foreign,
+    split_data_url,
+    writer_target,
+)
 from .common import _FORMATS, _OWN_KEYS, NAME
 
 _WIRE_FORMATS: dict[str, dict[str, str]] = {
@@ -20,7 +28,6 @@ _WIRE_FORMATS["image"]["image/jpg"] = "jpeg"
 _WIRE_FORMATS["audio"]["audio/mp3"] = "mp3"
 
 _RESULT_MEDIA = ("image", "document", "video")
-_ID = re.compile(r"[a-zA-Z0-9_.:-]{1,64}")
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -36,16 +43,16 @@ class _Entry:
     id: str | None = None
 
 
-def write(conversation: Conversation) -> Written:
+def write(conversation: Conversation, *, target: str | None = None) -> Written:
     """The Converse request replaying `conversation`; what Bedrock cannot carry is reported."""
-    return _Writer(conversation).run()
+    return _Writer(conversation, writer_target(NAME, target)).run()
 
 
 class _Writer(Writer):
-    def __init__(self, conv: Conversation) -> None:
+    def __init__(self, conv: Conversation, target: str) -> None:
         super().__init__(conv)
         self.calls = conv.invocations()
-        self.ids = {c.id: _valid_id(c.wire_id, c.id, n) for n, c in enumerate(self.calls.values(), 1)}
+        self.fit = Fitting(conv, target, self.losses, id_prefix="tooluse_")  # toolUseIds and names
 
     def run(self) -> Written:
         conv = self.conv
@@ -201,10 +208,7 @@ class _Writer(Writer):
         return {"reasoningContent": {"reasoningText": text}}
 
     def invocation(self, part: Invocation, t: int | None, p: int) -> dict[str, Any]:
-        wire_id = self.ids.get(part.id) or _valid_id(part.wire_id, part.id, p)
-        if wire_id != part.wire_id:
-            self.lose(f"call had no id; wrote toolUseId {wire_id!r}" if part.wire_id is None else
-                      f"toolUseId {part.wire_id!r} is not valid on Bedrock; wrote {wire_id!r}", t, p)
+        wire_id = self.fit.call_id(part, t, p)
         arguments = part.arguments
         if arguments is None:
             self.lose("arguments were not valid JSON; written as {}" if part.raw_arguments is not None
@@ -218,10 +222,7 @@ class _Writer(Writer):
 
     def result(self, part: Result, t: int | None, p: int) -> dict[str, Any]:
         call = self.calls.get(part.invocation_id) if part.invocation_id else None
-        wire_id = self.ids[call.id] if call else part.wire_id if _is_valid_id(part.wire_id) else None
-        if call and wire_id != part.wire_id:
-            self.lose(f"result had no id; wrote toolUseId {wire_id!r}" if part.wire_id is None else
-                      f"toolUseId {part.wire_id!r} rewritten to {wire_id!r}", t, p)
+        wire_id = self.fit.result_id(part, t, p)
         if call is not None and part.name is not None and part.name != call.name:
             self.lose(f"tool name {part.name!r} on the result is not carried (Bedrock binds by "
                       "toolUseId only)", t, p)
@@ -280,10 +281,7 @@ class _Writer(Writer):
     # ----- tools
 
     def tool_name(self, name: str, t: int | None, p: int | None) -> str:
-        safe = safe_tool_name(name)
-        if safe != name:
-            self.lose(f"tool name {name!r} is not valid on Bedrock; wrote {safe!r}", t, p)
-        return safe
+        return self.fit.name(name, t, p)
 
     def tool_config(self, entries: list[_Entry], extra: Any) -> dict[str, Any]:
         tools: list[dict[str, Any]] = []
@@ -378,14 +376,3 @@ def _runs(message: list[_Entry]) -> list[list[int]]:
         if e.turn not in runs[-1]:
             runs[-1].append(e.turn)
     return runs
-
-
-def _is_valid_id(value: str | None) -> bool:
-    return value is not None and _ID.fullmatch(value) is not None
-
-
-def _valid_id(wire_id: str | None, own_id: str, n: int) -> str:
-    """The wire id when Bedrock accepts it, else `tooluse_<own id>` (deterministic)."""
-    if wire_id is not None and _ID.fullmatch(wire_id):
-        return wire_id
-    return "tooluse_" + (re.sub(r"[^a-zA-Z0-9_.:-]", "_", own_id)[:56] or str(n))

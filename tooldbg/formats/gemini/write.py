@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -22,19 +21,31 @@ from ...model import (
     ToolChoice,
     Turn,
 )
-from ..base import Written, is_own_opaque, loss_for, media_kind, own_meta, report_foreign, split_data_url
+from ..base import (
+    Fitting,
+    Written,
+    is_own_opaque,
+    loss_for,
+    media_kind,
+    own_meta,
+    report_foreign,
+    split_data_url,
+    writer_target,
+)
 from .common import _SIGNATURE, NAME
 
-_VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}")
 _MODES_OUT = {"auto": "AUTO", "none": "NONE", "required": "ANY", "tool": "ANY"}
 _END_OF_HISTORY = ("Gemini rejects a history that ends on a model turn; append a user turn before "
                    "sending")
 
 
-def write(conv: Conversation) -> Written:
+def write(conv: Conversation, *, target: str | None = None) -> Written:
     """The request body that replays `conv`, and what it could not carry."""
     losses: list[Loss] = []
-    names = _names(conv)
+    # Function names (and ids, which Gemini leaves unconstrained and the writer never makes up) as
+    # the target accepts them: one name per name everywhere, distinct names kept distinct, since
+    # Gemini pairs a response with its call by name.
+    names = Fitting(conv, writer_target(NAME, target), losses, id_prefix=None)
     contents = _write_contents(conv, names, losses)
     body: dict[str, Any] = {"contents": [c for _, c in contents]}
     system = _write_parts(enumerate(conv.system), None, names, losses)
@@ -51,28 +62,7 @@ def write(conv: Conversation) -> Written:
     return Written(body=body, losses=tuple(losses))
 
 
-def _names(conv: Conversation) -> dict[str, str]:
-    """Function names Gemini rejects, each mapped to a valid one used everywhere it appears."""
-    seen = [t.name for t in conv.tools if t.kind == "function"]
-    seen += [p.name for t in conv.turns for p in t.parts if isinstance(p, Invocation | Result)
-             and p.name is not None]
-    out = {}
-    for name in seen:
-        if not _VALID_NAME.fullmatch(name):
-            fixed = re.sub(r"[^A-Za-z0-9_.:-]", "_", name)
-            out[name] = (fixed if re.match(r"[A-Za-z_]", fixed) else "_" + fixed)[:128]
-    return out
-
-
-def _name(name: str, names: dict[str, str], losses: list[Loss], turn: int | None,
-          part: int | None) -> str:
-    if name in names:
-        loss_for(losses, f"function name {name!r} is not valid for Gemini (a letter or _, then "
-                 f"letters, digits, _ . : -, at most 128): written as {names[name]!r}", turn, part)
-    return names.get(name, name)
-
-
-def _write_contents(conv: Conversation, names: dict[str, str],
+def _write_contents(conv: Conversation, names: Fitting,
                     losses: list[Loss]) -> list[tuple[int, dict[str, Any]]]:
     """Each turn → one Content; the results answering a model turn → one user Content right after
     it, in call order. Returns (canonical turn index, Content) pairs."""
@@ -140,7 +130,7 @@ def _content(role: str, parts: list[dict[str, Any]], turn: Turn | None, k: int,
     return content
 
 
-def _write_parts(items: Iterable[tuple[int, Part]], k: int | None, names: dict[str, str],
+def _write_parts(items: Iterable[tuple[int, Part]], k: int | None, names: Fitting,
                  losses: list[Loss]) -> list[dict[str, Any]]:
     """Parts → wire parts; a signature-only Reasoning of Gemini's goes onto the part after it."""
     out: list[dict[str, Any]] = []
@@ -177,7 +167,7 @@ def _lone_signature(pending: tuple[int, str], k: int | None, losses: list[Loss])
     return {"text": "", "thought": True, _SIGNATURE: pending[1]}
 
 
-def _write_part(part: Part, k: int | None, i: int, names: dict[str, str],
+def _write_part(part: Part, k: int | None, i: int, names: Fitting,
                 losses: list[Loss]) -> dict[str, Any] | None:
     wire: dict[str, Any] | None
     if isinstance(part, Text):
@@ -245,32 +235,34 @@ def _write_media(part: Media, k: int | None, i: int, losses: list[Loss]) -> dict
     return wire
 
 
-def _write_call(call: Invocation, k: int | None, i: int, names: dict[str, str],
+def _write_call(call: Invocation, k: int | None, i: int, names: Fitting,
                 losses: list[Loss]) -> dict[str, Any]:
-    name, args = _name(call.name, names, losses, k, i), call.arguments
+    name, args = names.name(call.name, k, i), call.arguments
     if not isinstance(args, dict):
         shown = call.raw_arguments if call.raw_arguments is not None else dumps_str(args)
         loss_for(losses, f"arguments {shown[:80]!r} are not a JSON object, which Gemini requires: "
                  "wrote {}", k, i)
         args = {}
     out = {"name": name, "args": args}
-    if call.wire_id is not None:
-        out["id"] = call.wire_id
+    wire_id = names.call_id(call, k, i)
+    if wire_id is not None:
+        out["id"] = wire_id
     return out
 
 
-def _write_result(result: Result, call: Invocation, k: int, i: int, names: dict[str, str],
+def _write_result(result: Result, call: Invocation, k: int, i: int, names: Fitting,
                   losses: list[Loss]) -> dict[str, Any]:
     if result.name is None:
         loss_for(losses, f"functionResponse needs the function name: wrote {call.name!r}, its call's", k, i)
     elif result.name != call.name and call.wire_id is None:
         loss_for(losses, f"functionResponse named {result.name!r} answers a call of {call.name!r}: without "
                  "ids Gemini pairs responses with calls by name, so it no longer answers its call", k, i)
-    out: dict[str, Any] = {"name": _name(result.name or call.name, names, losses, k, i)}
-    if call.wire_id is not None:
-        out["id"] = call.wire_id
-        if result.wire_id != call.wire_id:
-            loss_for(losses, f"functionResponse id written as {call.wire_id!r}, its call's id", k, i)
+    out: dict[str, Any] = {"name": names.name(result.name or call.name, k, i)}
+    call_id = names.written_id(call.id)
+    if call_id is not None:
+        out["id"] = call_id
+        if result.wire_id != call_id:
+            loss_for(losses, f"functionResponse id written as {call_id!r}, its call's id", k, i)
     elif result.wire_id is not None:
         loss_for(losses, f"id {result.wire_id!r} dropped: its call has none, and Gemini matches ids",
                  k, i)
@@ -322,14 +314,14 @@ def _write_response(result: Result, k: int, i: int, losses: list[Loss]) -> tuple
     return {key: value}, media
 
 
-def _write_tools(tools: tuple[Tool, ...], names: dict[str, str], losses: list[Loss]) -> list[dict[str, Any]]:
+def _write_tools(tools: tuple[Tool, ...], names: Fitting, losses: list[Loss]) -> list[dict[str, Any]]:
     """Consecutive function tools → one `functionDeclarations` object; Gemini's own hosted tools
     verbatim, in order."""
     out: list[dict[str, Any]] = []
     group: list[dict[str, Any]] | None = None
     for tool in tools:
         if tool.kind == "function":
-            decl: dict[str, Any] = {"name": _name(tool.name, names, losses, None, None)}
+            decl: dict[str, Any] = {"name": names.name(tool.name, None, None)}
             if tool.description is not None:
                 decl["description"] = tool.description
             if tool.parameters is not None:
@@ -349,13 +341,13 @@ def _write_tools(tools: tuple[Tool, ...], names: dict[str, str], losses: list[Lo
     return out
 
 
-def _write_choice(choice: ToolChoice, names: dict[str, str], losses: list[Loss]) -> dict[str, Any]:
+def _write_choice(choice: ToolChoice, names: Fitting, losses: list[Loss]) -> dict[str, Any]:
     mode = _MODES_OUT.get(choice.mode)
     if mode is None:
         loss_for(losses, f"tool choice {choice.mode!r} has no Gemini mode: wrote AUTO")
     out: dict[str, Any] = {"mode": mode or "AUTO"}
     if choice.mode == "tool" and choice.name:
-        out["allowedFunctionNames"] = [_name(choice.name, names, losses, None, None)]
+        out["allowedFunctionNames"] = [names.name(choice.name, None, None)]
     elif choice.mode == "tool":
         loss_for(losses, "forced tool choice names no tool: wrote ANY (any tool)")
     if choice.parallel is not None:

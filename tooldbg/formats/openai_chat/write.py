@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
-from ..base import Writer, Written, is_own_opaque, own_meta, report_foreign, safe_tool_name, unique_id
+from ..base import Fitting, Writer, Written, is_own_opaque, own_meta, report_foreign, writer_target
 from .common import NAME, _audio_type, _choice
 
-# OpenAI has rejected tool-call ids longer than 40 characters ("Expected a string with maximum length
-# 40", agno-agi/agno#5382; vercel/ai#17233 could not reproduce it later, so a risk more than a rule).
-# Ids are otherwise opaque.
-_CALL_ID = re.compile(r"[\x21-\x7e]{1,40}")
 
-
-def write(conversation: Conversation) -> Written:
-    """The request body that replays `conversation`, and what it could not carry."""
-    return _Writer(conversation).run()
+def write(conversation: Conversation, *, target: str | None = None) -> Written:
+    """The request body that replays `conversation` for `target` (openai-chat, or a provider
+    profile that speaks it: `mistral`, `deepseek`, `kimi`), and what it could not carry."""
+    return _Writer(conversation, writer_target(NAME, target)).run()
 
 
 @dataclass
@@ -38,10 +33,11 @@ class _Out:
 class _Writer(Writer):
     """Turns → messages (with where each came from), then the pairing rules, tools and params."""
 
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: Conversation, target: str) -> None:
         super().__init__(conversation)
+        # Call ids and tool names as the target accepts them (ids are otherwise opaque here).
+        self.fit = Fitting(conversation, target, self.losses, id_prefix="call_")
         self.ids: dict[str, str] = {}  # call key → written id
-        self.id_notes: dict[str, str] = {}
         self.legacy: set[str] = set()  # call keys written as a legacy `function_call`
         self.call_names: dict[str, str] = {}  # call key → written tool name
         self.called: dict[str, str] = {}  # call key → the call's own (canonical) name
@@ -69,35 +65,20 @@ class _Writer(Writer):
 
     def plan_calls(self) -> None:
         """Decide every call's written id first, so results can name it wherever they are."""
-        pending: list[tuple[str, Invocation]] = []
-        used: set[str] = set()
         for t, turn in enumerate(self.conv.turns):
             calls = [(p, x) for p, x in enumerate(turn.parts) if isinstance(x, Invocation)]
             for p, call in calls:
                 key = _key(call, t, p)
-                self.call_names[key] = safe_tool_name(call.name)
+                self.call_names[key] = self.fit.written_name(call.name)
                 self.called[key] = call.name
                 legacy = own_meta(NAME, call.meta).get("function_call")
                 if legacy and len(calls) == 1 and call.wire_id is None:
                     self.legacy.add(key)
-                elif call.wire_id is not None and _CALL_ID.fullmatch(call.wire_id):
-                    self.ids[key] = call.wire_id
-                    used.add(call.wire_id)
                 else:
-                    pending.append((key, call))
-        for key, call in pending:
-            new = unique_id("call_" + (re.sub(r"[^A-Za-z0-9_-]", "", key) or "0"), used, limit=40)
-            self.ids[key] = new
-            self.id_notes[key] = (f"call {call.id or key} has no id; wrote {new!r}" if call.wire_id is None
-                                  else f"call id {call.wire_id!r} is not valid here (1-40 printable "
-                                       f"characters); wrote {new!r}")
+                    self.ids[key] = self.fit.written_id(key) or ""
 
     def name(self, name: str, turn: int | None, part: int | None) -> str:
-        safe = safe_tool_name(name)
-        if safe != name:
-            self.lose(f"tool name {name!r} is not valid here (letters, digits, _ and -, up to 64); "
-                      f"wrote {safe!r}", turn, part)
-        return safe
+        return self.fit.name(name, turn, part)
 
     # ---- messages
 
@@ -300,8 +281,7 @@ class _Writer(Writer):
             return None
         if legacy:
             self.lose("a legacy function_call written as a tool call", t, p)
-        if key in self.id_notes:
-            self.lose(self.id_notes[key], t, p)
+        self.fit.call_id(part, t, p)  # the id planned in `plan_calls`: said here if rewritten or made up
         out.calls.append((self.ids[key], p))
         if custom:
             return {**own, "id": self.ids[key], "type": "custom",
@@ -325,13 +305,10 @@ class _Writer(Writer):
                         answers="legacy:" + key, part=p)
         if legacy_meta:
             self.lose("a legacy function message written as a tool message", t, p)
-        call_id = self.ids.get(key) if key is not None else None
-        call_id = call_id if call_id is not None else result.wire_id or ""
-        if call_id and call_id != result.wire_id:
-            self.lose(f"result bound by the written call id {call_id!r}", t, p)
+        call_id = self.fit.result_id(result, t, p) or ""
         message = {**own, "role": "tool", "tool_call_id": call_id}
         if named and result.name is not None:
-            message["name"] = result.name  # the wire had one: it carries the result's name as is
+            message["name"] = self.name(result.name, t, p)  # the wire had one: it carries the name
         else:
             self.result_name(result, key, t, p)
         return _Out({**message, "content": content}, t, answers=call_id, part=p)
@@ -473,7 +450,10 @@ class _Writer(Writer):
             if choice is not None:
                 self.lose("tool choice dropped: there are no tools to choose from")
             return
-        if verbatim is not None and _choice(verbatim) == (replace(choice, parallel=None) if choice else None):
+        renamed = choice is not None and choice.name is not None and \
+            self.fit.written_name(choice.name) != choice.name
+        if verbatim is not None and not renamed and \
+                _choice(verbatim) == (replace(choice, parallel=None) if choice else None):
             value: Any = verbatim
         elif choice is None:
             return
@@ -481,7 +461,7 @@ class _Writer(Writer):
             value = choice.mode
         elif choice.mode == "tool" and choice.name in kinds:
             kind = kinds[choice.name]
-            name = safe_tool_name(choice.name)
+            name = self.name(choice.name, None, None)
             value = {"name": name} if functions else {"type": kind, kind: {"name": name}}
         else:
             self.lose(f"tool choice {choice.mode} {choice.name or ''}".rstrip()

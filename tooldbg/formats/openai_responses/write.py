@@ -3,33 +3,28 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, TypeGuard
+from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
-from ..base import Writer, Written, own_meta, report_foreign, unique_id
+from ..base import Fitting, Writer, Written, own_meta, report_foreign, writer_target
 from .common import _MODES, NAME, _media_type, _read_choice, _text_type
 
 #: Replaying these next to the whole history would duplicate it, so the writer leaves them out.
 _STATEFUL = ("previous_response_id", "conversation")
-#: `Invalid 'input[95].call_id': string too long. Expected a string with maximum length 64, ...`
-#: [issue:https://github.com/AnswerDotAI/fastllm/issues/45]
-_MAX_CALL_ID = 64
 
 
-def write(conversation: Conversation) -> Written:
+def write(conversation: Conversation, *, target: str | None = None) -> Written:
     """The stateless request that replays the conversation (`store` and the like come from meta)."""
-    writer = _Writer(conversation)
+    writer = _Writer(conversation, writer_target(NAME, target))
     return Written(body=writer.body(), losses=tuple(writer.losses))
 
 
 class _Writer(Writer):
-    def __init__(self, conv: Conversation) -> None:
+    def __init__(self, conv: Conversation, target: str) -> None:
         super().__init__(conv)
-        self.call_ids: dict[str, str] = {}  # own invocation id → call_id written
-        self.call_names: dict[str, str] = {}  # call_id written → name of the latest call with it
-        self.used = {p.wire_id for t in conv.turns for p in t.parts
-                     if isinstance(p, (Invocation, Result)) and p.wire_id}
+        self.fit = Fitting(conv, target, self.losses, id_prefix="call_")  # call_ids and tool names
+        self.call_names: dict[str, str] = {}  # call_id written → written name of the latest call with it
         self.pairs: list[tuple[bool, str, int, int]] = []  # (is a call, call_id, turn, part) in order
         self.open: tuple[dict[str, Any], Any] | None = None  # the message parts are appended to
 
@@ -88,7 +83,7 @@ class _Writer(Writer):
     def tool(self, index: int, tool: Tool) -> dict[str, Any] | None:
         report_foreign(NAME, tool.meta, self.losses)
         if tool.kind == "function":
-            out: dict[str, Any] = {"type": "function", "name": tool.name}
+            out: dict[str, Any] = {"type": "function", "name": self.fit.name(tool.name)}
             if tool.description is not None:
                 out["description"] = tool.description
             return {**out, "parameters": tool.parameters, **own_meta(NAME, tool.meta)}
@@ -104,13 +99,15 @@ class _Writer(Writer):
             return {}
         verbatim = own_meta(NAME, self.conv.meta).get("tool_choice")
         out: dict[str, Any] = {}
-        if verbatim is not None and _read_choice(verbatim, choice.parallel)[0] == choice:
+        renamed = choice.name is not None and self.fit.written_name(choice.name) != choice.name
+        if verbatim is not None and not renamed and _read_choice(verbatim, choice.parallel)[0] == choice:
             out["tool_choice"] = verbatim
         elif choice.mode in _MODES:
             out["tool_choice"] = choice.mode
         elif choice.mode == "tool" and choice.name:
             kind = next((t.kind for t in self.conv.tools if t.name == choice.name), "function")
-            out["tool_choice"] = {"type": "custom" if kind == "custom" else "function", "name": choice.name}
+            out["tool_choice"] = {"type": "custom" if kind == "custom" else "function",
+                                  "name": self.fit.name(choice.name)}
         else:
             self.lose(f"tool choice {choice.mode!r} has no Responses form: sent 'auto'", None)
             out["tool_choice"] = "auto"
@@ -221,13 +218,9 @@ class _Writer(Writer):
         """`fc_` item ids are replayed only after their reasoning item: alone they are a 400
         (`Item 'fc_…' of type 'function_call' was provided without its required 'reasoning' item`),
         while a call without `id` is accepted."""
-        call_id = part.wire_id if _valid_id(part.wire_id) else self.new_id(part.id or f"t{t}p{p}")
-        if call_id != part.wire_id:
-            what = f"call id {part.wire_id!r} is not a valid call_id" if part.wire_id else "call had no id"
-            self.lose(f"{what}: wrote {call_id!r}", t, p)
-        if part.id:
-            self.call_ids[part.id] = call_id
-        self.call_names[call_id] = part.name
+        call_id = self.fit.call_id(part, t, p) or ""
+        name = self.fit.name(part.name, t, p)
+        self.call_names[call_id] = name
         self.pairs.append((True, call_id, t, p))
         fields = own_meta(NAME, part.meta)
         item_id = fields.pop("id", None)
@@ -238,7 +231,7 @@ class _Writer(Writer):
         elif item_id is not None:
             self.lose(f"call item id {item_id!r} left out: the API rejects it without its reasoning item",
                       t, p)
-        item.update(call_id=call_id, name=part.name)
+        item.update(call_id=call_id, name=name)
         arguments = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
         if not custom:
             item["arguments"] = arguments
@@ -250,13 +243,7 @@ class _Writer(Writer):
         return {**item, **fields}
 
     def result(self, part: Result, t: int, p: int) -> dict[str, Any]:
-        call_id = self.call_ids.get(part.invocation_id or "")
-        if call_id is None:
-            seed = part.invocation_id or f"t{t}p{p}"
-            call_id = part.wire_id if _valid_id(part.wire_id) else self.new_id(seed)
-        if call_id != part.wire_id:
-            what = f"result call_id {part.wire_id!r}" if part.wire_id else "result had no call id"
-            self.lose(f"{what}: wrote {call_id!r}, the id of its call", t, p)
+        call_id = self.fit.result_id(part, t, p) or ""
         # The output names only its call_id, so it reads back with the name of the call that id
         # binds to (`link`): only a name other than that call's is lost.
         call_name = self.call_names.get(call_id)
@@ -299,10 +286,6 @@ class _Writer(Writer):
         return blocks
 
     # -- checks
-
-    def new_id(self, seed: str) -> str:
-        """A deterministic call_id from the canonical id, unique in this conversation."""
-        return unique_id(f"call_{seed}"[:_MAX_CALL_ID - 4], self.used)
 
     def foreign_opaque(self, part: Opaque, t: int | None, p: int) -> None:
         kind = part.value.get("type") if isinstance(part.value, dict) else None
@@ -371,7 +354,3 @@ def _write_media(part: Media, fields: dict[str, Any]) -> dict[str, Any] | None:
     if part.file_id is not None:
         block["file_id"] = part.file_id
     return {**block, **fields} if len(block) > 1 else None
-
-
-def _valid_id(value: str | None) -> TypeGuard[str]:
-    return isinstance(value, str) and 0 < len(value) <= _MAX_CALL_ID and not value.isspace()

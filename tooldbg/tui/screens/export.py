@@ -208,7 +208,7 @@ class ExportScreen(ModalScreen[Path | None]):
     def compute(self, target: str) -> None:
         """The body, the writer's losses and the pre-flight findings for `target`, off the UI thread."""
         try:
-            result = export([self.conversation], wire_format(target))
+            result = export([self.conversation], target)
             findings = preflight(result.body, target) if target != "canonical" else []
         except Exception as err:  # noqa: BLE001 - a writer failing on odd input is shown, not raised
             message = str(err) if isinstance(err, (ToolDbgError, ValueError)) else \
