@@ -112,11 +112,12 @@ class CanonicalView(VerticalScroll):
             rows = [title]
             if tools:
                 rows.append(Text.assemble(("tools ", "dim"), safe(tools)))
-            for exchange, error in loaded.api_errors.get(conversation.id, []):
+            for exchange, rejection in loaded.api_errors.get(conversation.id, []):
                 line = Text(f" exchange {exchange}: the provider rejected the request: ", "bold red")
-                line.append_text(safe(error.message))
-                if error.type or error.code:
-                    line.append_text(safe(f"  ({error.type or ''} {error.code or ''})".rstrip(), "red"))
+                line.append_text(safe(rejection.message))
+                if rejection.type or rejection.code:
+                    kind = f"  ({rejection.type or ''} {rejection.code or ''})".rstrip()
+                    line.append_text(safe(kind, "red"))
                 rows.append(line)
         rows.extend(explain(f) for f in findings)
         for error in loaded.errors if conversation is None else ():
