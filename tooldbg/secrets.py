@@ -1,7 +1,8 @@
 """Masking of credentials: on screen and in every export unless the user asks otherwise.
 
 `redact_text` is the one masking pass. Every output runs it once over what it prints, writes or
-draws (a whole JSON document, a loss line, the text of a renderable), so a secret is masked
+draws (a whole JSON document, a loss line, the text of a renderable: `render.clean`,
+`render.clean_json`, `convert.Export.text`), so a secret is masked
 wherever it sits: a header, a URL, a message, arguments valid or not, a tool result, a stream
 fragment, an error body. It works on plain text and on JSON text alike (a secret after a `\\n`
 escape, inside a JSON-encoded string, inside a repr), and keeps JSON valid: only the characters of
@@ -87,8 +88,9 @@ def _word_start(text: str, at: int) -> bool:
 
 
 def mask(value: str) -> str:
-    """`Bearer sk-abc123…` → `Bearer sk-a•••`: the scheme stays, and four characters of a value
-    longer than eight; a shorter value is masked whole. A value already masked is kept."""
+    """`Bearer sk-abc123…` → `Bearer sk-a•••`: the scheme stays, and the first four characters of a
+    key shape or of a value of sixteen characters or more (too few to guess the rest from); a
+    shorter value (a password) is masked whole. A value already masked is kept."""
     if MASK in value:
         return value
     scheme, sep, token = value.partition(" ") if value.lower().startswith(("bearer ", "basic ")) \
@@ -144,4 +146,5 @@ def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 
 def redact_url(url: str) -> str:
+    """Kept for callers of the old API: a URL is text like any other."""
     return redact_text(url)
