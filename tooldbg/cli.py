@@ -21,6 +21,7 @@ from .errors import ToolDbgError
 from .jsonio import dumps
 from .load import Loaded, load
 from .model import CANONICAL_FORMAT
+from .render import clean, clean_json, guard, redaction
 from .targets import PROFILES
 
 INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
@@ -41,8 +42,25 @@ def bundled_sample() -> Path:
 
 
 def fail(message: str) -> NoReturn:
-    click.echo(f"tooldbg: {message}", err=True)
+    _echo(f"tooldbg: {message}", err=True)
     sys.exit(2)
+
+
+# The output boundary: every line the CLI prints from data goes through `_echo` or `_json_text`
+# (and every renderable through `_print`), which mask credentials unless the command was told
+# `--no-redact` (`_redact`) and escape what could act on the terminal (`render`).
+
+def _redact(enabled: bool) -> None:
+    """Mask credentials in everything the current command prints (or not, with `--no-redact`)."""
+    click.get_current_context().with_resource(redaction(enabled))
+
+
+def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    click.echo(clean(text), err=err, nl=nl)
+
+
+def _json_text(doc: Any) -> str:
+    return clean_json(dumps(doc, indent=True).decode()) + "\n"
 
 
 class DefaultGroup(click.Group):
@@ -76,7 +94,7 @@ def _load(paths: Sequence[str], input_format: str | None) -> list[Loaded]:
 def _report_errors(loaded: list[Loaded]) -> None:
     for item in loaded:
         for err in item.errors:
-            click.echo(f"tooldbg: warning: {err}", err=True)
+            _echo(f"tooldbg: warning: {err}", err=True)
 
 
 @cli.command("open")
@@ -111,7 +129,8 @@ def _show(paths: Sequence[str], conversation_id: str | None, input_format: str |
     from .show import render_loaded
 
     loaded = _load(paths, input_format)
-    _print((r for item in loaded for r in render_loaded(item, conversation_id, redact)), width)
+    with redaction(redact):
+        _print((r for item in loaded for r in render_loaded(item, conversation_id)), width)
 
 
 @cli.command()
@@ -129,6 +148,7 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
             input_format: str | None, output_format: str, force: bool, no_redact: bool) -> None:
     """Re-serialize FILE: the canonical document, or the request body that replays one
     conversation in another provider's format. Losses go to stderr, one line each."""
+    _redact(not no_redact)
     if output:
         check_writable(Path(output), inputs=[Path(file)], force=force)
     loaded = _load([file], input_format)
@@ -143,23 +163,20 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
         fail(f"{file}: {len(conversations)} conversations ({ids}); pick one with --conversation")
     result = export(conversations, target)
     for loss in result.losses:
-        click.echo(f"loss: {conversations[0].id} {loss}", err=True)
+        _echo(f"loss: {conversations[0].id} {loss}", err=True)
     rejected = False
     if target != "canonical":
         from .checks import preflight
 
         for finding in preflight(result.body, target):
             rejected = rejected or finding.severity == "error"
-            click.echo(f"preflight: {finding.code} {finding.severity} {finding.name}: "
-                       f"{finding.message} at {finding.pointer}", err=True)
+            _echo(f"preflight: {finding.code} {finding.severity} {finding.name}: "
+                  f"{finding.message} at {finding.pointer}", err=True)
     if output_format == "json":
         doc = {"tooldbg": __version__, "target": target,
                "conversations": [c.id for c in conversations],
                "losses": [loss.to_dict() for loss in result.losses], "body": result.body}
-        text = dumps(doc, indent=True).decode() + "\n"
-        if not no_redact:
-            from .secrets import redact_text
-            text = redact_text(text)
+        text = _json_text(doc)
     else:
         text = result.text(redact=not no_redact)
     if output:
@@ -190,6 +207,7 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], ignore: tuple[str, ...],
           fail_on: str, target: str | None, input_format: str | None, no_redact: bool) -> None:
     """Find tool-call defects in FILES. Exit 0 clean, 1 findings at or above --fail-on, 2 unreadable."""
+    _redact(not no_redact)
     from .checks import run_checks, select_rules, severity_rank
     from .report import Checked, github, text_report, to_json
 
@@ -200,12 +218,12 @@ def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], i
     rules = select_rules(_codes(select), _codes(ignore), target)
     results = [Checked(item, run_checks(item, rules, target)) for item in loaded]
     if output_format == "json":
-        click.echo(dumps(to_json(results), indent=True).decode())
+        click.echo(_json_text(to_json(results)), nl=False)
     elif output_format == "github":
         for line in github(results):
-            click.echo(line)
+            _echo(line)
     else:
-        _print(text_report(results, redact=not no_redact))
+        _print(text_report(results))
     threshold = None if fail_on == "never" else severity_rank(fail_on)
     found = [f for r in results for f in r.findings]
     if threshold is not None and any(severity_rank(f.severity) >= threshold for f in found):
@@ -233,7 +251,7 @@ def _print(renderables: Any, width: int | None = None) -> None:
 
     console = Console(width=width, highlight=False, soft_wrap=False)
     for renderable in renderables:
-        console.print(renderable)
+        console.print(guard(renderable))
 
 
 @cli.command("formats")

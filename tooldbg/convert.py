@@ -1,9 +1,10 @@
 """Canonical conversations → bytes in any format, with the loss report, written safely.
 
 `export` is what `tooldbg convert` and the TUI's export dialog call: the body (a canonical document
-or the request body that replays the conversation in a wire format), every loss the writer
-reported, secrets masked, and `write_atomically` never replaces the input or an existing file
-unless told to.
+or the request body that replays the conversation in a wire format) and every loss the writer
+reported; `Export.text` is the bytes written or printed, secrets masked in one pass over the whole
+text (`secrets.redact_text`) and no raw control or bidi character in it (`render.inert_json`);
+`write_atomically` never replaces the input or an existing file unless told to.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from . import formats
 from .errors import InputError
 from .jsonio import dumps
 from .model import Conversation, Loss, document
+from .render import inert_json
 from .secrets import redact_text
 from .targets import wire_format
 
@@ -31,8 +33,9 @@ class Export:
     losses: tuple[Loss, ...]
 
     def text(self, *, redact: bool = True) -> str:
+        """The body as written: JSON, credentials masked unless `redact` is false."""
         out = dumps(self.body, indent=True).decode() + "\n"
-        return redact_text(out) if redact else out
+        return inert_json(redact_text(out) if redact else out)
 
 
 def export(conversations: list[Conversation], target: str) -> Export:

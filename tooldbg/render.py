@@ -1,31 +1,169 @@
-"""Untrusted text → rich `Text`, the only way log content reaches a terminal.
+"""Untrusted text → what a terminal shows: the only way log content reaches a screen or a text output.
 
-Text from a log (model output, tool results, ids) is never parsed as markup: it goes into a `Text`
-object, and control characters are made visible first (`\\x1b` prints as the four characters
-`\\x1b`), so no ANSI or OSC sequence in a log can act on the terminal. The CLI and the TUI both
-describe parts through `part_line`.
+Text from a log or a file name (model output, tool results, ids, paths) is never parsed as markup:
+it goes into a `Text` object. Before that, `clean` makes it harmless, in one pass:
+
+* credentials are masked (`secrets.redact_text`) unless the user asked otherwise (`redaction`);
+* characters that act on a terminal or hide what is shown are made visible as their escapes
+  (`visible`): C0 controls but newline and tab, DEL, C1 controls (`\\x9b` is a CSI by itself),
+  bidi overrides, embeddings, isolates and marks (`\\u202e`, `\\u2066`, `\\u200f`), zero-width and
+  other invisible characters (`\\u200b`, `\\u2060`, `\\ufeff`, the soft hyphen, tag characters),
+  line and paragraph separators and lone surrogates. `\\x1b` prints as the four characters `\\x1b`.
+
+`safe` (a `Text`) and `code` (highlighted JSON) are the two entry points; `guard` is the last pass
+over what a renderable draws, after layout, for the CLI's printed output. JSON outputs keep the
+data exact: `inert_json` only rewrites those characters as JSON `\\uXXXX` escapes. The CLI and the
+TUI both describe parts through `part_line`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
 
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.segment import Segment
 from rich.text import Text
 
 from .jsonio import dumps_str
 from .model import Invocation, Json, Media, Opaque, Part, Reasoning, Result
 from .model import Text as TextPart
+from .secrets import redact_text
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+if TYPE_CHECKING:
+    from rich.syntax import Syntax
+
+#: Emoji a zero-width joiner legitimately sits between (👩‍💻): that joiner is kept.
+_EMOJI = "\u2600-\u27bf\ufe0f\U0001f000-\U0001faff"
+#: What a terminal must never receive raw from a log: controls (newline and tab excepted), DEL and
+#: C1, the soft hyphen, bidi marks, embeddings, overrides and isolates, zero-width and invisible
+#: characters, line and paragraph separators, interlinear annotations, lone surrogates and tag
+#: characters (invisible text some prompt injections hide in).
+_INVISIBLE = ("\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+              "\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0e\ufeff\uffa0"
+              "\ufff0-\ufffb\ud800-\udfff\U000e0000-\U000e0fff")
+_CONTROL = re.compile(f"[{_INVISIBLE}\u200d]")  # one character class: a fast scan of a large body
+_EMOJI_CHAR = re.compile(f"[{_EMOJI}]")
+
+_REDACT: ContextVar[bool] = ContextVar("tooldbg_redact", default=True)
+
+
+@contextmanager
+def redaction(enabled: bool) -> Iterator[None]:
+    """Mask credentials (the default) or not (`--no-redact`) in what is rendered inside the block."""
+    token = _REDACT.set(enabled)
+    try:
+        yield
+    finally:
+        _REDACT.reset(token)
+
+
+def redacting() -> bool:
+    return _REDACT.get()
 
 
 def visible(text: str) -> str:
-    """Replace control and bidi-override characters with their escapes (newline and tab stay)."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
+    """Replace control, bidi and invisible characters with their escapes (newline and tab stay)."""
+    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+
+
+def _joins_emoji(match: re.Match[str]) -> bool:
+    """Is this a zero-width joiner between two emoji (👩‍💻), where it belongs?"""
+    text, at = match.string, match.start()
+    return (match.group() == "\u200d" and 0 < at < len(text) - 1
+            and _EMOJI_CHAR.match(text, at - 1) is not None and _EMOJI_CHAR.match(text, at + 1) is not None)
+
+
+def _escape(match: re.Match[str]) -> str:
+    if _joins_emoji(match):
+        return match.group()
+    return match.group().encode("unicode_escape").decode("ascii")  # \x1b, \r, \u202e, \U000e0041
+
+
+def clean(text: str) -> str:
+    """Log text as it may be shown: credentials masked (unless redaction is off), then control,
+    bidi and invisible characters escaped. Masking comes first: an escape written before a key
+    (`\\u200bsk-…`) would hide where the key starts."""
+    if len(text) < 6 and text.isascii() and text.isprintable():
+        return text  # too short for a credential, no control character: most of what guard sees
+    return visible(redact_text(text) if _REDACT.get() else text)
 
 
 def safe(text: str, style: str = "") -> Text:
-    return Text(visible(text), style=style)
+    """Log text as a rich `Text`: never markup, cleaned."""
+    return Text(clean(text), style=style)
+
+
+def code(text: str, *, lines: int | None = None, chars: int | None = None, **options: Any) -> Syntax:
+    """JSON text from a log, highlighted: cleaned first (JSON encoders leave C1, bidi and
+    zero-width characters raw), then cut to `lines` lines and `chars` characters (cut after
+    masking, so a cut never leaves the tail of a key unmasked)."""
+    from rich.syntax import Syntax
+
+    text = clean(text)
+    if lines is not None:
+        rows = text.splitlines()
+        if len(rows) > lines:
+            text = "\n".join(rows[:lines]) + f"\n… {len(rows) - lines} more lines"
+    if chars is not None:
+        text = clip(text, chars)
+    return Syntax(text, "json", **options)
+
+
+def clean_json(text: str) -> str:
+    """JSON text as it may be printed or written: credentials masked (unless redaction is off),
+    control, bidi and invisible characters as JSON escapes (`inert_json`)."""
+    return inert_json(redact_text(text) if _REDACT.get() else text)
+
+
+def inert_json(text: str) -> str:
+    """JSON text with every character `visible` would escape written as a JSON escape (`\\u202e`):
+    the same data, but no raw control, bidi or invisible character in the bytes. Such characters
+    can only be inside strings in JSON text, where an escape means the same."""
+    return _CONTROL.sub(_json_escape, text) if _CONTROL.search(text) else text
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    if _joins_emoji(match):
+        return match.group()
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xd800 + (code >> 10):04x}\\u{0xdc00 + (code & 0x3ff):04x}"
+
+
+class _Guarded:
+    """Draws `renderable`, then cleans the text of every segment it drew (see `guard`)."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        seen: dict[str, str] = {}  # borders, padding and indents repeat on every line
+        for segment in console.render(self.renderable, options):
+            text = segment.text
+            if segment.control or not text:
+                yield segment
+                continue
+            cleaned = seen.get(text)
+            if cleaned is None:
+                cleaned = clean(text)
+                if len(seen) < 4096:
+                    seen[text] = cleaned
+            yield segment if cleaned == text else Segment(cleaned, segment.style)
+
+
+def guard(renderable: RenderableType) -> RenderableType:
+    """The last pass over printed output, after layout: whatever a renderable draws is cleaned
+    once more, so a string that reached it without `safe` (a label built from log data by
+    mistake) still cannot act on the terminal or show a key whole. Text built with `safe` is
+    unchanged by it (both passes are idempotent); a key is masked before layout by `safe`, since
+    wrapping could split it across lines."""
+    return _Guarded(renderable)
 
 
 def clip(text: str, width: int) -> str:

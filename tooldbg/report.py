@@ -1,5 +1,9 @@
 """`tooldbg check` output: text grouped by conversation and turn with the offending JSON, the
-documented JSON document, and GitHub workflow annotations. `rules` output lives here too."""
+documented JSON document, and GitHub workflow annotations. `rules` output lives here too.
+
+Log text reaches the text report only through `render.safe` and `render.code` (credentials masked
+unless `render.redaction(False)`, control characters escaped); the JSON document and the
+annotation lines are data, cleaned where they are printed (`render.clean_json`, `render.clean`)."""
 
 from __future__ import annotations
 
@@ -16,8 +20,7 @@ from . import __version__
 from .checks import SEVERITIES, Finding, Rule
 from .jsonio import dumps_str
 from .load import Loaded
-from .render import clip, safe
-from .secrets import redact_text
+from .render import code, safe
 
 SEVERITY_STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 #: Lines of offending JSON shown under a finding in text output.
@@ -73,7 +76,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def text_report(results: list[Checked], redact: bool = True) -> Iterator[RenderableType]:
+def text_report(results: list[Checked]) -> Iterator[RenderableType]:
     """Findings grouped by file, conversation and turn, each with the JSON it points at."""
     for result in results:
         loaded = result.loaded
@@ -86,7 +89,7 @@ def text_report(results: list[Checked], redact: bool = True) -> Iterator[Rendera
             if key != group:
                 group = key
                 yield _group_header(loaded, finding)
-            yield _finding(loaded, finding, redact)
+            yield _finding(loaded, finding)
         if not result.findings and not loaded.errors:
             yield Text("  no findings", "green")
     counts = summary(results)
@@ -101,15 +104,15 @@ def text_report(results: list[Checked], redact: bool = True) -> Iterator[Rendera
 def _group_header(loaded: Loaded, finding: Finding) -> Text:
     if finding.conversation is None:
         return Text(f"  exchange {finding.exchange}", "bold")
-    header = Text(f"  {finding.conversation}", "bold")
+    header = safe(f"  {finding.conversation}", "bold")
     if finding.turn is not None:
         conv = loaded.conversation(finding.conversation)
         role = conv.turns[finding.turn].role if conv and finding.turn < len(conv.turns) else ""
-        header.append(f" turn {finding.turn} {role}", "bold")
+        header.append_text(safe(f" turn {finding.turn} {role}", "bold"))
     return header
 
 
-def _finding(loaded: Loaded, finding: Finding, redact: bool) -> RenderableType:
+def _finding(loaded: Loaded, finding: Finding) -> RenderableType:
     line = Text("    ")
     line.append(finding.code, SEVERITY_STYLES[finding.severity])
     line.append(f" {finding.severity} ", SEVERITY_STYLES[finding.severity])
@@ -122,14 +125,9 @@ def _finding(loaded: Loaded, finding: Finding, redact: bool) -> RenderableType:
     value = _wire(loaded, finding)
     if value is None:
         return Group(line, where)
-    text = dumps_str(value, indent=True)
-    if redact:
-        text = redact_text(text)
-    lines = text.splitlines()
-    if len(lines) > EXCERPT_LINES:
-        text = "\n".join(lines[:EXCERPT_LINES]) + f"\n… {len(lines) - EXCERPT_LINES} more lines"
-    return Group(line, where, Padding(Syntax(clip(text, 4000), "json", theme="ansi_dark",
-                                             word_wrap=True), (0, 0, 0, 6)))
+    excerpt = code(dumps_str(value, indent=True), lines=EXCERPT_LINES, chars=4000, theme="ansi_dark",
+                   word_wrap=True)
+    return Group(line, where, Padding(excerpt, (0, 0, 0, 6)))
 
 
 def _wire(loaded: Loaded, finding: Finding) -> Any:

@@ -1,5 +1,6 @@
 """`tooldbg show`: every turn's canonical parts beside the wire JSON they came from, printed with
-rich for pipes and tickets. All log content goes through `render` (Text objects, never markup)."""
+rich for pipes and tickets. All log content goes through `render` (`safe` and `code`: never
+markup, credentials masked unless `render.redaction(False)`, control characters escaped)."""
 
 from __future__ import annotations
 
@@ -8,32 +9,30 @@ from collections.abc import Iterator
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.rule import Rule
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
 from .jsonio import dumps_str
 from .load import ExchangeRead, Loaded
 from .model import Conversation, Source, Turn
-from .render import ROLE_STYLES, clip, part_line, safe
-from .secrets import redact_headers, redact_text, redact_url
+from .render import ROLE_STYLES, code, part_line, redacting, safe
+from .secrets import SECRET_HEADERS, redact_headers
 
 #: Wire JSON longer than this many lines is cut in the side-by-side view.
 WIRE_LINES = 40
 
 
-def render_loaded(loaded: Loaded, conversation_id: str | None = None,
-                  redact: bool = True) -> Iterator[RenderableType]:
+def render_loaded(loaded: Loaded, conversation_id: str | None = None) -> Iterator[RenderableType]:
     yield Rule(safe(f"{loaded.path}  ·  {loaded.container}  ·  "
                     f"{', '.join(loaded.formats) or 'no format'}"), style="bold")
     for err in loaded.errors:
         yield safe(f"error: {err}", "bold red")
     for conv in loaded.conversations:
         if conversation_id is None or conv.id == conversation_id:
-            yield from render_conversation(loaded, conv, redact)
+            yield from render_conversation(loaded, conv)
 
 
-def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Iterator[RenderableType]:
+def render_conversation(loaded: Loaded, conv: Conversation) -> Iterator[RenderableType]:
     exchanges = [r.exchange.index for r in loaded.reads if r.conversation == conv.id]
     head = Text()
     head.append(f"conversation {conv.id}", "bold")
@@ -44,7 +43,7 @@ def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Ite
     yield head
     for read in loaded.reads:
         if read.conversation == conv.id:
-            yield from _exchange_header(read, redact)
+            yield from _exchange_header(read)
     if conv.system:
         yield Group(*(Text("system ", "magenta") + part_line(p) for p in conv.system))
     if conv.tools:
@@ -56,7 +55,7 @@ def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Ite
                 tools.append_text(safe(f" ({tool.kind})", "dim"))
         yield tools
     for index, turn in enumerate(conv.turns):
-        yield _turn_table(loaded, index, turn, redact)
+        yield _turn_table(loaded, index, turn)
     for exchange, error in loaded.api_errors.get(conv.id, []):
         text = Text(f"exchange {exchange}: the provider rejected the request: ", "bold red")
         text.append_text(safe(error.message))
@@ -65,11 +64,11 @@ def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Ite
         yield text
 
 
-def _exchange_header(read: ExchangeRead, redact: bool) -> Iterator[RenderableType]:
+def _exchange_header(read: ExchangeRead) -> Iterator[RenderableType]:
     request, response = read.exchange.request, read.exchange.response
     line = Text(f"  exchange {read.exchange.index}: ", "dim")
     if request is not None and request.url:
-        line.append_text(safe(f"{request.method} {redact_url(request.url) if redact else request.url}"))
+        line.append_text(safe(f"{request.method} {request.url}"))
     elif response is not None and response.is_stream:
         line.append("response only")
     if response is not None and response.status is not None:
@@ -83,14 +82,15 @@ def _exchange_header(read: ExchangeRead, redact: bool) -> Iterator[RenderableTyp
             yield safe(f"    {where}: {problem.kind}: {problem.message}", "yellow")
     if request is None:
         return
-    headers = redact_headers(request.headers) if redact else request.headers
-    secret = [f"{k}: {v}" for k, v in headers.items() if k in ("authorization", "x-api-key",
-                                                                  "x-goog-api-key", "api-key")]
+    # Credentials are masked by name too: a header value need not look like a key.
+    headers = redact_headers(request.headers) if redacting() else request.headers
+    secret = [f"{k}: {v}" for k, v in headers.items() if k in SECRET_HEADERS and k not in
+              ("cookie", "set-cookie")]
     if secret:
         yield safe("    " + "  ".join(secret), "dim")
 
 
-def _turn_table(loaded: Loaded, index: int, turn: Turn, redact: bool) -> Table:
+def _turn_table(loaded: Loaded, index: int, turn: Turn) -> Table:
     title = Text()
     title.append(f"turn {index} ", "bold")
     title.append(turn.role, ROLE_STYLES.get(turn.role, ""))
@@ -100,7 +100,7 @@ def _turn_table(loaded: Loaded, index: int, turn: Turn, redact: bool) -> Table:
     table.add_column("canonical", ratio=1)
     table.add_column("wire", ratio=1)
     parts = Group(*(part_line(p) for p in turn.parts)) if turn.parts else Text("(no parts)", "dim")
-    table.add_row(parts, _wire(loaded, turn.source, redact))
+    table.add_row(parts, _wire(loaded, turn.source))
     return table
 
 
@@ -111,15 +111,9 @@ def _where(source: Source) -> str:
     return where + (f" chunk {source.chunk}" if source.chunk is not None else "")
 
 
-def _wire(loaded: Loaded, source: Source, redact: bool) -> RenderableType:
+def _wire(loaded: Loaded, source: Source) -> RenderableType:
     value = loaded.wire_at(source.exchange, source.side, source.pointer, source.chunk)
     if value is None:
         return Text("(no wire record)", "dim")
-    text = dumps_str(value, indent=True)
-    if redact:
-        text = redact_text(text)
-    lines = text.splitlines()
-    if len(lines) > WIRE_LINES:
-        text = "\n".join(lines[:WIRE_LINES]) + f"\n… {len(lines) - WIRE_LINES} more lines"
-    return Panel(Syntax(clip(text, 20000), "json", word_wrap=True, theme="ansi_dark"),
-                 padding=0, border_style="dim")
+    return Panel(code(dumps_str(value, indent=True), lines=WIRE_LINES, chars=20000, word_wrap=True,
+                      theme="ansi_dark"), padding=0, border_style="dim")

@@ -10,6 +10,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from ..errors import ToolDbgError
+from ..render import clean
 from .commands import ToolDbgCommands
 from .screens.export import ExportScreen
 from .screens.help import HelpScreen
@@ -39,7 +40,7 @@ class ToolDbgApp(App):
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen())
-        self.sub_title = ", ".join(str(p) for p in self.paths)
+        self.sub_title = clean(", ".join(str(p) for p in self.paths))
         self.load_session()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -54,7 +55,7 @@ class ToolDbgApp(App):
         try:
             session = Session.load(self.paths, self.input_format, progress)
         except ToolDbgError as err:
-            self.call_from_thread(self.notify, str(err), severity="error", timeout=30, markup=False)
+            self.call_from_thread(self.notify, clean(str(err)), severity="error", timeout=30, markup=False)
             return
         self.call_from_thread(self._loaded, session)
 
@@ -63,7 +64,7 @@ class ToolDbgApp(App):
         self._search_index = None
         for loaded in session.files:
             for err in loaded.errors:
-                self.notify(str(err), title="unreadable", severity="error", markup=False)
+                self.notify(clean(str(err)), title="unreadable", severity="error", markup=False)
         if isinstance(self.screen, MainScreen):
             self.screen.show_session(session)
         self.refresh_bindings()

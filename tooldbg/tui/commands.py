@@ -11,7 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 
 from .. import formats
-from ..render import visible
+from ..render import clean
 from .session import Location
 
 
@@ -62,7 +62,7 @@ class ToolDbgCommands(Provider):
         if session is not None and callable(go_to):
             several = len(session.files) > 1
             for f, loaded in enumerate(session.files):
-                name = visible(loaded.path.rsplit("/", 1)[-1])
+                name = clean(loaded.path.rsplit("/", 1)[-1])
                 for conv in loaded.conversations:
                     where = f" in {name}" if several else ""
                     yield Command(f"Go to conversation {conv.id}{where}",

@@ -24,7 +24,7 @@ from ... import formats
 from ...checks import Finding, preflight
 from ...convert import Export, export, write_atomically
 from ...errors import ToolDbgError
-from ...render import safe
+from ...render import clean, safe, visible
 from ...targets import PROFILES, wire_format
 from ..session import Location, Session
 
@@ -37,11 +37,17 @@ _SEVERITY_MARK = {"error": ("✗ ", "bold red"), "warning": ("! ", "bold yellow"
 
 
 def default_path(input_path: str, conversation: str, target: str, conversations: int = 1) -> Path:
-    """`<input stem>.<target>.json` next to the input (`.<conversation>` too when it holds several)."""
+    """`<input stem>.<target>.json` next to the input (`.<conversation>` too when it holds several).
+
+    The path is shown in an input field, which draws what it holds as it is: a control or bidi
+    character of the input's name is written escaped in the suggested name (`run\\x1b….json`),
+    and an input in a folder whose name holds one is exported to the current folder."""
     source = Path(input_path)
     stem = source.stem if source.suffix else source.name
     middle = f".{conversation}" if conversations > 1 else ""
-    return source.with_name(f"{stem}{middle}.{target}.json")
+    name = visible(f"{stem}{middle}.{target}.json")
+    folder = str(source.parent)
+    return source.with_name(name) if visible(folder) == folder else Path(name)
 
 
 def default_target(source_formats: list[str]) -> str:
@@ -268,6 +274,6 @@ class ExportScreen(ModalScreen[Path | None]):
             detail += f", {errors} pre-flight error{'s' if errors != 1 else ''}"
         if not redact:
             detail += ", secrets NOT masked"
-        self.app.notify(f"wrote {path} ({detail})", title="export", markup=False,
+        self.app.notify(clean(f"wrote {path} ({detail})"), title="export", markup=False,
                         severity="warning" if errors or not redact else "information")
         self.dismiss(path)

@@ -26,8 +26,7 @@ from textual.worker import get_current_worker
 from ...jsonio import dumps_str
 from ...model import Invocation, Json, Media, Opaque, Part, Reasoning, Result
 from ...model import Text as TextPart
-from ...render import ROLE_STYLES, visible
-from ...secrets import redact_text
+from ...render import ROLE_STYLES, clean
 from ..session import Location, Session
 
 #: The most matches listed; the count above the list still says how many there are.
@@ -55,7 +54,7 @@ class Match:
 
 
 def _shown(text: str) -> str:
-    return redact_text(visible(text))
+    return clean(text)  # masked first, then escaped: an escape before a key would hide its start
 
 
 def _content_text(parts: tuple[Part, ...]) -> str:
@@ -143,7 +142,7 @@ class SearchIndex:
         entry, where = match.entry, match.entry.location
         line = Text()
         if len(self.file_names) > 1:
-            line.append(Text(visible(self.file_names[where.file]) + " ", "dim"))
+            line.append(Text(clean(self.file_names[where.file]) + " ", "dim"))
         line.append(f"{where.conversation} ", "bold")
         line.append(f"turn {where.turn} part {where.part}".ljust(16), "dim")
         line.append(f"{entry.role:9} ", ROLE_STYLES.get(entry.role, ""))

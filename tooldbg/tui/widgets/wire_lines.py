@@ -4,8 +4,8 @@ A `Body` is laid out once, off the UI thread: a record's JSON as plain lines (`s
 streamed response's events one per line with their index in the gutter (`fragments_body`), or a
 turn re-serialized in another format with the writer's losses as notes under it (`format_body`).
 A `Layout` says on which row each line starts at a wrap width, so that only the rows on screen
-are ever drawn. Log text is never markup: secrets are masked, control and bidi characters made
-visible and very long lines cut before anything is drawn."""
+are ever drawn. Log text is never markup: it is cleaned (`render.clean`: secrets masked, control,
+bidi and invisible characters made visible) and very long lines cut before anything is drawn."""
 
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from ...formats.base import StreamEvent
-from ...render import visible
+from ...render import clean
 from ...reserialize import TurnInFormat
-from ...secrets import redact_text
 from ...wirejson import Pretty, compact, pretty
 
 #: A line longer than this is cut on screen (a base64 image is one JSON string).
@@ -47,7 +46,7 @@ class Body:
     def of(cls, lines: Sequence[str], **kwargs: Any) -> Body:
         """Make log text safe to draw: secrets masked, control characters visible, long lines cut.
         One pass over the whole text: regexes are fast on one big string, slow line by line."""
-        text = visible(redact_text("\n".join(lines)))
+        text = clean("\n".join(lines))
         out = text.split("\n") if lines else []
         for i, line in enumerate(out):
             if len(line) > MAX_LINE:
@@ -68,7 +67,7 @@ def source_body(value: Any) -> Body:
 
 def fragments_body(events: Sequence[StreamEvent]) -> Body:
     """One line per event: its index, its SSE name when the payload does not repeat it, the data."""
-    names = [visible(e.name)[:32] if e.name and not (isinstance(e.data, dict)
+    names = [clean(e.name)[:32] if e.name and not (isinstance(e.data, dict)
                                                      and e.data.get("type") == e.name) else ""
              for e in events]
     width = max((len(n) for n in names), default=0)
@@ -98,7 +97,7 @@ def format_body(found: TurnInFormat) -> Body:
             line.append("  ▲ ", "bold yellow")
             if loss.part is not None:
                 line.append(f"part {loss.part}: ", "dim")
-            line.append(visible(redact_text(loss.message)))
+            line.append(clean(loss.message))
             notes.append(line)
     else:
         notes.append(Text(f"no loss writing this turn as {found.target}", "green"))

@@ -17,8 +17,8 @@ What it shows, `WireFocus` (set by the screen, attributes down; see `wire_focus`
   bedrock): the items the target's writer makes of the turn (`reserialize`), computed in a worker,
   with the writer's losses for the turn listed under the JSON.
 
-Log text is never markup: lines are JSON (strings escaped), control and bidi characters are made
-visible, and key-shaped secrets are masked before anything is drawn.
+Log text is never markup: lines are JSON (strings escaped) cleaned by `render.clean` (secrets
+masked, control, bidi and invisible characters made visible) before anything is drawn.
 """
 
 from __future__ import annotations
@@ -45,9 +45,8 @@ from textual.worker import get_current_worker
 
 from ... import formats
 from ...model import Loss
-from ...render import visible
+from ...render import clean
 from ...reserialize import Reserializer
-from ...secrets import redact_text
 from .wire_focus import WireFocus, focus_for
 from .wire_lines import MAX_LINE, NOTE_INDENT, Body, Layout, format_body, fragments_body, plural, source_body
 
@@ -274,7 +273,7 @@ class WireView(ScrollView, can_focus=True):
             if band is not None and band == (0, len(body.lines) - 1) and mark is None:
                 band = None  # the turn is the whole body: nothing to single out
         elif body.error is not None:
-            placeholder = visible(redact_text(body.error))
+            placeholder = clean(body.error)
         else:
             placeholder = "(no wire record: the turn has no exchange behind it)"
         self._present(body, self._title(focus, body), band, mark, placeholder)
@@ -296,7 +295,7 @@ class WireView(ScrollView, can_focus=True):
         if focus.exchange is not None:
             title.append(f" · exchange {focus.exchange} {focus.side or ''}")
         title.append(" · ")
-        title.append(visible(redact_text(f"{focus.location}#{focus.pointer}")), "dim")
+        title.append(clean(f"{focus.location}#{focus.pointer}"), "dim")
         events = focus.events
         if events:
             title.append(f" · {len(events)} stream events (s: {'JSON' if self.fragments else 'list'})",
@@ -309,7 +308,7 @@ class WireView(ScrollView, can_focus=True):
             if self.fragments and focus.mark_chunk is not None:
                 line.append(f": event {focus.mark_chunk} broke assembly")
             elif focus.mark:
-                line.append(f" at #{visible(redact_text(focus.mark))}")
+                line.append(f" at #{clean(focus.mark)}")
             lines.append(line)
         return lines
 
