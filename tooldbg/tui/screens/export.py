@@ -22,7 +22,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from ... import formats
 from ...checks import Finding, preflight
-from ...convert import Export, export, write_atomically
+from ...convert import Export, check_writable, export, write_atomically
 from ...errors import ToolDbgError
 from ...render import safe
 from ...targets import PROFILES, wire_format
@@ -242,8 +242,10 @@ class ExportScreen(ModalScreen[Path | None]):
             self._set_status(Text("give a path to write to", "bold red"))
             return
         path = Path(raw).expanduser()
-        if any(path.resolve() == p.resolve() for p in self.inputs):
-            self._set_status(Text("refusing to overwrite an input file: choose another path", "bold red"))
+        try:  # everything but "it exists", which the user may confirm: an input, a folder, a FIFO…
+            check_writable(path, inputs=self.inputs, force=True)
+        except ToolDbgError as err:
+            self._set_status(safe(f"not written: {err}: choose another path", "bold red"))
             return
         force = self._confirmed is not None and self._confirmed == path.resolve()
         if path.exists() and not force:
