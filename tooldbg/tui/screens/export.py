@@ -37,11 +37,13 @@ _SEVERITY_MARK = {"error": ("✗ ", "bold red"), "warning": ("! ", "bold yellow"
 
 
 def default_path(input_path: str, conversation: str, target: str, conversations: int = 1) -> Path:
-    """`<input stem>.<target>.json` next to the input (`.<conversation>` too when it holds several)."""
+    """`<input stem>.<target>.json` in the working folder (`.<conversation>` too when the input
+    holds several): where the user started tooldbg, never beside the input, which may be a bundled
+    sample inside the installed package or a folder of fixtures not to be written into."""
     source = Path(input_path)
     stem = source.stem if source.suffix else source.name
     middle = f".{conversation}" if conversations > 1 else ""
-    return source.with_name(f"{stem}{middle}.{target}.json")
+    return Path(f"{stem}{middle}.{target}.json")
 
 
 def default_target(source_formats: list[str]) -> str:
@@ -270,6 +272,6 @@ class ExportScreen(ModalScreen[Path | None]):
             detail += f", {errors} pre-flight error{'s' if errors != 1 else ''}"
         if not redact:
             detail += ", secrets NOT masked"
-        self.app.notify(f"wrote {path} ({detail})", title="export", markup=False,
+        self.app.notify(f"wrote {path.resolve()} ({detail})", title="export", markup=False,
                         severity="warning" if errors or not redact else "information")
         self.dismiss(path)
