@@ -260,3 +260,54 @@ def test_writing_is_checked_first(tmp_path):
         out.write_text("x")
         writing.check_writable(out, inputs=[])
     assert left_in(tmp_path) == ["new.json"]
+
+
+def test_a_python_handler_that_returns_abandons_the_write(tmp_path, monkeypatch):
+    """A handler of the caller's own that does not end the process still gets the signal, once;
+    the write then stops with a one-line error and leaves nothing."""
+    seen: list[int] = []
+
+    def mine(signum, _frame):
+        seen.append(signum)
+
+    real_write = os.write
+
+    calls: list[int] = []
+
+    def write(fd, data):
+        written = real_write(fd, data)
+        calls.append(written)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGTERM)  # delivered in the middle of the write
+        return written
+
+    saved = signal.signal(signal.SIGTERM, mine)
+    try:
+        monkeypatch.setattr(writing, "CHUNK", 16)
+        monkeypatch.setattr(os, "write", write)
+        with pytest.raises(InputError, match="out.json: not written: interrupted by SIGTERM"):
+            write_atomically(tmp_path / "out.json", "x" * 100, inputs=[])
+        monkeypatch.undo()
+        assert seen == [signal.SIGTERM] and signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, saved)
+    assert left_in(tmp_path) == []
+
+
+def test_writing_from_a_worker_thread_installs_no_handler(tmp_path):
+    import threading
+
+    before = signal.getsignal(signal.SIGTERM)
+    failures: list[BaseException] = []
+
+    def work():
+        try:
+            write_atomically(tmp_path / "out.json", "{}", inputs=[])
+        except BaseException as err:  # noqa: BLE001
+            failures.append(err)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert not failures and (tmp_path / "out.json").read_text() == "{}"
+    assert signal.getsignal(signal.SIGTERM) is before
