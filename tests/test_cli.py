@@ -23,8 +23,7 @@ def run(capsys, *argv):
 def test_no_argument_shows_the_bundled_samples(capsys):
     code, out, err = run(capsys, "show", "--width", "160")
     assert code == 0, err
-    assert "conversation c1" in out
-    assert all(sample.name in out for sample in bundled_samples())
+    assert all(f"conversation {sample}#c1" in out for sample in bundled_samples())  # two files
 
 
 def test_the_bundled_defect_sample_shows_its_defect(capsys):

@@ -22,20 +22,25 @@ from .secrets import SECRET_HEADERS, redact_headers
 WIRE_LINES = 40
 
 
-def render_loaded(loaded: Loaded, conversation_id: str | None = None) -> Iterator[RenderableType]:
+def render_loaded(loaded: Loaded, conversation_id: str | None = None,
+                  labels: dict[tuple[str, str], str] | None = None) -> Iterator[RenderableType]:
+    """`labels` names conversations by (file, id) where the bare id is not unique (`FILE#c1`)."""
     yield Rule(safe(f"{loaded.path}  ·  {loaded.container}  ·  "
                     f"{', '.join(loaded.formats) or 'no format'}"), style="bold")
     for err in loaded.errors:
         yield safe(f"error: {err}", "bold red")
     for conv in loaded.conversations:
         if conversation_id is None or conv.id == conversation_id:
-            yield from render_conversation(loaded, conv)
+            label = labels.get((loaded.path, conv.id)) if labels else None
+            yield from render_conversation(loaded, conv, label=label)
 
 
-def render_conversation(loaded: Loaded, conv: Conversation) -> Iterator[RenderableType]:
+def render_conversation(loaded: Loaded, conv: Conversation,
+                        label: str | None = None) -> Iterator[RenderableType]:
     exchanges = [r.exchange.index for r in loaded.reads if r.conversation == conv.id]
     head = Text()
-    head.append(f"conversation {conv.id}", "bold")
+    head.append("conversation ", "bold")
+    head.append_text(safe(label or conv.id, "bold"))
     if conv.model:
         head.append("  model ")
         head.append_text(safe(conv.model, "bold"))

@@ -18,10 +18,13 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Input, TextArea
+from textual.widgets import DataTable, Input, TextArea
 
 from tooldbg.tui.app import ToolDbgApp, make_app
+from tooldbg.tui.widgets.findings_panel import FindingsPanel
+from tooldbg.tui.widgets.wire_view import WireView
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_transcripts"
@@ -72,6 +75,38 @@ async def until_loaded(pilot: Pilot) -> None:
             break
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def still_laying_out(app: App) -> list[str]:
+    """What on the screens shown is not laid out yet: a widget waiting for a layout, a DataTable
+    that has not measured its new rows (it does so when idle), the findings panel not yet fitted to
+    its width, the wire view waiting for its worker. Empty when a screenshot shows the final state."""
+    waiting = []
+    for screen in app.screen_stack:
+        for widget in screen.walk_children(with_self=False):
+            name = f"{type(widget).__name__}#{widget.id}"
+            if widget._layout_required:
+                waiting.append(f"{name}: layout")
+            if isinstance(widget, DataTable) and (widget._require_update_dimensions or widget._new_rows):
+                waiting.append(f"{name}: column widths")
+            if isinstance(widget, FindingsPanel) and widget.findings and \
+                    widget._laid_out_for != widget.scrollable_content_region.width:
+                waiting.append(f"{name}: not fitted to its width")
+            if isinstance(widget, WireView) and widget.pending:
+                waiting.append(f"{name}: worker")
+    return waiting
+
+
+async def until_laid_out(pilot: Pilot) -> None:
+    """Wait until nothing on screen is half laid out (see `still_laying_out`)."""
+    for _ in range(200):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not still_laying_out(pilot.app):
+            await pilot.pause()
+            if not still_laying_out(pilot.app):
+                return
+    raise AssertionError(f"still laying out: {still_laying_out(pilot.app)}")
 
 
 async def settle(pilot: Pilot) -> None:

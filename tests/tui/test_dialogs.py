@@ -12,6 +12,7 @@ import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
@@ -57,9 +58,15 @@ async def settle(pilot: Pilot) -> None:
         await pilot.pause()
 
 
+@pytest.fixture(autouse=True)
+def in_tmp_path(at_repo_root: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exports default to the working folder: work in `tmp_path`, never in the repo."""
+    monkeypatch.chdir(tmp_path)
+
+
 def sample(tmp_path: Path, text: str | None = None) -> Path:
-    """A copy of the bundled sample in `tmp_path` (exports land next to it), its failing tool
-    result optionally replaced by `text`."""
+    """A copy of the bundled sample in `tmp_path` (the working folder, where exports land), its
+    failing tool result optionally replaced by `text`."""
     path = tmp_path / "weather.jsonl"
     shutil.copy(bundled_sample(), path)
     if text is not None:
@@ -105,7 +112,7 @@ def test_export_shows_losses_and_preflight_then_writes_them(tmp_path: Path) -> N
     async def body(pilot: Pilot) -> None:
         screen = await open_export(pilot)
         assert screen.target == "openai-chat"  # another format than the log's own (anthropic)
-        assert screen.query_one("#export-path", Input).value == str(tmp_path / "weather.openai-chat.json")
+        assert screen.query_one("#export-path", Input).value == "weather.openai-chat.json"
         expected = export([conversation], "openai-chat")
         assert expected.losses, "the sample loses is_error in openai-chat"
         shown = report(screen)
@@ -114,7 +121,7 @@ def test_export_shows_losses_and_preflight_then_writes_them(tmp_path: Path) -> N
         assert "every known openai-chat constraint holds" in shown
 
         await choose_format(pilot, screen, "mistral")  # a profile: its TD8xx limits on call ids
-        assert screen.query_one("#export-path", Input).value == str(tmp_path / "weather.mistral.json")
+        assert screen.query_one("#export-path", Input).value == "weather.mistral.json"
         # Chat Completions' own ids break Mistral's (TD801): the writer rewrites them, and says so
         assert preflight(export([conversation], "openai-chat").body, "mistral")
         mistral = export([conversation], "mistral")
@@ -150,7 +157,7 @@ def test_export_asks_before_overwriting_and_never_writes_over_an_input(tmp_path:
     async def body(pilot: Pilot) -> None:
         screen = await open_export(pilot)
         await choose_format(pilot, screen, "canonical")
-        assert screen.query_one("#export-path", Input).value == str(target)
+        assert screen.query_one("#export-path", Input).value == target.name
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert pilot.app.screen is screen, "an existing file: the dialog stays open and asks"
@@ -242,8 +249,9 @@ def test_export_dialog_offers_every_target_and_fits_80x24(tmp_path: Path) -> Non
 
 
 def test_default_path() -> None:
-    assert default_path("logs/run.har", "c1", "gemini") == Path("logs/run.gemini.json")
-    assert default_path("logs/run.har", "c2", "bedrock", 3) == Path("logs/run.c2.bedrock.json")
+    """In the working folder, named after the input."""
+    assert default_path("logs/run.har", "c1", "gemini") == Path("run.gemini.json")
+    assert default_path("logs/run.har", "c2", "bedrock", 3) == Path("run.c2.bedrock.json")
     assert default_path("capture", "c1", "canonical") == Path("capture.canonical.json")
 
 

@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 
 from tooldbg.tui.app import make_app
 
-from .conftest import TD303, has_key, settle, until_loaded
+from .conftest import TD303, has_key, settle, until_laid_out, until_loaded
 
 TD502 = "sample_transcripts/defects/TD502-anthropic-relay-resends-input-delta.jsonl"
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
@@ -33,6 +33,7 @@ def prepare(theme: str, keys: Sequence[str] = (), require: str | None = None
             await pilot.press(key)
             await settle(pilot)
         await settle(pilot)
+        await until_laid_out(pilot)  # never a half-laid-out table in a baseline
     return run_before
 
 

@@ -62,12 +62,24 @@ class ToolDbgApp(App):
     def _loaded(self, session: Session) -> None:
         self.session = session
         self._search_index = None
-        for loaded in session.files:
-            for err in loaded.errors:
-                self.notify(clean(str(err)), title="unreadable", severity="error", markup=False)
+        self._notify_unreadable(session)
         if isinstance(self.screen, MainScreen):
             self.screen.show_session(session)
         self.refresh_bindings()
+
+    def _notify_unreadable(self, session: Session) -> None:
+        """One notification for whatever could not be read, however many files or records that is
+        (the tree marks each file; its overview lists the errors)."""
+        errors = [err for loaded in session.files for err in loaded.errors]
+        if not errors:
+            return
+        if len(errors) == 1:
+            self.notify(clean(str(errors[0])), title="unreadable", severity="error", markup=False)
+            return
+        files = sum(1 for loaded in session.files if loaded.errors)
+        what = f"{files} of {len(session.files)} files" if len(session.files) > 1 else "1 file"
+        self.notify(f"{what}: {len(errors)} errors (marked in the tree). First: {clean(str(errors[0]))}",
+                    title="unreadable", severity="error", timeout=15, markup=False)
 
     # ---------------------------------------------------------------- dialogs: export, search, help
 

@@ -4,6 +4,7 @@ from a turn to its findings so a key press never scans the whole log."""
 from __future__ import annotations
 
 import gc
+import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -83,6 +84,16 @@ class Session:
 
     def location_of(self, finding: Finding) -> Location:
         return Location(self._files.get(finding.path, 0), finding.conversation, finding.turn, finding.part)
+
+
+def file_names(paths: Sequence[str]) -> dict[str, str]:
+    """Each path as the screens name it when several files are open: relative to the folder all of
+    them are in (`agents/run.jsonl`, not `/home/me/logs/agents/run.jsonl`)."""
+    try:
+        common = os.path.commonpath([os.path.dirname(p) for p in paths])
+    except ValueError:  # absolute and relative paths mixed
+        common = ""
+    return {p: os.path.relpath(p, common) if common else p for p in paths}
 
 
 def worst(findings: Sequence[Finding]) -> str | None:

@@ -22,7 +22,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from ... import formats
 from ...checks import Finding, preflight
-from ...convert import Export, export, write_atomically
+from ...convert import Export, check_writable, export, write_atomically
 from ...errors import ToolDbgError
 from ...render import clean, safe, visible
 from ...targets import PROFILES, wire_format
@@ -37,17 +37,15 @@ _SEVERITY_MARK = {"error": ("✗ ", "bold red"), "warning": ("! ", "bold yellow"
 
 
 def default_path(input_path: str, conversation: str, target: str, conversations: int = 1) -> Path:
-    """`<input stem>.<target>.json` next to the input (`.<conversation>` too when it holds several).
-
-    The path is shown in an input field, which draws what it holds as it is: a control or bidi
-    character of the input's name is written escaped in the suggested name (`run\\x1b….json`),
-    and an input in a folder whose name holds one is exported to the current folder."""
+    """`<input stem>.<target>.json` in the working folder (`.<conversation>` too when the input
+    holds several): where the user started tooldbg, never beside the input, which may be a bundled
+    sample inside the installed package or a folder of fixtures not to be written into. The path is
+    shown in an input field, which draws what it holds as it is: a control or bidi character of the
+    input's name is written escaped in the suggested name (`run\\x1b….json`)."""
     source = Path(input_path)
     stem = source.stem if source.suffix else source.name
     middle = f".{conversation}" if conversations > 1 else ""
-    name = visible(f"{stem}{middle}.{target}.json")
-    folder = str(source.parent)
-    return source.with_name(name) if visible(folder) == folder else Path(name)
+    return Path(visible(f"{stem}{middle}.{target}.json"))
 
 
 def default_target(source_formats: list[str]) -> str:
@@ -248,8 +246,10 @@ class ExportScreen(ModalScreen[Path | None]):
             self._set_status(Text("give a path to write to", "bold red"))
             return
         path = Path(raw).expanduser()
-        if any(path.resolve() == p.resolve() for p in self.inputs):
-            self._set_status(Text("refusing to overwrite an input file: choose another path", "bold red"))
+        try:  # everything but "it exists", which the user may confirm: an input, a folder, a FIFO…
+            check_writable(path, inputs=self.inputs, force=True)
+        except ToolDbgError as err:
+            self._set_status(safe(f"not written: {err}: choose another path", "bold red"))
             return
         force = self._confirmed is not None and self._confirmed == path.resolve()
         if path.exists() and not force:
@@ -274,6 +274,6 @@ class ExportScreen(ModalScreen[Path | None]):
             detail += f", {errors} pre-flight error{'s' if errors != 1 else ''}"
         if not redact:
             detail += ", secrets NOT masked"
-        self.app.notify(clean(f"wrote {path} ({detail})"), title="export", markup=False,
+        self.app.notify(clean(f"wrote {path.resolve()} ({detail})"), title="export", markup=False,
                         severity="warning" if errors or not redact else "information")
         self.dismiss(path)

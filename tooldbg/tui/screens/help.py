@@ -130,15 +130,19 @@ class HelpScreen(ModalScreen[None]):
                        Binding("up", "scroll", "Move / scroll (and home, end, pgup, pgdn)",
                                key_display="↑ ↓ ← →")]
         rows: list = self.section("Everywhere", None, everywhere)
+        screen_keys: set[str] = set()
         if underneath is not None:
-            rows += self.section("Main screen", None, bindings_of(underneath, inherited=False))
+            screen_bindings = bindings_of(underneath, inherited=False)
+            screen_keys = {b.key for b in screen_bindings}
+            rows += self.section("Main screen", None, screen_bindings)
         for pane_id, name, what in PANES:
             keys: list[Binding] = []
             if underneath is not None:
                 found = underneath.query(f"#{pane_id}")
-                if found:
+                if found:  # a pane's keys the screen binds too work anywhere: listed above
                     keys = [b for b in bindings_of(found.first())
-                            if not b.action.startswith(_SCROLLING) and b.key not in _ARROWS]
+                            if not b.action.startswith(_SCROLLING) and b.key not in _ARROWS
+                            and b.key not in screen_keys]
             rows += self.section(name, what, keys)
         rows.append(Text("Dialogs", "bold underline"))
         for name, what in DIALOGS:

@@ -19,9 +19,12 @@ from ..widgets.wire_view import WireView, focus_for
 class MainScreen(Screen):
     BINDINGS = [
         ("n", "next_finding", "Next finding"),
-        ("N", "previous_finding", "Prev finding"),
+        Binding("N", "previous_finding", "Prev finding", show=False),
         Binding("f", "next_format", "Wire format"),
         Binding("F", "previous_format", "Prev format", show=False),
+        # The wire view's own keys, wherever the focus is on this screen.
+        Binding("s", "toggle_fragments", "Wire view: stream events ↔ assembled JSON", show=False),
+        Binding("w", "toggle_wrap", "Wire view: wrap ↔ scroll sideways", show=False),
     ]
 
     def __init__(self) -> None:
@@ -50,7 +53,7 @@ class MainScreen(Screen):
         self.session = session
         self.query_one("#progress", ProgressBar).display = False
         self.query_one(TurnTree).show_session(session)
-        self.query_one(FindingsPanel).show_findings(session.findings)
+        self.query_one(FindingsPanel).show_findings(session.findings, [f.path for f in session.files])
         first = next(((i, c.id) for i, f in enumerate(session.files) for c in f.conversations), None)
         if session.findings:
             self.query_one(FindingsPanel).select_index(0)
@@ -108,6 +111,12 @@ class MainScreen(Screen):
 
     def action_previous_format(self) -> None:
         self.query_one(WireView).cycle_format(-1)
+
+    def action_toggle_fragments(self) -> None:
+        self.query_one(WireView).action_toggle_fragments()
+
+    def action_toggle_wrap(self) -> None:
+        self.query_one(WireView).action_toggle_wrap()
 
     def set_wire_format(self, name: str) -> None:
         """Show the selected turn as `name` ("source" or a wire format); the command palette's entry."""

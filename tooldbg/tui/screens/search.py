@@ -27,7 +27,7 @@ from ...jsonio import dumps_str
 from ...model import Invocation, Json, Media, Opaque, Part, Reasoning, Result
 from ...model import Text as TextPart
 from ...render import ROLE_STYLES, clean
-from ..session import Location, Session
+from ..session import Location, Session, file_names
 
 #: The most matches listed; the count above the list still says how many there are.
 LIMIT = 500
@@ -116,7 +116,8 @@ class SearchIndex:
                             if raw:
                                 text = _shown(raw)
                                 entries.append(Entry(where, turn.role, name, text, text.casefold()))
-        return cls(entries, [loaded.path.rsplit("/", 1)[-1] for loaded in session.files])
+        names = file_names([loaded.path for loaded in session.files])
+        return cls(entries, [names[loaded.path] for loaded in session.files])
 
     def find(self, query: str, limit: int = LIMIT,
              cancelled: Callable[[], bool] = lambda: False) -> tuple[list[Match], int]:
@@ -137,17 +138,21 @@ class SearchIndex:
                 matches.append(Match(entry, start, start + len(needle)))
         return matches, len(seen)
 
-    def label(self, match: Match) -> Text:
-        """`c1 turn 12 assistant tool  …get_weather…`, the match highlighted, one line."""
+    def label(self, match: Match, width: int = 0) -> Text:
+        """`c1 turn 12 assistant tool  …get_weather…`, the match highlighted, one line. The file is
+        not in it (with several files the list has a heading per file); with the list's `width`
+        known, the context before the match shrinks so the match itself is always in view."""
         entry, where = match.entry, match.entry.location
         line = Text()
-        if len(self.file_names) > 1:
-            line.append(Text(clean(self.file_names[where.file]) + " ", "dim"))
         line.append(f"{where.conversation} ", "bold")
         line.append(f"turn {where.turn} part {where.part}".ljust(16), "dim")
         line.append(f"{entry.role:9} ", ROLE_STYLES.get(entry.role, ""))
         line.append(f"{entry.field:9} ", "italic")
-        lo, hi = max(0, match.start - _BEFORE), min(len(entry.text), match.end + _AFTER)
+        before = _BEFORE
+        if width > 0:  # room for "…", the context before, the match and "…"
+            room = width - line.cell_len - (match.end - match.start) - 2
+            before = max(0, min(_BEFORE, room))
+        lo, hi = max(0, match.start - before), min(len(entry.text), match.end + _AFTER)
         snippet = Text(("…" if lo else "") + entry.text[lo:hi].replace("\n", " ").replace("\t", " ")
                        + ("…" if hi < len(entry.text) else ""))
         offset = match.start - lo + (1 if lo else 0)
@@ -180,6 +185,8 @@ class SearchScreen(ModalScreen[Location | None]):
         self.index = index
         self.query_text = query
         self.matches: list[Match] = []
+        self._rows: list[int | None] = []
+        """For each option of the list, the match it shows (None: a file's heading)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-dialog") as dialog:
@@ -192,24 +199,41 @@ class SearchScreen(ModalScreen[Location | None]):
 
     def on_mount(self) -> None:
         self.query_one("#search-input", Input).focus()
-        self.run_search(self.query_text)
+        self.call_after_refresh(self._search)  # once laid out: the labels fit the list's width
+
+    def _search(self) -> None:
+        self.run_search(self.query_one("#search-input", Input).value, self._width())
+
+    def _width(self) -> int:
+        return self.query_one("#search-results", OptionList).scrollable_content_region.width
 
     @on(Input.Changed, "#search-input")
     def _changed(self, event: Input.Changed) -> None:
-        self.run_search(event.value)
+        self.run_search(event.value, self._width())
+
+    def _match_at(self, option: int | None) -> Match | None:
+        if option is None or not 0 <= option < len(self._rows):
+            return None
+        row = self._rows[option]
+        return self.matches[row] if row is not None else None
 
     @on(Input.Submitted, "#search-input")
     def _submitted(self, event: Input.Submitted) -> None:
         results = self.query_one("#search-results", OptionList)
-        index = results.highlighted if results.highlighted is not None else 0
-        if 0 <= index < len(self.matches):
-            self.dismiss(self.matches[index].entry.location)
+        match = self._match_at(results.highlighted if results.highlighted is not None else self._first())
+        if match is not None:
+            self.dismiss(match.entry.location)
 
     @on(OptionList.OptionSelected, "#search-results")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if 0 <= event.option_index < len(self.matches):
-            self.dismiss(self.matches[event.option_index].entry.location)
+        match = self._match_at(event.option_index)
+        if match is not None:
+            self.dismiss(match.entry.location)
+
+    def _first(self) -> int | None:
+        """The first option that is a match (not a heading)."""
+        return next((i for i, row in enumerate(self._rows) if row is not None), None)
 
     def action_dismiss_search(self) -> None:
         self.dismiss(None)
@@ -219,28 +243,39 @@ class SearchScreen(ModalScreen[Location | None]):
         if results.option_count:
             results.focus()
             if results.highlighted is None:
-                results.highlighted = 0
+                results.highlighted = self._first()
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def run_search(self, query: str) -> None:
+    def run_search(self, query: str, width: int = 0) -> None:
         worker = get_current_worker()
         if self.index is None:
             self.index = SearchIndex.build(self.session)
             self.post_message(self.Indexed(self.session, self.index))
         matches, total = self.index.find(query, cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
-            labels = [self.index.label(m) for m in matches]
+            labels = [self.index.label(m, width) for m in matches]
             self.app.call_from_thread(self._show, query, matches, labels, total)
 
     def _show(self, query: str, matches: list[Match], labels: list[Text], total: int) -> None:
         if query != self.query_one("#search-input", Input).value:
             return  # a later key press is being searched
         self.matches = matches
+        options: list[Option] = []
+        self._rows = []
+        names = self.index.file_names if self.index is not None else []
+        file: int | None = None
+        for row, (match, label) in enumerate(zip(matches, labels, strict=True)):
+            if len(names) > 1 and match.entry.location.file != file:
+                file = match.entry.location.file
+                options.append(Option(Text(clean(names[file]), "bold underline"), disabled=True))
+                self._rows.append(None)
+            options.append(Option(label))
+            self._rows.append(row)
         results = self.query_one("#search-results", OptionList)
         results.clear_options()
-        results.add_options([Option(label) for label in labels])
-        if labels:
-            results.highlighted = 0
+        results.add_options(options)
+        if matches:
+            results.highlighted = self._first()
         status = self.query_one("#search-status", Static)
         if not query:
             status.update(Text("Type to search every turn: text, tool names, arguments, results, ids.",

@@ -12,15 +12,21 @@ from textual.widgets import DataTable
 
 from ...checks import Finding
 from ...render import safe
+from ..session import file_names
 from .turn_tree import BADGE_STYLES
 
 
 class FindingsPanel(DataTable):
     """Cells are `Text`, never `str`: DataTable would parse a `str` cell as markup. Messages are cut
 to the panel's width (the canonical view explains the selected finding in full), so the table
-never scrolls sideways."""
+never scrolls sideways. With several files open, a `file` column says whose finding it is (`c1`
+is in every file)."""
 
     HEADERS = ("severity", "code", "rule", "where", "message")
+    FILE_HEADERS = ("severity", "code", "rule", "file", "where", "message")
+    #: The widest file name shown (longer ones end in "…"), the narrowest, and the message cells the
+    #: file column leaves at least when the panel is narrow.
+    FILE_WIDTH, FILE_MIN, MESSAGE_MIN = 28, 8, 16
 
     class Chosen(Message):
         def __init__(self, finding: Finding, index: int = -1) -> None:
@@ -32,6 +38,8 @@ never scrolls sideways."""
     def __init__(self, **kwargs) -> None:  # noqa: ANN003
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.findings: list[Finding] = []
+        self.headers: tuple[str, ...] = self.HEADERS
+        self._file_names: dict[str, str] = {}
         self._laid_out_for = 0
 
     def on_mount(self) -> None:
@@ -39,13 +47,19 @@ never scrolls sideways."""
             self.add_columns(*self.HEADERS)
         self.border_title = "findings"
 
-    def show_findings(self, findings: list[Finding]) -> None:
+    def show_findings(self, findings: list[Finding], files: Sequence[str] | None = None) -> None:
+        """`files`: the paths of the session's files (a file column when there are several); the
+        last ones given are kept when the panel lays itself out again."""
+        if files is not None:
+            self._file_names = file_names(files) if len(files) > 1 else {}
+        self.headers = self.FILE_HEADERS if self._file_names else self.HEADERS
         row = self.cursor_row if findings == self.findings else 0
         self.clear(columns=True)  # columns keep the widest cell they ever held
-        self.add_columns(*self.HEADERS)
+        self.add_columns(*self.headers)
         self.findings = list(findings)
-        rows = [(Text(f" {f.severity} ", BADGE_STYLES[f.severity]), Text(f.code, "bold"),
-                 Text(f.name), where(f)) for f in self.findings]
+        rows = [self._cells(f) for f in self.findings]
+        if self._file_names:
+            self._fit_file_names(rows)
         room = self._message_room(rows)
         for finding, cells in zip(self.findings, rows, strict=True):
             message = safe(finding.message)
@@ -58,6 +72,27 @@ never scrolls sideways."""
         summary = ", ".join(f"{counts[s]} {s}" for s in ("error", "warning", "info") if counts[s])
         self.border_title = f"findings  {summary or 'none'}"
 
+    def _cells(self, finding: Finding) -> tuple[Text, ...]:
+        cells = [Text(f" {finding.severity} ", BADGE_STYLES[finding.severity]), Text(finding.code, "bold"),
+                 Text(finding.name)]
+        if self._file_names:
+            cells.append(safe(self._file_names.get(finding.path, finding.path), "dim"))
+        cells.append(where(finding))
+        return tuple(cells)
+
+    def _fit_file_names(self, rows: Sequence[tuple[Text, ...]]) -> None:
+        """Cut the file names to what the panel can spare, so it never scrolls sideways."""
+        column = self.headers.index("file")
+        room = self.FILE_WIDTH
+        width = self.scrollable_content_region.width
+        if width > 0:
+            others = sum(max([len(header), *(cells[c].cell_len for cells in rows)])
+                         for c, header in enumerate(self.headers[:-1]) if c != column)
+            padding = 2 * self.cell_padding * len(self.headers)
+            room = max(self.FILE_MIN, min(room, width - others - padding - 1 - self.MESSAGE_MIN))
+        for cells in rows:
+            cells[column].truncate(room, overflow="ellipsis")
+
     def _message_room(self, rows: Sequence[tuple[Text, ...]]) -> int | None:
         """Cells left for the message column, once the others (and cell padding) are laid out."""
         width = self.scrollable_content_region.width
@@ -65,11 +100,18 @@ never scrolls sideways."""
         if width <= 0:
             return None
         fixed = [max([len(header), *(cells[c].cell_len for cells in rows)])
-                 for c, header in enumerate(self.HEADERS[:-1])]
-        padding = 2 * self.cell_padding * len(self.HEADERS)
-        return max(len(self.HEADERS[-1]), width - sum(fixed) - padding - 1)
+                 for c, header in enumerate(self.headers[:-1])]
+        padding = 2 * self.cell_padding * len(self.headers)
+        return max(len(self.headers[-1]), width - sum(fixed) - padding - 1)
 
     def on_resize(self, _event: events.Resize) -> None:
+        self._refit()
+
+    def _watch_show_vertical_scrollbar(self) -> None:
+        """A scrollbar coming or going changes the room without a Resize: fit again once laid out."""
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
         if self.findings and self.scrollable_content_region.width != self._laid_out_for:
             self.show_findings(self.findings)
 
