@@ -162,7 +162,8 @@ async def test_a_hostile_folder_and_file_name_stay_inert(tmp_path: Path):
 
 
 def test_the_suggested_export_path_never_holds_a_control_character():
+    """The suggestion is a name in the working folder: the input's folder never appears in it, and
+    a control or bidi character of the input's name is written escaped."""
     assert default_path(f"logs/{HOSTILE_NAME}", "c1", "gemini") == \
-        Path("logs/run\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J\\x9b\\x9d\\u202e\\u2066\\u200b\\ufeff.gemini.json")
+        Path("run\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J\\x9b\\x9d\\u202e\\u2066\\u200b\\ufeff.gemini.json")
     assert default_path("logs\x1b[2J/run.jsonl", "c1", "gemini") == Path("run.gemini.json")
-    assert default_path("logs/run.jsonl", "c1", "gemini") == Path("logs/run.gemini.json")
