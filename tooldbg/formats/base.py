@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from copy import copy
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import Any, TypeGuard, TypeVar
@@ -41,9 +42,11 @@ from ..model import (
     Tool,
     ToolChoice,
     Turn,
+    escape_pointer,
 )
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
+_Emitted = TypeVar("_Emitted")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,12 +121,23 @@ class Assembled:
     complete: bool = True
 
 
+#: What a written node carries: (turn, part) of the canonical conversation; part None for a node
+#: that carries a turn as a whole (a message, or a top-level entry such as Anthropic's `system`).
+Origin = tuple[int, int | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Written:
-    """A writer's output: the request body and everything it could not carry."""
+    """A writer's output: the request body, everything it could not carry, and where each wire
+    item came from: `origins` maps the JSON pointer of every node of `body` that carries canonical
+    content (each item of the message list, each block in one that carries a part) to its
+    `Origin`, in document order. A part may be carried by several nodes (a block and its cache
+    point); a node that joins several parts (texts joined into one string) names the first, the
+    writer reporting the join. Derived from `body`, so not compared."""
 
     body: dict[str, Any]
     losses: tuple[Loss, ...] = ()
+    origins: dict[str, Origin] = field(default_factory=dict, compare=False, repr=False)
 
 
 # ------------------------------------------------------------------------------ shared steps
@@ -246,15 +260,113 @@ def loss_for(losses: list[Loss], message: str, turn: int | None = None,
     losses.append(Loss(message, turn, part))
 
 
+class Origins:
+    """Records, as a writer emits them, which (turn, part) each wire node carries, and finds the
+    nodes' JSON pointers once the body is final.
+
+    Nodes are recorded by identity, so a writer marks a block where it makes it and need not know
+    where it will end up: messages merged, reordered or dropped afterwards (an unanswered call
+    left out) are found where they are in the final body, or not at all. A node emitted twice (a
+    verbatim opaque value two parts share) is copied the second time: `mark` returns the node to
+    emit. A string cannot be told apart by identity: mark the object holding it, with `at`
+    naming the key (`mark(message, t, p, "/content")` when the text became the content string).
+
+    `resolve` walks the body four levels deep (`/messages/3/content/1`), where writers put the
+    nodes that carry parts; an item of a top-level list that is not marked but holds marks of a
+    single turn carries that turn (`(turn, None)`)."""
+
+    __slots__ = ("_marks",)
+
+    DEPTH = 4
+
+    def __init__(self) -> None:
+        self._marks: dict[int, tuple[Any, list[tuple[str, Origin]]]] = {}
+
+    def mark(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
+        """`node` (a dict or list the writer emits) carries part `part` of turn `turn` (part None: the
+        turn as a whole); nothing is recorded for content outside the turns (turn None)."""
+        if turn is None or not isinstance(node, dict | list):
+            return node
+        entry = self._marks.get(id(node))
+        if entry is not None and any(a == at for a, _ in entry[1]):
+            node = copy(node)  # type: ignore[assignment]
+            entry = None
+        if entry is None:
+            self._marks[id(node)] = (node, [(at, (turn, part))])
+        else:
+            entry[1].append((at, (turn, part)))
+        return node
+
+    def moved(self, node: Any, holder: dict[str, Any] | list[Any], at: str) -> None:
+        """What `node` carried is now `holder`'s `at` (a one-text content list written as its string)."""
+        entry = self._marks.get(id(node))
+        if entry is not None:
+            for suffix, origin in entry[1]:
+                if not suffix:
+                    self.mark(holder, origin[0], origin[1], at)
+
+    def resolve(self, body: dict[str, Any]) -> dict[str, Origin]:
+        """The pointer of every marked node in `body`, in document order."""
+        out: dict[str, Origin] = {}
+        if self._marks:
+            self._visit(body, "", 0, out)
+        return out
+
+    def _visit(self, node: Any, pointer: str, depth: int, out: dict[str, Origin]) -> None:
+        marks = self._marks
+        entry = marks.get(id(node))
+        if entry is not None:
+            for at, origin in sorted(entry[1], key=_inside) if len(entry[1]) > 1 else entry[1]:
+                out[pointer + at] = origin
+        if depth == self.DEPTH:
+            return
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if isinstance(child, dict | list):
+                    self._visit(child, f"{pointer}/{escape_pointer(key)}", depth + 1, out)
+            return
+        for i, child in enumerate(node):
+            if not isinstance(child, dict | list):
+                continue
+            if depth == 1 and id(child) not in marks:  # an item of a top-level list
+                inner: dict[str, Origin] = {}
+                self._visit(child, f"{pointer}/{i}", 2, inner)
+                turns = {turn for turn, _ in inner.values()}
+                if len(turns) == 1:
+                    out[f"{pointer}/{i}"] = (turns.pop(), None)
+                out.update(inner)
+            else:
+                self._visit(child, f"{pointer}/{i}", depth + 1, out)
+
+
+def _inside(mark: tuple[str, Origin]) -> bool:
+    """A mark on a node before the marks on its keys (a sort key: document order)."""
+    return bool(mark[0])
+
+
 class Writer:
-    """What a writer class starts from: the conversation it writes and the losses it reports."""
+    """What a writer class starts from: the conversation it writes, the losses it reports and the
+    origins of what it emits (`carries`)."""
 
     def __init__(self, conversation: Conversation) -> None:
         self.conv = conversation
         self.losses: list[Loss] = []
+        self.marks = Origins()
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
         loss_for(self.losses, message, turn, part)
+
+    def carries(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
+        """Emit `node` as carrying part `part` of turn `turn` (see `Origins.mark`)."""
+        return self.marks.mark(node, turn, part, at)
+
+    def moved(self, node: Any, holder: dict[str, Any] | list[Any], at: str) -> None:
+        """What `node` carried is now `holder`'s `at` (see `Origins.moved`)."""
+        self.marks.moved(node, holder, at)
+
+    def origins(self, body: dict[str, Any]) -> dict[str, Origin]:
+        """Where the nodes marked so far sit in the final `body` (see `Origins.resolve`)."""
+        return self.marks.resolve(body)
 
 
 def split_data_url(url: str) -> tuple[str | None, str | None]:
