@@ -23,10 +23,10 @@ conversation: what the target cannot carry is a `Loss` in the report.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, field, replace
-from itertools import groupby
+from itertools import groupby, islice
 from typing import Any, TypeGuard, TypeVar
 
 from ..errors import FormatError
@@ -137,7 +137,7 @@ class Written:
 
     body: dict[str, Any]
     losses: tuple[Loss, ...] = ()
-    origins: dict[str, Origin] = field(default_factory=dict, compare=False, repr=False)
+    origins: Mapping[str, Origin] = field(default_factory=dict, compare=False, repr=False)
 
 
 # ------------------------------------------------------------------------------ shared steps
@@ -275,73 +275,125 @@ class Origins:
     nodes that carry parts; an item of a top-level list that is not marked but holds marks of a
     single turn carries that turn (`(turn, None)`)."""
 
-    __slots__ = ("_marks",)
+    __slots__ = ("_keep", "_keyed", "_marks")
 
     DEPTH = 4
 
     def __init__(self) -> None:
-        self._marks: dict[int, tuple[Any, list[tuple[str, Origin]]]] = {}
+        self._marks: dict[int, Origin] = {}  # id(node) → origin
+        self._keyed: dict[int, list[tuple[str, Origin]]] = {}  # id(node) → (key path, origin)
+        self._keep: list[Any] = []  # the marked nodes, alive: an id is not reused while marks hold it
 
     def mark(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
-        """`node` (a dict or list the writer emits) carries part `part` of turn `turn` (part None: the
-        turn as a whole); nothing is recorded for content outside the turns (turn None)."""
-        if turn is None or not isinstance(node, dict | list):
+        """`node` (a dict or list the writer emits, or None: nothing) carries part `part` of turn
+        `turn` (part None: the turn as a whole); nothing is recorded for content outside the turns
+        (turn None). Mark each node once: the node returned is the one to emit."""
+        if turn is None or node is None:
             return node
-        entry = self._marks.get(id(node))
-        if entry is not None and any(a == at for a, _ in entry[1]):
-            node = copy(node)  # type: ignore[assignment]
-            entry = None
-        if entry is None:
-            self._marks[id(node)] = (node, [(at, (turn, part))])
-        else:
-            entry[1].append((at, (turn, part)))
+        if at:
+            if id(node) not in self._keyed:
+                self._keyed[id(node)] = []
+                self._keep.append(node)
+            self._keyed[id(node)].append((at, (turn, part)))
+            return node
+        if id(node) in self._marks:
+            node = copy(node)  # type: ignore[arg-type]
+        self._marks[id(node)] = (turn, part)
+        self._keep.append(node)
         return node
 
     def moved(self, node: Any, holder: dict[str, Any] | list[Any], at: str) -> None:
         """What `node` carried is now `holder`'s `at` (a one-text content list written as its string)."""
-        entry = self._marks.get(id(node))
-        if entry is not None:
-            for suffix, origin in entry[1]:
-                if not suffix:
-                    self.mark(holder, origin[0], origin[1], at)
+        origin = self._marks.get(id(node))
+        if origin is not None:
+            self.mark(holder, origin[0], origin[1], at)
 
     def resolve(self, body: dict[str, Any]) -> dict[str, Origin]:
         """The pointer of every marked node in `body`, in document order."""
         out: dict[str, Origin] = {}
-        if self._marks:
+        if self._keep:
             self._visit(body, "", 0, out)
         return out
 
-    def _visit(self, node: Any, pointer: str, depth: int, out: dict[str, Origin]) -> None:
-        marks = self._marks
-        entry = marks.get(id(node))
-        if entry is not None:
-            for at, origin in sorted(entry[1], key=_inside) if len(entry[1]) > 1 else entry[1]:
+    def later(self, body: dict[str, Any]) -> Mapping[str, Origin]:
+        """`resolve(body)`, done the first time it is read: a convert never reads it."""
+        return _Resolved(self, body) if self._keep else {}
+
+    def _visit(self, node: Any, pointer: str, depth: int, out: dict[str, Any]) -> None:
+        """Record the marks on `node` and below it. Only containers are visited, and a pointer is
+        made only for a container or a marked node: this walks every message of the body."""
+        marks, keyed = self._marks, self._keyed
+        origin = marks.get(id(node))
+        if origin is not None:
+            out[pointer] = origin
+        more = keyed.get(id(node))
+        if more is not None:
+            for at, origin in more:
                 out[pointer + at] = origin
-        if depth == self.DEPTH:
-            return
-        if isinstance(node, dict):
-            for key, child in node.items():
-                if isinstance(child, dict | list):
-                    self._visit(child, f"{pointer}/{escape_pointer(key)}", depth + 1, out)
-            return
-        for i, child in enumerate(node):
-            if not isinstance(child, dict | list):
+        items = depth == 1 and type(node) is list  # a top-level list: messages, contents, input
+        leaves = depth + 2 == self.DEPTH
+        for key, child in node.items() if type(node) is dict else enumerate(node):
+            kind = type(child)
+            if kind is not dict and kind is not list:
                 continue
-            if depth == 1 and id(child) not in marks:  # an item of a top-level list
-                inner: dict[str, Origin] = {}
-                self._visit(child, f"{pointer}/{i}", 2, inner)
-                turns = {turn for turn, _ in inner.values()}
+            token = key if type(key) is int or ("~" not in key and "/" not in key) else escape_pointer(key)
+            here = f"{pointer}/{token}"
+            if leaves:  # `child` is the last level visited: its children are only looked up
+                _record(child, here, marks, keyed, out)
+                for k, leaf in child.items() if kind is dict else enumerate(child):
+                    if id(leaf) in marks or id(leaf) in keyed:
+                        t = k if type(k) is int or ("~" not in k and "/" not in k) else escape_pointer(k)
+                        _record(leaf, f"{here}/{t}", marks, keyed, out)
+            elif items and id(child) not in marks:
+                size = len(out)
+                out[here] = None  # the item's own origin, when its marks name one turn: first
+                self._visit(child, here, 2, out)
+                turns = {o[0] for o in islice(reversed(out.values()), len(out) - size - 1)}
                 if len(turns) == 1:
-                    out[f"{pointer}/{i}"] = (turns.pop(), None)
-                out.update(inner)
+                    out[here] = (turns.pop(), None)
+                else:
+                    del out[here]
             else:
-                self._visit(child, f"{pointer}/{i}", depth + 1, out)
+                self._visit(child, here, depth + 1, out)
 
 
-def _inside(mark: tuple[str, Origin]) -> bool:
-    """A mark on a node before the marks on its keys (a sort key: document order)."""
-    return bool(mark[0])
+def _record(node: Any, pointer: str, marks: dict[int, Origin], keyed: dict[int, list[tuple[str, Origin]]],
+            out: dict[str, Any]) -> None:
+    origin = marks.get(id(node))
+    if origin is not None:
+        out[pointer] = origin
+    more = keyed.get(id(node))
+    if more is not None:
+        for at, origin in more:
+            out[pointer + at] = origin
+
+
+class _Resolved(Mapping[str, Origin]):
+    """`Origins.resolve(body)`, computed when first read (by one thread or several, alike)."""
+
+    __slots__ = ("_body", "_marks", "_resolved")
+
+    def __init__(self, marks: Origins, body: dict[str, Any]) -> None:
+        self._marks, self._body = marks, body
+        self._resolved: dict[str, Origin] | None = None
+
+    def _origins(self) -> dict[str, Origin]:
+        resolved = self._resolved
+        if resolved is None:
+            resolved = self._resolved = self._marks.resolve(self._body)
+        return resolved
+
+    def __getitem__(self, pointer: str) -> Origin:
+        return self._origins()[pointer]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._origins())
+
+    def __len__(self) -> int:
+        return len(self._origins())
+
+    def __repr__(self) -> str:
+        return repr(self._origins())
 
 
 class Writer:
@@ -352,21 +404,24 @@ class Writer:
         self.conv = conversation
         self.losses: list[Loss] = []
         self.marks = Origins()
+        self.carries = self.marks.mark
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
         loss_for(self.losses, message, turn, part)
 
     def carries(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
-        """Emit `node` as carrying part `part` of turn `turn` (see `Origins.mark`)."""
+        """Emit `node` as carrying part `part` of turn `turn` (see `Origins.mark`; `__init__` binds
+        it straight to it, a call less on the writers' hot path)."""
         return self.marks.mark(node, turn, part, at)
 
     def moved(self, node: Any, holder: dict[str, Any] | list[Any], at: str) -> None:
         """What `node` carried is now `holder`'s `at` (see `Origins.moved`)."""
         self.marks.moved(node, holder, at)
 
-    def origins(self, body: dict[str, Any]) -> dict[str, Origin]:
-        """Where the nodes marked so far sit in the final `body` (see `Origins.resolve`)."""
-        return self.marks.resolve(body)
+    def origins(self, body: dict[str, Any]) -> Mapping[str, Origin]:
+        """Where the nodes marked so far sit in the final `body`, found when first read (see
+        `Origins.resolve`)."""
+        return self.marks.later(body)
 
 
 def split_data_url(url: str) -> tuple[str | None, str | None]:
