@@ -9,6 +9,7 @@ import asyncio
 import json
 import statistics
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,56 @@ async def test_the_record_of_the_turn_with_its_path_banded_and_the_finding_marke
         assert "exchange 2 request" in header(wire) and "TD303 lost-is-error" in header(wire)
         shown = widget_text(wire)
         assert "▶" in shown and '"tool_result"' in shown
+
+
+async def test_the_findings_part_is_marked_in_every_format():
+    """TD303 flags the second result of turn 2: switched to another format, the view marks the node
+    that carries that part there (a tool message, an output item, a block), and scrolls to it."""
+    async with opened([TD303], size=(100, 30)) as pilot:
+        wire = await wire_ready(pilot)
+        screen = pilot.app.screen
+        (finding,) = screen.session.findings
+        assert (finding.turn, finding.part) == (2, 1)
+        conversation = screen.session.conversation(screen.location)
+        expected = {"openai-chat": "/messages/4", "openai-responses": "/input/5",
+                    "anthropic": "/messages/2/content/1", "gemini": "/contents/2/parts/1",
+                    "bedrock": "/messages/2/content/1"}
+        for name in FORMATS[1:]:
+            await pilot.press("f")
+            wire = await wire_ready(pilot)
+            assert wire.wire_format == name
+            found = wire.body.reserialized
+            pointer = found.parts[finding.part]
+            assert pointer == expected[name]
+            assert pointer == Reserializer().turn(conversation, 2, name).parts[1]
+            assert wire.mark == wire.body.pretty.span(pointer) is not None
+            marked = "\n".join(wire.lines[wire.mark[0]:wire.mark[1] + 1])
+            assert "monitoring API returned 503" in marked and "ledger" not in marked
+            assert wire.mark[0] in rows_on_screen(wire) and round(wire.scroll_y) == wire.target_y
+            assert f"TD303 lost-is-error at #{pointer}" in header(wire)
+            assert "▶" in widget_text(wire)
+        await pilot.press("f")  # back to the source: the finding's own pointer
+        wire = await wire_ready(pilot)
+        assert wire.mark == wire.body.pretty.span(finding.pointer.partition("#")[2])
+
+
+async def test_a_finding_whose_part_is_not_carried_says_so():
+    """A part the format drops has no node to mark: the view says so instead."""
+    async with opened([TD303]) as pilot:
+        wire = await wire_ready(pilot)
+        screen = pilot.app.screen
+        (finding,) = screen.session.findings
+        conversation = screen.session.conversation(screen.location)
+        dropped = replace(conversation, turns=tuple(
+            replace(t, parts=t.parts[:1]) if i == 1 else t for i, t in enumerate(conversation.turns)))
+        found = Reserializer().turn(dropped, 2, "anthropic")
+        assert finding.part not in found.parts  # its call is gone, so is the result
+        focus = replace(wire.focus_, conversation=dropped)
+        wire.set_format("anthropic")
+        wire.show(focus)
+        wire = await wire_ready(pilot)
+        assert wire.mark is None
+        assert f"part {finding.part} is not carried in anthropic" in header(wire)
 
 
 async def test_selecting_another_turn_moves_the_band_and_drops_the_finding_mark():
