@@ -297,7 +297,7 @@ class Origins:
             self._keyed[id(node)].append((at, (turn, part)))
             return node
         if id(node) in self._marks:
-            node = copy(node)  # type: ignore[arg-type]
+            node = copy(node)
         self._marks[id(node)] = (turn, part)
         self._keep.append(node)
         return node
@@ -336,14 +336,12 @@ class Origins:
             kind = type(child)
             if kind is not dict and kind is not list:
                 continue
-            token = key if type(key) is int or ("~" not in key and "/" not in key) else escape_pointer(key)
-            here = f"{pointer}/{token}"
+            here = f"{pointer}/{_token(key)}"
             if leaves:  # `child` is the last level visited: its children are only looked up
                 _record(child, here, marks, keyed, out)
                 for k, leaf in child.items() if kind is dict else enumerate(child):
                     if id(leaf) in marks or id(leaf) in keyed:
-                        t = k if type(k) is int or ("~" not in k and "/" not in k) else escape_pointer(k)
-                        _record(leaf, f"{here}/{t}", marks, keyed, out)
+                        _record(leaf, f"{here}/{_token(k)}", marks, keyed, out)
             elif items and id(child) not in marks:
                 size = len(out)
                 out[here] = None  # the item's own origin, when its marks name one turn: first
@@ -355,6 +353,11 @@ class Origins:
                     del out[here]
             else:
                 self._visit(child, here, depth + 1, out)
+
+
+def _token(key: str | int) -> str | int:
+    """A key or index as a JSON-pointer token (escaped only when it has to be)."""
+    return key if isinstance(key, int) or ("~" not in key and "/" not in key) else escape_pointer(key)
 
 
 def _record(node: Any, pointer: str, marks: dict[int, Origin], keyed: dict[int, list[tuple[str, Origin]]],
@@ -404,14 +407,12 @@ class Writer:
         self.conv = conversation
         self.losses: list[Loss] = []
         self.marks = Origins()
-        self.carries = self.marks.mark
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
         loss_for(self.losses, message, turn, part)
 
     def carries(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
-        """Emit `node` as carrying part `part` of turn `turn` (see `Origins.mark`; `__init__` binds
-        it straight to it, a call less on the writers' hot path)."""
+        """Emit `node` as carrying part `part` of turn `turn` (see `Origins.mark`)."""
         return self.marks.mark(node, turn, part, at)
 
     def moved(self, node: Any, holder: dict[str, Any] | list[Any], at: str) -> None:
