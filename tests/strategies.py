@@ -8,6 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from tooldbg import formats
 from tooldbg.formats.base import link
 from tooldbg.jsonio import dumps_str
 from tooldbg.model import (
@@ -28,7 +29,7 @@ from tooldbg.model import (
 )
 
 TOOL_NAMES = ("get_weather", "search_docs", "run_sql")
-WIRE_FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+WIRE_FORMATS = formats.WIRE_FORMATS
 
 # Printable text, including markup look-alikes and control characters a log may hold.
 texts = st.text(

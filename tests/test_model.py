@@ -73,6 +73,10 @@ def test_invalid_arguments_keep_the_raw_string():
     ({"format": CANONICAL_FORMAT, "conversations": [{"turns": [{"role": "user",
                                                                 "parts": [{"type": "x"}]}]}]},
      "/conversations/0/turns/0/parts/0/type"),
+    # a type that is not a string (unhashable, even) is an unknown type too, not a TypeError
+    ({"format": CANONICAL_FORMAT, "conversations": [{"turns": [{"role": "user",
+                                                                "parts": [{"type": ["text"]}]}]}]},
+     "/conversations/0/turns/0/parts/0/type"),
     ({"format": CANONICAL_FORMAT, "conversations": {}}, "/conversations"),
 ])
 def test_bad_canonical_documents_name_the_location(doc, pointer):

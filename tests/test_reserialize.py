@@ -16,7 +16,7 @@ from tooldbg.formats.base import link
 from tooldbg.load import load
 from tooldbg.model import Conversation, Invocation, Result, Turn
 from tooldbg.model import Text as TextPart
-from tooldbg.reserialize import LIST_KEYS, Reserializer, TurnInFormat, reserialize, turn_in_format
+from tooldbg.reserialize import Reserializer, TurnInFormat, reserialize, turn_in_format
 
 PARALLEL = SAMPLES / "anthropic" / "parallel-calls.jsonl"  # 0 user, 1 two calls, 2 results (one failed), 3 answer
 TD403 = SAMPLES / "defects" / "TD403-text-before-tool-results.jsonl"
@@ -103,7 +103,7 @@ def test_each_turn_is_found_at_its_items_with_each_part_at_its_node(target):
     for index, (pointers, parts) in WHERE[target].items():
         found = cache.turn(WEATHER, index, target)
         assert (list(found.pointers), found.parts) == (pointers, parts), index
-        assert found.pointer == pointers[0] and found.key == LIST_KEYS[target]
+        assert found.pointer == pointers[0] and found.key == formats.facts(target).messages_key
         assert found.losses == tuple(x for x in written.losses if x.turn == index)
         for shown, pointer in enumerate(found.pointers):  # items not shared are shown whole
             if pointer not in found.shared:
@@ -254,7 +254,7 @@ def test_the_turns_cover_the_written_messages_and_their_parts(target, conv):
     the node the written body has there."""
     cache = Reserializer()
     written = cache.write(conv, target)
-    key = LIST_KEYS[target]
+    key = formats.facts(target).messages_key
     seen: set[str] = set()
     for index in range(len(conv.turns)):
         found = cache.turn(conv, index, target)

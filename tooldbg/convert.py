@@ -12,6 +12,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from . import formats
 from .errors import InputError
@@ -25,7 +26,7 @@ TARGETS: tuple[str, ...] = (*formats.WIRE_FORMATS, "canonical")
 @dataclass(frozen=True, slots=True)
 class Export:
     target: str
-    body: object
+    body: dict[str, Any]
     losses: tuple[Loss, ...]
 
     def text(self, *, redact: bool = True) -> str:

@@ -57,6 +57,24 @@ def try_loads(text: str) -> tuple[bool, Any]:
         return False, None
 
 
+def count_values(text: str) -> int:
+    """How many JSON values `text` holds back to back (`{"a":1}{"b":2}` → 2); 0 when it is not a
+    run of JSON values at all. orjson parses one document only, so this walks with the standard
+    library's `raw_decode`."""
+    decoder, pos, count = json.JSONDecoder(), 0, 0
+    while pos < len(text):
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        if pos == len(text):
+            break
+        try:
+            _, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            return 0
+        count += 1
+    return count
+
+
 def resolve(value: Any, pointer: str) -> Any:
     """The value at a JSON pointer (RFC 6901); None when the path does not exist."""
     if not pointer:

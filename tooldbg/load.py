@@ -14,9 +14,9 @@ from typing import Any
 
 from . import formats
 from .errors import FormatError, InputError
-from .formats.base import ApiError, Assembled, Request, Response, with_chunks
+from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
 from .jsonio import resolve
-from .model import Conversation, Source, read_document
+from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
 from .stitch import Stitcher
 
@@ -161,7 +161,7 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
     return read
 
 
-def _stream_response(module, assembled: Assembled, source: Source) -> Response:  # noqa: ANN001
+def _stream_response(module: Format, assembled: Assembled, source: Source) -> Response:
     response = module.read_response(assembled.body, source)
     return replace(response, turn=with_chunks(response.turn, assembled.chunks))
 
@@ -185,9 +185,8 @@ def _detect(exchange: Exchange) -> str | None:
     return None
 
 
-def _source(path: str, exchange: Exchange, message: Message, side: str) -> Source:
-    return Source(file=path, exchange=exchange.index, side=side,  # type: ignore[arg-type]
-                  location=message.location)
+def _source(path: str, exchange: Exchange, message: Message, side: Side) -> Source:
+    return Source(file=path, exchange=exchange.index, side=side, location=message.location)
 
 
 def _error(path: str, message: Message, err: FormatError) -> InputError:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeGuard
 
 from .errors import FormatError
 
@@ -27,6 +27,11 @@ CANONICAL_FORMAT = "tooldbg.canonical/1"
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 Side = Literal["request", "response"]
+
+
+def is_role(value: object) -> TypeGuard[Role]:
+    """`value` is one of the four turn roles."""
+    return value in ROLES
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +274,7 @@ def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
             value = list(value)
         out[f.name] = value
     # Fields whose None is meaningful stay even when empty.
-    keep = {k: out[k] for k in ("arguments", "value", "text") if k in out}
+    keep: dict[str, Any] = {k: out[k] for k in ("arguments", "value", "text") if k in out}
     out = _compact(out)
     out.update(keep)
     if isinstance(part, Invocation) and part.raw_arguments is not None:
@@ -287,7 +292,8 @@ def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
 def part_from_dict(data: Any, pointer: str = "") -> Part:
     if not isinstance(data, Mapping):
         raise FormatError("a part must be an object", pointer)
-    cls = PART_TYPES.get(data.get("type"))  # type: ignore[arg-type]
+    kind = data.get("type")
+    cls = PART_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise FormatError(f"unknown part type {data.get('type')!r}", pointer + "/type")
     kwargs: dict[str, Any] = {}

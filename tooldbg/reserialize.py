@@ -24,15 +24,6 @@ from . import formats
 from .formats.base import Written
 from .model import Conversation, Loss
 
-#: The request key holding each format's message list.
-LIST_KEYS: dict[str, str] = {
-    "openai-chat": "messages",
-    "openai-responses": "input",
-    "anthropic": "messages",
-    "gemini": "contents",
-    "bedrock": "messages",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class TurnInFormat:
@@ -143,12 +134,12 @@ class Reserializer:
         return index
 
     def turn(self, conversation: Conversation, index: int, target: str) -> TurnInFormat:
-        if target not in LIST_KEYS:
+        if target not in formats.FORMATS:
             raise ValueError(f"not a wire format: {target}")
         if not 0 <= index < len(conversation.turns):
             raise IndexError(f"turn {index} out of range")
         found = self._index(conversation, target)
-        body, key = found.written.body, LIST_KEYS[target]
+        body, key = found.written.body, formats.facts(target).messages_key
         entries: dict[str, list[str]] = {}
         parts: dict[int, str] = {}
         for pointer, part in found.by_turn.get(index, ()):

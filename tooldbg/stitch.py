@@ -16,9 +16,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, replace
 
-import orjson
-
 from .formats.base import ApiError, Request, Response, link
+from .jsonio import dumps
 from .model import Conversation, Turn, turn_to_dict
 
 
@@ -33,8 +32,7 @@ class Thread:
 
 
 def turn_hash(turn: Turn) -> bytes:
-    data = orjson.dumps(turn_to_dict(turn, sources=False),
-                        option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr)
+    data = dumps(turn_to_dict(turn, sources=False), sort_keys=True)
     return hashlib.blake2b(data, digest_size=16).digest()
 
 

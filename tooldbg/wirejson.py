@@ -16,9 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
-from .jsonio import dumps_str
+from .jsonio import dumps, dumps_str
 from .model import escape_pointer
 
 INDENT = 2
@@ -56,10 +54,7 @@ class Pretty:
 
 def scalar(value: Any) -> str:
     """One scalar (or empty container) as JSON text; values JSON cannot hold degrade, never raise."""
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return dumps_str(value)
+    return dumps(value).decode()
 
 
 def pretty(value: Any, base: str = "") -> Pretty:

@@ -297,6 +297,21 @@ def test_tool_choice_forms(value, choice):
     assert oc.read_request({"messages": [], "tool_choice": value}, SRC).tool_choice == choice
 
 
+
+def test_an_unknown_tool_choice_object_is_written_back_verbatim():
+    """A tool_choice this reader does not model (a form from a later API version) has no
+    canonical ToolChoice: the writer puts the recorded object back, and does not crash on the
+    missing canonical choice (it raised AttributeError on `choice.parallel`)."""
+    unknown = {"type": "a_later_form", "a_later_form": {"name": "f"}}
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+            "tool_choice": unknown}
+    request = oc.read_request(body, SRC)
+    assert request.tool_choice is None
+    written = oc.write(as_conversation(request))
+    assert written.body["tool_choice"] == unknown
+    assert "parallel_tool_calls" not in written.body
+
 @pytest.mark.parametrize("body, pointer", [
     ([], ""),
     ({"messages": {}}, "/messages"),

@@ -19,17 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from .. import formats
 from ..jsonio import dumps_str, resolve, try_loads
 from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Source, Tool, Turn
 from .base import Context, Finding
 
-#: Formats whose arguments travel as a JSON-encoded string.
-STRING_FORMATS = frozenset({"openai-chat", "openai-responses"})
-#: Formats whose arguments travel as a JSON object.
-OBJECT_FORMATS = frozenset({"anthropic", "gemini", "bedrock"})
 #: Stream problems after which the assembled arguments are the stream rules' business.
 BROKEN_STREAM = frozenset({"arguments", "truncated", "order"})
 
@@ -71,6 +68,12 @@ class Call:
             isinstance(responses, Mapping) and responses.get("custom") is True)
 
     @property
+    def encoding(self) -> Literal["string", "object"] | None:
+        """How the call's wire format carries arguments (`Facts.arguments`): a JSON-encoded `string`
+        or an `object`; None for a call with no wire format (a canonical document)."""
+        return formats.facts(self.format).arguments if self.format is not None else None
+
+    @property
     def has_wire(self) -> bool:
         return self.wire is not MISSING
 
@@ -90,11 +93,11 @@ def calls(ctx: Context) -> Iterator[Call]:
     """Every tool call of the file, in log order (see the module docstring)."""
     seen: set[tuple[Any, ...]] = set()
     if not ctx.reads:  # a canonical document: its conversations are all there is
-        for conv in ctx.conversations:
-            for t, _, p, part in ctx.parts(conv):
+        for whole in ctx.conversations:
+            for t, _, p, part in ctx.parts(whole):
                 if isinstance(part, Invocation):
-                    yield Call(conv, t, p, part, None, part.source.side, conv.tools, part.source,
-                               MISSING, _first(seen, conv, t, p, part))
+                    yield Call(whole, t, p, part, None, part.source.side, whole.tools, part.source,
+                               MISSING, _first(seen, whole, t, p, part))
         return
     for read in ctx.reads:
         conv = ctx.loaded.conversation(read.conversation) if read.conversation else None
@@ -152,26 +155,25 @@ def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int
 
 
 def _arguments_path(fmt: str | None, part: Invocation, container: Any) -> tuple[str, ...] | None:
-    """Where a call of `fmt` keeps its arguments, relative to the call's own wire node."""
+    """Where a call of `fmt` keeps its arguments, relative to the call's own wire node: the format's
+    `Facts.arguments_path`, but for the shapes beside its function calls that some readers accept
+    (custom tools, OpenAI's legacy `function_call`, Gemini's snake_case `function_call`)."""
+    if fmt is None:
+        return None
+    own = part.meta.get(fmt)
+    own = own if isinstance(own, Mapping) else {}
     if fmt == "openai-chat":
-        own = part.meta.get(fmt)
-        own = own if isinstance(own, Mapping) else {}
         if own.get("type") == "custom":
             return ("custom", "input")
-        return ("arguments",) if own.get("function_call") else ("function", "arguments")
-    if fmt == "openai-responses":
-        own = part.meta.get(fmt)
-        custom = isinstance(own, Mapping) and own.get("custom") is True
-        return ("input",) if custom else ("arguments",)
-    if fmt == "anthropic":
-        return ("input",)
-    if fmt == "bedrock":
-        return ("toolUse", "input")
-    if fmt == "gemini":
-        key = "function_call" if isinstance(container, dict) and "functionCall" not in container \
-            and "function_call" in container else "functionCall"
-        return (key, "args")
-    return None
+        if own.get("function_call"):
+            return ("arguments",)
+    elif fmt == "openai-responses":
+        if own.get("custom") is True:
+            return ("input",)
+    elif fmt == "gemini":
+        if isinstance(container, dict) and "functionCall" not in container and "function_call" in container:
+            return ("function_call", "args")
+    return formats.facts(fmt).arguments_path
 
 
 def finding(ctx: Context, call: Call, message: str, *, at: Source | None = None) -> Finding:

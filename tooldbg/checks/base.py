@@ -21,11 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from ..formats.base import StreamProblem
 from ..load import ExchangeRead, Loaded
-from ..model import Conversation, Part, Source, Turn
+from ..model import Conversation, Part, Side, Source, Turn
+
+_T = TypeVar("_T")
 
 SEVERITIES = ("info", "warning", "error")
 
@@ -98,8 +100,8 @@ class Context:
     def reads(self) -> list[ExchangeRead]:
         return self.loaded.reads
 
-    def shared(self, key: str, compute: Callable[[], Any]) -> Any:
-        """`compute()` once per run for every rule that asks for `key`."""
+    def shared(self, key: str, compute: Callable[[], _T]) -> _T:
+        """`compute()` once per run for every rule that asks for `key` (with the same `compute`)."""
         if key not in self.memo:
             self.memo[key] = compute()
         return self.memo[key]
@@ -126,11 +128,11 @@ class Context:
                     if problem.kind == kind:
                         yield read, problem
 
-    def at_exchange(self, read: ExchangeRead, message: str, *, side: str = "response",
+    def at_exchange(self, read: ExchangeRead, message: str, *, side: Side = "response",
                     pointer: str = "", chunk: int | None = None) -> Finding:
         """A finding about an exchange as a whole (a stream, a request body) rather than a turn."""
         wire = read.exchange.response if side == "response" else read.exchange.request
-        source = Source(file=self.loaded.path, exchange=read.exchange.index, side=side,  # type: ignore[arg-type]
+        source = Source(file=self.loaded.path, exchange=read.exchange.index, side=side,
                         location=wire.location if wire is not None else "", pointer=pointer)
         conversation = self.loaded.conversation(read.conversation) if read.conversation else None
         return self.at(message, conversation=conversation, source=source, chunk=chunk)

@@ -9,12 +9,12 @@ same functions here, so a defect is reported once, by the rule that explains it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsonio import dumps_str
 from ..model import Conversation, Invocation, Json, Part, Result, Text
 from .base import Context
 
@@ -236,8 +236,7 @@ def describe(call: Invocation, limit: int = 60) -> str:
     if call.raw_arguments is not None:
         args = call.raw_arguments
     else:
-        args = json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"), sort_keys=True,
-                          default=str)
+        args = dumps_str(call.arguments, sort_keys=True)
     if len(args) > limit:
         args = args[: limit - 1] + "…"
     return f"{call.id} {call.name}({args})"
@@ -250,7 +249,7 @@ def result_text(parts: tuple[Part, ...]) -> str:
         if isinstance(part, Text):
             out.append(part.text)
         elif isinstance(part, Json):
-            out.append(json.dumps(part.value, ensure_ascii=False, default=str))
+            out.append(dumps_str(part.value))
         elif isinstance(part, Result):
             out.append(result_text(part.content))
     return "\n".join(out)

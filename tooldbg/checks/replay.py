@@ -25,22 +25,19 @@ import base64
 import binascii
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from .. import formats
 from ..formats.base import Request
 from ..jsonio import dumps_str, try_loads
 from ..load import ExchangeRead, Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
 from .base import Context, Finding
 
-#: Formats whose tool results carry a failure flag (Anthropic `is_error`, Bedrock `status`).
-FLAGGED_FORMATS = frozenset({"anthropic", "bedrock"})
-#: Formats with no flag at all: a failure can only be said in the result's text.
-UNFLAGGED_FORMATS = frozenset({"openai-chat", "openai-responses"})
-
 Placed = tuple[int, int, Any]  # (turn index in the replaying request, part index, part)
+_Wired = TypeVar("_Wired", Invocation, Result)  # the parts a wire id pairs
 
 
 # ------------------------------------------------------------------------------- the pairing
@@ -89,7 +86,8 @@ class Pair:
         """Each result of the original with its replay (None: not found)."""
         return self._match(Result, self.replay.results_by_wire)
 
-    def _match(self, kind: type, index_of: Any) -> list[tuple[Any, Placed | None]]:
+    def _match(self, kind: type[_Wired],
+               index_of: Callable[[], dict[str, list[Placed]]]) -> list[tuple[_Wired, Placed | None]]:
         originals = [p for p in self.original.parts if isinstance(p, kind)]
         local = [(ti, pi, p) for ti, pi, p in self.replayed_parts() if isinstance(p, kind)]
         used: set[int] = set()
@@ -142,8 +140,15 @@ class Replay:
 
     @property
     def request(self) -> Request:
+        """`after`'s request, the one that replays (a Replay is only made when both have one)."""
         assert self.after.request is not None
         return self.after.request
+
+    @property
+    def replayed(self) -> Request:
+        """`before`'s request, the history `request` replays."""
+        assert self.before.request is not None
+        return self.before.request
 
     @property
     def format(self) -> str | None:
@@ -159,7 +164,7 @@ class Replay:
             self._results = self._by_wire(Result)
         return self._results
 
-    def _by_wire(self, kind: type) -> dict[str, list[Placed]]:
+    def _by_wire(self, kind: type[_Wired]) -> dict[str, list[Placed]]:
         out: dict[str, list[Placed]] = {}
         for ti, turn in enumerate(self.request.turns):
             for pi, part in enumerate(turn.parts):
@@ -214,14 +219,16 @@ def _rejected(read: ExchangeRead) -> bool:
 
 def _continues(before: ExchangeRead, after: ExchangeRead) -> bool:
     """`after`'s history is `before`'s, turn by turn, with some turns changed, and goes on."""
-    old, new = before.request.turns, after.request.turns  # type: ignore[union-attr]
+    if before.request is None or after.request is None:
+        return False
+    old, new = before.request.turns, after.request.turns
     return (0 < len(old) < len(new) and (old[0] == new[0] or anchored(old[0], new[0]))
             and all(a == b or anchored(a, b) or bool(results_as_text(a, b))
                     for a, b in zip(old, new, strict=False)))
 
 
 def _pairs(replay: Replay) -> Replay:
-    old = replay.before.request.turns  # type: ignore[union-attr]
+    old = replay.replayed.turns
     new = replay.request.turns
     exact = True
     for i, turn in enumerate(old):
@@ -276,7 +283,7 @@ def anchored(a: Turn, b: Turn) -> bool:
     return False
 
 
-def results_as_text(original: Turn, turns: Iterable[Turn]) -> list[tuple[Result, Text]]:
+def results_as_text(original: Turn, turns: Turn | Iterable[Turn]) -> list[tuple[Result, Text]]:
     """Results of `original` whose content reappears inside a plain text part of `turns` (user
     or system text): the result replayed as text, its binding gone."""
     if isinstance(turns, Turn):
@@ -488,11 +495,12 @@ def lost_flags(ctx: Context) -> Iterator[tuple[Pair, Result, Placed]]:
     """Results flagged as failures in one request and replayed unflagged in the next (TD303); a
     format without a flag is excused when the replay says the failure in its text."""
     for replay in replays(ctx):
+        textual = replay.format is not None and formats.facts(replay.format).failure == "text"
         for pair in replay.pairs:
             for result, hit in pair.results():
                 if not result.is_error or hit is None or hit[2].is_error:
                     continue
-                if replay.format in UNFLAGGED_FORMATS and failure_report(hit[2].content):
+                if textual and failure_report(hit[2].content):
                     continue
                 yield pair, result, hit
 

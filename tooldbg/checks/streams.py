@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from json import JSONDecodeError, JSONDecoder
 from typing import Any
 
 from .. import formats
 from ..formats.base import Assembled, StreamEvent, StreamProblem
+from ..jsonio import count_values
 from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Part, Source
 from .base import Context, Finding
@@ -105,20 +105,7 @@ def _part(parts: tuple[Part, ...], chunk: int | None, kind: str | None) -> int |
 def glued(text: str | None) -> int:
     """How many JSON values `text` holds back to back (`{"a":1}{"b":2}` → 2); 0 when it is not a
     run of JSON values at all."""
-    if not text or not text.strip():
-        return 0
-    decoder, pos, count = JSONDecoder(), 0, 0
-    while pos < len(text):
-        while pos < len(text) and text[pos] in " \t\r\n":
-            pos += 1
-        if pos == len(text):
-            break
-        try:
-            _, pos = decoder.raw_decode(text, pos)
-        except JSONDecodeError:
-            return 0
-        count += 1
-    return count
+    return count_values(text) if text else 0
 
 
 # ------------------------------------------------------------------------ judgements on problems

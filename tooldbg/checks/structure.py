@@ -10,8 +10,9 @@ judge what a request sent, in that request's wire format, so `views()` gives eac
   provider would reject rather than at the response the turn first came from;
 * `units`: the wire message each turn belongs to. Readers split one wire message into several turns
   (an Anthropic, Gemini or Bedrock user message holding results and text becomes a `tool` turn and a
-  `user` turn with one source); the unit puts them back together. Anthropic combines consecutive
-  messages of one role into a single turn, so there a unit is a run of same-role messages.
+  `user` turn with one source); the unit puts them back together. A provider that combines
+  consecutive messages of one role (Anthropic, `Facts.merges_roles`) validates them as one, so there
+  a unit is a run of same-role messages.
 
 `answers()` walks every response of every exchange, with the conversation turn it became. Every
 function here is one pass over the log.
@@ -23,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .. import formats
 from ..formats.base import Assembled, Response, chunk_for
 from ..jsonio import dumps_str
 from ..load import ExchangeRead
@@ -31,12 +33,6 @@ from .base import Context, Finding
 
 #: Finish / stop reasons that announce tool calls in the message.
 CALL_FINISH = frozenset({"tool_calls", "function_call", "tool_use"})
-#: Where each format keeps the finish reason in a (non-streamed or assembled) response body.
-FINISH_POINTER = {"openai-chat": "/choices/0/finish_reason", "anthropic": "/stop_reason",
-                  "bedrock": "/stopReason", "gemini": "/candidates/0/finishReason",
-                  "openai-responses": "/status"}
-#: Formats whose providers reject a history that breaks their pairing or ordering rules.
-STRICT = frozenset({"openai-chat", "anthropic", "gemini", "bedrock"})
 _CALL_TYPES = ("tool_use", "_call", "toolUse", "functionCall", "function_call")
 
 
@@ -86,12 +82,13 @@ def views(ctx: Context) -> Iterator[View]:
         units: list[int] = []
         roles: list[str] = []
         previous: Any = None
+        merges = fmt is not None and formats.facts(fmt).merges_roles
         for t, turn in enumerate(conv.turns):
             role = wire_role(turn)
             key: Any = object()  # a turn of its own
             if t < sent and fmt is not None:
                 s = wire[t].source
-                key = role if fmt == "anthropic" else (s.exchange, s.side, s.location, s.pointer)
+                key = role if merges else (s.exchange, s.side, s.location, s.pointer)
             if units and key == previous:
                 units.append(units[-1])
             else:
@@ -153,7 +150,8 @@ class Answer:
     def finish_source(self) -> tuple[Source, int | None]:
         """The finish reason's location (and, for a stream, the chunk that carried it)."""
         wire = self.read.exchange.response
-        pointer = FINISH_POINTER.get(self.read.format or "", "")
+        fmt = self.read.format
+        pointer = formats.facts(fmt).finish_pointer if fmt is not None else ""
         source = Source(exchange=self.read.exchange.index, side="response",
                         location=wire.location if wire is not None else "", pointer=pointer)
         chunk = chunk_for(self.stream.chunks, pointer) if self.stream is not None else None
@@ -174,7 +172,10 @@ def answers(ctx: Context) -> Iterator[Answer]:
             if response.turn is None:
                 continue
             s = response.turn.source
-            conv, t = where.get((s.exchange, s.location, s.pointer, s.chunk), (None, None))
-            if conv is None and read.conversation is not None:
-                conv = ctx.loaded.conversation(read.conversation)
-            yield Answer(read, response, stream, conv, t)
+            found = where.get((s.exchange, s.location, s.pointer, s.chunk))
+            if found is not None:
+                yield Answer(read, response, stream, *found)
+            else:
+                conversation = (ctx.loaded.conversation(read.conversation)
+                                if read.conversation is not None else None)
+                yield Answer(read, response, stream, conversation, None)

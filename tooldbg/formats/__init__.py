@@ -1,24 +1,33 @@
-"""The provider formats: one module each, same public names (see `base`), registered here once."""
+"""The provider formats: one package each, same public names (`base.Format`), registered here once.
+
+What the rest of tooldbg needs to know about a format is the `Facts` its module declares (`facts`);
+nothing outside this package keeps a table of formats (tests/formats/test_facts.py checks both)."""
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
+from ..model import Side
 from . import anthropic, bedrock, gemini, openai_chat, openai_responses
-from .base import StreamEvent
+from .base import Facts, Format, StreamEvent
 
 #: Detection order matters where shapes overlap: Bedrock and Anthropic bodies both have
-#: `messages`, and are told apart before OpenAI Chat, whose sniffing is the loosest.
-FORMATS: dict[str, ModuleType] = {
-    m.NAME: m for m in (openai_responses, gemini, bedrock, anthropic, openai_chat)
-}
+#: `messages`, and are told apart before OpenAI Chat, whose sniffing is the loosest. Typed as
+#: `Format`, so each module is checked against the protocol.
+_DETECTION_ORDER: tuple[Format, ...] = (openai_responses, gemini, bedrock, anthropic, openai_chat)
+FORMATS: dict[str, Format] = {m.NAME: m for m in _DETECTION_ORDER}
 
-WIRE_FORMATS: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+#: The formats in the order they are listed to the user (each format's `Facts.order`).
+WIRE_FORMATS: tuple[str, ...] = tuple(sorted(FORMATS, key=lambda name: FORMATS[name].FACTS.order))
 
 
-def get(name: str) -> ModuleType:
+def get(name: str) -> Format:
     return FORMATS[name]
+
+
+def facts(name: str) -> Facts:
+    """What format `name` declares about itself (a KeyError for a name that is not a format)."""
+    return FORMATS[name].FACTS
 
 
 def detect_url(url: str) -> str | None:
@@ -29,7 +38,7 @@ def detect_url(url: str) -> str | None:
     return None
 
 
-def detect_body(body: Any, side: str) -> str | None:
+def detect_body(body: Any, side: Side) -> str | None:
     for name, module in FORMATS.items():
         if module.sniff(body, side):
             return name

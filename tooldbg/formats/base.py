@@ -5,6 +5,8 @@ same public names, like msgspec's per-format modules:
 
     NAME                                   the format's name on the command line
     URL_HINTS                              substrings of an endpoint URL that name this format
+    FACTS                                  a `Facts`: what the rest of tooldbg needs to know of the
+                                           format (list key, finish pointer, argument encoding…)
     sniff(body, side) -> bool              does this parsed body look like this format?
     sniff_stream(events) -> bool           does this stream look like this format?
     read_request(body, source) -> Request  a request body as canonical turns (linked)
@@ -15,6 +17,9 @@ same public names, like msgspec's per-format modules:
     assemble_stream(events, source) -> Assembled   one response's events → the equivalent response
                                            body, exactly as the official SDK accumulates them
     write(conversation) -> Written         canonical → the request body that replays it, + losses
+
+`Format` below spells these out as a protocol: the registry in `formats/__init__.py` holds modules
+typed by it, so a module missing a name, or with a signature that does not fit, fails type checking.
 
 Readers raise only `FormatError` (with a JSON pointer); writers never raise on a valid canonical
 conversation: what the target cannot carry is a `Loss` in the report.
@@ -27,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, field, replace
 from itertools import groupby, islice
-from typing import Any, TypeGuard, TypeVar
+from typing import Any, Literal, Protocol, TypeGuard, TypeVar
 
 from ..errors import FormatError
 from ..jsonio import try_loads
@@ -38,11 +43,13 @@ from ..model import (
     Opaque,
     Part,
     Result,
+    Side,
     Source,
     Tool,
     ToolChoice,
     Turn,
     escape_pointer,
+    is_role,
 )
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
@@ -138,6 +145,90 @@ class Written:
     body: dict[str, Any]
     losses: tuple[Loss, ...] = ()
     origins: Mapping[str, Origin] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Facts:
+    """What the code outside a format's module needs to know about the format, declared once by the
+    module as `FACTS` and read through `formats.facts(name)`: no other module keeps a table of
+    formats. Every field is required, so a new format answers every question (tests/formats/
+    test_facts.py checks the answers against the format's own reader and writer)."""
+
+    name: str
+    """The format's name: the module's `NAME`."""
+    order: int
+    """Where the format comes when formats are listed (distinct per format): `formats.WIRE_FORMATS`
+    is sorted by it, and with it the CLI's `--input-format`/`--target` choices, `tooldbg formats`,
+    `convert --to`, the TUI's wire-view cycle (`f`), its command palette and its export dialog."""
+    messages_key: str
+    """The request key of the message list the writer fills (`messages`, `input`, `contents`):
+    `reserialize` finds a turn's wire items in it."""
+    finish_pointer: str
+    """The JSON pointer of the finish (stop) reason in a response body, or in the body assembled from
+    a stream: findings about the finish reason (TD602) point there (`checks.structure.Answer`)."""
+    arguments: Literal["string", "object"]
+    """How a call's arguments travel: a JSON-encoded `string` (OpenAI) or a JSON `object`.
+    `checks.arguments.Call.encoding` gives it to the argument rules: TD203 judges string formats,
+    TD202, TD204, TD205 and TD206 object formats."""
+    arguments_path: tuple[str, ...]
+    """The keys from a function call's wire node to its arguments (`("function", "arguments")`,
+    `("input",)`): `checks.arguments` reads the wire value there (custom tools and legacy shapes are
+    its special cases), and TD204 names the field by the last key."""
+    failure: Literal["flag", "error-key", "text"]
+    """How a tool result says that the tool failed: a `flag` beside the content (Anthropic `is_error`,
+    Bedrock `status`), an `error-key` in place of the output (Gemini `response.error`), or only in
+    its `text`. TD304 judges `flag` formats; `checks.replay.lost_flags` (TD303) excuses a replay in
+    a `text` format that says the failure in its text."""
+    failure_wording: str | None
+    """The failure marking as findings quote it (`is_error: true`), None for a `text` format: TD303
+    and TD304 name it in their messages."""
+    reasoning: str | None
+    """What the format calls the reasoning that has to come back with a call (`thinking block`,
+    `reasoning item`, `thoughtSignature`), None when it has none: TD307 names it."""
+    strict_pairing: bool
+    """The provider rejects a history whose results are not in the turn right after their calls:
+    TD402 is then an error, not a warning."""
+    merges_roles: bool
+    """The provider combines consecutive messages of one role into one before validating them
+    (Anthropic): `checks.structure.views` counts such a run as one wire message."""
+    calls_last: bool
+    """The provider rejects text (or another block) after a call in the same assistant message:
+    TD405 judges the format."""
+    rejects_blank_text: bool
+    """The provider rejects a request holding an empty or whitespace-only text block: TD406 judges
+    the format."""
+
+
+# ------------------------------------------------------------------------------- the protocol
+
+
+class Format(Protocol):
+    """A provider module's public names (see the module docstring). Parameters are positional-only:
+    callers pass them by position, and a module may name them as it likes (`conv`, `conversation`)
+    or accept more (a `Sequence` of events, a default `source`)."""
+
+    @property
+    def NAME(self) -> str: ...
+
+    @property
+    def URL_HINTS(self) -> tuple[str, ...]: ...
+
+    @property
+    def FACTS(self) -> Facts: ...
+
+    def sniff(self, body: Any, side: Side, /) -> bool: ...
+
+    def sniff_stream(self, events: list[StreamEvent], /) -> bool: ...
+
+    def read_request(self, body: Any, source: Source, /) -> Request: ...
+
+    def read_response(self, body: Any, source: Source, /) -> Response: ...
+
+    def split_streams(self, events: list[StreamEvent], /) -> list[list[StreamEvent]]: ...
+
+    def assemble_stream(self, events: list[StreamEvent], source: Source, /) -> Assembled: ...
+
+    def write(self, conversation: Conversation, /) -> Written: ...
 
 
 # ------------------------------------------------------------------------------ shared steps
@@ -523,9 +614,11 @@ def report_foreign(name: str, meta: Mapping[str, Any], losses: list[Loss], turn:
 def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn]:
     """One wire message → turns: each run of tool results becomes a `tool` turn and the rest `role`
     turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
-    turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)  # type: ignore[arg-type]
+    if not is_role(role):
+        raise FormatError(f"unknown role {role!r}", source.child("role").pointer)
+    turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)
              for is_result, run in groupby(parts, key=lambda p: isinstance(p, Result))]
-    return turns or [Turn(role=role, source=source)]  # type: ignore[arg-type]
+    return turns or [Turn(role=role, source=source)]
 
 
 def event_type(event: StreamEvent) -> str | None:
@@ -556,8 +649,9 @@ def as_index(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def own_opaque(name: str, part: Part) -> TypeGuard[Opaque]:
-    """An Opaque format `name`'s reader made (a wire object): its writer puts it back verbatim."""
+def is_own_opaque(part: Part, name: str) -> TypeGuard[Opaque]:
+    """An Opaque format `name`'s reader made (a wire object): its writer puts it back verbatim.
+    The part comes first: a TypeGuard narrows its function's first argument."""
     return isinstance(part, Opaque) and part.origin == name and isinstance(part.value, dict)
 
 

@@ -118,7 +118,7 @@ def _json_document(path: str, value: Any) -> Capture:
             capture = Capture(path, "json")
             _add_exchange(capture, value, "", 0)
             return capture
-        return Capture(path, "json", [Exchange(0, **_bare_body(value))])
+        return Capture(path, "json", [_bare_exchange(value)])
     if isinstance(value, list):
         if value and all(_is_exchange(v) for v in value):
             capture = Capture(path, "json")
@@ -138,12 +138,14 @@ def _is_exchange(value: Any) -> bool:
         "type" in value or "messages" in value or "contents" in value or "input" in value)
 
 
-def _bare_body(body: dict[str, Any]) -> dict[str, Message]:
+def _bare_exchange(body: dict[str, Any]) -> Exchange:
     """A body on its own: a request or a response, told apart by its shape."""
     from ..formats import detect_body  # formats depend on records only through StreamEvent
 
-    side = "request" if detect_body(body, "request") else "response"
-    return {side: Message(location="", body=body)}
+    message = Message(location="", body=body)
+    if detect_body(body, "request"):
+        return Exchange(0, request=message)
+    return Exchange(0, response=message)
 
 
 def _single_stream(path: str, container: str, events: list[StreamEvent],

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ...errors import FormatError
 from ...jsonio import loads
-from ..arguments import OBJECT_FORMATS, calls, finding, short
+from ..arguments import calls, finding, short
 from ..base import Context, Finding
 
 CODE = "TD202"
@@ -36,7 +36,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         raw = call.call.raw_arguments
         if not call.first or call.custom or call.broken_stream or raw is None or not raw.strip():
             continue
-        if call.format in OBJECT_FORMATS and isinstance(call.wire, str):
+        if call.encoding == "object" and isinstance(call.wire, str):
             continue  # a string where an object belongs: TD204 says so
         yield finding(ctx, call, f"arguments of {call.name!r} are not valid JSON ({_why(raw)}): {short(raw)}")
 

@@ -12,7 +12,7 @@ encodings apart.
 
 from collections.abc import Iterator
 
-from ..arguments import STRING_FORMATS, calls, describe, finding, short, unique
+from ..arguments import calls, describe, finding, short, unique
 from ..base import Context, Finding
 
 CODE = "TD203"
@@ -35,7 +35,7 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _findings(ctx: Context) -> Iterator[Finding]:
     for call in calls(ctx):
-        if call.format not in STRING_FORMATS or call.custom or call.broken_stream:
+        if call.encoding != "string" or call.custom or call.broken_stream:
             continue
         if call.has_wire and not isinstance(call.wire, str):
             yield finding(ctx, call, f"arguments of {call.name!r} are {describe(call.wire)} "

@@ -11,8 +11,9 @@ deliver `input` as string fragments by design: only the assembled value counts.)
 
 from collections.abc import Iterator, Mapping
 
+from ... import formats
 from ...jsonio import try_loads
-from ..arguments import OBJECT_FORMATS, calls, describe, finding, short, unique
+from ..arguments import calls, describe, finding, short, unique
 from ..base import Context, Finding
 
 CODE = "TD204"
@@ -28,8 +29,6 @@ GOOD = """
   {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Paris"}}]}
 """
 
-_FIELD = {"anthropic": "input", "bedrock": "input", "gemini": "args"}
-
 
 def check(ctx: Context) -> Iterator[Finding]:
     return unique(_findings(ctx))
@@ -39,7 +38,7 @@ def _findings(ctx: Context) -> Iterator[Finding]:
     for call in calls(ctx):
         if call.broken_stream:
             continue
-        if call.format in OBJECT_FORMATS:
+        if call.format is not None and call.encoding == "object":
             # Protobuf JSON reads a null `args` as unset (Gemini), and Bedrock's is a document: only
             # Anthropic's pydantic model is known to reject `"input": null`.
             if call.has_wire and not isinstance(call.wire, dict) and not (
@@ -47,7 +46,8 @@ def _findings(ctx: Context) -> Iterator[Finding]:
                 what = describe(call.wire)
                 if isinstance(call.wire, str):
                     what = "a JSON string" if _is_json(call.wire) else "a string (not even JSON)"
-                yield finding(ctx, call, f"{_FIELD[call.format]} of {call.name!r} is {what} "
+                field = formats.facts(call.format).arguments_path[-1]
+                yield finding(ctx, call, f"{field} of {call.name!r} is {what} "
                                          f"({short(call.wire, 40)}); {call.format} requires an object")
         elif not call.has_wire and call.format is None:
             own = call.call.meta.get("anthropic")

@@ -11,7 +11,7 @@ turn. The repair is mechanical — send `"{}"` — which is why this is its own 
 
 from collections.abc import Iterator
 
-from ..arguments import OBJECT_FORMATS, calls, finding
+from ..arguments import calls, finding
 from ..base import Context, Finding
 
 CODE = "TD205"
@@ -30,7 +30,7 @@ GOOD = """
 
 def check(ctx: Context) -> Iterator[Finding]:
     for call in calls(ctx):
-        if not call.first or call.custom or call.broken_stream or call.format in OBJECT_FORMATS:
+        if not call.first or call.custom or call.broken_stream or call.encoding == "object":
             continue  # in an object format any string is TD204
         text = call.encoded_text()
         if text is not None and not text.strip():

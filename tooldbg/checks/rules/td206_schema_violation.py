@@ -16,7 +16,7 @@ ignored. Each message names the place: `$.city: expected string, got number`.
 
 from collections.abc import Iterator
 
-from ..arguments import OBJECT_FORMATS, calls, finding, function_tools
+from ..arguments import calls, finding, function_tools
 from ..base import Context, Finding
 from ..schema import validate
 
@@ -45,7 +45,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         args = call.call.arguments
         if args is None or isinstance(args, str) or call.call.raw_arguments is not None \
-                or (call.format in OBJECT_FORMATS and call.has_wire and not isinstance(call.wire, dict)):
+                or (call.encoding == "object" and call.has_wire and not isinstance(call.wire, dict)):
             continue  # arguments of the wrong shape are TD201-TD205's
         tool = function_tools(call.tools).get(call.name)
         if tool is None or not isinstance(tool.parameters, dict):

@@ -11,6 +11,7 @@ a result whose failure was neither flagged nor said is reported.
 
 from collections.abc import Iterator
 
+from ... import formats
 from ..base import Context, Finding
 from ..replay import lost_flags, origin
 
@@ -32,13 +33,12 @@ exchange 2's request replays it as:
   "content": "weather service timed out", "is_error": true}]}
 """
 
-_FLAG = {"anthropic": "is_error: true", "bedrock": 'status: "error"', "gemini": 'an {"error": …} response'}
-
 
 def check(ctx: Context) -> Iterator[Finding]:
     for pair, result, hit in lost_flags(ctx):
         ident = repr(result.wire_id) if result.wire_id else f"of {result.name!r}"
-        flag = _FLAG.get(pair.replay.before.format or "", "a failure flag")
+        fmt = pair.replay.before.format
+        flag = (formats.facts(fmt).failure_wording if fmt is not None else None) or "a failure flag"
         yield pair.finding(ctx, f"result {ident} had {flag} in {origin(pair)}; its replay in exchange "
                                 f"{pair.replay.after.exchange.index} is no longer marked as a failure",
                            hit[0], hit[1])

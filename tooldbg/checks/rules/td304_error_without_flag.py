@@ -11,9 +11,10 @@ and a result that had the flag in an earlier request is TD303's.
 
 from collections.abc import Iterator
 
+from ... import formats
 from ...model import Result
 from ..base import Context, Finding
-from ..replay import FLAGGED_FORMATS, failure_report, lost_flags
+from ..replay import failure_report, lost_flags
 
 CODE = "TD304"
 NAME = "error-without-flag"
@@ -28,8 +29,6 @@ GOOD = """
   "content": "Error: weather service timed out for Bergen", "is_error": true}]}
 """
 
-_FLAG = {"anthropic": "is_error: true", "bedrock": 'status: "error"'}
-
 
 def check(ctx: Context) -> Iterator[Finding]:
     reads = ctx.reads
@@ -40,10 +39,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             exchange = part.source.exchange
             fmt = reads[exchange].format if exchange is not None and 0 <= exchange < len(reads) else None
-            if fmt not in FLAGGED_FORMATS or part.source.side != "request":
+            facts = formats.facts(fmt) if fmt is not None else None
+            if facts is None or facts.failure != "flag" or part.source.side != "request":
                 continue
             words = failure_report(part.content)
             if words:
                 ident = repr(part.wire_id) if part.wire_id else f"of {part.name!r}"
                 yield ctx.at(f"result {ident} reports a failure ({words}) but is sent without "
-                             f"{_FLAG[fmt]}", conversation=conv, turn=t, part=p)
+                             f"{facts.failure_wording}", conversation=conv, turn=t, part=p)

@@ -44,6 +44,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                                             f"{replayed.name!r}", hit[0], hit[1])
                     continue
                 was, now = _args(call.arguments), _args(replayed.arguments)
+                where: str | None
                 if replayed.raw_arguments is not None:
                     where, now = "", replayed.raw_arguments
                 else:

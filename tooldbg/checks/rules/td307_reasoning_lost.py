@@ -14,6 +14,7 @@ decoded; Responses reasoning items also match by id.
 
 from collections.abc import Iterator
 
+from ... import formats
 from ...model import Invocation, Reasoning
 from ..base import Context, Finding
 from ..replay import Pair, Placed, origin, replays, signature_key
@@ -34,10 +35,6 @@ replayed in exchange 1's request (the same bytes in URL-safe base64 are fine):
 {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}},
   "thoughtSignature": "CogBASDP5-LyIWTrgR9L…"}]}
 """
-
-
-_KIND = {"anthropic": "thinking block", "bedrock": "reasoningContent block",
-         "openai-responses": "reasoning item"}
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -68,11 +65,12 @@ def _lost(ctx: Context, pair: Pair, calls: dict[int, Placed]) -> Iterator[Findin
         altered = any(k2 not in originals for k2 in keys - {None})
         how = "replayed with a different signature" if altered else "dropped"
         name = hit[2].name
+        kind = formats.facts(part.origin).reasoning if part.origin in formats.FORMATS else None
         if key[0] == "redacted":
             what = f"the redacted thinking before the call {name!r}"
-        elif part.origin == "gemini":
-            what = f"the thoughtSignature of the call {name!r}"
+        elif part.origin == "gemini":  # the signature rides on the call's own part
+            what = f"the {kind} of the call {name!r}"
         else:
-            what = f"the {_KIND.get(part.origin or '', 'signed reasoning')} before the call {name!r}"
+            what = f"the {kind or 'signed reasoning'} before the call {name!r}"
         yield pair.finding(ctx, f"{what} in {origin(pair)} was {how} on replay", hit[0], hit[1])
         return

@@ -9,7 +9,8 @@ function response turn comes immediately after a function call turn."; Bedrock: 
 blocks at messages.N.content for the following Ids: …". Results drift away from their calls when an
 agent appends a user message, a system reminder or a second assistant message before the results
 come back, or splits parallel results over several messages. The Responses API pairs by `call_id`
-across the whole input, so there (and in a canonical document) the finding is a warning.
+across the whole input (`Facts.strict_pairing` is false), so there (and in a canonical document) the
+finding is a warning.
 
 Anthropic combines consecutive messages of one role, so results in a second user message straight
 after the first are still adjacent there.
@@ -17,9 +18,10 @@ after the first are still adjacent there.
 
 from collections.abc import Iterator
 
+from ... import formats
 from ...model import Invocation, Result
 from ..base import Context, Finding
-from ..structure import STRICT, label, views, with_severity
+from ..structure import label, views, with_severity
 
 CODE = "TD402"
 NAME = "result-not-adjacent"
@@ -46,6 +48,7 @@ GOOD = """
 def check(ctx: Context) -> Iterator[Finding]:
     for view in views(ctx):
         conv = view.conversation
+        strict = view.format is not None and formats.facts(view.format).strict_pairing
         called: dict[str, tuple[int, Invocation]] = {}
         starts: dict[int, int] = {}  # unit → its first turn
         for t, unit in enumerate(view.units):
@@ -66,4 +69,4 @@ def check(ctx: Context) -> Iterator[Finding]:
                        else f"{between} messages (from turn {first}) come")
                 finding = ctx.at(f"{gap} between the call {label(call)} (turn {c}) and its result",
                                  conversation=conv, turn=t, part=p, source=view.source(t, p))
-                yield with_severity(finding, SEVERITY if view.format in STRICT else "warning")
+                yield with_severity(finding, SEVERITY if strict else "warning")

@@ -26,6 +26,7 @@ finding. Only what a request sent is judged; an answer is the provider's own out
 
 from collections.abc import Iterator
 
+from ...load import ExchangeRead
 from ...model import Invocation, Opaque
 from ..base import Context, Finding
 from ..structure import View, views, wire_role, with_severity
@@ -100,21 +101,8 @@ def _empty(ctx: Context, view: View) -> Iterator[Finding]:
 
 def _gemini(ctx: Context, view: View) -> Iterator[Finding]:
     conv = view.conversation
-    turn_at = {view.wire[t].source.pointer: t for t in range(view.sent - 1, -1, -1)}
-    body = view.request.exchange.request.body if view.request and view.request.exchange.request else None
-    contents = body.get("contents") if isinstance(body, dict) else None
-    for i, content in enumerate(contents if isinstance(contents, list) else ()):
-        role = content.get("role") if isinstance(content, dict) else None
-        if role in (None, "user", "model"):
-            continue
-        t = turn_at.get(f"/contents/{i}")
-        what = "the legacy `function` role (function responses go in a `user` content)" \
-            if role == "function" else f"the role {role!r}"
-        message = f"contents[{i}] has {what}: Gemini answers \"Please use a valid role: user, model.\""
-        if t is not None:
-            yield ctx.at(message, conversation=conv, turn=t, source=view.source(t).child("role"))
-        else:
-            yield ctx.at_exchange(view.request, message, side="request", pointer=f"/contents/{i}/role")
+    if view.request is not None:
+        yield from _gemini_roles(ctx, view, view.request)
     for unit, turns in view.groups():
         t = turns[0]
         if t >= view.sent or view.roles[unit] != "assistant":
@@ -126,6 +114,25 @@ def _gemini(ctx: Context, view: View) -> Iterator[Finding]:
         yield ctx.at(f"a function call turn {after}: Gemini answers \"Please ensure that function call "
                      f"turn comes immediately after a user turn or after a function response turn.\"",
                      conversation=conv, turn=t, part=calls[0], source=view.source(t, calls[0]))
+
+
+def _gemini_roles(ctx: Context, view: View, read: ExchangeRead) -> Iterator[Finding]:
+    turn_at = {view.wire[t].source.pointer: t for t in range(view.sent - 1, -1, -1)}
+    body = read.exchange.request.body if read.exchange.request is not None else None
+    contents = body.get("contents") if isinstance(body, dict) else None
+    for i, content in enumerate(contents if isinstance(contents, list) else ()):
+        role = content.get("role") if isinstance(content, dict) else None
+        if role in (None, "user", "model"):
+            continue
+        t = turn_at.get(f"/contents/{i}")
+        what = "the legacy `function` role (function responses go in a `user` content)" \
+            if role == "function" else f"the role {role!r}"
+        message = f"contents[{i}] has {what}: Gemini answers \"Please use a valid role: user, model.\""
+        if t is not None:
+            yield ctx.at(message, conversation=view.conversation, turn=t,
+                         source=view.source(t).child("role"))
+        else:
+            yield ctx.at_exchange(read, message, side="request", pointer=f"/contents/{i}/role")
 
 
 def _bedrock(ctx: Context, view: View) -> Iterator[Finding]:

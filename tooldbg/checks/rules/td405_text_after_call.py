@@ -16,7 +16,8 @@ skipped, and an answer is judged only once a request replays it.
 
 from collections.abc import Iterator
 
-from ...model import Invocation, Reasoning
+from ... import formats
+from ...model import Invocation, Json, Opaque, Reasoning
 from ..base import Context, Finding
 from ..structure import blank, label, views, with_severity
 
@@ -43,9 +44,10 @@ def _direct(part: Invocation, fmt: str) -> bool:
 
 def check(ctx: Context) -> Iterator[Finding]:
     for view in views(ctx):
-        if view.format not in ("anthropic", "bedrock"):
+        fmt = view.format
+        if fmt is None or not formats.facts(fmt).calls_last:
             continue
-        conv, fmt = view.conversation, view.format
+        conv = view.conversation
         for unit, turns in view.groups():
             if view.roles[unit] != "assistant" or turns[0] >= view.sent:
                 continue
@@ -64,14 +66,22 @@ def check(ctx: Context) -> Iterator[Finding]:
             if found is None or call is None:
                 continue
             t, p, part = found
+            value = part.value if isinstance(part, (Json, Opaque)) else None
             kind = "text" if part.type == "text" else (
-                part.value.get("type", part.type) if isinstance(getattr(part, "value", None), dict)
-                else part.type)
-            if fmt == "anthropic":
-                message = (f"a {kind} block after tool_use {label(call)} in the same assistant message: "
-                           f"Anthropic rejects it as if the call had no tool_result")
-            else:
-                message = (f"a {kind} block after toolUse {label(call)} in the same assistant message: "
-                           f"Bedrock rejects this for Claude models; put text before the calls")
+                value.get("type", part.type) if isinstance(value, dict) else part.type)
+            message, severity = _rejection(fmt, kind, call)
             finding = ctx.at(message, conversation=conv, turn=t, part=p, source=view.source(t, p))
-            yield with_severity(finding, SEVERITY if fmt == "anthropic" else "warning")
+            yield with_severity(finding, severity)
+
+
+def _rejection(fmt: str, kind: str, call: Invocation) -> tuple[str, str]:
+    """The message, in the provider's terms, and its severity: Bedrock enforces the rule for Claude
+    models only (reported, undocumented), hence a warning there."""
+    if fmt == "anthropic":
+        return (f"a {kind} block after tool_use {label(call)} in the same assistant message: "
+                f"Anthropic rejects it as if the call had no tool_result"), SEVERITY
+    if fmt == "bedrock":
+        return (f"a {kind} block after toolUse {label(call)} in the same assistant message: "
+                f"Bedrock rejects this for Claude models; put text before the calls"), "warning"
+    return (f"a {kind} block after the call {label(call)} in the same assistant message: "
+            f"{fmt} rejects anything after a call"), SEVERITY

@@ -15,6 +15,7 @@ judged.
 
 from collections.abc import Iterator
 
+from ... import formats
 from ...model import Invocation, Result, Text
 from ..base import Context, Finding
 from ..structure import blank, views, whole_content
@@ -36,7 +37,7 @@ GOOD = """
 
 def check(ctx: Context) -> Iterator[Finding]:
     for view in views(ctx):
-        if view.format not in ("anthropic", "bedrock"):
+        if view.format is None or not formats.facts(view.format).rejects_blank_text:
             continue
         conv = view.conversation
         for _, turns in view.groups():
@@ -60,6 +61,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                     near = ""
                 if view.format == "bedrock":
                     rejects = "Bedrock: the text field in the ContentBlock object is blank"
+                elif view.format != "anthropic":
+                    rejects = f"{view.format} rejects blank text blocks"
                 elif part.text:
                     rejects = "Anthropic: text content blocks must contain non-whitespace text"
                 else:

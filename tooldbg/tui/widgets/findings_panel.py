@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual import events
@@ -57,7 +58,7 @@ never scrolls sideways."""
         summary = ", ".join(f"{counts[s]} {s}" for s in ("error", "warning", "info") if counts[s])
         self.border_title = f"findings  {summary or 'none'}"
 
-    def _message_room(self, rows: list[tuple[Text, ...]]) -> int | None:
+    def _message_room(self, rows: Sequence[tuple[Text, ...]]) -> int | None:
         """Cells left for the message column, once the others (and cell padding) are laid out."""
         width = self.scrollable_content_region.width
         self._laid_out_for = width

@@ -4,8 +4,9 @@ A line-API widget (like Textual's `Log` and toolong's log view): the body is lai
 `wirejson.pretty` into plain lines, and `render_line` turns only the lines on screen into strips,
 syntax-highlighted one line at a time and cached. A 10,000-turn request body is some 70,000 lines;
 selecting another turn in it moves a band and scrolls, it does not render the body again.
+The lines and their layout are `wire_lines`; this module draws them.
 
-What it shows, `WireFocus` (set by the screen, attributes down):
+What it shows, `WireFocus` (set by the screen, attributes down; see `wire_focus`):
 
 * source: the request or response body the turn was read from, the turn's own node as a band and
   the selected finding's node as a stronger band, scrolled into view;
@@ -23,14 +24,11 @@ visible, and key-shaped secrets are masked before anything is drawn.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable
 from functools import partial
-from itertools import accumulate
 from time import monotonic
 from typing import Any
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
@@ -46,252 +44,21 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from ... import formats
-from ...checks import Finding
-from ...formats.base import StreamEvent
-from ...load import Loaded
-from ...model import Conversation, Loss
+from ...model import Loss
 from ...render import visible
-from ...reserialize import Reserializer, TurnInFormat
+from ...reserialize import Reserializer
 from ...secrets import redact_text
-from ...wirejson import Pretty, compact, pretty
-from ..session import Location, Session
+from .wire_focus import WireFocus, focus_for
+from .wire_lines import MAX_LINE, NOTE_INDENT, Body, Layout, format_body, fragments_body, plural, source_body
 
 #: What `f` cycles through: the source record, then each wire format.
 FORMATS: tuple[str, ...] = ("source", *formats.WIRE_FORMATS)
-
-#: A line longer than this is cut on screen (a base64 image is one JSON string).
-MAX_LINE = 4000
 
 #: Seconds between two re-serializations: a key held down on a long conversation writes the turn
 #: it stops on, not every turn on the way.
 DEBOUNCE = 0.04
 
 Span = tuple[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class WireFocus:
-    """Where the wire view looks: a record (file, exchange, side) and the nodes to mark in it.
-
-    `pointer` / `chunk` locate the selected turn (a band); `mark` / `mark_chunk` the selected
-    finding (the stronger band; the chunk is the stream event that broke assembly)."""
-
-    loaded: Loaded
-    file: int
-    exchange: int | None
-    side: str | None
-    pointer: str = ""
-    chunk: int | None = None
-    conversation: Conversation | None = None
-    turn: int | None = None
-    mark: str | None = None
-    mark_chunk: int | None = None
-    finding: Finding | None = None
-
-    @property
-    def location(self) -> str:
-        """The body's location in its file (`/log/entries/1/response/content/text`)."""
-        message = self._message()
-        return message.location if message is not None else ""
-
-    @property
-    def events(self) -> list[StreamEvent] | None:
-        """The stream events of a streamed response (None: not streamed)."""
-        message = self._message()
-        return message.events if message is not None and self.side == "response" else None
-
-    def record_key(self) -> tuple[Hashable, ...]:
-        return (id(self.loaded), self.exchange, self.side, self._stream())
-
-    def body(self) -> Any:
-        """The record: the body, or for a stream the response assembled from it."""
-        message = self._message()
-        if message is None:
-            return None
-        if message.body is not None:
-            return message.body
-        streams = self.loaded.reads[self.exchange].streams  # type: ignore[index]
-        return streams[self._stream()].body if streams else None
-
-    def _message(self):  # noqa: ANN202
-        reads = self.loaded.reads
-        if self.exchange is None or not 0 <= self.exchange < len(reads):
-            return None
-        exchange = reads[self.exchange].exchange
-        return exchange.request if self.side == "request" else exchange.response
-
-    def _stream(self) -> int:
-        """Which assembled stream holds the turn's event, when a capture held several back to back
-        (the last one starting at or before it)."""
-        if self.exchange is None or not 0 <= self.exchange < len(self.loaded.reads):
-            return 0
-        streams = self.loaded.reads[self.exchange].streams
-        chunk = self.chunk if self.chunk is not None else self.mark_chunk
-        if chunk is None or len(streams) < 2:
-            return 0
-        starts = [min(s.chunks.values(), default=0) for s in streams]
-        return max((i for i, start in enumerate(starts) if start <= chunk), default=0)
-
-
-def focus_for(session: Session, location: Location, finding: Finding | None = None) -> WireFocus | None:
-    """The wire view's focus for a location, marking `finding` when it is about that location.
-
-    A finding names its record by exchange and `location#pointer`; when it is about another
-    record than the turn's (a replay in a later exchange) that record is shown. A finding about a
-    whole stream has an empty pointer: its part's node is marked instead."""
-    if not 0 <= location.file < len(session.files):
-        return None
-    loaded = session.files[location.file]
-    conversation, turn = session.conversation(location), session.turn(location)
-    if finding is not None:
-        at = session.location_of(finding)
-        if (at.file, at.conversation, at.turn) != (location.file, location.conversation, location.turn):
-            finding = None
-    if turn is None:
-        if finding is None or finding.exchange is None:
-            return None
-        side, pointer = _finding_record(loaded, finding, None)
-        return WireFocus(loaded, location.file, finding.exchange, side, pointer, finding.chunk,
-                         conversation, None, pointer, finding.chunk, finding)
-    source = turn.source
-    focus = WireFocus(loaded, location.file, source.exchange, source.side, source.pointer, source.chunk,
-                      conversation, location.turn)
-    if finding is None:
-        return focus
-    exchange = finding.exchange if finding.exchange is not None else source.exchange
-    side, pointer = _finding_record(loaded, finding, source.side if exchange == source.exchange else None)
-    part = turn.parts[finding.part] if finding.part is not None and 0 <= finding.part < len(turn.parts) \
-        else None
-    same = exchange == source.exchange and side == source.side
-    if not pointer and part is not None and same:
-        pointer = part.source.pointer
-    if same:
-        chunk = part.source.chunk if part is not None and part.source.chunk is not None else source.chunk
-        return WireFocus(loaded, location.file, exchange, side, source.pointer, chunk, conversation,
-                         location.turn, pointer, finding.chunk, finding)
-    return WireFocus(loaded, location.file, exchange, side, pointer, finding.chunk, conversation,
-                     location.turn, pointer, finding.chunk, finding)
-
-
-def _finding_record(loaded: Loaded, finding: Finding, default_side: str | None) -> tuple[str | None, str]:
-    """(side, pointer) of the record a finding names by `location#pointer`."""
-    where, sep, pointer = finding.pointer.partition("#")
-    if not sep:
-        where, pointer = "", finding.pointer
-    side = default_side
-    if finding.exchange is not None and 0 <= finding.exchange < len(loaded.reads):
-        exchange = loaded.reads[finding.exchange].exchange
-        if exchange.request is not None and where and exchange.request.location == where:
-            side = "request"
-        elif exchange.response is not None and where and exchange.response.location == where:
-            side = "response"
-        elif side is None:
-            side = "request" if exchange.request is not None and exchange.request.body is not None \
-                else "response"
-    return side, pointer
-
-
-# ------------------------------------------------------------------------------ what is drawn
-
-
-@dataclass(slots=True)
-class Body:
-    """Lines ready to draw: JSON text (highlighted line by line), an optional label per line in
-    the gutter (stream events), notes drawn as given under the lines (losses)."""
-
-    lines: list[str]
-    pretty: Pretty | None = None
-    labels: list[str] | None = None
-    notes: list[Text] = field(default_factory=list)
-    events: dict[int, int] = field(default_factory=dict)  # stream event index → line
-    reserialized: TurnInFormat | None = None
-    error: str | None = None
-    width: int = 0
-    gutter: int = 0
-    layouts: dict[tuple[int, bool], Layout] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, lines: Sequence[str], **kwargs: Any) -> Body:
-        """Make log text safe to draw: secrets masked, control characters visible, long lines cut.
-        One pass over the whole text: regexes are fast on one big string, slow line by line."""
-        text = visible(redact_text("\n".join(lines)))
-        out = text.split("\n") if lines else []
-        for i, line in enumerate(out):
-            if len(line) > MAX_LINE:
-                out[i] = line[:MAX_LINE] + f" … ({len(line) - MAX_LINE} more characters)"
-        body = cls(out, **kwargs)
-        body.width = max((len(x) for x in out), default=0)
-        if body.labels is not None:
-            body.gutter = max((len(x) for x in body.labels), default=0) + 2
-        elif out:
-            body.gutter = len(str(len(out))) + 2
-        return body
-
-
-def source_body(value: Any) -> Body:
-    laid = pretty(value)
-    return Body.of(laid.lines, pretty=laid)
-
-
-def fragments_body(events: Sequence[StreamEvent]) -> Body:
-    """One line per event: its index, its SSE name when the payload does not repeat it, the data."""
-    names = [visible(e.name)[:32] if e.name and not (isinstance(e.data, dict)
-                                                     and e.data.get("type") == e.name) else ""
-             for e in events]
-    width = max((len(n) for n in names), default=0)
-    digits = len(str(max((e.index for e in events), default=0)))
-    labels = [f"{e.index:>{digits}} {n:<{width}}".rstrip() if width else f"{e.index:>{digits}}"
-              for e, n in zip(events, names, strict=True)]
-    lines = [compact(e.data) if not isinstance(e.data, str)
-             else e.data.replace("\r", "\\r").replace("\n", "\\n") for e in events]
-    return Body.of(lines, labels=labels, events={e.index: i for i, e in enumerate(events)})
-
-
-def format_body(found: TurnInFormat) -> Body:
-    value: Any = list(found.items) if found.items or not found.changed else found.changed
-    laid = pretty(value, f"/{found.key}" if value is not found.changed else "")
-    if value is not found.changed:  # pointers of the items as they sit in the written body
-        laid.spans = {_shift(p, found.key, found.start): s for p, s in laid.spans.items()}
-    notes: list[Text] = [Text("")]
-    if not found.items and not found.changed:
-        notes.append(Text(f"{found.target} writes nothing for this turn", "bold"))
-    elif found.changed:
-        notes.append(Text(f"written at the top level: {', '.join(sorted(found.changed))}", "dim"))
-    if found.losses:
-        notes.append(Text(f"{len(found.losses)} {_plural(len(found.losses), 'loss', 'losses')} "
-                          f"writing this turn as {found.target}:", "bold"))
-        for loss in found.losses:
-            line = Text()
-            line.append("  ▲ ", "bold yellow")
-            if loss.part is not None:
-                line.append(f"part {loss.part}: ", "dim")
-            line.append(visible(redact_text(loss.message)))
-            notes.append(line)
-    else:
-        notes.append(Text(f"no loss writing this turn as {found.target}", "green"))
-    if found.elsewhere:
-        notes.append(Text(f"+ {found.elsewhere} conversation-wide "
-                          f"{_plural(found.elsewhere, 'loss', 'losses')} (the export lists "
-                          f"{_plural(found.elsewhere, 'it', 'them')})", "dim"))
-    body = Body.of(laid.lines, pretty=laid, notes=notes, reserialized=found)
-    body.width = max(body.width, *(len(n.plain) for n in notes))
-    return body
-
-
-def _shift(pointer: str, key: str, start: int) -> str:
-    """`/messages/0/content` of the items list → `/messages/4/content` in the written body."""
-    head = f"/{key}/"
-    if not pointer.startswith(head):
-        return pointer
-    index, _, rest = pointer[len(head):].partition("/")
-    return f"{head}{int(index) + start}" + (f"/{rest}" if rest else "") if index.isdigit() else pointer
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return one if n == 1 else many
-
-
-# ---------------------------------------------------------------------------------- the widget
 
 
 class WireView(ScrollView, can_focus=True):
@@ -520,7 +287,7 @@ class WireView(ScrollView, can_focus=True):
             title.append(f"turn {found.index} → {found.pointer if found.items else '(nothing)'}")
             losses = len(found.losses)
             title.append(" · ", "dim")
-            title.append(f"{losses} {_plural(losses, 'loss', 'losses')} ↓" if losses else "no loss",
+            title.append(f"{losses} {plural(losses, 'loss', 'losses')} ↓" if losses else "no loss",
                          "bold yellow" if losses else "green")
             if len(found.items) > 1:
                 title.append(f" · {len(found.items)} items", "dim")
@@ -739,49 +506,6 @@ class WireView(ScrollView, can_focus=True):
         return Strip(segments).crop_extend(0, width, rich_style).simplify()
 
 
-@dataclass(slots=True)
-class Layout:
-    """Where each logical line (JSON lines, then notes) starts on screen at a wrap `width`
-    (0: no wrapping, one row per line, scrolled sideways)."""
-
-    width: int
-    starts: list[int]
-
-    @property
-    def rows(self) -> int:
-        return self.starts[-1]
-
-    @classmethod
-    def of(cls, body: Body, width: int, notes: bool = True) -> Layout:
-        count = len(body.lines) + (len(body.notes) if notes else 0)
-        if not width:
-            return cls(0, list(range(count + 1)))
-        rows = []
-        append = rows.append
-        for line in body.lines:
-            size = len(line) if line.isascii() else cell_len(line)
-            if size <= width:
-                append(1)
-            else:
-                step = max(1, width - _indent(line, width))
-                append(1 + -(-(size - width) // step))
-        for note in body.notes if notes else ():
-            size = note.cell_len
-            append(1 if size <= width else 1 + -(-(size - width) // max(1, width - NOTE_INDENT)))
-        return cls(width, [0, *accumulate(rows)])
-
-    def indent(self, body: Body, index: int) -> int:
-        """Continuation rows are indented past the line's own indentation."""
-        return _indent(body.lines[index], self.width) if index < len(body.lines) else NOTE_INDENT
-
-
-NOTE_INDENT = 4
-
-
-def _indent(line: str, width: int) -> int:
-    return min(len(line) - len(line.lstrip(" ")) + 2, width // 2)
-
-
 def _inside(index: int, span: Span | None) -> bool:
     return span is not None and span[0] <= index <= span[1]
 
@@ -791,3 +515,8 @@ def _event_span(body: Body, chunk: int | None) -> Span | None:
         return None
     line = body.events[chunk]
     return (line, line)
+
+
+# What `wire_focus` and `wire_lines` define stays importable from here.
+__all__ = ["DEBOUNCE", "FORMATS", "MAX_LINE", "NOTE_INDENT", "Body", "Layout", "Span", "WireFocus",
+           "WireView", "focus_for", "format_body", "fragments_body", "source_body"]

@@ -1,0 +1,38 @@
+"""What more than one of `read`, `stream` and `write` needs: the format's name and URL hints,
+the tool-choice types and the block-type helper.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Facts
+
+NAME = "anthropic"
+URL_HINTS: tuple[str, ...] = ("/v1/messages",)
+
+#: What the code outside this module needs to know about Anthropic Messages (see `base.Facts`).
+FACTS = Facts(
+    name=NAME,
+    order=3,
+    messages_key="messages",
+    finish_pointer="/stop_reason",
+    arguments="object",
+    arguments_path=("input",),
+    failure="flag",
+    failure_wording="is_error: true",
+    reasoning="thinking block",
+    strict_pairing=True,
+    merges_roles=True,
+    calls_last=True,
+    rejects_blank_text=True,
+)
+
+# `tool_choice.type` → the canonical mode.
+_CHOICE_MODES = {"auto": "auto", "any": "required", "tool": "tool", "none": "none"}
+
+
+def _type(obj: Any) -> str | None:
+    """`obj["type"]` when `obj` is an object whose type is a string (safe for set lookups)."""
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    return kind if isinstance(kind, str) else None

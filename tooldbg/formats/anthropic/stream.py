@@ -1,0 +1,247 @@
+"""Anthropic Messages streams: telling its SSE events apart, and assembling them into the
+`message` body they stand for, with what went wrong on the way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...jsonio import dumps_str, try_loads
+from ...model import NO_SOURCE, Source
+from ..base import Assembled, StreamEvent, StreamProblem, as_index, event_type, split_at
+from .common import _type
+
+_TOOL_INPUT_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})  # input streams
+_STREAM_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta",
+                            "content_block_stop", "message_delta", "message_stop"})
+
+
+def sniff_stream(events: Sequence[StreamEvent]) -> bool:
+    """The first event that is not a `ping` is an Anthropic message or error event."""
+    for event in events[:8]:
+        kind = event_type(event)
+        if kind == "ping":
+            continue
+        return kind in _STREAM_EVENTS or (
+            kind == "error" and isinstance(event.data, dict) and isinstance(event.data.get("error"), dict))
+    return False
+
+
+# ------------------------------------------------------------------------------------- streams
+
+
+def split_streams(events: Sequence[StreamEvent]) -> list[list[StreamEvent]]:
+    """A capture holding several responses back to back → one list per `message_start`."""
+    return split_at(events, lambda event: event_type(event) == "message_start")
+
+
+def assemble_stream(events: Sequence[StreamEvent], source: Source = NO_SOURCE) -> Assembled:
+    """One response's events → the `message` body the SDK's stream accumulator ends with (a new
+    body: `source` locates nothing in it; event indices go to `chunks` and problems)."""
+    assembly = _Assembler()
+    for event in events:
+        assembly.feed(event)
+    return assembly.finish()
+
+
+# Delta type → (delta field, block field, how it applies, block types it applies to).
+_DELTAS: dict[str, tuple[str, str, str, frozenset[str]]] = {
+    "text_delta": ("text", "text", "append", frozenset({"text"})),
+    "thinking_delta": ("thinking", "thinking", "append", frozenset({"thinking"})),
+    "signature_delta": ("signature", "signature", "set", frozenset({"thinking"})),
+    "citations_delta": ("citation", "citations", "cite", frozenset({"text"})),
+    "compaction_delta": ("content", "content", "set", frozenset({"compaction"})),
+    "input_json_delta": ("partial_json", "input", "json", _TOOL_INPUT_BLOCKS),
+}
+_USAGE_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+               "server_tool_use", "output_tokens_details", "iterations")
+
+
+class _Assembler:
+    """Follows anthropic-sdk-python `src/anthropic/lib/streaming/_messages.py` `accumulate_event`
+    (and `_beta_messages.py` for `mcp_tool_use` input, `container`, `context_management`):
+    `message_start` gives the snapshot; `content_block_start` appends its block; deltas apply to
+    `content[index]`; `input_json_delta` pieces are concatenated and parsed (an empty buffer keeps
+    the start `input`); `message_delta` sets `stop_reason`/`stop_sequence` and the usage counts it
+    carries; `ping` is skipped (`_streaming.py`). Unlike the SDK, the JSON is parsed once at
+    `content_block_stop` and nothing raises: every deviation becomes a StreamProblem, once, at the
+    event that caused it. A block that opens under another `index` than its position (skipped or
+    reused) is reported there, and later events naming that index go to that block — as the sender
+    meant — so its deltas and stop are not reported again, nor the block as never stopped."""
+
+    def __init__(self) -> None:
+        self.message: dict[str, Any] | None = None
+        self.error: dict[str, Any] | None = None
+        self.chunks: dict[str, int] = {}
+        self.problems: list[StreamProblem] = []
+        self.open: dict[int, int] = {}  # block position → its content_block_start event
+        self.buffers: dict[int, tuple[str, int]] = {}  # position → (partial JSON, first delta event)
+        self.wire: dict[int, int] = {}  # the `index` a block opened under → its position
+        self.interleaved: set[int] = set()  # positions already reported as interleaved
+        self.stopped = False
+        self.last: int | None = None
+
+    def problem(self, kind: str, message: str, chunk: int | None) -> None:
+        self.problems.append(StreamProblem(kind, message, chunk))
+
+    def feed(self, event: StreamEvent) -> None:
+        self.last = event.index
+        kind = event_type(event)
+        if kind == "ping":
+            return
+        data = event.data
+        if not isinstance(data, dict):
+            self.problem("other", f"event payload is not a JSON object: {str(data)[:60]!r}", event.index)
+            return
+        if kind == "error":
+            self.error = self.error or data
+            error = data.get("error")
+            text = error.get("message") if isinstance(error, dict) else None
+            self.problem("error", text if isinstance(text, str) else dumps_str(data)[:200], event.index)
+            return
+        handler = {"message_start": self.start, "content_block_start": self.block_start,
+                   "content_block_delta": self.block_delta, "content_block_stop": self.block_stop,
+                   "message_delta": self.message_delta, "message_stop": self.message_stop}.get(kind or "")
+        if handler is None:
+            return  # the SDK ignores event types it does not know
+        if self.message is None and kind != "message_start":
+            self.problem("order", f"{kind} before message_start", event.index)
+            return
+        if self.stopped:
+            self.problem("order", f"{kind} after message_stop", event.index)
+        handler(data, event.index)
+
+    def start(self, data: dict[str, Any], at: int) -> None:
+        message = data.get("message")
+        if self.message is not None:
+            self.problem("order", "a second message_start in one stream", at)
+        elif not isinstance(message, dict):
+            self.problem("other", "message_start without a message object", at)
+        else:
+            content = message.get("content")
+            self.message = {**message, "content": list(content) if isinstance(content, list) else []}
+            self.chunks[""] = at
+
+    def block_start(self, data: dict[str, Any], at: int) -> None:
+        assert self.message is not None
+        block = data.get("content_block")
+        if not isinstance(block, dict):
+            self.problem("other", "content_block_start without a content_block object", at)
+            return
+        content = self.message["content"]
+        position = len(content)
+        if as_index(data.get("index")) != position:  # the SDK appends whatever the index says
+            self.problem("order", f"content_block_start index {data.get('index')!r}, expected {position}", at)
+        content.append(dict(block))
+        if as_index(data.get("index")) is not None:
+            self.wire[data["index"]] = position
+        self.chunks[f"/content/{position}"] = at
+        self.open[position] = at
+        if _type(block) in _TOOL_INPUT_BLOCKS and not (block.get("id") and block.get("name")):
+            self.problem("identity", f"{block.get('type')} block without an id or a name", at)
+
+    def block_delta(self, data: dict[str, Any], at: int) -> None:
+        position = self.position(data, at)
+        delta = data.get("delta")
+        if position is None:
+            return
+        if not isinstance(delta, dict):
+            self.problem("other", "content_block_delta without a delta object", at)
+            return
+        latest = len(self.message["content"]) - 1  # type: ignore[index]
+        if position not in self.open:
+            self.problem("order", f"delta for content block {position} after its content_block_stop", at)
+        elif position < latest and position not in self.interleaved:  # reported once per block
+            self.interleaved.add(position)
+            self.problem("order", f"delta for content block {position} after block {latest} started "
+                                  "(interleaved blocks)", at)
+        spec = _DELTAS.get(_type(delta))  # type: ignore[arg-type]
+        block = self.message["content"][position]  # type: ignore[index]
+        if spec is None:
+            self.problem("other", f"unknown delta type {delta.get('type')!r} ignored", at)
+            return
+        key, target, how, types = spec
+        if _type(block) not in types:
+            self.problem("other", f"{delta['type']} for a {block.get('type')} block ignored", at)
+            return
+        value = delta.get(key)
+        if how in ("append", "json") and not isinstance(value, str):
+            self.problem("other", f"{delta['type']} without a string `{key}`", at)
+        elif how == "append" and isinstance(value, str):
+            current = block.get(target)
+            block[target] = (current if isinstance(current, str) else "") + value
+        elif how == "json" and isinstance(value, str):
+            text, first = self.buffers.get(position, ("", at))
+            self.buffers[position] = (text + value, first)
+        elif how == "cite":
+            current = block.get(target)
+            block[target] = [*(current if isinstance(current, list) else ()), value]
+        else:
+            block[target] = value
+
+    def block_stop(self, data: dict[str, Any], at: int) -> None:
+        position = self.position(data, at)
+        if position is None:
+            return
+        if self.open.pop(position, None) is None:
+            self.problem("order", f"content block {position} stopped twice", at)
+        else:
+            self.close(position)
+
+    def message_delta(self, data: dict[str, Any], at: int) -> None:
+        assert self.message is not None
+        delta = data.get("delta")
+        delta = delta if isinstance(delta, dict) else {}
+        self.message["stop_reason"] = delta.get("stop_reason")
+        self.message["stop_sequence"] = delta.get("stop_sequence")
+        # `container`, `stop_details` (set by newer SDKs when not null)
+        self.message.update((k, v) for k, v in delta.items()
+                            if v is not None and k not in ("content", "usage"))
+        if "context_management" in data:
+            self.message["context_management"] = data["context_management"]
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            merged = dict(self.message["usage"]) if isinstance(self.message.get("usage"), dict) else {}
+            if "output_tokens" in usage:
+                merged["output_tokens"] = usage["output_tokens"]
+            merged.update((k, usage[k]) for k in _USAGE_KEYS if usage.get(k) is not None)
+            self.message["usage"] = merged
+        self.chunks["/stop_reason"] = at
+
+    def message_stop(self, data: dict[str, Any], at: int) -> None:
+        self.stopped = True
+
+    def position(self, data: dict[str, Any], at: int) -> int | None:
+        """The block a delta/stop event names: the latest block opened under its `index`, else the
+        block at that position (one `message_start` carried)."""
+        index = as_index(data.get("index"))
+        if index in self.wire:
+            return self.wire[index]
+        content = self.message["content"]  # type: ignore[index]
+        if index is None or not 0 <= index < len(content) or not isinstance(content[index], dict):
+            self.problem("order", f"{data.get('type')} for unknown content block {data.get('index')!r}", at)
+            return None
+        return index
+
+    def close(self, position: int) -> None:
+        """Parse the streamed tool input; invalid JSON stays a string, for the reader to report."""
+        text, first = self.buffers.pop(position, ("", None))
+        if not text:
+            return
+        ok, value = try_loads(text)
+        self.message["content"][position]["input"] = value if ok else text  # type: ignore[index]
+        if not ok:
+            self.problem("arguments", f"streamed tool input is not valid JSON: {text[:80]!r}", first)
+
+    def finish(self) -> Assembled:
+        for position, at in sorted(self.open.items()):
+            self.problem("truncated", f"content block {position} was never stopped", at)
+            self.close(position)
+        if self.message is None and self.error is None:
+            self.problem("truncated", "no message_start in the stream", self.last)
+        elif not self.stopped and self.error is None:
+            self.problem("truncated", "the stream ended without message_stop", self.last)
+        return Assembled(body=self.message if self.message is not None else self.error,
+                         chunks=self.chunks, problems=tuple(self.problems),
+                         complete=self.stopped and self.message is not None)

@@ -1,0 +1,446 @@
+"""Writing a conversation as an Anthropic Messages request, enforcing the API's ordering rules."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from itertools import groupby
+from typing import Any
+
+from ...jsonio import dumps_str
+from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool
+from ..base import (
+    Writer,
+    Written,
+    is_own_opaque,
+    own_meta,
+    report_foreign,
+    safe_tool_name,
+    split_data_url,
+    type_name,
+    unique_id,
+)
+from .common import _CHOICE_MODES, NAME, _type
+
+_DEFAULT_MAX_TOKENS = 4096  # required by the API, which has no default of its own
+_ID = re.compile(r"[a-zA-Z0-9_-]+")
+_NOT_ID_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
+_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+_SCHEMA_COMBINATORS = frozenset({"oneOf", "anyOf", "allOf"})
+_THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+_CHOICE_TYPES = {mode: wire for wire, mode in _CHOICE_MODES.items()}  # canonical mode → wire type
+
+
+def write(conversation: Conversation) -> Written:
+    """The request body that replays `conversation`, and what Anthropic cannot carry."""
+    return _Writer(conversation).write()
+
+
+_Item = tuple[dict[str, Any], int, int]  # a wire block, with the canonical turn and part it came from
+
+
+class _Writer(Writer):
+    def __init__(self, conversation: Conversation) -> None:
+        super().__init__(conversation)
+        self.ids: dict[str, str] = {}  # canonical invocation id → the tool_use id written
+        self.names: dict[str, tuple[str, str]] = {}  # canonical invocation id → (its name, as written)
+        self.used: set[str] = set()
+
+    def write(self) -> Written:
+        conv = self.conv
+        body: dict[str, Any] = {}
+        if conv.model:
+            body["model"] = conv.model
+        else:
+            self.lose("the conversation names no model; Anthropic requires one")
+        body["max_tokens"] = _DEFAULT_MAX_TOKENS
+        body.update((k, v) for k, v in own_meta(NAME, conv.meta).items()
+                    if k not in ("model", "messages", "system", "tools", "stream"))
+        report_foreign(NAME, conv.meta, self.losses, what="request parameters")
+        system = [b for k, p in enumerate(conv.system) if (b := self.block(p, "system", None, k)) is not None]
+        tools = self.tools()
+        choice = self.tool_choice(bool(tools))
+        messages = self.messages()
+        system += self.leading_system(messages)
+        self.thinking_rules(body, messages)
+        body.update((k, v) for k, v in (("system", system), ("tools", tools), ("tool_choice", choice)) if v)
+        body["messages"] = [{"role": role, "content": [block for block, _, _ in items]}
+                            for role, items in messages]
+        if not body["messages"]:
+            self.lose("no message to send; Anthropic requires at least one")
+        return Written(body=body, losses=tuple(self.losses))
+
+    # -- conversation level
+
+    def leading_system(self, messages: list[tuple[str, list[_Item]]]) -> list[dict[str, Any]]:
+        """System messages that would open `messages`, taken out of it for the top-level `system`
+        (where a reader puts them back)."""
+        blocks = []
+        while messages and messages[0][0] == "system":
+            _, items = messages.pop(0)
+            for ti in sorted({ti for _, ti, _ in items}):
+                self.lose("a system turn before any other message is written as top-level system", ti)
+            blocks += [block for block, _, _ in items]
+        return blocks
+
+    def tools(self) -> list[dict[str, Any]]:
+        out = []
+        for tool in self.conv.tools:
+            report_foreign(NAME, tool.meta, self.losses, what=f"details of tool {tool.name!r}")
+            if tool.kind == "function":
+                wire: dict[str, Any] = {"name": self.tool_name(tool.name, None, None)}
+                if tool.description is not None:
+                    wire["description"] = tool.description
+                wire["input_schema"] = self.schema(tool)
+                out.append(_restore(wire, tool.meta))
+            elif tool.origin == NAME and isinstance(tool.raw, dict):
+                out.append(tool.raw)
+            else:
+                self.lose(f"{tool.kind} tool {tool.name!r} of {tool.origin or 'another format'} has no "
+                          f"Anthropic form; dropped")
+        return out
+
+    def schema(self, tool: Tool) -> dict[str, Any]:
+        """`input_schema` must be an object schema without a top-level oneOf/anyOf/allOf."""
+        schema = tool.parameters
+        if _lower_types(schema) != schema:  # Gemini's OpenAPI dialect: "OBJECT", "STRING"
+            self.lose(f"tool {tool.name!r}: schema type names lower-cased, as JSON Schema spells them")
+            schema = _lower_types(schema)
+        if isinstance(schema, dict) and not _SCHEMA_COMBINATORS & schema.keys():
+            if schema.get("type") == "object":
+                return schema
+            if "type" not in schema:
+                self.lose(f"tool {tool.name!r}: `\"type\": \"object\"` added to its schema")
+                return {"type": "object", **schema}
+        if schema is None:
+            self.lose(f"tool {tool.name!r} has no parameter schema; an empty object schema is written")
+        else:
+            self.lose(f"tool {tool.name!r}: schema {dumps_str(schema)[:80]} is not an object schema "
+                      f"Anthropic accepts; an empty object schema is written")
+        return {"type": "object", "properties": {}}
+
+    def tool_choice(self, has_tools: bool) -> dict[str, Any] | None:
+        choice = self.conv.tool_choice
+        if choice is None:
+            return None
+        if not has_tools:
+            self.lose(f"tool choice {choice.mode!r} dropped: no tool is declared")
+            return None
+        if choice.mode not in _CHOICE_TYPES or (choice.mode == "tool" and not choice.name):
+            self.lose(f"tool choice {choice.mode!r} has no Anthropic form; dropped")
+            return None
+        wire: dict[str, Any] = {"type": _CHOICE_TYPES[choice.mode]}
+        if choice.mode == "tool":
+            wire["name"] = self.tool_name(choice.name, None, None)  # type: ignore[arg-type]
+        if choice.parallel is not None:
+            if choice.mode == "none":
+                self.lose("the parallel-calls setting is not carried with tool choice 'none'")
+            else:
+                wire["disable_parallel_tool_use"] = not choice.parallel
+        return wire
+
+    def tool_name(self, name: str, turn: int | None, part: int | None) -> str:
+        safe = safe_tool_name(name)
+        if safe != name:
+            self.lose(f"tool name {name!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$; written as {safe!r}",
+                      turn, part)
+        return safe
+
+    # -- turns
+
+    def messages(self) -> list[tuple[str, list[_Item]]]:
+        """Turns → messages. Consecutive user and tool turns form one group answering the assistant
+        group before it; every call must be answered in that group and every result must answer a
+        call of it (the API's two pairing 400s, quoted in anthropics/claude-code#8210 and #18947)."""
+        turns = self.conv.turns
+        groups = [(side, [i for i, _ in run]) for side, run in groupby(
+            enumerate(turns), key=lambda it: {"tool": "user"}.get(it[1].role, it[1].role))]
+        out: list[tuple[str, list[_Item]]] = []
+        calls: set[str] = set()  # the calls of the assistant group just written
+        for g, (side, indices) in enumerate(groups):
+            if side == "assistant":
+                following = groups[g + 1] if g + 1 < len(groups) else None
+                answered = ({p.invocation_id for i in following[1] for p in turns[i].results()}
+                            if following and following[0] == "user" else set())
+                messages, calls = self.assistant(indices, answered, last=following is None)
+                out += messages
+                continue
+            if side == "user":
+                out += self.user(indices, calls)
+            else:
+                out += _per_turn("system", [(b, ti, pi) for ti, pi, p in self.each_part(indices)
+                                            if (b := self.block(p, "system", ti, pi)) is not None])
+            calls = set()
+        return out
+
+    def each_part(self, indices: list[int]) -> Iterable[tuple[int, int, Part]]:
+        """(turn, part index, part) over the turns; an empty turn is reported as dropped, but for
+        a final assistant turn, the one message Anthropic accepts empty (anthropics/claude-code#6774)."""
+        for ti in indices:
+            report_foreign(NAME, self.conv.turns[ti].meta, self.losses, ti)
+            if not self.conv.turns[ti].parts and not self.final_assistant(ti):
+                self.lose("empty turn dropped: Anthropic rejects a message without content", ti)
+            for pi, part in enumerate(self.conv.turns[ti].parts):
+                yield ti, pi, part
+
+    def assistant(self, indices: list[int], answered: set[str | None],
+                  last: bool) -> tuple[list[tuple[str, list[_Item]]], set[str]]:
+        """Assistant turns (and the calls written), one message each, unless a block follows a call:
+        `tool_use` blocks must close the merged assistant message (a call followed by other blocks
+        is rejected as unanswered: vercel/ai#13013, and the Anthropic recordings of anomalyco/opencode
+        `packages/llm/test/fixtures/recordings/`), so then the turns become one message with the
+        calls moved last."""
+        items: list[_Item] = []
+        calls: set[str] = set()
+        for ti, pi, part in self.each_part(indices):
+            if not isinstance(part, Invocation):
+                block = self.block(part, "assistant", ti, pi)
+            elif last or part.id in answered:
+                block = self.tool_use(part, ti, pi)
+                calls.add(part.id)
+            else:
+                self.lose(f"call {part.name!r} has no result in the next message; dropped "
+                          f"(Anthropic rejects an unanswered tool_use)", ti, pi)
+                continue
+            if block is not None:
+                items.append((block, ti, pi))
+        first_call = next((k for k, item in enumerate(items) if _type(item[0]) == "tool_use"), len(items))
+        moved = [item for item in items[first_call:] if _type(item[0]) != "tool_use"]
+        if not moved:
+            messages = _per_turn("assistant", items)
+            if self.final_assistant(indices[-1]) and not (items and items[-1][1] == indices[-1]):
+                messages.append(("assistant", []))  # the final turn, empty or emptied
+            return messages, calls
+        for _, ti, pi in moved:
+            self.lose("moved before the tool calls: Anthropic requires tool_use blocks last", ti, pi)
+        for ti in sorted({ti for _, ti, _ in items} - {items[0][1]}):
+            self.lose("merged into one assistant message with the turn before it", ti)
+        tool_uses = [item for item in items[first_call:] if _type(item[0]) == "tool_use"]
+        return [("assistant", items[:first_call] + moved + tool_uses)], calls
+
+    def final_assistant(self, ti: int) -> bool:
+        return ti == len(self.conv.turns) - 1 and self.conv.turns[ti].role == "assistant"
+
+    def user(self, indices: list[int], calls: set[str]) -> list[tuple[str, list[_Item]]]:
+        """User and tool turns. With results they form one message, results first (Anthropic's
+        guide, https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls, as
+        quoted in nearai/ironclaw#7274); without, one message per turn."""
+        results: list[_Item] = []
+        others: list[_Item] = []
+        answered: set[str | None] = set()
+        for ti, pi, part in self.each_part(indices):
+            if not isinstance(part, Result):
+                block = self.block(part, "user", ti, pi)
+                if block is not None:
+                    others.append((block, ti, pi))
+            elif part.invocation_id not in calls:
+                self.lose("result answers no tool_use of the previous assistant message; dropped "
+                          "(Anthropic rejects it)", ti, pi)
+            elif part.invocation_id in answered:
+                self.lose("a second result for the same call; dropped", ti, pi)
+            else:
+                answered.add(part.invocation_id)
+                results.append((self.tool_result(part, ti, pi), ti, pi))
+        if not results:
+            return _per_turn("user", others)
+        turns = self.conv.turns
+        clean = ([turns[ti].role for ti in indices] in (["tool"], ["tool", "user"])
+                 and all(isinstance(p, Result) for p in turns[indices[0]].parts)
+                 and not any(isinstance(p, Result) for ti in indices[1:] for p in turns[ti].parts))
+        if not clean:  # reading the message back gives other turns than these
+            for ti in indices:
+                self.lose("merged into one user message, tool results first (Anthropic requires them "
+                          "first)", ti)
+        return [("user", results + others)]
+
+    # -- blocks
+
+    def block(self, part: Part, where: str, ti: int | None, pi: int) -> dict[str, Any] | None:
+        """One non-call part in `where` (system, user, assistant or result content), or None."""
+        report_foreign(NAME, part.meta, self.losses, ti, pi)
+        if isinstance(part, Text):
+            if part.text.strip():
+                return _restore({"type": "text", "text": part.text}, part.meta)
+            self.lose("empty text block dropped: Anthropic rejects it", ti, pi)
+        elif isinstance(part, Media) and where in ("user", "result"):
+            return self.media(part, ti, pi)
+        elif isinstance(part, Json) and where in ("user", "result"):
+            self.lose("structured content written as JSON text", ti, pi)
+            return {"type": "text", "text": dumps_str(part.value)}
+        elif isinstance(part, Reasoning) and where == "assistant":
+            return self.thinking(part, ti, pi)
+        elif is_own_opaque(part, NAME):
+            return part.value
+        elif isinstance(part, Opaque):
+            self.lose(f"opaque {part.origin} block dropped: Anthropic cannot read it", ti, pi)
+        else:
+            self.lose(f"{part.type} part cannot be carried in {where} content; dropped", ti, pi)
+        return None
+
+    def media(self, part: Media, ti: int | None, pi: int) -> dict[str, Any] | None:
+        if part.data is None and part.url is not None:
+            media_type, data = split_data_url(part.url)
+            if data is not None:
+                self.lose("data URL written as a base64 source", ti, pi)
+                part = replace(part, url=None, media_type=media_type, data=data)
+        mime = part.media_type or ""
+        kind = ("image" if part.kind == "image" or mime.startswith("image/") else
+                "document" if part.kind == "document" or mime == "application/pdf" else None)
+        allowed = _IMAGE_TYPES if kind == "image" else {"application/pdf"}
+        source: dict[str, Any]
+        if kind is None or (part.data is not None and mime not in allowed):
+            self.lose(f"{part.kind} ({part.media_type or 'no media type'}) cannot be sent to Anthropic; "
+                      f"dropped", ti, pi)
+            return None
+        if part.data is not None:
+            source = {"type": "base64", "media_type": mime, "data": part.data}
+        elif part.url is not None or part.file_id is not None:
+            source = ({"type": "url", "url": part.url} if part.url is not None
+                      else {"type": "file", "file_id": part.file_id})
+            if part.media_type:
+                self.lose(f"media type {part.media_type} not carried by a {source['type']} source", ti, pi)
+        else:
+            self.lose("media without data, URL or file id dropped", ti, pi)
+            return None
+        if part.kind != kind:
+            self.lose(f"{part.kind} written as an Anthropic {kind} block", ti, pi)
+        return _restore({"type": kind, "source": source}, part.meta)
+
+    def thinking(self, part: Reasoning, ti: int | None, pi: int) -> dict[str, Any] | None:
+        """Only Anthropic's own signed thinking can be replayed: a thinking block needs its
+        `signature` and must come back unmodified (anthropic-sdk-python
+        `src/anthropic/types/thinking_block_param.py`)."""
+        if part.origin != NAME:
+            self.lose(f"reasoning from {part.origin or 'an unknown origin'} dropped: Anthropic only "
+                      f"accepts its own signed thinking", ti, pi)
+            return None
+        if part.summary:
+            self.lose("reasoning summary not carried", ti, pi)
+        if part.redacted is not None:
+            if part.text:
+                self.lose("text of redacted thinking not carried", ti, pi)
+            return _restore({"type": "redacted_thinking", "data": part.redacted}, part.meta)
+        if not part.signature:
+            self.lose("thinking without a signature dropped: Anthropic rejects it", ti, pi)
+            return None
+        return _restore({"type": "thinking", "thinking": part.text, "signature": part.signature},
+                        part.meta)
+
+    def tool_use(self, part: Invocation, ti: int, pi: int) -> dict[str, Any]:
+        report_foreign(NAME, part.meta, self.losses, ti, pi)
+        own = own_meta(NAME, part.meta)
+        if own.pop("string_input", None):
+            self.lose("input was a JSON string on the wire; written as an object", ti, pi)
+        arguments = part.arguments
+        if part.raw_arguments is not None:
+            self.lose(f"arguments are not valid JSON ({part.raw_arguments[:60]!r}); input written as {{}}",
+                      ti, pi)
+            arguments = {}
+        elif not isinstance(arguments, dict):
+            self.lose("call had no arguments; input written as {}" if arguments is None else
+                      f"arguments are {type_name(arguments)}, not an object; input written as {{}}",
+                      ti, pi)
+            arguments = {}
+        name = self.tool_name(part.name, ti, pi)
+        block = {"type": "tool_use", "id": self.call_id(part, ti, pi), "name": name, "input": arguments}
+        self.names[part.id] = (part.name, name)
+        return _restore(block, {NAME: own})
+
+    def call_id(self, part: Invocation, ti: int, pi: int) -> str:
+        """The call's wire id when Anthropic accepts it (it matches `^[a-zA-Z0-9_-]+$`,
+        BlockRunAI/ClawRouter#17, and is unique in the request, anthropics/claude-code#28515), else
+        one derived from it or from the canonical id, deterministically."""
+        wanted = part.wire_id
+        if wanted is not None and _ID.fullmatch(wanted) and wanted not in self.used:
+            chosen = wanted
+            self.used.add(chosen)
+        else:
+            base = (wanted and _NOT_ID_CHAR.sub("_", wanted)) or "toolu_" + _NOT_ID_CHAR.sub(
+                "_", part.id or f"{ti}_{pi}")
+            chosen = unique_id(base, self.used)
+            reason = ("the call has no id" if wanted is None else
+                      f"id {wanted!r} is already used" if _ID.fullmatch(wanted) else
+                      f"id {wanted!r} does not match ^[a-zA-Z0-9_-]+$")
+            self.lose(f"{reason}; tool_use id {chosen!r} written", ti, pi)
+        self.ids[part.id] = chosen
+        return chosen
+
+    def tool_result(self, part: Result, ti: int, pi: int) -> dict[str, Any]:
+        report_foreign(NAME, part.meta, self.losses, ti, pi)
+        wire_id = self.ids[part.invocation_id]  # type: ignore[index]
+        if wire_id != part.wire_id:
+            self.lose(f"tool_use_id {part.wire_id!r} written as {wire_id!r}, the id of its call", ti, pi)
+        # A tool_result names only its call's id, so it reads back under its call's written name:
+        # a loss only when that is not the name the result had.
+        call_name, written_name = self.names[part.invocation_id]  # type: ignore[index]
+        if part.name is not None and part.name != written_name:
+            self.lose(f"result name {part.name!r} not carried: a tool_result names only its call's id"
+                      + (f" (its call is {call_name!r})" if part.name != call_name else
+                         f"; it reads back as {written_name!r}, its call's written name"), ti, pi)
+        content = [b for p in part.content if (b := self.block(p, "result", ti, pi)) is not None]
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": wire_id}
+        if len(content) == 1 and content[0].keys() == {"type", "text"} and content[0]["type"] == "text":
+            block["content"] = content[0]["text"]
+        elif content:
+            block["content"] = content
+        if part.is_error:
+            block["is_error"] = True
+        return _restore(block, part.meta)
+
+    def thinking_rules(self, body: dict[str, Any], messages: list[tuple[str, list[_Item]]]) -> None:
+        """The thinking rule both ways — with thinking on, the assistant message with the latest
+        calls must open with its thinking (Kilo-Org/kilocode#5219); with it off, a final assistant
+        message must not hold any (tailcallhq/forgecode#1853) — and no trailing whitespace at the
+        end of a final assistant message."""
+        config = body.get("thinking")
+        enabled = isinstance(config, dict) and config.get("type") in ("enabled", "adaptive")
+        with_calls = [k for k, (role, items) in enumerate(messages)
+                      if role == "assistant" and any(b.get("type") == "tool_use" for b, _, _ in items)]
+        if enabled and with_calls and with_calls[-1] >= len(messages) - 2 \
+                and _type(messages[with_calls[-1]][1][0][0]) not in _THINKING_BLOCKS:
+            del body["thinking"]
+            enabled = False
+            self.lose("thinking turned off: the assistant message with the latest tool calls has no "
+                      "thinking block to replay, which Anthropic rejects while thinking is on")
+        if not messages or messages[-1][0] != "assistant":
+            return
+        items = messages[-1][1]
+        if not enabled:
+            for item in [it for it in items if _type(it[0]) in _THINKING_BLOCKS]:
+                self.lose("thinking dropped from the final assistant message: Anthropic rejects it "
+                          "while thinking is off", item[1], item[2])
+                items.remove(item)
+        block, ti, pi = items[-1] if items else ({}, 0, 0)
+        text = block.get("text")
+        if block.get("type") == "text" and isinstance(text, str) and text != text.rstrip():
+            items[-1] = ({**block, "text": text.rstrip()}, ti, pi)
+            self.lose("trailing whitespace removed: Anthropic rejects it at the end of a final "
+                      "assistant message", ti, pi)
+
+
+def _lower_types(schema: Any) -> Any:
+    """The schema with every `type` name in lower case (values under enum/const/default untouched)."""
+    if isinstance(schema, list):
+        return [_lower_types(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "type":
+            value = ([v.lower() if isinstance(v, str) else v for v in value] if isinstance(value, list)
+                     else value.lower() if isinstance(value, str) else value)
+        elif key not in ("enum", "const", "default", "examples", "example"):
+            value = _lower_types(value)
+        out[key] = value
+    return out
+
+
+def _per_turn(role: str, items: list[_Item]) -> list[tuple[str, list[_Item]]]:
+    """One message per canonical turn."""
+    return [(role, list(run)) for _, run in groupby(items, key=lambda item: item[1])]
+
+
+def _restore(block: dict[str, Any], meta: Any) -> dict[str, Any]:
+    """A wire block plus the details this format kept in meta (`cache_control`, `citations`…)."""
+    return {**block, **{k: v for k, v in own_meta(NAME, meta).items() if k not in block}}

@@ -1,0 +1,304 @@
+"""Reading Chat Completions bodies: a request → system, tools, tool choice and linked turns;
+a completion → the assistant turn of its first choice; an error body → `ApiError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from ...errors import FormatError
+from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, ToolChoice, Turn
+from ..base import (
+    Request,
+    Response,
+    expect_dict,
+    expect_list,
+    link,
+    media_kind,
+    meta_for,
+    optional_field,
+    optional_list,
+    parse_arguments,
+    required_field,
+    split_data_url,
+    type_name,
+    unmodeled,
+    with_meta,
+)
+from .common import NAME, _api_error, _audio_type, _choice
+
+# Top-level request keys the reader models; every other key is a parameter kept in meta.
+_MODELED_PARAMS = frozenset({"model", "messages", "tools", "functions", "tool_choice",
+                             "function_call", "parallel_tool_calls"})
+
+
+# ------------------------------------------------------------------------------------ sniffing
+
+
+def sniff(body: Any, side: str) -> bool:
+    """A request with `messages` (and no top-level `system`), or a completion / error body."""
+    if not isinstance(body, dict):
+        return False
+    if side == "request":
+        return isinstance(body.get("messages"), list) and "system" not in body
+    if isinstance(body.get("choices"), list):
+        return True
+    return isinstance(body.get("error"), dict) and "type" not in body
+
+
+# ---------------------------------------------------------------------------------- reading
+
+
+def read_request(body: Any, source: Source) -> Request:
+    """A request body → system, tools, tool choice and linked turns."""
+    body = expect_dict(body, source, "a Chat Completions request")
+    messages = expect_list(body.get("messages"), source.child("messages"), "messages")
+    system, turns = _read_messages(messages, source.child("messages"))
+    params = unmodeled(body, _MODELED_PARAMS, defaults={"stream": False})
+    choice, verbatim = _read_tool_choice(body, source)
+    if verbatim is not None:
+        params["tool_choice"] = verbatim
+    if "tool_choice" in body and body.get("function_call") is not None:
+        params["function_call"] = body["function_call"]  # the modern choice wins; keep the other
+    return Request(turns=link(turns), system=tuple(system), tools=tuple(_read_tools(body, source)),
+                   tool_choice=choice, model=optional_field(body, "model", str, source),
+                   stream=body.get("stream") is True, meta=meta_for(NAME, params))
+
+
+def read_response(body: Any, source: Source) -> Response:
+    """A completion body → the assistant turn of `choices[0]`; an error body → `ApiError`."""
+    body = expect_dict(body, source, "a Chat Completions response")
+    error = _api_error(body.get("error"))
+    if error is not None and body.get("choices") is None:
+        return Response(error=error)
+    choices = expect_list(body.get("choices"), source.child("choices"), "choices")
+    turn, finish, extras = None, None, {}
+    if choices:
+        at = source.child("choices", 0)
+        choice = expect_dict(choices[0], at, "a choice")
+        message = expect_dict(choice.get("message"), at.child("message"), "a choice message")
+        turn = link([_assistant_turn(message, at.child("message"))])[0]
+        finish = optional_field(choice, "finish_reason", str, at)
+        extras = _extras(choice, ("index", "message", "finish_reason"))
+    usage = body.get("usage")
+    if usage is not None:
+        usage = expect_dict(usage, source.child("usage"), "usage")
+    meta = _extras(body, ("choices", "usage", "model", "object", "error"))
+    if extras:
+        meta["choice"] = extras
+    if len(choices) > 1:
+        meta["choices"] = choices[1:]
+    return Response(turn=turn, finish_reason=finish, model=optional_field(body, "model", str, source),
+                    usage=usage, error=error, meta=meta_for(NAME, meta))
+
+
+def _read_messages(messages: list[Any], src: Source) -> tuple[list[Part], list[Turn]]:
+    """Leading system/developer messages → system parts; the rest → turns, consecutive tool
+    (and legacy function) messages merged into one `tool` turn."""
+    system: list[Part] = []
+    turns: list[Turn] = []
+    for i, message in enumerate(messages):
+        at = src.child(i)
+        message = expect_dict(message, at, "a message")
+        role = message.get("role")
+        if role in ("system", "developer"):
+            parts = _content(message.get("content"), at.child("content"))
+            extras = _extras(message, ("role", "content"))
+            if role == "developer":
+                extras["role"] = "developer"
+            if turns:
+                turns.append(Turn(role="system", parts=tuple(parts), meta=meta_for(NAME, extras), source=at))
+            else:
+                system.extend(with_meta(NAME, p, {"message": extras}) if extras else p for p in parts)
+        elif role in ("tool", "function"):
+            result = _result(message, at, legacy=role == "function")
+            if turns and turns[-1].role == "tool":
+                turns[-1] = replace(turns[-1], parts=(*turns[-1].parts, result))
+            else:
+                turns.append(Turn(role="tool", parts=(result,), source=at))
+        elif role == "user":
+            turns.append(Turn(role="user", parts=tuple(_content(message.get("content"), at.child("content"))),
+                              meta=meta_for(NAME, _extras(message, ("role", "content"))), source=at))
+        elif role == "assistant":
+            turns.append(_assistant_turn(message, at))
+        else:
+            raise FormatError(f"unknown message role {role!r}", at.child("role").pointer)
+    return system, turns
+
+
+def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
+    """Reasoning, then content (text and refusal parts), the `refusal` field, then the calls."""
+    parts: list[Part] = []
+    modeled = {"role", "content", "refusal", "tool_calls", "function_call"}
+    for key in ("reasoning_content", "reasoning"):
+        text = message.get(key)
+        if isinstance(text, str):  # a non-string `reasoning` stays in meta, verbatim
+            modeled.add(key)
+            if text:
+                kept = {"field": key} if key != "reasoning_content" else {}
+                parts.append(Reasoning(text=text, origin=NAME, source=at.child(key),
+                                       meta=meta_for(NAME, kept)))
+    parts.extend(_content(message.get("content"), at.child("content")))
+    refusal = optional_field(message, "refusal", str, at)
+    if refusal:
+        parts.append(Text(text=refusal, meta=meta_for(NAME, {"field": "refusal"}),
+                          source=at.child("refusal")))
+    calls = message.get("tool_calls")
+    if calls is not None:
+        calls = expect_list(calls, at.child("tool_calls"), "tool_calls")
+        parts.extend(_tool_call(c, at.child("tool_calls", k)) for k, c in enumerate(calls))
+    legacy = message.get("function_call")
+    if legacy is not None:
+        parts.append(_function_call(expect_dict(legacy, at.child("function_call"), "function_call"),
+                                    at.child("function_call"), {"function_call": True}))
+    return Turn(role="assistant", parts=tuple(parts), meta=meta_for(NAME, _extras(message, modeled)),
+                source=at)
+
+
+def _tool_call(call: Any, at: Source) -> Part:
+    """A `function` or `custom` tool call; any other type stays verbatim as Opaque."""
+    call = expect_dict(call, at, "a tool call")
+    kind = call.get("type") or "function"  # Mistral omits `type`
+    # `index` is a stream artifact DeepSeek leaves in non-streamed bodies: not worth replaying.
+    extras = _extras(call, ("id", "type", "function", "custom", "index"))
+    wire_id = optional_field(call, "id", str, at)
+    if kind == "function":
+        fn = expect_dict(call.get("function"), at.child("function"), "a tool call's function")
+        return replace(_function_call(fn, at.child("function"), extras), wire_id=wire_id, source=at)
+    if kind == "custom":
+        custom = expect_dict(call.get("custom"), at.child("custom"), "a custom tool call")
+        return Invocation(name=optional_field(custom, "name", str, at.child("custom")) or "",
+                          arguments=optional_field(custom, "input", str, at.child("custom")),
+                          wire_id=wire_id, meta=meta_for(NAME, {"type": "custom", **extras}), source=at)
+    return Opaque(origin=NAME, value=call, meta=meta_for(NAME, {"field": "tool_calls"}), source=at)
+
+
+def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any]) -> Invocation:
+    """`{name, arguments}`: arguments parsed from their JSON string (kept raw when invalid)."""
+    arguments, raw = parse_arguments(fn.get("arguments"))
+    return Invocation(name=optional_field(fn, "name", str, at) or "", arguments=arguments,
+                      raw_arguments=raw, meta=meta_for(NAME, meta), source=at)
+
+
+def _result(message: dict[str, Any], at: Source, *, legacy: bool) -> Result:
+    extras = _extras(message, ("role", "tool_call_id", "content", "name"))
+    if legacy:
+        extras["role"] = "function"
+    elif message.get("name") is not None:
+        extras["name"] = True  # a dialect's optional tool-message `name`: written back as it came
+    return Result(wire_id=optional_field(message, "tool_call_id", str, at),
+                  name=optional_field(message, "name", str, at),
+                  content=tuple(_content(message.get("content"), at.child("content"))),
+                  meta=meta_for(NAME, extras), source=at)
+
+
+def _content(content: Any, at: Source) -> list[Part]:
+    """String content → one Text (none when empty); an array → one part per entry."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [Text(text=content, source=at)] if content else []
+    items = expect_list(content, at, "content")
+    return [_content_part(item, at.child(k)) for k, item in enumerate(items)]
+
+
+def _content_part(item: Any, at: Source) -> Part:
+    item = expect_dict(item, at, "a content part")
+    kind = item.get("type")
+    if kind == "text":
+        return Text(text=required_field(item, "text", str, at),
+                    meta=meta_for(NAME, _extras(item, ("type", "text"))), source=at)
+    if kind == "refusal":
+        return Text(text=required_field(item, "refusal", str, at), source=at,
+                    meta=meta_for(NAME, {"type": "refusal", **_extras(item, ("type", "refusal"))}))
+    if kind == "image_url":
+        return _image(item, at)
+    if kind == "input_audio":
+        audio = expect_dict(item.get("input_audio"), at.child("input_audio"), "input_audio")
+        fmt = optional_field(audio, "format", str, at.child("input_audio"))
+        return Media(kind="audio", media_type=_audio_type(fmt) if fmt else None,
+                     data=optional_field(audio, "data", str, at.child("input_audio")), source=at,
+                     meta=meta_for(NAME, {**_extras(item, ("type", "input_audio")),
+                                 **_extras(audio, ("data", "format"))}))
+    if kind == "file":
+        file = expect_dict(item.get("file"), at.child("file"), "file")
+        data = optional_field(file, "file_data", str, at.child("file"))
+        media_type, payload = split_data_url(data) if data else (None, None)
+        return Media(kind=media_kind(media_type) if media_type else "file", media_type=media_type,
+                     data=payload if payload is not None else data,
+                     file_id=optional_field(file, "file_id", str, at.child("file")), source=at,
+                     meta=meta_for(NAME, {**_extras(item, ("type", "file")),
+                                 **_extras(file, ("file_data", "file_id"))}))
+    return Opaque(origin=NAME, value=item, source=at)
+
+
+def _image(item: dict[str, Any], at: Source) -> Media:
+    """`image_url`: a data URL becomes inline data, anything else a reference (`detail` in meta)."""
+    image = item.get("image_url")
+    if isinstance(image, str):  # some clients send the URL bare
+        image = {"url": image}
+    image = expect_dict(image, at.child("image_url"), "image_url")
+    url = required_field(image, "url", str, at.child("image_url"))
+    media_type, data = split_data_url(url)
+    meta = {**_extras(item, ("type", "image_url")), **_extras(image, ("url",))}
+    if data is not None:
+        return Media(kind="image", media_type=media_type, data=data, meta=meta_for(NAME, meta), source=at)
+    return Media(kind="image", url=url, meta=meta_for(NAME, meta), source=at)
+
+
+def _read_tools(body: dict[str, Any], src: Source) -> list[Tool]:
+    """`tools[]` (function, custom, anything else verbatim) and legacy `functions[]`."""
+    tools: list[Tool] = []
+    for k, tool in enumerate(optional_list(body.get("tools"), src.child("tools"), "tools")):
+        at = src.child("tools", k)
+        tool = expect_dict(tool, at, "a tool")
+        kind = tool.get("type") or "function"
+        if not isinstance(kind, str):
+            raise FormatError(f"a tool type must be a string, not {type_name(kind)}",
+                              at.child("type").pointer)
+        if kind == "function":
+            fn = expect_dict(tool.get("function"), at.child("function"), "a tool's function")
+            outer = _extras(tool, ("type", "function"))
+            tools.append(_function_tool(fn, at.child("function"), {"tool": outer} if outer else {}))
+            continue
+        inner = tool.get(kind)
+        name = inner.get("name") if isinstance(inner, dict) else None
+        description = inner.get("description") if isinstance(inner, dict) else None
+        tools.append(Tool(name=name if isinstance(name, str) else kind,
+                          description=description if isinstance(description, str) else None,
+                          kind=kind, origin=NAME, raw=tool, source=at))
+    for k, fn in enumerate(optional_list(body.get("functions"), src.child("functions"), "functions")):
+        at = src.child("functions", k)
+        tools.append(_function_tool(expect_dict(fn, at, "a function"), at, {"functions": True}))
+    return tools
+
+
+def _function_tool(fn: dict[str, Any], at: Source, meta: dict[str, Any]) -> Tool:
+    return Tool(name=required_field(fn, "name", str, at),
+                description=optional_field(fn, "description", str, at),
+                parameters=fn.get("parameters"), source=at,
+                meta=meta_for(NAME, {**meta, **_extras(fn, ("name", "description", "parameters"))}))
+
+
+def _read_tool_choice(body: dict[str, Any], src: Source) -> tuple[ToolChoice | None, Any]:
+    """(`tool_choice` / legacy `function_call` + `parallel_tool_calls`, the verbatim choice when
+    the canonical form cannot hold it: `allowed_tools` and unknown objects)."""
+    parallel = body.get("parallel_tool_calls")
+    if parallel is not None and not isinstance(parallel, bool):
+        raise FormatError(f"parallel_tool_calls must be a boolean, not {type_name(parallel)}",
+                          src.child("parallel_tool_calls").pointer)
+    value = body.get("tool_choice", body.get("function_call"))
+    choice = _choice(value)
+    verbatim = value if isinstance(value, dict) and (choice is None or choice.mode != "tool") else None
+    if choice is None and parallel is not None:
+        choice = ToolChoice()
+    return (replace(choice, parallel=parallel) if choice is not None else None), verbatim
+
+
+# ------------------------------------------------------------------------------ read helpers
+
+
+#: Keys a reader does not model, kept verbatim (nulls and empty containers are defaults).
+_extras = partial(unmodeled, empty=True)

@@ -1,0 +1,518 @@
+"""Writing a conversation as a Chat Completions request body, with what it could not carry."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ...jsonio import dumps_str
+from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
+from ..base import Writer, Written, is_own_opaque, own_meta, report_foreign, safe_tool_name, unique_id
+from .common import NAME, _audio_type, _choice
+
+# OpenAI has rejected tool-call ids longer than 40 characters ("Expected a string with maximum length
+# 40", agno-agi/agno#5382; vercel/ai#17233 could not reproduce it later, so a risk more than a rule).
+# Ids are otherwise opaque.
+_CALL_ID = re.compile(r"[\x21-\x7e]{1,40}")
+
+
+def write(conversation: Conversation) -> Written:
+    """The request body that replays `conversation`, and what it could not carry."""
+    return _Writer(conversation).run()
+
+
+@dataclass
+class _Out:
+    """A written message and where it came from; `calls` are the pairing keys of its tool calls,
+    `answers` the key a tool/function message answers."""
+
+    message: dict[str, Any]
+    turn: int | None
+    calls: list[tuple[str, int]] = field(default_factory=list)
+    answers: str | None = None
+    part: int | None = None
+
+
+class _Writer(Writer):
+    """Turns → messages (with where each came from), then the pairing rules, tools and params."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        super().__init__(conversation)
+        self.ids: dict[str, str] = {}  # call key → written id
+        self.id_notes: dict[str, str] = {}
+        self.legacy: set[str] = set()  # call keys written as a legacy `function_call`
+        self.call_names: dict[str, str] = {}  # call key → written tool name
+        self.called: dict[str, str] = {}  # call key → the call's own (canonical) name
+
+    def run(self) -> Written:
+        self.plan_calls()
+        body: dict[str, Any] = {}
+        if self.conv.model is not None:
+            body["model"] = self.conv.model
+        else:
+            self.lose("no model: the request needs one")
+        outs = self.system_messages()
+        for t, turn in enumerate(self.conv.turns):
+            outs.extend(self.turn(t, turn))
+        body["messages"] = self.pair(outs)
+        self.tools(body)
+        params = own_meta(NAME, self.conv.meta)
+        params.pop("tool_choice", None)
+        body.update({k: v for k, v in params.items() if k not in body})
+        report_foreign(NAME, self.conv.meta, self.losses, what="request parameters")
+        return Written(body=body, losses=tuple(sorted(
+            self.losses, key=lambda x: (-1 if x.turn is None else x.turn, -1 if x.part is None else x.part))))
+
+    # ---- ids and names
+
+    def plan_calls(self) -> None:
+        """Decide every call's written id first, so results can name it wherever they are."""
+        pending: list[tuple[str, Invocation]] = []
+        used: set[str] = set()
+        for t, turn in enumerate(self.conv.turns):
+            calls = [(p, x) for p, x in enumerate(turn.parts) if isinstance(x, Invocation)]
+            for p, call in calls:
+                key = _key(call, t, p)
+                self.call_names[key] = safe_tool_name(call.name)
+                self.called[key] = call.name
+                legacy = own_meta(NAME, call.meta).get("function_call")
+                if legacy and len(calls) == 1 and call.wire_id is None:
+                    self.legacy.add(key)
+                elif call.wire_id is not None and _CALL_ID.fullmatch(call.wire_id):
+                    self.ids[key] = call.wire_id
+                    used.add(call.wire_id)
+                else:
+                    pending.append((key, call))
+        for key, call in pending:
+            new = unique_id("call_" + (re.sub(r"[^A-Za-z0-9_-]", "", key) or "0"), used, limit=40)
+            self.ids[key] = new
+            self.id_notes[key] = (f"call {call.id or key} has no id; wrote {new!r}" if call.wire_id is None
+                                  else f"call id {call.wire_id!r} is not valid here (1-40 printable "
+                                       f"characters); wrote {new!r}")
+
+    def name(self, name: str, turn: int | None, part: int | None) -> str:
+        safe = safe_tool_name(name)
+        if safe != name:
+            self.lose(f"tool name {name!r} is not valid here (letters, digits, _ and -, up to 64); "
+                      f"wrote {safe!r}", turn, part)
+        return safe
+
+    # ---- messages
+
+    def system_messages(self) -> list[_Out]:
+        """Leading system parts, one message per run of parts that came from one message."""
+        outs: list[_Out] = []
+        group: list[tuple[int, Part]] = []
+        for p, part in enumerate(self.conv.system):
+            message = own_meta(NAME, part.meta).get("message")
+            if group and own_meta(NAME, group[-1][1].meta).get("message") != message:
+                outs.append(self.system_message(group))
+                group = []
+            group.append((p, part))
+        if group:
+            outs.append(self.system_message(group))
+        return outs
+
+    def system_message(self, group: list[tuple[int, Part]]) -> _Out:
+        message = own_meta(NAME, group[0][1].meta).get("message")
+        extras = dict(message) if isinstance(message, Mapping) else {}
+        items = []
+        for p, part in group:
+            report_foreign(NAME, part.meta, self.losses, None, p)
+            item = self.text_item(part, None, p, "a system message", drop=("message",))
+            if item is not None:
+                items.append(item)
+        role = extras.pop("role", "system")
+        return _Out({**extras, "role": role, "content": _text_content(items)}, None)
+
+    def turn(self, t: int, turn: Turn) -> list[_Out]:
+        """One canonical turn → its messages; each Result becomes its own tool message."""
+        report_foreign(NAME, turn.meta, self.losses, t)
+        outs: list[_Out] = []
+        run: list[tuple[int, Part]] = []
+        for p, part in enumerate(turn.parts):
+            if isinstance(part, Result):
+                if run:
+                    outs.append(self.message(t, turn, run))
+                    run = []
+                outs.append(self.tool_message(t, p, part))
+            else:
+                run.append((p, part))
+        if run:
+            outs.append(self.message(t, turn, run))
+        elif not outs and turn.role == "tool":
+            self.lose("an empty tool turn has no message", t)
+        elif not outs:
+            outs.append(self.message(t, turn, run))
+        return outs
+
+    def message(self, t: int, turn: Turn, parts: list[tuple[int, Part]]) -> _Out:
+        extras = own_meta(NAME, turn.meta)
+        if turn.role == "assistant":
+            return self.assistant(t, parts, extras)
+        for p, part in parts:
+            report_foreign(NAME, part.meta, self.losses, t, p)
+        if turn.role == "system":
+            items = [self.text_item(part, t, p, "a system message") for p, part in parts]
+            role = extras.pop("role", "system")
+            return _Out({**extras, "role": role,
+                         "content": _text_content([i for i in items if i is not None])}, t)
+        if turn.role == "tool":
+            self.lose("tool turn content that is not a result written as a user message", t, parts[0][0])
+        items = [self.user_item(part, t, p) for p, part in parts]
+        return _Out({**extras, "role": "user",
+                     "content": _text_content([i for i in items if i is not None])}, t)
+
+    def text_item(self, part: Part, t: int | None, p: int, where: str,
+                  drop: tuple[str, ...] = ()) -> dict[str, Any] | None:
+        """A Text (or Opaque of this format) as a content-array entry; anything else is lost."""
+        if isinstance(part, Text):
+            own = {k: v for k, v in own_meta(NAME, part.meta).items() if k not in drop}
+            if own.get("field") == "refusal" or own.get("type") == "refusal":
+                own.pop("field", None)
+                return {**own, "type": "refusal", "refusal": part.text}
+            return {**own, "type": "text", "text": part.text}
+        if is_own_opaque(part, NAME) and own_meta(NAME, part.meta).get("field") is None:
+            return part.value
+        self.lose(f"{_describe(part)} cannot be written in {where}; dropped", t, p)
+        return None
+
+    def user_item(self, part: Part, t: int, p: int) -> dict[str, Any] | None:
+        if isinstance(part, Media):
+            return self.media(part, t, p)
+        return self.text_item(part, t, p, "a user message")
+
+    def media(self, part: Media, t: int, p: int) -> dict[str, Any] | None:
+        """image → `image_url`, wav/mp3 audio → `input_audio`, documents/files → `file`."""
+        own = own_meta(NAME, part.meta)
+        if part.kind == "image" and (part.data is not None or part.url):
+            url: str | None
+            if part.data is not None:
+                media_type = part.media_type or "image/png"
+                if part.media_type is None:
+                    self.lose("an inline image without a media type written as image/png", t, p)
+                url = f"data:{media_type};base64,{part.data}"
+            else:
+                url = part.url
+            image = {"url": url, **{k: own.pop(k) for k in ("detail",) if k in own}}
+            return {**own, "type": "image_url", "image_url": image}
+        if part.kind == "audio" and part.data is not None and part.media_type:
+            fmt = part.media_type.removeprefix("audio/").replace("mpeg", "mp3").replace("x-wav", "wav")
+            if fmt in ("wav", "mp3"):
+                if _audio_type(fmt) != part.media_type:
+                    self.lose(f"audio of type {part.media_type} written as {_audio_type(fmt)}", t, p)
+                return {**own, "type": "input_audio", "input_audio": {"data": part.data, "format": fmt}}
+        if part.kind in ("document", "file") and (part.data is not None or part.file_id):
+            file: dict[str, Any] = {k: own.pop(k) for k in ("filename",) if k in own}
+            if part.file_id:
+                file["file_id"] = part.file_id
+            if part.data is not None:
+                file["file_data"] = (f"data:{part.media_type};base64,{part.data}" if part.media_type
+                                     else part.data)
+            return {**own, "type": "file", "file": file}
+        self.lose(f"{_describe(part)} cannot be sent in a user message; dropped", t, p)
+        return None
+
+    def assistant(self, t: int, parts: list[tuple[int, Part]], extras: dict[str, Any]) -> _Out:
+        """Reasoning, content and calls go to separate fields: their relative order is fixed."""
+        out = _Out({**extras, "role": "assistant"}, t)
+        reasoning: list[tuple[int, Reasoning]] = []
+        content: list[dict[str, Any]] = []
+        refusals: list[str] = []
+        calls: list[dict[str, Any]] = []
+        slot = 0
+        for p, part in parts:
+            report_foreign(NAME, part.meta, self.losses, t, p)
+            if isinstance(part, Reasoning) and part.origin == NAME:
+                reasoning.append((p, part))
+                here = 0
+            elif isinstance(part, Reasoning):
+                self.lose(f"reasoning from {part.origin or 'an unknown origin'} cannot be replayed "
+                          "here; dropped", t, p)
+                continue
+            elif isinstance(part, Text) and own_meta(NAME, part.meta).get("field") == "refusal":
+                refusals.append(part.text)
+                here = 2
+            elif isinstance(part, Invocation) or (is_own_opaque(part, NAME)
+                                                  and own_meta(NAME, part.meta).get("field") == "tool_calls"):
+                entry = self.call(out, part, t, p)
+                if entry is not None:
+                    calls.append(entry)
+                here = 3
+            else:
+                item = self.text_item(part, t, p, "an assistant message")
+                if item is None:
+                    continue
+                content.append(item)
+                here = 1
+            if here < slot:
+                self.lose("moved: Chat Completions keeps reasoning, then content, then tool calls", t, p)
+            slot = max(slot, here)
+        if reasoning:
+            self.write_reasoning(out.message, reasoning, t)
+        written = _text_content(content)
+        out.message["content"] = None if written == "" and (out.calls or refusals) else written
+        if refusals:
+            out.message["refusal"] = "".join(refusals)
+            if len(refusals) > 1:
+                self.lose("several refusals joined into one", t)
+        if calls:
+            out.message["tool_calls"] = calls
+        return out
+
+    def write_reasoning(self, message: dict[str, Any], reasoning: list[tuple[int, Reasoning]],
+                        t: int) -> None:
+        openrouter = own_meta(NAME, reasoning[0][1].meta).get("field") == "reasoning"
+        field_name = "reasoning" if openrouter else "reasoning_content"
+        message[field_name] = "".join(r.text for _, r in reasoning)
+        if len(reasoning) > 1:
+            self.lose(f"several reasoning parts joined into one {field_name}", t, reasoning[1][0])
+        for p, r in reasoning:
+            kept = [name for name, value in (("signature", r.signature), ("summary", r.summary),
+                                             ("redacted reasoning", r.redacted), ("id", r.wire_id))
+                    if value]
+            if kept:
+                self.lose(f"reasoning {', '.join(kept)} not carried by {field_name}", t, p)
+
+    def call(self, out: _Out, part: Part, t: int, p: int) -> dict[str, Any] | None:
+        """One `tool_calls` entry (None for a legacy `function_call`), recorded for pairing."""
+        if isinstance(part, Opaque):
+            call_id = part.value.get("id")
+            out.calls.append((call_id if isinstance(call_id, str) else f"@{t}.{p}", p))
+            return part.value
+        assert isinstance(part, Invocation)
+        key = _key(part, t, p)
+        own = own_meta(NAME, part.meta)
+        custom = own.pop("type", None) == "custom"
+        legacy = own.pop("function_call", False)
+        name = self.name(part.name, t, p)
+        if part.raw_arguments is not None:
+            arguments = part.raw_arguments
+        elif custom and isinstance(part.arguments, str):
+            arguments = part.arguments
+        else:
+            arguments = dumps_str(part.arguments)
+        if key in self.legacy:
+            out.message["function_call"] = {"name": name, "arguments": arguments}
+            out.calls.append(("legacy:" + key, p))
+            return None
+        if legacy:
+            self.lose("a legacy function_call written as a tool call", t, p)
+        if key in self.id_notes:
+            self.lose(self.id_notes[key], t, p)
+        out.calls.append((self.ids[key], p))
+        if custom:
+            return {**own, "id": self.ids[key], "type": "custom",
+                    "custom": {"name": name, "input": arguments}}
+        return {**own, "id": self.ids[key], "type": "function",
+                "function": {"name": name, "arguments": arguments}}
+
+    def tool_message(self, t: int, p: int, result: Result) -> _Out:
+        """A Result → a `tool` message (a `function` message answering a legacy call)."""
+        report_foreign(NAME, result.meta, self.losses, t, p)
+        own = own_meta(NAME, result.meta)
+        legacy_meta = own.pop("role", None) == "function"
+        named = own.pop("name", None) is True
+        key = result.invocation_id
+        content = self.result_content(result, t, p)
+        if key in self.legacy:
+            name = self.call_names[key]
+            if result.name is not None and result.name != name:
+                self.lose(f"result name {result.name!r} written as its call's {name!r}", t, p)
+            return _Out({**own, "role": "function", "name": name, "content": content}, t,
+                        answers="legacy:" + key, part=p)
+        if legacy_meta:
+            self.lose("a legacy function message written as a tool message", t, p)
+        call_id = self.ids.get(key) if key is not None else None
+        call_id = call_id if call_id is not None else result.wire_id or ""
+        if call_id and call_id != result.wire_id:
+            self.lose(f"result bound by the written call id {call_id!r}", t, p)
+        message = {**own, "role": "tool", "tool_call_id": call_id}
+        if named and result.name is not None:
+            message["name"] = result.name  # the wire had one: it carries the result's name as is
+        else:
+            self.result_name(result, key, t, p)
+        return _Out({**message, "content": content}, t, answers=call_id, part=p)
+
+    def result_name(self, result: Result, key: str | None, t: int, p: int) -> None:
+        """A tool message without `name` reads back with its call's written name (None unbound):
+        report a name that differs from its call's, or one that changes with its call's."""
+        if result.name is None:
+            return
+        called = self.called.get(key) if key is not None else None
+        written = self.call_names.get(key) if key is not None else None
+        if called is None:
+            self.lose(f"the result's tool name {result.name!r} is not carried (tool messages bind by id)",
+                      t, p)
+        elif result.name != called:
+            self.lose(f"the result's tool name {result.name!r} differs from its call's {called!r} and "
+                      "is not carried (tool messages bind by id)", t, p)
+        elif written != called:
+            self.lose(f"the result's tool name {result.name!r} reads back as its call's written name "
+                      f"{written!r}", t, p)
+
+    def result_content(self, result: Result, t: int, p: int) -> str | list[dict[str, Any]]:
+        """Result content as text: structured values become JSON text, media is dropped."""
+        items: list[dict[str, Any]] = []
+        for part in result.content:
+            report_foreign(NAME, part.meta, self.losses, t, p)
+            if isinstance(part, Json):
+                self.lose("structured result content written as JSON text", t, p)
+                items.append({"type": "text", "text": dumps_str(part.value)})
+            elif isinstance(part, Text | Opaque):
+                item = self.text_item(part, t, p, "a tool message")
+                if item is not None:
+                    items.append(item)
+            else:
+                self.lose(f"{_describe(part)} in a tool result cannot be carried (tool messages are "
+                          "text only); dropped", t, p)
+        if result.is_error:
+            first = items[0] if items else None
+            if first is not None and first.get("type") == "text" and set(first) == {"type", "text"}:
+                said = first["text"].lower().startswith("error")
+                if not said:
+                    items[0] = {"type": "text", "text": "Error: " + first["text"]}
+            else:
+                said = False
+                items.insert(0, {"type": "text", "text": "Error"})
+            self.lose("is_error has no field here: " + ("the text already says so" if said else
+                                                        "folded into the text as an 'Error' prefix"), t, p)
+        return _text_content(items)
+
+    def pair(self, outs: list[_Out]) -> list[dict[str, Any]]:
+        """Enforce the 400 rules: every tool message answers a call of the assistant message right
+        before its run, and every call is answered in that run (a history may end on calls)."""
+        kept: list[_Out] = []
+        owner: _Out | None = None
+        answered: set[str] = set()
+        for out in outs:
+            if out.answers is not None:
+                if owner is not None and any(out.answers == k for k, _ in owner.calls):
+                    answered.add(out.answers)
+                    kept.append(out)
+                else:
+                    self.lose("this result answers no call of the assistant message right before it "
+                              "(Chat Completions rejects it); dropped", out.turn, out.part)
+                continue
+            if owner is not None:
+                self.unanswered(owner, answered, at_end=False)
+            owner, answered = (out, set()) if out.calls else (None, set())
+            kept.append(out)
+        if owner is not None:
+            self.unanswered(owner, answered, at_end=kept[-1] is owner)
+        return [out.message for out in kept]
+
+    def unanswered(self, owner: _Out, answered: set[str], *, at_end: bool) -> None:
+        missing = [(k, p) for k, p in owner.calls if k not in answered]
+        if at_end:
+            for _, p in missing:
+                self.lose("the conversation ends on this call with no result: a history, which "
+                          "Chat Completions rejects as a request until a tool message answers it",
+                          owner.turn, p)
+            return
+        for _, p in missing:
+            self.lose("this call has no result right after it (Chat Completions rejects that); "
+                      "dropped", owner.turn, p)
+        if not missing:
+            return
+        message = owner.message
+        if any(k.startswith("legacy:") for k, _ in missing):
+            del message["function_call"]
+        gone = {k for k, _ in missing}
+        entries = [k for k, _ in owner.calls if not k.startswith("legacy:")]
+        calls = [c for c, k in zip(message.get("tool_calls", []), entries, strict=True) if k not in gone]
+        message.pop("tool_calls", None)
+        if calls:
+            message["tool_calls"] = calls
+        elif message.get("content") is None and "function_call" not in message:
+            message["content"] = ""
+
+    # ---- tools
+
+    def tools(self, body: dict[str, Any]) -> None:
+        """`tools` (or legacy `functions` when every tool came from there) and the tool choice."""
+        functions = bool(self.conv.tools) and all(own_meta(NAME, t.meta).get("functions")
+                                                  for t in self.conv.tools)
+        written: list[Any] = []
+        kinds: dict[str, str] = {}
+        for tool in self.conv.tools:
+            report_foreign(NAME, tool.meta, self.losses)
+            if tool.raw is not None and tool.origin == NAME:
+                written.append(tool.raw)
+                kinds[tool.name] = tool.kind
+                continue
+            if tool.raw is not None or tool.kind != "function":
+                self.lose(f"tool {tool.name!r} ({tool.origin or '?'} {tool.kind}) cannot be declared "
+                          "in Chat Completions; dropped")
+                continue
+            own = own_meta(NAME, tool.meta)
+            if own.pop("functions", None) and not functions:
+                self.lose(f"legacy function {tool.name!r} declared in tools[] beside modern tools")
+            outer = own.pop("tool", None)
+            outer = outer if isinstance(outer, Mapping) else {}
+            fn: dict[str, Any] = {"name": self.name(tool.name, None, None)}
+            if tool.description is not None:
+                fn["description"] = tool.description
+            if tool.parameters is not None:
+                fn["parameters"] = tool.parameters
+            fn.update(own)
+            written.append(fn if functions else {**outer, "type": "function", "function": fn})
+            kinds[tool.name] = "function"
+        if written:
+            body["functions" if functions else "tools"] = written
+        self.tool_choice(body, kinds, functions)
+
+    def tool_choice(self, body: dict[str, Any], kinds: dict[str, str], functions: bool) -> None:
+        choice = self.conv.tool_choice
+        verbatim = own_meta(NAME, self.conv.meta).get("tool_choice")
+        if choice is None and verbatim is None:
+            return
+        if not kinds:
+            if choice is not None:
+                self.lose("tool choice dropped: there are no tools to choose from")
+            return
+        if verbatim is not None and _choice(verbatim) == (replace(choice, parallel=None) if choice else None):
+            value: Any = verbatim
+        elif choice is None:
+            return
+        elif choice.mode in ("auto", "none", "required") and not (functions and choice.mode == "required"):
+            value = choice.mode
+        elif choice.mode == "tool" and choice.name in kinds:
+            kind = kinds[choice.name]
+            name = safe_tool_name(choice.name)
+            value = {"name": name} if functions else {"type": kind, kind: {"name": name}}
+        else:
+            self.lose(f"tool choice {choice.mode} {choice.name or ''}".rstrip()
+                      + " cannot be written; dropped")
+            return
+        body["function_call" if functions else "tool_choice"] = value
+        if choice is not None and choice.parallel is not None:
+            if functions:
+                self.lose("parallel_tool_calls needs tools[], not legacy functions; dropped")
+            else:
+                body["parallel_tool_calls"] = choice.parallel
+
+
+def _key(call: Invocation, turn: int, part: int) -> str:
+    """A call's own id, or its position when it has none."""
+    return call.id or f"@{turn}.{part}"
+
+
+def _text_content(items: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """One plain text → a string; none → ""; otherwise the content array."""
+    if not items:
+        return ""
+    if len(items) == 1 and set(items[0]) == {"type", "text"} and items[0]["type"] == "text" \
+            and items[0]["text"]:
+        return items[0]["text"]
+    return items
+
+
+def _describe(part: Part) -> str:
+    if isinstance(part, Media):
+        return f"{part.kind} ({part.media_type or part.url or part.file_id or 'media'})"
+    if isinstance(part, Opaque):
+        return f"an opaque {part.origin} block"
+    return f"a {part.type} part"

@@ -1,0 +1,167 @@
+"""The lines the wire view draws, and the screen rows they take.
+
+A `Body` is laid out once, off the UI thread: a record's JSON as plain lines (`source_body`), a
+streamed response's events one per line with their index in the gutter (`fragments_body`), or a
+turn re-serialized in another format with the writer's losses as notes under it (`format_body`).
+A `Layout` says on which row each line starts at a wrap width, so that only the rows on screen
+are ever drawn. Log text is never markup: secrets are masked, control and bidi characters made
+visible and very long lines cut before anything is drawn."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any
+
+from rich.cells import cell_len
+from rich.text import Text
+
+from ...formats.base import StreamEvent
+from ...render import visible
+from ...reserialize import TurnInFormat
+from ...secrets import redact_text
+from ...wirejson import Pretty, compact, pretty
+
+#: A line longer than this is cut on screen (a base64 image is one JSON string).
+MAX_LINE = 4000
+
+
+@dataclass(slots=True)
+class Body:
+    """Lines ready to draw: JSON text (highlighted line by line), an optional label per line in
+    the gutter (stream events), notes drawn as given under the lines (losses)."""
+
+    lines: list[str]
+    pretty: Pretty | None = None
+    labels: list[str] | None = None
+    notes: list[Text] = field(default_factory=list)
+    events: dict[int, int] = field(default_factory=dict)  # stream event index → line
+    reserialized: TurnInFormat | None = None
+    error: str | None = None
+    width: int = 0
+    gutter: int = 0
+    layouts: dict[tuple[int, bool], Layout] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, lines: Sequence[str], **kwargs: Any) -> Body:
+        """Make log text safe to draw: secrets masked, control characters visible, long lines cut.
+        One pass over the whole text: regexes are fast on one big string, slow line by line."""
+        text = visible(redact_text("\n".join(lines)))
+        out = text.split("\n") if lines else []
+        for i, line in enumerate(out):
+            if len(line) > MAX_LINE:
+                out[i] = line[:MAX_LINE] + f" … ({len(line) - MAX_LINE} more characters)"
+        body = cls(out, **kwargs)
+        body.width = max((len(x) for x in out), default=0)
+        if body.labels is not None:
+            body.gutter = max((len(x) for x in body.labels), default=0) + 2
+        elif out:
+            body.gutter = len(str(len(out))) + 2
+        return body
+
+
+def source_body(value: Any) -> Body:
+    laid = pretty(value)
+    return Body.of(laid.lines, pretty=laid)
+
+
+def fragments_body(events: Sequence[StreamEvent]) -> Body:
+    """One line per event: its index, its SSE name when the payload does not repeat it, the data."""
+    names = [visible(e.name)[:32] if e.name and not (isinstance(e.data, dict)
+                                                     and e.data.get("type") == e.name) else ""
+             for e in events]
+    width = max((len(n) for n in names), default=0)
+    digits = len(str(max((e.index for e in events), default=0)))
+    labels = [f"{e.index:>{digits}} {n:<{width}}".rstrip() if width else f"{e.index:>{digits}}"
+              for e, n in zip(events, names, strict=True)]
+    lines = [compact(e.data) if not isinstance(e.data, str)
+             else e.data.replace("\r", "\\r").replace("\n", "\\n") for e in events]
+    return Body.of(lines, labels=labels, events={e.index: i for i, e in enumerate(events)})
+
+
+def format_body(found: TurnInFormat) -> Body:
+    value: Any = list(found.items) if found.items or not found.changed else found.changed
+    laid = pretty(value, f"/{found.key}" if value is not found.changed else "")
+    if value is not found.changed:  # pointers of the items as they sit in the written body
+        laid.spans = {_shift(p, found.key, found.start): s for p, s in laid.spans.items()}
+    notes: list[Text] = [Text("")]
+    if not found.items and not found.changed:
+        notes.append(Text(f"{found.target} writes nothing for this turn", "bold"))
+    elif found.changed:
+        notes.append(Text(f"written at the top level: {', '.join(sorted(found.changed))}", "dim"))
+    if found.losses:
+        notes.append(Text(f"{len(found.losses)} {plural(len(found.losses), 'loss', 'losses')} "
+                          f"writing this turn as {found.target}:", "bold"))
+        for loss in found.losses:
+            line = Text()
+            line.append("  ▲ ", "bold yellow")
+            if loss.part is not None:
+                line.append(f"part {loss.part}: ", "dim")
+            line.append(visible(redact_text(loss.message)))
+            notes.append(line)
+    else:
+        notes.append(Text(f"no loss writing this turn as {found.target}", "green"))
+    if found.elsewhere:
+        notes.append(Text(f"+ {found.elsewhere} conversation-wide "
+                          f"{plural(found.elsewhere, 'loss', 'losses')} (the export lists "
+                          f"{plural(found.elsewhere, 'it', 'them')})", "dim"))
+    body = Body.of(laid.lines, pretty=laid, notes=notes, reserialized=found)
+    body.width = max(body.width, *(len(n.plain) for n in notes))
+    return body
+
+
+def _shift(pointer: str, key: str, start: int) -> str:
+    """`/messages/0/content` of the items list → `/messages/4/content` in the written body."""
+    head = f"/{key}/"
+    if not pointer.startswith(head):
+        return pointer
+    index, _, rest = pointer[len(head):].partition("/")
+    return f"{head}{int(index) + start}" + (f"/{rest}" if rest else "") if index.isdigit() else pointer
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+@dataclass(slots=True)
+class Layout:
+    """Where each logical line (JSON lines, then notes) starts on screen at a wrap `width`
+    (0: no wrapping, one row per line, scrolled sideways)."""
+
+    width: int
+    starts: list[int]
+
+    @property
+    def rows(self) -> int:
+        return self.starts[-1]
+
+    @classmethod
+    def of(cls, body: Body, width: int, notes: bool = True) -> Layout:
+        count = len(body.lines) + (len(body.notes) if notes else 0)
+        if not width:
+            return cls(0, list(range(count + 1)))
+        rows: list[int] = []
+        append = rows.append
+        for line in body.lines:
+            size = len(line) if line.isascii() else cell_len(line)
+            if size <= width:
+                append(1)
+            else:
+                step = max(1, width - _indent(line, width))
+                append(1 + -(-(size - width) // step))
+        for note in body.notes if notes else ():
+            size = note.cell_len
+            append(1 if size <= width else 1 + -(-(size - width) // max(1, width - NOTE_INDENT)))
+        return cls(width, [0, *accumulate(rows)])
+
+    def indent(self, body: Body, index: int) -> int:
+        """Continuation rows are indented past the line's own indentation."""
+        return _indent(body.lines[index], self.width) if index < len(body.lines) else NOTE_INDENT
+
+
+NOTE_INDENT = 4
+
+
+def _indent(line: str, width: int) -> int:
+    return min(len(line) - len(line.lstrip(" ")) + 2, width // 2)
