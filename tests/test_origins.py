@@ -5,9 +5,9 @@ the call with its name and id, the result with its call's id and its text, the t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,7 +32,7 @@ def node_at(body: object, pointer: str) -> object:
 
 def said(value: object) -> str:
     """A value as it reads inside the JSON text of the node holding it."""
-    return orjson.dumps(value).decode()[1:-1] if isinstance(value, str) else orjson.dumps(value).decode()
+    return json.dumps(value)[1:-1] if isinstance(value, str) else json.dumps(value)
 
 
 def marks(part: Part) -> list[str]:
@@ -70,7 +70,7 @@ def assert_origins_carry(conv: Conversation, written: Written) -> None:
             if (t, p) in lost:
                 continue
             assert (t, p) in found, f"turn {t} part {p} ({part.type}) was carried but has no origin"
-            text = " ".join(orjson.dumps(node_at(body, pointer)).decode() for pointer in found[t, p])
+            text = " ".join(json.dumps(node_at(body, pointer)) for pointer in found[t, p])
             for mark in marks(part):
                 assert mark in text, f"turn {t} part {p}: {mark!r} is not in {text[:300]}"
 
