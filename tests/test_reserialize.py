@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.paths import SAMPLES
 from tests.strategies import conversations
 from tooldbg import formats
-from tooldbg.formats.base import link
+from tooldbg.formats.base import Written, link
 from tooldbg.load import load
 from tooldbg.model import Conversation, Invocation, Result, Turn
 from tooldbg.model import Text as TextPart
@@ -192,6 +192,22 @@ def test_a_leading_system_turn_goes_to_the_top_level_system():
     assert found.items == () and found.pointer == ""
     assert found.changed == {"system": [{"type": "text", "text": "Be brief."}]}
     assert found.parts == {0: "/system/1"} and found.place("/system/0") == "/system/1"
+
+
+def test_a_turn_found_anywhere_in_the_body_is_shown_where_it_is(monkeypatch: pytest.MonkeyPatch):
+    """Whatever a writer makes of a turn, the origins say where: here a top-level object."""
+    conv = Conversation(model="m", turns=(Turn(role="system", parts=(TextPart(text="Be brief."),)),
+                                          Turn(role="user", parts=(TextPart(text="hi"),))))
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+            "systemInstruction": {"parts": [{"text": "Be brief."}]}}
+    written = Written(body=body, origins={
+        "/contents/0": (1, None), "/contents/0/parts/0": (1, 0), "/systemInstruction/parts/0": (0, 0)})
+    monkeypatch.setattr(formats.get("gemini"), "write", lambda c: written)
+    found = reserialize(conv, 0, "gemini")
+    assert found.items == () and found.changed == {"systemInstruction": {"parts": [{"text": "Be brief."}]}}
+    assert found.parts == {0: "/systemInstruction/parts/0"}
+    assert found.place("/systemInstruction/parts/0") == "/systemInstruction/parts/0"
+    assert reserialize(conv, 1, "gemini").items == tuple(body["contents"])
 
 
 def test_a_dropped_turn_has_no_items_and_says_why():

@@ -58,12 +58,6 @@ class TurnInFormat:
         """Where the turn's first item is in the written body ("" when it has none)."""
         return self.pointers[0] if self.pointers else ""
 
-    @property
-    def start(self) -> int:
-        """The index of the turn's first item in the list (-1: none). The items need not be
-        consecutive, nor whole: `pointers` and `place` say where each one is."""
-        return int(self.pointer.rsplit("/", 1)[1]) if self.pointers else -1
-
     def place(self, shown: str) -> str:
         """The pointer in the written body of the node at `shown` in what is shown."""
         places = self.places
@@ -154,25 +148,30 @@ class Reserializer:
         for entry, marked in entries.items():
             top, _, position = entry[1:].partition("/")
             name = _unescape(top)
-            node = body[name]
+            node = container = body[name]
+            listed = isinstance(container, list)
             if position:
-                node = node[int(position)]
-            if top == key and position:
+                node = container[int(position)] if listed else container[_unescape(position)]
+            if top == key and position and listed:
                 shown = f"/{key}/{len(items)}"
-                items.append(node)
-                pointers.append(entry)
-            elif position:
-                shown = f"/{top}/{len(changed.setdefault(name, []))}"
-                changed[name].append(node)
+            elif position and listed:
+                shown = f"/{top}/{len(changed.get(name, ()))}"
             else:
                 shown = entry
-                changed[name] = node
             places[shown] = entry
             if entry in found.shared:
                 turns, fields = found.shared[entry]
                 shared[entry] = tuple(t for t in turns if t != index)
                 node = _trim(node, entry, marked, fields, shown, places)
-                (items if top == key and position else changed[name])[-1] = node
+            if top == key and position and listed:
+                items.append(node)
+                pointers.append(entry)
+            elif position and listed:
+                changed.setdefault(name, []).append(node)
+            elif position:
+                changed.setdefault(name, {})[_unescape(position)] = node
+            else:
+                changed[name] = node
         losses = tuple(found.losses.get(index, ()))
         elsewhere = len(found.losses.get(None, ()))
         return TurnInFormat(target, index, key, tuple(items), tuple(pointers), parts, losses,

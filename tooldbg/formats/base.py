@@ -16,7 +16,9 @@ same public names, like msgspec's per-format modules:
                                            `messageStart`…) split into one event list per response
     assemble_stream(events, source) -> Assembled   one response's events → the equivalent response
                                            body, exactly as the official SDK accumulates them
-    write(conversation) -> Written         canonical → the request body that replays it, + losses
+    write(conversation) -> Written         canonical → the request body that replays it, + losses,
+                                           + where each wire item came from (`Written.origins`,
+                                           recorded with `Writer.carries` as items are made)
 
 `Format` below spells these out as a protocol: the registry in `formats/__init__.py` holds modules
 typed by it, so a module missing a name, or with a signature that does not fit, fails type checking.
