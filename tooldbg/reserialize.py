@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import formats
-from .formats.base import Written
+from .formats.base import Origin, Written
 from .model import Conversation, Loss
 
 
@@ -73,31 +73,50 @@ class TurnInFormat:
 
 @dataclass(slots=True)
 class _Index:
-    """A written conversation, its origins by turn, and the entries several turns share."""
+    """A written conversation with its origins grouped by turn, and the entries several turns
+    share. Flat (a list of pointers, ints by turn): a 10,000-turn conversation has some 30,000
+    origins, and the index must not fill the heap with small containers."""
 
     written: Written
-    by_turn: dict[int, list[tuple[str, int | None]]]
+    origins: dict[str, Origin]  # the written origins, as a plain dict
+    order: list[str]  # the pointers of the origins by turn, in document order within a turn
+    starts: dict[int, int]  # turn → where its pointers start in `order`
+    ends: dict[int, int]  # turn → where they end
     shared: dict[str, tuple[tuple[int, ...], set[str]]]  # entry of several turns → them, fields with origins
     losses: dict[int | None, list[Loss]]
 
     @classmethod
     def of(cls, written: Written) -> _Index:
-        by_turn: dict[int, list[tuple[str, int | None]]] = {}
-        turns_of: dict[str, set[int]] = {}
-        fields_of: dict[str, set[str]] = {}
-        for pointer, (turn, part) in written.origins.items():
-            by_turn.setdefault(turn, []).append((pointer, part))
-            entry = _entry(pointer)
-            turns_of.setdefault(entry, set()).add(turn)
-            rest = pointer[len(entry) + 1:]
-            if rest:
-                fields_of.setdefault(entry, set()).add(rest.split("/", 1)[0])
-        shared = {entry: (tuple(sorted(turns)), fields_of.get(entry, set()))
-                  for entry, turns in turns_of.items() if len(turns) > 1}
+        origins = dict(written.origins.items())
+        order = sorted(origins, key=lambda pointer: origins[pointer][0])
+        starts: dict[int, int] = {}
+        ends: dict[int, int] = {}
+        for n, pointer in enumerate(order):
+            turn = origins[pointer][0]
+            starts.setdefault(turn, n)
+            ends[turn] = n + 1
+        first: dict[str, int] = {}  # entry → the turn of its first origin
+        mixed: set[str] = set()
+        for pointer, (turn, _) in origins.items():
+            if first.setdefault(_entry(pointer), turn) != turn:
+                mixed.add(_entry(pointer))
+        shared: dict[str, tuple[tuple[int, ...], set[str]]] = {}
+        if mixed:
+            turns_of: dict[str, set[int]] = {}
+            fields_of: dict[str, set[str]] = {}
+            for pointer, (turn, _) in origins.items():
+                entry = _entry(pointer)
+                if entry in mixed:
+                    turns_of.setdefault(entry, set()).add(turn)
+                    rest = pointer[len(entry) + 1:]
+                    if rest:
+                        fields_of.setdefault(entry, set()).add(rest.split("/", 1)[0])
+            shared = {entry: (tuple(sorted(turns)), fields_of.get(entry, set()))
+                      for entry, turns in turns_of.items()}
         losses: dict[int | None, list[Loss]] = {}
         for loss in written.losses:
             losses.setdefault(loss.turn, []).append(loss)
-        return cls(written, by_turn, shared, losses)
+        return cls(written, origins, order, starts, ends, shared, losses)
 
 
 class Reserializer:
@@ -136,8 +155,10 @@ class Reserializer:
         body, key = found.written.body, formats.facts(target).messages_key
         entries: dict[str, list[str]] = {}
         parts: dict[int, str] = {}
-        for pointer, part in found.by_turn.get(index, ()):
+        origins = found.origins
+        for pointer in found.order[found.starts.get(index, 0):found.ends.get(index, 0)]:
             entries.setdefault(_entry(pointer), []).append(pointer)
+            part = origins[pointer][1]
             if part is not None:
                 parts.setdefault(part, pointer)
         items: list[Any] = []

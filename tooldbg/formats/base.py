@@ -30,10 +30,10 @@ conversation: what the target cannot carry is a `Loss` in the report.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, ValuesView
 from copy import copy
 from dataclasses import dataclass, field, replace
-from itertools import groupby, islice
+from itertools import groupby
 from typing import Any, Literal, Protocol, TypeGuard, TypeVar
 
 from ..errors import FormatError
@@ -368,13 +368,18 @@ class Origins:
     nodes that carry parts; an item of a top-level list that is not marked but holds marks of a
     single turn carries that turn (`(turn, None)`)."""
 
-    __slots__ = ("_keep", "_keyed", "_marks")
+    __slots__ = ("_at", "_at_codes", "_codes", "_keep", "_more")
 
     DEPTH = 4
 
     def __init__(self) -> None:
-        self._marks: dict[int, Origin] = {}  # id(node) → origin
-        self._keyed: dict[int, list[tuple[str, Origin]]] = {}  # id(node) → (key path, origin)
+        # Origins packed into ints by node id, no container per mark: a writer makes tens of
+        # thousands of marks, and every container allocated brings the next full garbage
+        # collection (a pause of the interface) nearer.
+        self._codes: dict[int, int] = {}  # id(node) → packed origin
+        self._at: dict[int, str] = {}  # id(node) → the key path of its first keyed mark
+        self._at_codes: dict[int, int] = {}  # id(node) → that mark's packed origin
+        self._more: dict[int, list[tuple[str, int]]] = {}  # id(node) → its other keyed marks (rare)
         self._keep: list[Any] = []  # the marked nodes, alive: an id is not reused while marks hold it
 
     def mark(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
@@ -383,46 +388,50 @@ class Origins:
         (turn None). Mark each node once: the node returned is the one to emit."""
         if turn is None or node is None:
             return node
+        code = _pack(turn, part)
         if at:
-            if id(node) not in self._keyed:
-                self._keyed[id(node)] = []
-                self._keep.append(node)
-            self._keyed[id(node)].append((at, (turn, part)))
+            self._mark_at(node, at, code)
             return node
-        if id(node) in self._marks:
+        key = id(node)
+        if key in self._codes:
             node = copy(node)
-        self._marks[id(node)] = (turn, part)
+            key = id(node)
+        self._codes[key] = code
         self._keep.append(node)
         return node
 
     def moved(self, node: Any, holder: dict[str, Any] | list[Any], at: str) -> None:
         """What `node` carried is now `holder`'s `at` (a one-text content list written as its string)."""
-        origin = self._marks.get(id(node))
-        if origin is not None:
-            self.mark(holder, origin[0], origin[1], at)
+        code = self._codes.get(id(node))
+        if code is not None:
+            self._mark_at(holder, at, code)
+
+    def _mark_at(self, node: Any, at: str, code: int) -> None:
+        key = id(node)
+        if key in self._at:
+            self._more.setdefault(key, []).append((at, code))
+        else:
+            self._at[key] = at
+            self._at_codes[key] = code
+            self._keep.append(node)
 
     def resolve(self, body: dict[str, Any]) -> dict[str, Origin]:
         """The pointer of every marked node in `body`, in document order."""
         out: dict[str, Origin] = {}
         if self._keep:
-            self._visit(body, "", 0, out)
+            self._visit(body, "", 0, out, [])
         return out
 
     def later(self, body: dict[str, Any]) -> Mapping[str, Origin]:
         """`resolve(body)`, done the first time it is read: a convert never reads it."""
         return _Resolved(self, body) if self._keep else {}
 
-    def _visit(self, node: Any, pointer: str, depth: int, out: dict[str, Any]) -> None:
-        """Record the marks on `node` and below it. Only containers are visited, and a pointer is
-        made only for a container or a marked node: this walks every message of the body."""
-        marks, keyed = self._marks, self._keyed
-        origin = marks.get(id(node))
-        if origin is not None:
-            out[pointer] = origin
-        more = keyed.get(id(node))
-        if more is not None:
-            for at, origin in more:
-                out[pointer + at] = origin
+    def _visit(self, node: Any, pointer: str, depth: int, out: dict[str, Any], seen: list[int]) -> None:
+        """Record the marks on `node` and below it (their turns also in `seen`). Only containers
+        are visited, and a pointer is made only for a container or a marked node: this walks every
+        message of the body."""
+        codes, at = self._codes, self._at
+        self._record(node, pointer, out, seen)
         items = depth == 1 and type(node) is list  # a top-level list: messages, contents, input
         leaves = depth + 2 == self.DEPTH
         for key, child in node.items() if type(node) is dict else enumerate(node):
@@ -431,37 +440,61 @@ class Origins:
                 continue
             here = f"{pointer}/{_token(key)}"
             if leaves:  # `child` is the last level visited: its children are only looked up
-                _record(child, here, marks, keyed, out)
+                self._record(child, here, out, seen)
                 for k, leaf in child.items() if kind is dict else enumerate(child):
-                    if id(leaf) in marks or id(leaf) in keyed:
-                        _record(leaf, f"{here}/{_token(k)}", marks, keyed, out)
-            elif items and id(child) not in marks:
-                size = len(out)
+                    if id(leaf) in codes or id(leaf) in at:
+                        self._record(leaf, f"{here}/{_token(k)}", out, seen)
+            elif items and id(child) not in codes:
+                start = len(seen)
                 out[here] = None  # the item's own origin, when its marks name one turn: first
-                self._visit(child, here, 2, out)
-                turns = {o[0] for o in islice(reversed(out.values()), len(out) - size - 1)}
-                if len(turns) == 1:
-                    out[here] = (turns.pop(), None)
+                self._visit(child, here, 2, out, seen)
+                turn = _only(seen, start)
+                if turn is not None:
+                    out[here] = (turn, None)
                 else:
                     del out[here]
             else:
-                self._visit(child, here, depth + 1, out)
+                self._visit(child, here, depth + 1, out, seen)
+
+    def _record(self, node: Any, pointer: str, out: dict[str, Any], seen: list[int]) -> None:
+        key = id(node)
+        code = self._codes.get(key)
+        if code is not None:
+            out[pointer] = origin = _unpack(code)
+            seen.append(origin[0])
+        at = self._at.get(key)
+        if at is not None:
+            out[pointer + at] = origin = _unpack(self._at_codes[key])
+            seen.append(origin[0])
+            for suffix, code in self._more.get(key, ()):
+                out[pointer + suffix] = origin = _unpack(code)
+                seen.append(origin[0])
+
+
+def _pack(turn: int, part: int | None) -> int:
+    """An origin as one int (an int is no container the garbage collector tracks)."""
+    return turn << 32 | (0 if part is None else part + 1)
+
+
+def _unpack(code: int) -> Origin:
+    part = code & 0xFFFFFFFF
+    return code >> 32, part - 1 if part else None
+
+
+def _only(turns: list[int], start: int) -> int | None:
+    """The one turn `turns[start:]` names, if they name exactly one (no slice: no allocation)."""
+    if start >= len(turns):
+        return None
+    first = turns[start]
+    for k in range(start + 1, len(turns)):
+        if turns[k] != first:
+            return None
+    return first
 
 
 def _token(key: str | int) -> str | int:
     """A key or index as a JSON-pointer token (escaped only when it has to be)."""
     return key if isinstance(key, int) or ("~" not in key and "/" not in key) else escape_pointer(key)
-
-
-def _record(node: Any, pointer: str, marks: dict[int, Origin], keyed: dict[int, list[tuple[str, Origin]]],
-            out: dict[str, Any]) -> None:
-    origin = marks.get(id(node))
-    if origin is not None:
-        out[pointer] = origin
-    more = keyed.get(id(node))
-    if more is not None:
-        for at, origin in more:
-            out[pointer + at] = origin
 
 
 class _Resolved(Mapping[str, Origin]):
@@ -487,6 +520,16 @@ class _Resolved(Mapping[str, Origin]):
 
     def __len__(self) -> int:
         return len(self._origins())
+
+    # The dict's own views: iterating them runs in C, not through `__getitem__` per key.
+    def keys(self) -> KeysView[str]:
+        return self._origins().keys()
+
+    def items(self) -> ItemsView[str, Origin]:
+        return self._origins().items()
+
+    def values(self) -> ValuesView[Origin]:
+        return self._origins().values()
 
     def __repr__(self) -> str:
         return repr(self._origins())
