@@ -388,7 +388,7 @@ class Origins:
         (turn None). Mark each node once: the node returned is the one to emit."""
         if turn is None or node is None:
             return node
-        code = _pack(turn, part)
+        code = turn << 32 | (0 if part is None else part + 1)  # _pack, inline: writers call this a lot
         if at:
             self._mark_at(node, at, code)
             return node
