@@ -388,7 +388,7 @@ class Origins:
         (turn None). Mark each node once: the node returned is the one to emit."""
         if turn is None or node is None:
             return node
-        code = turn << 32 | (0 if part is None else part + 1)  # _pack, inline: writers call this a lot
+        code = turn << 32 | (0 if part is None else part + 1)  # see `_unpack`
         if at:
             self._mark_at(node, at, code)
             return node
@@ -471,12 +471,8 @@ class Origins:
                 seen.append(origin[0])
 
 
-def _pack(turn: int, part: int | None) -> int:
-    """An origin as one int (an int is no container the garbage collector tracks)."""
-    return turn << 32 | (0 if part is None else part + 1)
-
-
 def _unpack(code: int) -> Origin:
+    """The origin `mark` packed into one int: the turn above bit 32, the part + 1 below (0: None)."""
     part = code & 0xFFFFFFFF
     return code >> 32, part - 1 if part else None
 
