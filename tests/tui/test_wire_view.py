@@ -9,6 +9,7 @@ import asyncio
 import json
 import statistics
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,56 @@ async def test_the_record_of_the_turn_with_its_path_banded_and_the_finding_marke
         assert "exchange 2 request" in header(wire) and "TD303 lost-is-error" in header(wire)
         shown = widget_text(wire)
         assert "▶" in shown and '"tool_result"' in shown
+
+
+async def test_the_findings_part_is_marked_in_every_format():
+    """TD303 flags the second result of turn 2: switched to another format, the view marks the node
+    that carries that part there (a tool message, an output item, a block), and scrolls to it."""
+    async with opened([TD303], size=(100, 30)) as pilot:
+        wire = await wire_ready(pilot)
+        screen = pilot.app.screen
+        (finding,) = screen.session.findings
+        assert (finding.turn, finding.part) == (2, 1)
+        conversation = screen.session.conversation(screen.location)
+        expected = {"openai-chat": "/messages/4", "openai-responses": "/input/5",
+                    "anthropic": "/messages/2/content/1", "gemini": "/contents/2/parts/1",
+                    "bedrock": "/messages/2/content/1"}
+        for name in FORMATS[1:]:
+            await pilot.press("f")
+            wire = await wire_ready(pilot)
+            assert wire.wire_format == name
+            found = wire.body.reserialized
+            pointer = found.parts[finding.part]
+            assert pointer == expected[name]
+            assert pointer == Reserializer().turn(conversation, 2, name).parts[1]
+            assert wire.mark == wire.body.pretty.span(pointer) is not None
+            marked = "\n".join(wire.lines[wire.mark[0]:wire.mark[1] + 1])
+            assert "monitoring API returned 503" in marked and "ledger" not in marked
+            assert wire.mark[0] in rows_on_screen(wire) and round(wire.scroll_y) == wire.target_y
+            assert f"TD303 lost-is-error at #{pointer}" in header(wire)
+            assert "▶" in widget_text(wire)
+        await pilot.press("f")  # back to the source: the finding's own pointer
+        wire = await wire_ready(pilot)
+        assert wire.mark == wire.body.pretty.span(finding.pointer.partition("#")[2])
+
+
+async def test_a_finding_whose_part_is_not_carried_says_so():
+    """A part the format drops has no node to mark: the view says so instead."""
+    async with opened([TD303]) as pilot:
+        wire = await wire_ready(pilot)
+        screen = pilot.app.screen
+        (finding,) = screen.session.findings
+        conversation = screen.session.conversation(screen.location)
+        dropped = replace(conversation, turns=tuple(
+            replace(t, parts=t.parts[:1]) if i == 1 else t for i, t in enumerate(conversation.turns)))
+        found = Reserializer().turn(dropped, 2, "anthropic")
+        assert finding.part not in found.parts  # its call is gone, so is the result
+        focus = replace(wire.focus_, conversation=dropped)
+        wire.set_format("anthropic")
+        wire.show(focus)
+        wire = await wire_ready(pilot)
+        assert wire.mark is None
+        assert f"part {finding.part} is not carried in anthropic" in header(wire)
 
 
 async def test_selecting_another_turn_moves_the_band_and_drops_the_finding_mark():
@@ -278,9 +329,10 @@ async def test_ten_thousand_turns_select_without_relaying_out_the_record(big_log
         assert statistics.median(timings) < 0.05, timings
 
 
-def reference(conversation, index: int) -> str:  # noqa: ANN001
-    """Where turn `index` starts in OpenAI chat, found by writing the prefixes in full."""
-    return Reserializer(window=False).turn(conversation, index, "openai-chat").pointer
+def reference(conversation, index: int) -> list[str]:  # noqa: ANN001
+    """Where the messages of turn `index` are in OpenAI chat, read off the writer's origins."""
+    origins = formats.get("openai-chat").write(conversation).origins
+    return list(dict.fromkeys("/".join(p.split("/")[:3]) for p, (t, _) in origins.items() if t == index))
 
 
 async def test_ten_thousand_turns_switch_format_off_the_ui_thread(big_log: Path):
@@ -300,16 +352,17 @@ async def test_ten_thousand_turns_switch_format_off_the_ui_thread(big_log: Path)
         assert await react(pilot, "down", lambda: screen.location.turn == 7003) < 0.1
         wire = await wire_ready(pilot)
         conversation = screen.session.files[0].conversations[0]
-        assert header(wire).startswith(f"openai-chat turn 7003 → {reference(conversation, 7003)}")
-        # later turns are written in a window from the last user turn, not from the start
+        assert header(wire).startswith(f"openai-chat turn 7003 → {reference(conversation, 7003)[0]}")
+        # the conversation was written once: later turns are looked up in it
         timings = []
         for step in range(1, 9):
             timings.append(await react(pilot, "down", lambda step=step: not wire.pending
                                        and wire.body.reserialized.index == 7003 + step))
         assert statistics.median(timings) < 0.2, timings
-        assert header(wire).startswith(f"openai-chat turn 7011 → {reference(conversation, 7011)} ")
+        assert header(wire).startswith(f"openai-chat turn 7011 → {reference(conversation, 7011)[0]} ")
+        assert list(wire.body.reserialized.pointers) == reference(conversation, 7011)
         assert list(wire.body.reserialized.items) == \
-            list(Reserializer(window=False).turn(conversation, 7011, "openai-chat").items)
+            list(Reserializer().turn(conversation, 7011, "openai-chat").items)
         # a held key writes only the turn it stops on
         await pilot.press(*["down"] * 5)
         wire = await wire_ready(pilot)

@@ -18,7 +18,9 @@ same public names, like msgspec's per-format modules:
                                            body, exactly as the official SDK accumulates them
     write(conversation, *, target=None) -> Written   canonical → the request body that replays it
                                            (for `target`, a profile of the format such as
-                                           `mistral`; the format itself by default), + losses
+                                           `mistral`; the format itself by default), + losses,
+                                           + where each wire item came from (`Written.origins`,
+                                           recorded with `Writer.carries` as items are made)
 
 `Format` below spells these out as a protocol: the registry in `formats/__init__.py` holds modules
 typed by it, so a module missing a name, or with a signature that does not fit, fails type checking.
@@ -29,7 +31,8 @@ conversation: what the target cannot carry is a `Loss` in the report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, ValuesView
+from copy import copy
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import Any, Literal, Protocol, TypeGuard, TypeVar
@@ -48,6 +51,7 @@ from ..model import (
     Tool,
     ToolChoice,
     Turn,
+    escape_pointer,
     is_role,
 )
 from ..targets import (
@@ -62,6 +66,7 @@ from ..targets import (
 )
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
+_Emitted = TypeVar("_Emitted")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +141,23 @@ class Assembled:
     complete: bool = True
 
 
+#: What a written node carries: (turn, part) of the canonical conversation; part None for a node
+#: that carries a turn as a whole (a message, or a top-level entry such as Anthropic's `system`).
+Origin = tuple[int, int | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Written:
-    """A writer's output: the request body and everything it could not carry."""
+    """A writer's output: the request body, everything it could not carry, and where each wire
+    item came from: `origins` maps the JSON pointer of every node of `body` that carries canonical
+    content (each item of the message list, each block in one that carries a part) to its
+    `Origin`, in document order. A part may be carried by several nodes (a block and its cache
+    point); a node that joins several parts (texts joined into one string) names the first, the
+    writer reporting the join. Derived from `body`, so not compared."""
 
     body: dict[str, Any]
     losses: tuple[Loss, ...] = ()
+    origins: Mapping[str, Origin] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -348,15 +364,208 @@ def loss_for(losses: list[Loss], message: str, turn: int | None = None,
     losses.append(Loss(message, turn, part))
 
 
+class Origins:
+    """Records, as a writer emits them, which (turn, part) each wire node carries, and finds the
+    nodes' JSON pointers once the body is final.
+
+    Nodes are recorded by identity, so a writer marks a block where it makes it and need not know
+    where it will end up: messages merged, reordered or dropped afterwards (an unanswered call
+    left out) are found where they are in the final body, or not at all. A node emitted twice (a
+    verbatim opaque value two parts share) is copied the second time: `mark` returns the node to
+    emit. A string cannot be told apart by identity: mark the object holding it, with `at`
+    naming the key (`mark(message, t, p, "/content")` when the text became the content string).
+
+    `resolve` walks the body four levels deep (`/messages/3/content/1`), where writers put the
+    nodes that carry parts; an item of a top-level list that is not marked but holds marks of a
+    single turn carries that turn (`(turn, None)`)."""
+
+    __slots__ = ("_at", "_at_codes", "_codes", "_keep", "_more")
+
+    DEPTH = 4
+
+    def __init__(self) -> None:
+        # Origins packed into ints by node id, no container per mark: a writer makes tens of
+        # thousands of marks, and every container allocated brings the next full garbage
+        # collection (a pause of the interface) nearer.
+        self._codes: dict[int, int] = {}  # id(node) → packed origin
+        self._at: dict[int, str] = {}  # id(node) → the key path of its first keyed mark
+        self._at_codes: dict[int, int] = {}  # id(node) → that mark's packed origin
+        self._more: dict[int, list[tuple[str, int]]] = {}  # id(node) → its other keyed marks (rare)
+        self._keep: list[Any] = []  # the marked nodes, alive: an id is not reused while marks hold it
+
+    def mark(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
+        """`node` (a dict or list the writer emits, or None: nothing) carries part `part` of turn
+        `turn` (part None: the turn as a whole); nothing is recorded for content outside the turns
+        (turn None). Mark each node once: the node returned is the one to emit."""
+        if turn is None or node is None:
+            return node
+        code = turn << 32 | (0 if part is None else part + 1)  # see `_unpack`
+        if at:
+            self._mark_at(node, at, code)
+            return node
+        key = id(node)
+        if key in self._codes:
+            node = copy(node)
+            key = id(node)
+        self._codes[key] = code
+        self._keep.append(node)
+        return node
+
+    def moved(self, node: Any, holder: dict[str, Any] | list[Any], at: str) -> None:
+        """What `node` carried is now `holder`'s `at` (a one-text content list written as its string)."""
+        code = self._codes.get(id(node))
+        if code is not None:
+            self._mark_at(holder, at, code)
+
+    def _mark_at(self, node: Any, at: str, code: int) -> None:
+        key = id(node)
+        if key in self._at:
+            self._more.setdefault(key, []).append((at, code))
+        else:
+            self._at[key] = at
+            self._at_codes[key] = code
+            self._keep.append(node)
+
+    def resolve(self, body: dict[str, Any]) -> dict[str, Origin]:
+        """The pointer of every marked node in `body`, in document order."""
+        out: dict[str, Origin] = {}
+        if self._keep:
+            self._visit(body, "", 0, out, [])
+        return out
+
+    def later(self, body: dict[str, Any]) -> Mapping[str, Origin]:
+        """`resolve(body)`, done the first time it is read: a convert never reads it."""
+        return _Resolved(self, body) if self._keep else {}
+
+    def _visit(self, node: Any, pointer: str, depth: int, out: dict[str, Any], seen: list[int]) -> None:
+        """Record the marks on `node` and below it (their turns also in `seen`). Only containers
+        are visited, and a pointer is made only for a container or a marked node: this walks every
+        message of the body."""
+        codes, at = self._codes, self._at
+        self._record(node, pointer, out, seen)
+        items = depth == 1 and type(node) is list  # a top-level list: messages, contents, input
+        leaves = depth + 2 == self.DEPTH
+        for key, child in node.items() if type(node) is dict else enumerate(node):
+            kind = type(child)
+            if kind is not dict and kind is not list:
+                continue
+            here = f"{pointer}/{_token(key)}"
+            if leaves:  # `child` is the last level visited: its children are only looked up
+                self._record(child, here, out, seen)
+                for k, leaf in child.items() if kind is dict else enumerate(child):
+                    if id(leaf) in codes or id(leaf) in at:
+                        self._record(leaf, f"{here}/{_token(k)}", out, seen)
+            elif items and id(child) not in codes:
+                start = len(seen)
+                out[here] = None  # the item's own origin, when its marks name one turn: first
+                self._visit(child, here, 2, out, seen)
+                turn = _only(seen, start)
+                if turn is not None:
+                    out[here] = (turn, None)
+                else:
+                    del out[here]
+            else:
+                self._visit(child, here, depth + 1, out, seen)
+
+    def _record(self, node: Any, pointer: str, out: dict[str, Any], seen: list[int]) -> None:
+        key = id(node)
+        code = self._codes.get(key)
+        if code is not None:
+            out[pointer] = origin = _unpack(code)
+            seen.append(origin[0])
+        at = self._at.get(key)
+        if at is not None:
+            out[pointer + at] = origin = _unpack(self._at_codes[key])
+            seen.append(origin[0])
+            for suffix, code in self._more.get(key, ()):
+                out[pointer + suffix] = origin = _unpack(code)
+                seen.append(origin[0])
+
+
+def _unpack(code: int) -> Origin:
+    """The origin `mark` packed into one int: the turn above bit 32, the part + 1 below (0: None)."""
+    part = code & 0xFFFFFFFF
+    return code >> 32, part - 1 if part else None
+
+
+def _only(turns: list[int], start: int) -> int | None:
+    """The one turn `turns[start:]` names, if they name exactly one (no slice: no allocation)."""
+    if start >= len(turns):
+        return None
+    first = turns[start]
+    for k in range(start + 1, len(turns)):
+        if turns[k] != first:
+            return None
+    return first
+
+
+def _token(key: str | int) -> str | int:
+    """A key or index as a JSON-pointer token (escaped only when it has to be)."""
+    return key if isinstance(key, int) or ("~" not in key and "/" not in key) else escape_pointer(key)
+
+
+class _Resolved(Mapping[str, Origin]):
+    """`Origins.resolve(body)`, computed when first read (by one thread or several, alike)."""
+
+    __slots__ = ("_body", "_marks", "_resolved")
+
+    def __init__(self, marks: Origins, body: dict[str, Any]) -> None:
+        self._marks, self._body = marks, body
+        self._resolved: dict[str, Origin] | None = None
+
+    def _origins(self) -> dict[str, Origin]:
+        resolved = self._resolved
+        if resolved is None:
+            resolved = self._resolved = self._marks.resolve(self._body)
+        return resolved
+
+    def __getitem__(self, pointer: str) -> Origin:
+        return self._origins()[pointer]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._origins())
+
+    def __len__(self) -> int:
+        return len(self._origins())
+
+    # The dict's own views: iterating them runs in C, not through `__getitem__` per key.
+    def keys(self) -> KeysView[str]:
+        return self._origins().keys()
+
+    def items(self) -> ItemsView[str, Origin]:
+        return self._origins().items()
+
+    def values(self) -> ValuesView[Origin]:
+        return self._origins().values()
+
+    def __repr__(self) -> str:
+        return repr(self._origins())
+
+
 class Writer:
-    """What a writer class starts from: the conversation it writes and the losses it reports."""
+    """What a writer class starts from: the conversation it writes, the losses it reports and the
+    origins of what it emits (`carries`)."""
 
     def __init__(self, conversation: Conversation) -> None:
         self.conv = conversation
         self.losses: list[Loss] = []
+        self.marks = Origins()
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
         loss_for(self.losses, message, turn, part)
+
+    def carries(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
+        """Emit `node` as carrying part `part` of turn `turn` (see `Origins.mark`)."""
+        return self.marks.mark(node, turn, part, at)
+
+    def moved(self, node: Any, holder: dict[str, Any] | list[Any], at: str) -> None:
+        """What `node` carried is now `holder`'s `at` (see `Origins.moved`)."""
+        self.marks.moved(node, holder, at)
+
+    def origins(self, body: dict[str, Any]) -> Mapping[str, Origin]:
+        """Where the nodes marked so far sit in the final `body`, found when first read (see
+        `Origins.resolve`)."""
+        return self.marks.later(body)
 
 
 def split_data_url(url: str) -> tuple[str | None, str | None]:

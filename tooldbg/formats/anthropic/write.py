@@ -63,11 +63,16 @@ class _Writer(Writer):
         system += self.leading_system(messages)
         self.thinking_rules(body, messages)
         body.update((k, v) for k, v in (("system", system), ("tools", tools), ("tool_choice", choice)) if v)
-        body["messages"] = [{"role": role, "content": [block for block, _, _ in items]}
-                            for role, items in messages]
+        body["messages"] = [self.message(role, items) for role, items in messages]
         if not body["messages"]:
             self.lose("no message to send; Anthropic requires at least one")
-        return Written(body=body, losses=tuple(self.losses))
+        return Written(body=body, losses=tuple(self.losses), origins=self.origins(body))
+
+    def message(self, role: str, items: list[_Item]) -> dict[str, Any]:
+        message = {"role": role, "content": [self.carries(block, ti, pi) for block, ti, pi in items]}
+        if not items:  # the final assistant turn, empty or emptied (rule 8)
+            self.carries(message, len(self.conv.turns) - 1)
+        return message
 
     # -- conversation level
 
@@ -79,7 +84,7 @@ class _Writer(Writer):
             _, items = messages.pop(0)
             for ti in sorted({ti for _, ti, _ in items}):
                 self.lose("a system turn before any other message is written as top-level system", ti)
-            blocks += [block for block, _, _ in items]
+            blocks += [self.carries(block, ti, pi) for block, ti, pi in items]
         return blocks
 
     def tools(self) -> list[dict[str, Any]]:

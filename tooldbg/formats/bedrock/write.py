@@ -61,7 +61,8 @@ class _Writer(Writer):
             body["modelId"] = conv.model
         entries = [e for t, turn in enumerate(conv.turns) for e in self.turn(t, turn)]
         messages = self.messages(entries)
-        body["messages"] = [{"role": m[0].role, "content": [b for e in m for b in e.blocks]}
+        body["messages"] = [{"role": m[0].role,
+                             "content": [self.carries(b, e.turn, e.part) for e in m for b in e.blocks]}
                             for m in messages]
         system = [b for p, part in enumerate(conv.system) for b in self.blocks(part, None, p, "system")]
         if system:
@@ -72,7 +73,7 @@ class _Writer(Writer):
         config = self.tool_config([e for m in messages for e in m], own.get("toolConfig"))
         if config:
             body["toolConfig"] = config
-        return Written(body=body, losses=tuple(self.losses))
+        return Written(body=body, losses=tuple(self.losses), origins=self.origins(body))
 
     # ----- turns and messages
 

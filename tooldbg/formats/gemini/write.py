@@ -23,6 +23,7 @@ from ...model import (
 )
 from ..base import (
     Fitting,
+    Origins,
     Written,
     is_own_opaque,
     loss_for,
@@ -46,7 +47,8 @@ def write(conv: Conversation, *, target: str | None = None) -> Written:
     # the target accepts them: one name per name everywhere, distinct names kept distinct, since
     # Gemini pairs a response with its call by name.
     names = Fitting(conv, writer_target(NAME, target), losses, id_prefix=None)
-    contents = _write_contents(conv, names, losses)
+    marks = Origins()
+    contents = _write_contents(conv, names, losses, marks)
     body: dict[str, Any] = {"contents": [c for _, c in contents]}
     system = _write_parts(enumerate(conv.system), None, names, losses)
     if system:
@@ -59,11 +61,11 @@ def write(conv: Conversation, *, target: str | None = None) -> Written:
     _merge(body, own_meta(NAME, conv.meta))
     report_foreign(NAME, conv.meta, losses, what="request settings")
     _check_order(contents, losses)
-    return Written(body=body, losses=tuple(losses))
+    return Written(body=body, losses=tuple(losses), origins=marks.later(body))
 
 
-def _write_contents(conv: Conversation, names: Fitting,
-                    losses: list[Loss]) -> list[tuple[int, dict[str, Any]]]:
+def _write_contents(conv: Conversation, names: Fitting, losses: list[Loss],
+                    marks: Origins) -> list[tuple[int, dict[str, Any]]]:
     """Each turn → one Content; the results answering a model turn → one user Content right after
     it, in call order. Returns (canonical turn index, Content) pairs."""
     turns = conv.turns
@@ -82,7 +84,7 @@ def _write_contents(conv: Conversation, names: Fitting,
             role = "model" if turn.role == "assistant" else "user"
             if turn.role in ("system", "tool"):
                 loss_for(losses, f"Gemini has no {turn.role} turn inside contents: written as a user turn", k)
-            parts = _write_parts(others, k, names, losses)
+            parts = _write_parts(others, k, names, losses, marks)
             if parts:
                 out.append((k, _content(role, parts, turn, k, losses)))
             else:
@@ -94,7 +96,7 @@ def _write_contents(conv: Conversation, names: Fitting,
         for i, call in calls:
             if call.id in answers:
                 at, j, result = answers[call.id]
-                responses.append(_write_result(result, call, at, j, names, losses))
+                responses.append(marks.mark(_write_result(result, call, at, j, names, losses), at, j))
             else:
                 loss_for(losses, f"call {call.name} (turn {k}, part {i}) has no result: Gemini requires one "
                          "functionResponse per functionCall in the next content")
@@ -131,27 +133,31 @@ def _content(role: str, parts: list[dict[str, Any]], turn: Turn | None, k: int,
 
 
 def _write_parts(items: Iterable[tuple[int, Part]], k: int | None, names: Fitting,
-                 losses: list[Loss]) -> list[dict[str, Any]]:
+                 losses: list[Loss], marks: Origins | None = None) -> list[dict[str, Any]]:
     """Parts → wire parts; a signature-only Reasoning of Gemini's goes onto the part after it."""
+    marks = marks if marks is not None else Origins()
     out: list[dict[str, Any]] = []
     pending: tuple[int, str] | None = None
     for i, part in items:
         if _carrier(part):
             if pending:
-                out.append(_lone_signature(pending, k, losses))
+                out.append(marks.mark(_lone_signature(pending, k, losses), k, pending[0]))
             pending = (i, part.signature)  # type: ignore[attr-defined]
             continue
         wire = _write_part(part, k, i, names, losses)
         if wire is None:
             continue
-        if pending and not isinstance(part, Reasoning):
-            wire[_SIGNATURE] = pending[1]
+        signed = pending if pending and not isinstance(part, Reasoning) else None
+        if signed:
+            wire[_SIGNATURE] = signed[1]
         elif pending:
-            out.append(_lone_signature(pending, k, losses))
+            out.append(marks.mark(_lone_signature(pending, k, losses), k, pending[0]))
         pending = None
-        out.append(wire)
+        out.append(marks.mark(wire, k, i))
+        if signed:
+            marks.mark(wire, k, signed[0], "/" + _SIGNATURE)
     if pending:
-        out.append(_lone_signature(pending, k, losses))
+        out.append(marks.mark(_lone_signature(pending, k, losses), k, pending[0]))
     return out
 
 

@@ -59,7 +59,8 @@ class _Writer(Writer):
         body.update({k: v for k, v in params.items() if k not in body})
         report_foreign(NAME, self.conv.meta, self.losses, what="request parameters")
         return Written(body=body, losses=tuple(sorted(
-            self.losses, key=lambda x: (-1 if x.turn is None else x.turn, -1 if x.part is None else x.part))))
+            self.losses, key=lambda x: (-1 if x.turn is None else x.turn, -1 if x.part is None else x.part))),
+            origins=self.origins(body))
 
     # ---- ids and names
 
@@ -127,6 +128,8 @@ class _Writer(Writer):
             self.lose("an empty tool turn has no message", t)
         elif not outs:
             outs.append(self.message(t, turn, run))
+        for out in outs:
+            self.carries(out.message, t, out.part)
         return outs
 
     def message(self, t: int, turn: Turn, parts: list[tuple[int, Part]]) -> _Out:
@@ -136,15 +139,21 @@ class _Writer(Writer):
         for p, part in parts:
             report_foreign(NAME, part.meta, self.losses, t, p)
         if turn.role == "system":
-            items = [self.text_item(part, t, p, "a system message") for p, part in parts]
+            items = [self.carries(self.text_item(part, t, p, "a system message"), t, p) for p, part in parts]
             role = extras.pop("role", "system")
-            return _Out({**extras, "role": role,
-                         "content": _text_content([i for i in items if i is not None])}, t)
+            return _Out(self.with_content({**extras, "role": role}, items), t)
         if turn.role == "tool":
             self.lose("tool turn content that is not a result written as a user message", t, parts[0][0])
-        items = [self.user_item(part, t, p) for p, part in parts]
-        return _Out({**extras, "role": "user",
-                     "content": _text_content([i for i in items if i is not None])}, t)
+        items = [self.carries(self.user_item(part, t, p), t, p) for p, part in parts]
+        return _Out(self.with_content({**extras, "role": "user"}, items), t)
+
+    def with_content(self, message: dict[str, Any], items: list[dict[str, Any] | None]) -> dict[str, Any]:
+        """The message with its content: the items, or the text of the one plain text item."""
+        kept = [i for i in items if i is not None]
+        message["content"] = content = _text_content(kept)
+        if isinstance(content, str) and kept:
+            self.moved(kept[0], message, "/content")
+        return message
 
     def text_item(self, part: Part, t: int | None, p: int, where: str,
                   drop: tuple[str, ...] = ()) -> dict[str, Any] | None:
@@ -214,19 +223,21 @@ class _Writer(Writer):
                           "here; dropped", t, p)
                 continue
             elif isinstance(part, Text) and own_meta(NAME, part.meta).get("field") == "refusal":
+                if not refusals:
+                    self.carries(out.message, t, p, "/refusal")
                 refusals.append(part.text)
                 here = 2
             elif isinstance(part, Invocation) or (is_own_opaque(part, NAME)
                                                   and own_meta(NAME, part.meta).get("field") == "tool_calls"):
                 entry = self.call(out, part, t, p)
                 if entry is not None:
-                    calls.append(entry)
+                    calls.append(self.carries(entry, t, p))
                 here = 3
             else:
                 item = self.text_item(part, t, p, "an assistant message")
                 if item is None:
                     continue
-                content.append(item)
+                content.append(self.carries(item, t, p))
                 here = 1
             if here < slot:
                 self.lose("moved: Chat Completions keeps reasoning, then content, then tool calls", t, p)
@@ -235,6 +246,8 @@ class _Writer(Writer):
             self.write_reasoning(out.message, reasoning, t)
         written = _text_content(content)
         out.message["content"] = None if written == "" and (out.calls or refusals) else written
+        if isinstance(written, str) and content:
+            self.moved(content[0], out.message, "/content")
         if refusals:
             out.message["refusal"] = "".join(refusals)
             if len(refusals) > 1:
@@ -248,6 +261,7 @@ class _Writer(Writer):
         openrouter = own_meta(NAME, reasoning[0][1].meta).get("field") == "reasoning"
         field_name = "reasoning" if openrouter else "reasoning_content"
         message[field_name] = "".join(r.text for _, r in reasoning)
+        self.carries(message, t, reasoning[0][0], f"/{field_name}")
         if len(reasoning) > 1:
             self.lose(f"several reasoning parts joined into one {field_name}", t, reasoning[1][0])
         for p, r in reasoning:
@@ -276,7 +290,7 @@ class _Writer(Writer):
         else:
             arguments = dumps_str(part.arguments)
         if key in self.legacy:
-            out.message["function_call"] = {"name": name, "arguments": arguments}
+            out.message["function_call"] = self.carries({"name": name, "arguments": arguments}, t, p)
             out.calls.append(("legacy:" + key, p))
             return None
         if legacy:

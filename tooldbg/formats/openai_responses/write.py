@@ -17,7 +17,8 @@ _STATEFUL = ("previous_response_id", "conversation")
 def write(conversation: Conversation, *, target: str | None = None) -> Written:
     """The stateless request that replays the conversation (`store` and the like come from meta)."""
     writer = _Writer(conversation, writer_target(NAME, target))
-    return Written(body=writer.body(), losses=tuple(writer.losses))
+    body = writer.body()
+    return Written(body=body, losses=tuple(writer.losses), origins=writer.origins(body))
 
 
 class _Writer(Writer):
@@ -132,15 +133,15 @@ class _Writer(Writer):
             elif isinstance(part, Reasoning):
                 item = self.reasoning(part, t, p)
                 if item is not None:
-                    items.append(item)
+                    items.append(self.carries(item, t, p))
                     reasoning = p
             elif isinstance(part, Invocation):
-                items.append(self.call(part, t, p, reasoning is not None))
+                items.append(self.carries(self.call(part, t, p, reasoning is not None), t, p))
             elif isinstance(part, Result):
-                items.append(self.result(part, t, p))
+                items.append(self.carries(self.result(part, t, p), t, p))
             elif isinstance(part, Opaque) and not own_meta(NAME, part.meta).get("content"):
                 if part.origin == NAME:
-                    items.append(copy.deepcopy(part.value))
+                    items.append(self.carries(copy.deepcopy(part.value), t, p))
                 else:
                     self.foreign_opaque(part, t, p)
             else:
@@ -169,12 +170,12 @@ class _Writer(Writer):
                 what = ", ".join(f"{k} {v!r}" for k, v in dropped.items())
                 self.lose(f"assistant message {what} left out: only a message replayed with its msg_ id "
                           "after its reasoning item carries them", t, p)
-            self.open = (_message(role, fields, typed), key)
+            self.open = (self.carries(_message(role, fields, typed), t), key)
             items.append(self.open[0])
         message = self.open[0]
         if message.get("type") == "message" and block.get("type") == "output_text":
             block.setdefault("annotations", [])
-        message["content"].append(block)
+        message["content"].append(self.carries(block, t, p))
 
     def block(self, part: Part, role: str, t: int | None, p: int) -> dict[str, Any] | None:
         fields = {k: v for k, v in own_meta(NAME, part.meta).items()

@@ -82,13 +82,16 @@ def fragments_body(events: Sequence[StreamEvent]) -> Body:
 def format_body(found: TurnInFormat) -> Body:
     value: Any = list(found.items) if found.items or not found.changed else found.changed
     laid = pretty(value, f"/{found.key}" if value is not found.changed else "")
-    if value is not found.changed:  # pointers of the items as they sit in the written body
-        laid.spans = {_shift(p, found.key, found.start): s for p, s in laid.spans.items()}
+    # the pointers of what is shown as they are in the written body, where the parts are found
+    laid.spans = {found.place(p): s for p, s in laid.spans.items()}
     notes: list[Text] = [Text("")]
     if not found.items and not found.changed:
         notes.append(Text(f"{found.target} writes nothing for this turn", "bold"))
     elif found.changed:
         notes.append(Text(f"written at the top level: {', '.join(sorted(found.changed))}", "dim"))
+    for pointer, turns in found.shared.items():
+        notes.append(Text(f"{pointer} also holds {plural(len(turns), 'turn', 'turns')} "
+                          f"{', '.join(map(str, turns))}: only this turn's blocks are shown", "dim"))
     if found.losses:
         notes.append(Text(f"{len(found.losses)} {plural(len(found.losses), 'loss', 'losses')} "
                           f"writing this turn as {found.target}:", "bold"))
@@ -108,15 +111,6 @@ def format_body(found: TurnInFormat) -> Body:
     body = Body.of(laid.lines, pretty=laid, notes=notes, reserialized=found)
     body.width = max(body.width, *(len(n.plain) for n in notes))
     return body
-
-
-def _shift(pointer: str, key: str, start: int) -> str:
-    """`/messages/0/content` of the items list → `/messages/4/content` in the written body."""
-    head = f"/{key}/"
-    if not pointer.startswith(head):
-        return pointer
-    index, _, rest = pointer[len(head):].partition("/")
-    return f"{head}{int(index) + start}" + (f"/{rest}" if rest else "") if index.isdigit() else pointer
 
 
 def plural(n: int, one: str, many: str) -> str:

@@ -46,7 +46,7 @@ from textual.worker import get_current_worker
 from ... import formats
 from ...model import Loss
 from ...render import clean
-from ...reserialize import Reserializer
+from ...reserialize import Reserializer, TurnInFormat
 from .wire_focus import WireFocus, focus_for
 from .wire_lines import MAX_LINE, NOTE_INDENT, Body, Layout, format_body, fragments_body, plural, source_body
 
@@ -262,8 +262,9 @@ class WireView(ScrollView, can_focus=True):
         self.pending = False
         band = mark = None
         placeholder = None
-        if body.reserialized is not None:
-            pass  # the whole body is the turn
+        if body.reserialized is not None:  # the whole body is the turn; the finding's part marked
+            pointer = _part_pointer(focus, body.reserialized)
+            mark = body.pretty.span(pointer) if pointer is not None and body.pretty is not None else None
         elif body.labels is not None:
             band = _event_span(body, focus.chunk)
             mark = _event_span(body, focus.mark_chunk)
@@ -290,7 +291,18 @@ class WireView(ScrollView, can_focus=True):
                          "bold yellow" if losses else "green")
             if len(found.items) > 1:
                 title.append(f" · {len(found.items)} items", "dim")
-            return [title]
+            lines = [title]
+            finding = focus.finding
+            if finding is not None:
+                line = Text("▶ ", "bold red")
+                line.append(f"{finding.code} {finding.name}", "bold")
+                pointer = _part_pointer(focus, found)
+                if pointer is not None:
+                    line.append(f" at #{clean(pointer)}")
+                elif finding.part is not None:
+                    line.append(f": part {finding.part} is not carried in {found.target}", "dim")
+                lines.append(line)
+            return lines
         title = Text("fragments" if self.fragments else "source", "bold")
         if focus.exchange is not None:
             title.append(f" · exchange {focus.exchange} {focus.side or ''}")
@@ -503,6 +515,14 @@ class WireView(ScrollView, can_focus=True):
             text.stylize(self.get_component_rich_style("wire-view--title", partial=True))
         segments = Segment.apply_style(list(text.render(self.app.console)), rich_style)
         return Strip(segments).crop_extend(0, width, rich_style).simplify()
+
+
+def _part_pointer(focus: WireFocus, found: TurnInFormat) -> str | None:
+    """Where the node carrying the selected finding's part is in the turn written as a format."""
+    finding = focus.finding
+    if finding is None or finding.part is None or focus.turn != found.index:
+        return None
+    return found.parts.get(finding.part)
 
 
 def _inside(index: int, span: Span | None) -> bool:
