@@ -187,8 +187,12 @@ def diff_json(d: Diff) -> dict[str, Any]:
     the conversations and exchanges paired and the notes. Keys are only ever added."""
     doc = to_json([Checked(d.a, [f for f in d.own if f.side == "a"]),
                    Checked(d.b, [f for f in d.own if f.side == "b"])])
-    for entry, side in zip(doc["inputs"], SIDES, strict=True):
+    for entry, side, loaded in zip(doc["inputs"], SIDES, (d.a, d.b), strict=True):
         entry["side"] = side
+        entry["rejections"] = [{"conversation": conversation, "exchange": exchange, "message": error.message,
+                                "type": error.type, "code": error.code}
+                               for conversation, errors in loaded.api_errors.items()
+                               for exchange, error in errors]
     findings = d.everything
     doc["findings"] = [f.to_dict() for f in findings]
     doc["summary"] = diff_counts(findings)
@@ -240,10 +244,17 @@ def diff_text(d: Diff) -> Iterator[RenderableType]:
         head = Text(f"  {side}  ", "bold")
         if not own:
             head.append("no findings", "green")
-            yield head
-            continue
-        head.append_text(safe(loaded.path, "bold"))
+        else:
+            head.append_text(safe(loaded.path, "bold"))
         yield head
+        for conversation, errors in loaded.api_errors.items():
+            for exchange, error in errors:
+                line = Text(f"    {conversation} exchange {exchange}: the provider rejected the request: ",
+                            "red")
+                line.append_text(safe(error.message))
+                yield line
+        if not own:
+            continue
         turn: Any = None
         for finding in own:
             at = (finding.conversation, finding.turn)

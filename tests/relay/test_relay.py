@@ -9,22 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.relay import agent
-from tests.relay.relay import FAULTS, Relay
-from tests.relay.servers import Har, serving, url
-from tests.relay.upstream import Upstream
+from tests.relay.capture import capture
+from tests.relay.relay import FAULTS
 from tests.test_cli import run
 from tooldbg.diff import diff
 from tooldbg.load import load_file
 
 
 def through_relay(tmp_path: Path, faults: set[str], **how) -> tuple[Path, Path, list[int]]:
-    client, upstream = Har("tiny-relay client side"), Har("tiny-relay upstream side")
-    with serving(Upstream, limit=10) as model, \
-            serving(Relay, limit=10, upstream=url(model), faults=faults, client_har=client,
-                    upstream_har=upstream) as relay:
-        statuses = agent.run(url(relay), **how)
-    return client.save(tmp_path / "client.har"), upstream.save(tmp_path / "upstream.har"), statuses
+    return capture(tmp_path, faults, **how)
 
 
 #: fault → (how the agent talks to the relay, every finding `diff` shows as (code, side), the
