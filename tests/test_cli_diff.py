@@ -121,3 +121,16 @@ def test_log_text_is_masked_and_escaped(tmp_path, capsys):
     code, out, _ = run(capsys, "diff", str(tmp_path / "client.jsonl"), str(tmp_path / "upstream.jsonl"),
                        "--no-redact")
     assert key in out and "\x1b" not in out
+
+
+def test_the_readme_story_is_what_diff_prints(capsys, monkeypatch):
+    """The README's `diff` example is the command's real output (remade by running it)."""
+    from tests.paths import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    command = "$ tooldbg diff docs/examples/relay-drops-second-result/client.har " \
+              "docs/examples/relay-drops-second-result/upstream.har\n"
+    shown = readme.split(command, 1)[1].split("$ echo $?\n1\n", 1)[0]
+    monkeypatch.chdir(ROOT)
+    code, out, _ = run(capsys, *command[2:].split()[1:])
+    assert code == 1 and out == shown
