@@ -45,7 +45,6 @@ from typing import Any
 from . import formats
 from .checks import RULES, Finding, run_checks
 from .checks.replay import failure_report, first_difference, media_identity, norm, resolve_pointer, snippet
-from .formats.base import link
 from .jsonio import dumps_str, try_loads
 from .load import ExchangeRead, Loaded
 from .model import (
@@ -214,9 +213,12 @@ def _payload(content: Iterable[Part]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _units(turns: Sequence[tuple[int, Turn, str]]) -> list[list[_Unit]]:
-    """The units of each turn (`(index, turn, direction)`), with every signature computed."""
-    calls = {c.id: c for _, turn, _ in turns for c in turn.invocations() if c.id}
+def _units(turns: Sequence[tuple[int, Turn, str]],
+           context: Sequence[tuple[int, Turn, str]] | None = None) -> list[list[_Unit]]:
+    """The units of each turn (`(index, turn, direction)`), with every signature computed; a
+    result's call is looked up among `context`'s turns (default: `turns`)."""
+    calls = {c.id: c for _, turn, _ in (turns if context is None else context)
+             for c in turn.invocations() if c.id}
     out: list[list[_Unit]] = []
     for index, turn, direction in turns:
         units: list[_Unit] = []
@@ -282,8 +284,12 @@ def _fingerprint(units: Iterable[_Unit]) -> Counter[Any]:
 
 
 def _similarity(a: Counter[Any], b: Counter[Any]) -> float:
-    union = sum((a | b).values())
-    return sum((a & b).values()) / union if union else 1.0
+    """Weighted Jaccard: what the two share over what either has."""
+    if len(b) < len(a):
+        a, b = b, a
+    shared = sum(min(n, b[k]) for k, n in a.items() if k in b)
+    union = a.total() + b.total() - shared
+    return shared / union if union else 1.0
 
 
 # ------------------------------------------------------------------------------------ snapshots
@@ -336,7 +342,8 @@ def _snapshots(loaded: Loaded, conv: Conversation, whole: bool = False) -> list[
         request = read.request
         prior = request.turns if request is not None else ()
         turns = [(i, t, "request") for i, t in enumerate(prior)]
-        answers = link([r.turn for r in read.responses if r.turn is not None], prior=prior)
+        # Unlinked (no own ids): nothing in an answer refers to a call by its own id.
+        answers = [r.turn for r in read.responses if r.turn is not None]
         turns += [(len(prior) + k, t, "response") for k, t in enumerate(answers)]
         out.append(_Snapshot(loaded, conv, read, turns,
                              request.tools if request is not None else (),
@@ -344,10 +351,29 @@ def _snapshots(loaded: Loaded, conv: Conversation, whole: bool = False) -> list[
     return out
 
 
-def _prepare(snapshot: _Snapshot) -> _Snapshot:
-    if not snapshot.units:
-        snapshot.units = _units(snapshot.turns)
-    return snapshot
+def _prepare(snapshots: list[_Snapshot]) -> list[_Snapshot]:
+    """Each snapshot's units. A request replays the history of the one before it: a turn equal to
+    the previous request's turn at the same place (content and metadata; where it came from does
+    not count) reuses its units, which point at where the turn first appeared, as the stitched
+    timeline does. So a long session costs its new turns, not its history again per exchange."""
+    previous: _Snapshot | None = None
+    for snapshot in snapshots:
+        if previous is None:
+            snapshot.units = _units(snapshot.turns)
+        else:
+            fresh: list[tuple[int, Turn, str]] = []
+            reused: dict[int, list[_Unit]] = {}
+            for k, (index, turn, direction) in enumerate(snapshot.turns):
+                if direction == "request" and k < len(previous.turns) \
+                        and previous.turns[k][2] == "request" and previous.turns[k][1] == turn:
+                    reused[k] = previous.units[k]
+                else:
+                    fresh.append((index, turn, direction))
+            computed = iter(_units(fresh, snapshot.turns))
+            snapshot.units = [reused[k] if k in reused else next(computed)
+                              for k in range(len(snapshot.turns))]
+        previous = snapshot
+    return snapshots
 
 
 def _turn_sig(turn: Turn, units: list[_Unit]) -> Any:
@@ -446,8 +472,8 @@ class _Engine:
     def conversation(self, ca: Conversation, cb: Conversation) -> None:
         out = self.out
         whole = not _reads(out.a, ca) or not _reads(out.b, cb)
-        sa = [_prepare(s) for s in _snapshots(out.a, ca, whole)]
-        sb = [_prepare(s) for s in _snapshots(out.b, cb, whole)]
+        sa = _prepare(_snapshots(out.a, ca, whole))
+        sb = _prepare(_snapshots(out.b, cb, whole))
         pairing = Pairing(ca.id, cb.id)
         self.ids, self.ids_back = defaultdict(set), defaultdict(set)
         self.names, self.excused = set(), set()
