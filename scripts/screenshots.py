@@ -11,6 +11,10 @@ run headless at 120×36 on the bundled samples, put into a known state by key pr
     format-switch.svg      `f` on the clean capture's failed tool result: the turn re-serialized as
                            OpenAI Chat, with the writer's loss (no is_error field there)
     export-dialog.svg      `e`: the export dialog, losses and pre-flight shown before writing
+    diff-screen.svg        `d` on both captures of a relay that dropped the second tool result
+                           (docs/examples/relay-drops-second-result): the conversation side by side
+
+`--only NAME` makes one of them.
 """
 
 from __future__ import annotations
@@ -34,20 +38,23 @@ from tooldbg.tui.session import Location  # noqa: E402
 #: What `tooldbg` opens with no file: the log with a defect, then the clean capture. Relative to
 #: ROOT, so the header shows the same path wherever the repository is.
 DEMO = ("tooldbg/samples/oncall-agent-lost-is-error.jsonl", "tooldbg/samples/weather-agent.jsonl")
+RELAY = ("docs/examples/relay-drops-second-result/client.har",
+         "docs/examples/relay-drops-second-result/upstream.har")
 SIZE = (120, 36)
 
-#: name → (theme, where to go first (None: where the app opens, the first finding), keys)
-SHOTS: dict[str, tuple[str, Location | None, tuple[str, ...]]] = {
-    "main-defect": ("textual-dark", None, ()),
-    "main-defect-light": ("textual-light", None, ()),
-    "format-switch": ("textual-dark", Location(1, "c1", 2), ("f",)),
-    "export-dialog": ("textual-dark", None, ("e",)),
+#: name → (theme, where to go first (None: where the app opens, the first finding), keys, files)
+SHOTS: dict[str, tuple[str, Location | None, tuple[str, ...], tuple[str, ...]]] = {
+    "main-defect": ("textual-dark", None, (), DEMO),
+    "main-defect-light": ("textual-light", None, (), DEMO),
+    "format-switch": ("textual-dark", Location(1, "c1", 2), ("f",), DEMO),
+    "export-dialog": ("textual-dark", None, ("e",), DEMO),
+    "diff-screen": ("textual-dark", None, ("d",), RELAY),
 }
 
 
 async def shoot(name: str, theme: str, location: Location | None, keys: Sequence[str],
-                out: Path) -> Path:
-    app = make_app(list(DEMO))
+                out: Path, files: Sequence[str] = DEMO) -> Path:
+    app = make_app(list(files))
     async with app.run_test(size=SIZE) as pilot:
         app.theme = theme
         while app.session is None:  # the load worker, then the session on screen
@@ -88,13 +95,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     parser.add_argument("--no-png", action="store_true", help="write the SVGs only")
+    parser.add_argument("--only", choices=list(SHOTS), help="make this screenshot only")
     args = parser.parse_args(argv)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     os.chdir(ROOT)
     made_png = False
-    for name, (theme, location, keys) in SHOTS.items():
-        svg = asyncio.run(shoot(name, theme, location, keys, out))
+    for name, (theme, location, keys, files) in SHOTS.items():
+        if args.only is not None and name != args.only:
+            continue
+        svg = asyncio.run(shoot(name, theme, location, keys, out, files))
         png = None if args.no_png else to_png(svg)
         made_png = made_png or png is not None
         shown = svg.relative_to(ROOT) if svg.is_relative_to(ROOT) else svg

@@ -360,6 +360,8 @@ def _rules(select: tuple[str, ...], ignore: tuple[str, ...], target: str | None)
             if option == "--select" and target is None and all(rule.target for rule in matching):
                 fail(f"--select {code}: target rules check a provider's limits and run only with "
                      "--target FORMAT")
+            if option == "--select" and all(rule.diff for rule in matching):
+                fail(f"--select {code}: TD7xx rules compare two logs; run `tooldbg diff A B`")
     return select_rules(chosen["--select"], chosen["--ignore"], target)
 
 
@@ -400,6 +402,45 @@ def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], i
     found = [f for r in results for f in r.findings]
     if threshold is not None and any(severity_rank(f.severity) >= threshold for f in found):
         sys.exit(1)
+
+
+@cli.command("diff")
+@click.argument("a", type=click.Path())
+@click.argument("b", type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+              help="text (each difference with both sides' JSON), or the check document with sides.")
+@click.option("--no-redact", is_flag=True, help="Show API keys and tokens unmasked.")
+def diff_command(a: str, b: str, output_format: str, no_redact: bool) -> None:
+    """Compare two logs of the same conversation: A the client's side, B the upstream side of a relay
+    (any formats; either may be - for standard input). Each difference is reported with its code
+    (TD701-TD704) and the side it is on, beside both files' own findings. Exit 0 when they agree, 1 on
+    differences (or an error-severity finding of either file), 2 when an input is unreadable."""
+    _redact(not no_redact)
+    from .diff import diff
+    from .report import diff_json, diff_text
+
+    if a == "-" and b == "-":
+        fail("standard input (-) given more than once")
+    loaded = [_one_log(a), _one_log(b)]
+    result = diff(*loaded)
+    if output_format == "json":
+        click.echo(_json_text(diff_json(result)), nl=False)
+    else:
+        _print(diff_text(result))
+    problem = _unreadable(loaded)
+    if problem is not None:
+        fail(problem)
+    if result.findings or any(f.severity == "error" for f in result.own):
+        sys.exit(1)
+
+
+def _one_log(path: str) -> Loaded:
+    """One side of `diff`: a file, standard input, or a folder holding one log."""
+    loaded = _read([path], None)
+    if len(loaded) != 1:
+        fail(f"{path}: diff compares two logs, and this folder holds {len(loaded)} "
+             f"({_listing([item.path for item in loaded])}); give one file per side")
+    return loaded[0]
 
 
 @cli.command()

@@ -1,5 +1,5 @@
 """`tooldbg check` output: text grouped by conversation and turn with the offending JSON, the
-documented JSON document, and GitHub workflow annotations. `rules` output lives here too.
+documented JSON document, and GitHub workflow annotations. `rules` and `diff` output live here too.
 
 Log text reaches the text report only through `render.safe` and `render.code` (credentials masked
 unless `render.redaction(False)`, control characters escaped); the JSON document and the
@@ -18,6 +18,7 @@ from rich.text import Text
 
 from . import __version__
 from .checks import SEVERITIES, Finding, Rule
+from .diff import SIDES, Diff, Place, SidedFinding
 from .jsonio import dumps_str
 from .load import Loaded
 from .render import code, safe
@@ -25,6 +26,8 @@ from .render import code, safe
 SEVERITY_STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 #: Lines of offending JSON shown under a finding in text output.
 EXCERPT_LINES = 12
+#: Lines of each side's JSON shown under a difference.
+DIFF_EXCERPT_LINES = 8
 
 
 @dataclass(slots=True)
@@ -131,18 +134,22 @@ def _finding(loaded: Loaded, finding: Finding) -> RenderableType:
 
 
 def _wire(loaded: Loaded, finding: Finding) -> Any:
-    if finding.exchange is None or not 0 <= finding.exchange < len(loaded.reads):
+    return wire_value(loaded, finding.exchange, finding.pointer, finding.chunk)
+
+
+def wire_value(loaded: Loaded, exchange_index: int | None, address: str, chunk: int | None) -> Any:
+    """The wire JSON at `location#pointer` of an exchange (a stream event, for a stream chunk)."""
+    if exchange_index is None or not 0 <= exchange_index < len(loaded.reads):
         return None
-    location, _, pointer = finding.pointer.rpartition("#") if "#" in finding.pointer \
-        else ("", "", finding.pointer)
-    exchange = loaded.reads[finding.exchange].exchange
+    location, _, pointer = address.rpartition("#") if "#" in address else ("", "", address)
+    exchange = loaded.reads[exchange_index].exchange
     side = "request" if exchange.request is not None and exchange.request.location == location \
         else "response"
-    if finding.chunk is not None and not pointer and side == "response" and exchange.response \
+    if chunk is not None and not pointer and side == "response" and exchange.response \
             and exchange.response.events is not None:
         events = exchange.response.events
-        return events[finding.chunk].data if 0 <= finding.chunk < len(events) else None
-    return loaded.wire_at(finding.exchange, side, pointer, finding.chunk)
+        return events[chunk].data if 0 <= chunk < len(events) else None
+    return loaded.wire_at(exchange_index, side, pointer, chunk)
 
 
 def rule_list(rules: list[Rule]) -> Iterator[RenderableType]:
@@ -158,8 +165,8 @@ def rule_list(rules: list[Rule]) -> Iterator[RenderableType]:
 def rule_doc(rule: Rule) -> Iterator[RenderableType]:
     title = Text()
     title.append(f"{rule.code} {rule.name}", "bold")
-    title.append(f"  ({rule.severity}{', target pre-flight' if rule.target else ''})",
-                 SEVERITY_STYLES[rule.severity])
+    kind = ", target pre-flight" if rule.target else ", from `tooldbg diff A B`" if rule.diff else ""
+    title.append(f"  ({rule.severity}{kind})", SEVERITY_STYLES[rule.severity])
     yield title
     yield Text(rule.message, "italic")
     for paragraph in rule.doc.split("\n\n"):
@@ -169,3 +176,157 @@ def rule_doc(rule: Rule) -> Iterator[RenderableType]:
         yield Text("")
         yield Text(label, "bold red" if label == "Bad" else "bold green")
         yield Padding(Syntax(example, "json", theme="ansi_dark", word_wrap=True), (0, 0, 0, 2))
+
+
+# ------------------------------------------------------------------------------------------ diff
+
+
+def diff_json(d: Diff) -> dict[str, Any]:
+    """`diff --format json`: the `check` document (both inputs, every finding, the summary), each
+    finding with its `side` and its place on each side (`a`, `b`: null where there is none), then
+    the conversations and exchanges paired and the notes. Keys are only ever added."""
+    doc = to_json([Checked(d.a, [f for f in d.own if f.side == "a"]),
+                   Checked(d.b, [f for f in d.own if f.side == "b"])])
+    for entry, side, loaded in zip(doc["inputs"], SIDES, (d.a, d.b), strict=True):
+        entry["side"] = side
+        entry["rejections"] = [{"conversation": conversation, "exchange": exchange, "message": error.message,
+                                "type": error.type, "code": error.code}
+                               for conversation, errors in loaded.api_errors.items()
+                               for exchange, error in errors]
+    findings = d.everything
+    doc["findings"] = [f.to_dict() for f in findings]
+    doc["summary"] = diff_counts(findings)
+    doc["differences"] = len(d.findings)
+    doc["pairs"] = [p.to_dict() for p in d.pairings]
+    doc["notes"] = [n.to_dict() for n in d.notes]
+    return doc
+
+
+def diff_text(d: Diff) -> Iterator[RenderableType]:
+    """Both inputs, the conversations paired, each difference under the turns it is about with the
+    wire JSON of each side, the notes, then each file's own findings."""
+    for side, loaded in zip(SIDES, (d.a, d.b), strict=True):
+        line = Text(f"{side}  ", "bold")
+        line.append_text(safe(loaded.path, "bold underline"))
+        line.append_text(safe(f"  ·  {loaded.container}  ·  {', '.join(loaded.formats) or 'no format'}  ·  "
+                              f"{len(loaded.reads)} exchange{'s' if len(loaded.reads) != 1 else ''}", "dim"))
+        yield line
+        for err in loaded.errors:
+            yield safe(f"   unreadable: {err}", "bold red")
+    for pairing in d.pairings:
+        line = Text("paired: ", "dim")
+        line.append_text(safe(f"a {pairing.a} ↔ b {pairing.b}", "bold"))
+        shown = ", ".join(f"{'-' if x is None else x}↔{'-' if y is None else y}"
+                          for x, y in pairing.exchanges)
+        line.append(f"   exchanges {shown}", "dim")
+        yield line
+    yield Text("")
+    if d.findings:
+        yield Text(f"differences ({len(d.findings)})", "bold")
+        group: Any = None
+        for finding in d.findings:
+            key = (_at(finding.a), _at(finding.b))
+            if key != group:
+                group = key
+                yield _diff_header(d, finding)
+            yield from _difference(d, finding)
+    else:
+        yield Text("no differences", "green")
+    if d.notes:
+        yield Text("")
+        yield Text("notes", "bold")
+        for note in d.notes:
+            yield safe(f"  {note.message}")
+    yield Text("")
+    yield Text("each side's own findings (tooldbg check)", "bold")
+    for side, loaded in zip(SIDES, (d.a, d.b), strict=True):
+        own = [f for f in d.own if f.side == side]
+        head = Text(f"  {side}  ", "bold")
+        if not own:
+            head.append("no findings", "green")
+        else:
+            head.append_text(safe(loaded.path, "bold"))
+        yield head
+        for conversation, errors in loaded.api_errors.items():
+            for exchange, error in errors:
+                line = Text(f"    {conversation} exchange {exchange}: the provider rejected the request: ",
+                            "red")
+                line.append_text(safe(error.message))
+                yield line
+        if not own:
+            continue
+        turn: Any = None
+        for finding in own:
+            at = (finding.conversation, finding.turn)
+            if at != turn:
+                turn = at
+                yield Padding(_group_header(loaded, finding), (0, 0, 0, 2))
+            yield Padding(_finding(loaded, finding), (0, 0, 0, 2))
+    yield _diff_summary(d)
+
+
+def diff_counts(findings: list[SidedFinding]) -> dict[str, int]:
+    counts = dict.fromkeys(reversed(SEVERITIES), 0)
+    for finding in findings:
+        counts[finding.severity] += 1
+    return counts
+
+
+def _at(place: Place | None) -> tuple[Any, ...]:
+    return (None,) if place is None else (place.conversation, place.turn)
+
+
+def _diff_header(d: Diff, finding: SidedFinding) -> Text:
+    header = Text("  ")
+    for i, (side, place, loaded) in enumerate((("a", finding.a, d.a), ("b", finding.b, d.b))):
+        header.append("  ↔  " if i else "", "dim")
+        if place is None or place.conversation is None:
+            header.append(f"{side} -", "bold")
+            continue
+        header.append_text(safe(f"{side} {place.conversation}", "bold"))
+        if place.turn is not None:
+            conv = loaded.conversation(place.conversation)
+            role = conv.turns[place.turn].role if conv and place.turn < len(conv.turns) else ""
+            header.append_text(safe(f" turn {place.turn} {role}".rstrip(), "bold"))
+        else:
+            header.append(" (the request)", "bold")
+    return header
+
+
+def _difference(d: Diff, finding: SidedFinding) -> Iterator[RenderableType]:
+    style = SEVERITY_STYLES[finding.severity]
+    line = Text("    ")
+    line.append(finding.code, style)
+    line.append(f" {finding.severity} ", style)
+    line.append(f"{finding.name} ", "bold")
+    line.append(f"on {finding.side}: ", "bold")
+    line.append_text(safe(finding.message))
+    yield line
+    for side, place, loaded in (("a", finding.a, d.a), ("b", finding.b, d.b)):
+        if place is None:
+            continue
+        where = Text(f"      {side}  ", "dim")
+        where.append_text(safe(f"exchange {place.exchange} {place.pointer}", "dim"))
+        if place.chunk is not None:
+            where.append(f" chunk {place.chunk}", "dim")
+        yield where
+        if place.part is None:
+            continue
+        value = wire_value(loaded, place.exchange, place.pointer, place.chunk)
+        if value is not None:
+            yield Padding(code(dumps_str(value, indent=True), lines=DIFF_EXCERPT_LINES, chars=2000,
+                               theme="ansi_dark", word_wrap=True), (0, 0, 0, 9))
+
+
+def _diff_summary(d: Diff) -> Text:
+    line = Text("")
+    differences = len(d.findings)
+    line.append(f"{differences} difference{'s' if differences != 1 else ''}",
+                "bold red" if differences else "green")
+    for side in SIDES:
+        own = [f for f in d.own if f.side == side]
+        line.append(f"  ·  {side}: ", "dim")
+        counts = diff_counts(own)
+        shown = [f"{n} {s}{'s' if n != 1 and s != 'info' else ''}" for s, n in counts.items() if n]
+        line.append(", ".join(shown) or "no findings", "yellow" if shown else "green")
+    return line

@@ -1,6 +1,6 @@
 """SVG snapshots of the main states (pytest-textual-snapshot): the main screen on a real defect at
 120×36 and 80×24 in the dark and light themes, a streamed response's fragments, the wire view
-switched to another format, the export dialog, help and search.
+switched to another format, the export dialog, help, search and the diff screen.
 
 The baselines are in `__snapshots__/test_snapshots/`. After an intended change, look at the report
 first (`snapshot_report.html`), then update:
@@ -19,6 +19,7 @@ from tooldbg.tui.app import make_app
 from .conftest import TD303, has_key, settle, until_laid_out, until_loaded
 
 TD502 = "sample_transcripts/defects/TD502-anthropic-relay-resends-input-delta.jsonl"
+RELAY = ("docs/examples/relay-drops-second-result/client.har", "docs/examples/relay-drops-second-result/upstream.har")
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
 SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
 
@@ -73,3 +74,10 @@ def test_search(snap_compare):
     """`/` then a query: the matching turns listed, the first one highlighted."""
     assert snap_compare(make_app([TD303]), terminal_size=(120, 36),
                         run_before=prepare("dark", ["slash", *"fraud"], require="slash"))
+
+
+def test_diff_screen(snap_compare):
+    """`d` with both captures of a relay open: the second tool result lost on the way upstream,
+    marked where it is and said where it is missing, the difference in the panel."""
+    assert snap_compare(make_app(list(RELAY)), terminal_size=(120, 36),
+                        run_before=prepare("dark", ["d"], require="d"))

@@ -33,11 +33,12 @@ RULES: dict[str, Rule] = _discover()
 def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = (),
                  target: str | None = None) -> list[Rule]:
     """Rules whose code starts with a selected prefix (all when none) and no ignored one; TD8xx
-    target rules only when a target is given."""
+    target rules only when a target is given; never the TD7xx rules `diff` reports (they compare two
+    logs: `tooldbg.diff`)."""
     select, ignore = tuple(select), tuple(ignore)
     return [r for r in RULES.values()
             if (not select or r.code.startswith(select)) and not (ignore and r.code.startswith(ignore))
-            and (target is not None or not r.target)]
+            and (target is not None or not r.target) and not r.diff]
 
 
 def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,

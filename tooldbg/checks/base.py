@@ -9,6 +9,8 @@ why the defect matters, and it defines
     MESSAGE = "a result whose id matches no earlier call"   the one-line summary
     BAD = '''…'''  GOOD = '''…'''   a wire example showing the defect, and the same one mended
     TARGET = False                  True for TD8xx target pre-flight rules (run with --target)
+    DIFF = False                    True for TD7xx rules: `tooldbg diff A B` reports them from two
+                                    logs compared (`tooldbg/diff.py`); their `check` finds nothing
     def check(ctx: Context) -> Iterable[Finding]
 
 Rules see the stitched conversations, each exchange's request and responses and the stream
@@ -72,13 +74,14 @@ class Rule:
     good: str
     check: Callable[[Context], Iterable[Finding]]
     target: bool = False
+    diff: bool = False
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Rule:
         return cls(code=module.CODE, name=module.NAME, severity=module.SEVERITY,
                    message=module.MESSAGE, doc=(module.__doc__ or "").strip(),
                    bad=module.BAD.strip("\n"), good=module.GOOD.strip("\n"), check=module.check,
-                   target=getattr(module, "TARGET", False))
+                   target=getattr(module, "TARGET", False), diff=getattr(module, "DIFF", False))
 
 
 @dataclass(slots=True)

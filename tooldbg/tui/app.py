@@ -99,7 +99,10 @@ class ToolDbgApp(App):
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)
         else:
-            self.push_screen(HelpScreen(self._main()))
+            from .screens.diff import DiffScreen
+
+            over = self.screen if isinstance(self.screen, DiffScreen) else self._main()
+            self.push_screen(HelpScreen(over))
 
     def action_search(self) -> None:
         main = self._main()

@@ -46,6 +46,10 @@ class ToolDbgCommands(Provider):
                       partial(app.run_action, "help"))
         yield Command("Toggle dark/light theme", "Switch between the dark and the light theme",
                       partial(app.run_action, "toggle_dark"))
+        session = getattr(app, "session", None)
+        if hasattr(screen, "action_diff") and session is not None and len(session.files) > 1:
+            yield Command("Diff with the other file", "The selected conversation beside its counterpart, "
+                          "lost and changed parts marked", partial(app.run_action, "diff", screen))
         if hasattr(screen, "action_next_finding"):
             yield Command("Next finding", "Move every view to the next finding",
                           partial(app.run_action, "next_finding", screen))
@@ -57,7 +61,6 @@ class ToolDbgCommands(Provider):
                 label = "the source record" if name == "source" else name
                 yield Command(f"Switch wire format to {name}", f"Show the selected turn as {label}",
                               partial(set_format, name), discover=False)
-        session = getattr(app, "session", None)
         go_to = getattr(screen, "go_to", None)
         if session is not None and callable(go_to):
             several = len(session.files) > 1

@@ -45,8 +45,12 @@ DIALOGS: tuple[tuple[str, str], ...] = (
      "secrets are masked unless you untick the box."),
     ("Search", "Type to search text, tool names, arguments, result content and ids across every "
      "turn; enter (or choosing a match) jumps to its turn."),
+    ("Diff", "With two logs open (the client's and the upstream side of a relay), d shows the selected "
+     "conversation beside its counterpart in the other file, turn by turn as `tooldbg diff A B` aligns "
+     "them: a part the other side lost is marked lost, the gap on the side that lacks it is said there, "
+     "changed parts are marked; each difference is in the panel below (n/N, enter), esc goes back."),
     ("Command palette", "Every action by name: export, search, next finding, wire format, go to a "
-     "conversation, dark/light theme."),
+     "conversation, diff, dark/light theme."),
 )
 
 
@@ -134,7 +138,7 @@ class HelpScreen(ModalScreen[None]):
         if underneath is not None:
             screen_bindings = bindings_of(underneath, inherited=False)
             screen_keys = {b.key for b in screen_bindings}
-            rows += self.section("Main screen", None, screen_bindings)
+            rows += self.section(getattr(underneath, "HELP_TITLE", "Main screen"), None, screen_bindings)
         for pane_id, name, what in PANES:
             keys: list[Binding] = []
             if underneath is not None:

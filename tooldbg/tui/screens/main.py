@@ -3,12 +3,16 @@ messages up, the screen sets what each widget shows."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar
 
+from ...diff import Diff, diff
+from ...render import clean
 from ..session import Location, Session
 from ..widgets.canonical_view import CanonicalView, links
 from ..widgets.findings_panel import FindingsPanel
@@ -25,6 +29,9 @@ class MainScreen(Screen):
         # The wire view's own keys, wherever the focus is on this screen.
         Binding("s", "toggle_fragments", "Wire view: stream events ↔ assembled JSON", show=False),
         Binding("w", "toggle_wrap", "Wire view: wrap ↔ scroll sideways", show=False),
+        # With several files open: the selected conversation beside its counterpart in another file
+        # (off the footer, which keeps ? and q in view at 80x24: the help and the palette name it).
+        Binding("d", "diff", "Diff with the other file", show=False),
     ]
 
     def __init__(self) -> None:
@@ -103,6 +110,50 @@ class MainScreen(Screen):
 
     def action_previous_finding(self) -> None:
         self.query_one(FindingsPanel).select_index(self.finding_index - 1)
+
+    # -- diff: the selected conversation beside its counterpart in the other file
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`d` only with several files open (off the footer otherwise)."""
+        if action == "diff":
+            return self.session is not None and len(self.session.files) > 1
+        return True
+
+    def action_diff(self) -> None:
+        """Compare the selected conversation (the first of the selected file when none is) with the
+        file after it (the first file, after the last): sides a and b in the order the files were
+        opened, as `tooldbg diff A B` takes them. The comparison runs in a worker."""
+        session = self.session
+        if session is None or len(session.files) < 2:
+            return
+        file = self.location.file if self.location is not None else 0
+        conversation = self.location.conversation if self.location is not None else None
+        conversations = session.files[file].conversations
+        if conversation is None and conversations:
+            conversation = conversations[0].id
+        other = next((i % len(session.files) for i in range(file + 1, file + len(session.files))
+                      if session.files[i % len(session.files)].conversations), None)
+        if conversation is None or other is None:
+            self.notify("nothing to compare: diff needs a conversation in two files", severity="warning")
+            return
+        a, b = sorted((file, other))
+        self.run_worker(partial(self._compare, session, a, b, "a" if file == a else "b", conversation),
+                        thread=True, exclusive=True, group="diff", exit_on_error=False)
+
+    def _compare(self, session: Session, a: int, b: int, side: str, conversation: str) -> None:
+        result = diff(session.files[a], session.files[b], own=False)
+        self.app.call_from_thread(self._show_diff, result, side, conversation)
+
+    def _show_diff(self, result: Diff, side: str, conversation: str) -> None:
+        from .diff import DiffScreen
+
+        pairing = result.pairing(side, conversation)
+        if pairing is None:
+            other = result.b if side == "a" else result.a
+            self.notify(clean(f"no conversation in {other.path} matches {conversation}"), severity="warning",
+                        markup=False)
+            return
+        self.app.push_screen(DiffScreen(result, pairing))
 
     # -- the wire view's format switch: source → openai-chat → … → bedrock → source
 

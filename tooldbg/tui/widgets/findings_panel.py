@@ -35,8 +35,10 @@ is in every file)."""
             self.index = index
             """The finding's row in the panel."""
 
-    def __init__(self, **kwargs) -> None:  # noqa: ANN003
+    def __init__(self, label: str = "findings", **kwargs) -> None:  # noqa: ANN003
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self.label = label
+        """The panel's title: `findings`, or `differences` on the diff screen."""
         self.findings: list[Finding] = []
         self.headers: tuple[str, ...] = self.HEADERS
         self._file_names: dict[str, str] = {}
@@ -45,7 +47,7 @@ is in every file)."""
     def on_mount(self) -> None:
         if not self.columns:
             self.add_columns(*self.HEADERS)
-        self.border_title = "findings"
+        self.border_title = self.label
 
     def show_findings(self, findings: list[Finding], files: Sequence[str] | None = None) -> None:
         """`files`: the paths of the session's files (a file column when there are several); the
@@ -70,7 +72,7 @@ is in every file)."""
             self.move_cursor(row=row, scroll=True)
         counts = Counter(f.severity for f in self.findings)
         summary = ", ".join(f"{counts[s]} {s}" for s in ("error", "warning", "info") if counts[s])
-        self.border_title = f"findings  {summary or 'none'}"
+        self.border_title = f"{self.label}  {summary or 'none'}"
 
     def _cells(self, finding: Finding) -> tuple[Text, ...]:
         cells = [Text(f" {finding.severity} ", BADGE_STYLES[finding.severity]), Text(finding.code, "bold"),

@@ -1,0 +1,296 @@
+"""`tooldbg.diff`: two logs of one conversation aligned by content, each difference a TD7xx finding
+on the side it is on. The relay in tests/relay/ drives the same engine with real HTTP traffic; here
+the two sides are written by hand, or by tooldbg's own writers."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from tests.paths import SAMPLES
+from tooldbg import formats
+from tooldbg.diff import diff
+from tooldbg.load import load_bytes, load_file
+from tooldbg.model import Conversation, document
+
+WEATHER = {"type": "object", "properties": {"city": {"type": "string"},
+                                            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+           "required": ["city"]}
+QUESTION = "Weather in Oslo and Bergen?"
+
+
+def jsonl(name, exchanges, url):
+    lines = [json.dumps({"request": {"method": "POST", "url": url, "body": q},
+                         **({"response": {"status": 200, "body": r}} if r is not None else {})})
+             for q, r in exchanges]
+    return load_bytes(name, "\n".join(lines).encode())
+
+
+# -- the client's side: OpenAI Chat Completions -----------------------------------------------------
+
+def oa_call(ident, city):
+    return {"id": ident, "type": "function",
+            "function": {"name": "get_weather", "arguments": json.dumps({"city": city})}}
+
+
+def oa_request(messages, tools=True):
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": QUESTION}, *messages]}
+    if tools:
+        body["tools"] = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}]
+    return body
+
+
+def oa_response(message, finish="stop"):
+    return {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o",
+            "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", **message}}]}
+
+
+CALLS = {"content": "I'll check both.", "tool_calls": [oa_call("call_1", "Oslo"), oa_call("call_2", "Bergen")]}
+RESULTS = [{"role": "tool", "tool_call_id": "call_1", "content": "Oslo: 4 C"},
+           {"role": "tool", "tool_call_id": "call_2", "content": "Bergen: 9 C"}]
+
+
+def client(*exchanges):
+    return jsonl("client.jsonl", exchanges, "http://127.0.0.1/v1/chat/completions")
+
+
+def agent_run(results=RESULTS, answer="Oslo 4 C, Bergen 9 C."):
+    """Two rounds: the model calls twice in parallel, then answers."""
+    return client((oa_request([]), oa_response(CALLS, "tool_calls")),
+                  (oa_request([{"role": "assistant", **CALLS}, *results]), oa_response({"content": answer})))
+
+
+# -- the upstream side: Anthropic Messages -----------------------------------------------------------
+
+def an_request(messages, tools=True, schema=WEATHER):
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 1024,
+            "messages": [{"role": "user", "content": QUESTION}, *messages]}
+    if tools:
+        body["tools"] = [{"name": "get_weather", "input_schema": schema}]
+    return body
+
+
+def an_response(content, stop="end_turn"):
+    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+            "content": content, "stop_reason": stop, "usage": {"input_tokens": 1, "output_tokens": 1}}
+
+
+def use(ident, city):
+    return {"type": "tool_use", "id": ident, "name": "get_weather", "input": {"city": city}}
+
+
+TURN = [{"type": "text", "text": "I'll check both."}, use("toolu_1", "Oslo"), use("toolu_2", "Bergen")]
+
+
+def result(ident, text, **extra):
+    return {"type": "tool_result", "tool_use_id": ident, "content": text, **extra}
+
+
+def upstream(*exchanges):
+    return jsonl("upstream.jsonl", exchanges, "https://api.anthropic.com/v1/messages")
+
+
+def upstream_run(results=None, answer="Oslo 4 C, Bergen 9 C.", turn=TURN, **request):
+    results = results if results is not None else [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Bergen: 9 C")]
+    return upstream((an_request([], **request), an_response(turn, "tool_use")),
+                    (an_request([{"role": "assistant", "content": turn}, {"role": "user", "content": results}],
+                                **request), an_response([{"type": "text", "text": answer}])))
+
+
+def codes(result):
+    return sorted((f.code, f.side) for f in result.findings)
+
+
+# -- agreement --------------------------------------------------------------------------------------
+
+SAMPLE_LOGS = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.name != "README.md"
+                     and "defects" not in p.relative_to(SAMPLES).parts)
+
+
+@pytest.mark.parametrize("path", SAMPLE_LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_log_against_itself_has_no_difference(path):
+    loaded = load_file(path)
+    result = diff(loaded, load_file(path))
+    assert result.findings == [] and result.notes == []
+    assert [p.exchanges for p in result.pairings] == \
+        [[(r.exchange.index, r.exchange.index) for r in loaded.reads if r.conversation == c.id]
+         for c in loaded.conversations]
+
+
+def test_a_faithful_relay_differs_only_in_its_ids():
+    result = diff(agent_run(), upstream_run())
+    assert result.findings == [] and result.own == []
+    assert [n.message for n in result.notes] == [
+        "call ids rewritten consistently between a's c1 and b's c1 (2): call_1 → toolu_1, call_2 → toolu_2; "
+        "every result still answers its call",
+        "model 'gpt-4o' on a is 'claude-sonnet-4-5' on b"]
+    [pairing] = result.pairings
+    assert pairing.exchanges == [(0, 0), (1, 1)] and pairing.turns == [(0, 0), (1, 1), (2, 2), (3, 3)]
+
+
+def requests_written(loaded, fmt):
+    """Each request of `loaded` as tooldbg's `fmt` writer replays it, and every loss it reported."""
+    lines, losses = [], set()
+    for read in loaded.reads:
+        q = read.request
+        written = formats.get(fmt).write(Conversation(model=q.model or "m", system=q.system, tools=q.tools,
+                                                      tool_choice=q.tool_choice, turns=q.turns))
+        losses |= {(loss.turn, loss.part) for loss in written.losses if "reasoning" in loss.message}
+        lines.append(json.dumps({"request": {"method": "POST", "url": "http://x/", "body": written.body}}))
+    return load_bytes(f"{fmt}.jsonl", "\n".join(lines).encode(), fmt), losses
+
+
+def requests_only(loaded):
+    lines = [json.dumps({"request": {"method": "POST", "url": "http://x/", "body": r.exchange.request.body}})
+             for r in loaded.reads]
+    return load_bytes(loaded.path, "\n".join(lines).encode())
+
+
+@pytest.mark.parametrize("source", formats.WIRE_FORMATS)
+@pytest.mark.parametrize("target", formats.WIRE_FORMATS)
+def test_a_translation_differs_where_the_writer_says_it_loses(source, target):
+    """Every request of a sample, translated by tooldbg's own writer: the only differences are the
+    reasoning the writer reports it dropped (a failure flag folded into text is a note)."""
+    original = requests_only(load_file(SAMPLES / source / "parallel-calls.jsonl"))
+    translated, dropped = requests_written(original, target)
+    result = diff(original, translated, own=False)
+    assert {(f.code, f.side) for f in result.findings} <= {("TD703", "b")}
+    assert {(f.a.turn, f.a.part) for f in result.findings} == dropped
+    assert all("reasoning" in f.message for f in result.findings)
+
+
+def test_a_failure_said_in_the_text_of_a_format_without_a_flag_is_a_note():
+    folded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
+    a = upstream_run(results=folded)
+    b = agent_run(results=[RESULTS[0], {"role": "tool", "tool_call_id": "call_2", "content": "Error: timed out"}])
+    result_ = diff(a, b)
+    assert result_.findings == []
+    assert any("its failure flag is said in the text on the openai-chat side" in n.message for n in result_.notes)
+
+
+# -- each difference --------------------------------------------------------------------------------
+
+def test_a_dropped_parallel_result_is_lost_on_b_once():
+    third = (oa_request([{"role": "assistant", **CALLS}, *RESULTS, {"role": "assistant", "content": "Oslo 4 C."},
+                         {"role": "user", "content": "And tomorrow?"}]), oa_response({"content": "Same."}))
+    a = client(*[(q, r) for q, r in [(oa_request([]), oa_response(CALLS, "tool_calls")),
+                                      (oa_request([{"role": "assistant", **CALLS}, *RESULTS]),
+                                       oa_response({"content": "Oslo 4 C."}))]], third)
+    history = [{"role": "assistant", "content": TURN}, {"role": "user", "content": [result("toolu_1", "Oslo: 4 C")]}]
+    b = upstream((an_request([]), an_response(TURN, "tool_use")),
+                 (an_request(history), an_response([{"type": "text", "text": "Oslo 4 C."}])),
+                 (an_request([*history, {"role": "assistant", "content": [{"type": "text", "text": "Oslo 4 C."}]},
+                              {"role": "user", "content": "And tomorrow?"}]),
+                  an_response([{"type": "text", "text": "Same."}])))
+    result_ = diff(a, b)
+    [f] = result_.findings
+    assert (f.code, f.side, f.exchange, f.turn, f.part) == ("TD703", "b", 1, 2, None)
+    assert f.message == ("the result of 'get_weather' (call_2) 'Bergen: 9 C' is in a's request but not in b's: "
+                         "its call is left unanswered there")
+    assert (f.a.exchange, f.a.turn, f.a.part, f.a.pointer) == (1, 2, 1, "line 2/request/body#/messages/3")
+    assert f.b.pointer == "line 2/request/body#/messages/2"
+    assert [(g.side, g.code) for g in result_.own] == [("b", "TD102")]
+
+
+def test_tools_dropped_and_a_forced_choice_dropped():
+    a = client((dict(oa_request([]), tool_choice="required"), oa_response(CALLS, "tool_calls")))
+    b = upstream((an_request([], tools=False), an_response(TURN, "tool_use")))
+    result_ = diff(a, b, own=False)
+    assert codes(result_) == [("TD701", "b"), ("TD701", "b")]
+    assert [f.message for f in result_.findings] == [
+        "a's request forces a tool call (tool_choice), b's does not: the model may answer with text",
+        "tool 'get_weather' is declared in a's request but not in b's: the model cannot call it"]
+    assert result_.findings[1].a.pointer == "/request/body#/tools/0/function"  # one line: a JSON body
+
+
+def test_schema_simplified():
+    bare = {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}}
+    result_ = diff(client((oa_request([]), None)), upstream((an_request([], schema=bare), None)), own=False)
+    [f] = result_.findings
+    assert (f.code, f.side) == ("TD702", "b")
+    assert f.message == ("tool 'get_weather' has a simpler schema on b than on a: the enum of 'unit' removed "
+                         "(\"celsius\", \"fahrenheit\"); required 'city' removed")
+    result_ = diff(client((oa_request([]), None)), upstream((an_request([], schema={"type": "object"}), None)))
+    assert [f.message for f in result_.findings] == [
+        "tool 'get_weather' has a simpler schema on b than on a: every parameter removed ('city', 'unit')"]
+
+
+def test_the_text_beside_a_call_lost_on_the_way_back_to_the_client():
+    a = client((oa_request([]), oa_response({"content": None, "tool_calls": CALLS["tool_calls"]}, "tool_calls")))
+    b = upstream((an_request([]), an_response(TURN, "tool_use")))
+    [f] = diff(a, b).findings
+    assert (f.code, f.side, f.turn, f.b.part) == ("TD703", "a", 1, 0)
+    assert f.message == "the assistant's text \"I'll check both.\" is in b's response but not in a's"
+
+
+def test_is_error_lost_between_two_formats_that_have_the_flag():
+    failed = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
+    folded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Error: timed out")]
+    [f] = diff(upstream_run(results=failed), upstream_run(results=folded), own=False).findings
+    assert (f.code, f.side, f.turn, f.part, f.a.part) == ("TD703", "b", 2, 1, 1)
+    assert f.message == ("the result of 'get_weather' (toolu_2) 'timed out' is marked as a failure (is_error) on "
+                         "a but not on b, only said in its text: the model reads the failure as the tool's answer")
+
+
+def test_arguments_changed_and_a_call_lost():
+    changed = [use("toolu_1", "Oslo"), {**use("toolu_2", "Bergen"), "input": {"city": "Bergen", "unit": "celsius"}}]
+    result_ = diff(client((oa_request([]), oa_response(CALLS, "tool_calls"))),
+                   upstream((an_request([]), an_response([TURN[0], *changed], "tool_use"))), own=False)
+    [f] = result_.findings
+    assert (f.code, f.side) == ("TD704", "a")
+    assert f.message == ("the arguments of the call to 'get_weather' (call_2) / toolu_2 differ at /unit: "
+                         "a (missing), b \"celsius\"")
+    one = {"content": "I'll check both.", "tool_calls": [oa_call("call_1", "Oslo")]}
+    [f] = diff(client((oa_request([]), oa_response(one, "tool_calls"))),
+               upstream((an_request([]), an_response(TURN, "tool_use"))), own=False).findings
+    assert (f.code, f.side) == ("TD703", "a") and f.message.startswith("the call to 'get_weather' (toolu_2)")
+
+
+# -- alignment --------------------------------------------------------------------------------------
+
+def test_turns_merged_split_or_reordered_are_not_differences():
+    """OpenAI: two user messages, text before the calls; Anthropic: one user turn of two text blocks
+    merged by the relay, the text after the calls."""
+    a = client(({"model": "m", "messages": [{"role": "user", "content": "Hi."}, {"role": "user", "content": QUESTION}]},
+                oa_response(CALLS, "tool_calls")))
+    b = upstream(({"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "Hi."}, {"type": "text", "text": QUESTION}]}]},
+        an_response([*TURN[1:], TURN[0]], "tool_use")))
+    result_ = diff(a, b, own=False)
+    assert result_.findings == []
+    assert result_.pairings[0].turns == [(0, 0), (1, None), (2, 1)]
+
+
+def test_a_retry_on_the_upstream_side_is_a_note():
+    a = agent_run()
+    retried = upstream_run()
+    first = retried.reads[0].exchange.request.body
+    b = upstream((first, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+                 *[(r.exchange.request.body, r.exchange.response.body) for r in retried.reads])
+    result_ = diff(a, b, own=False)
+    assert result_.findings == []
+    assert result_.pairings[0].exchanges == [(None, 0), (0, 1), (1, 2)]
+    assert "b's exchange 0 has no counterpart in a (a retry, or an exchange the other side never saw)" in \
+        [n.message for n in result_.notes]
+
+
+def test_a_canonical_document_compares_with_the_log_it_came_from():
+    log = load_file(SAMPLES / "anthropic" / "parallel-calls.jsonl")
+    canonical = load_bytes("c.json", json.dumps(document(log.conversations)).encode())
+    assert diff(log, canonical, own=False).findings == []
+    shortened = replace(log.conversations[0], turns=log.conversations[0].turns[:2])
+    result_ = diff(log, load_bytes("c.json", json.dumps(document([shortened])).encode()), own=False)
+    assert codes(result_) == [("TD703", "b"), ("TD703", "b"), ("TD703", "b")]
+
+
+def test_conversations_pair_by_content_not_order():
+    a = load_file(SAMPLES / "anthropic" / "parallel-calls.jsonl")
+    b = load_file(SAMPLES / "gemini" / "parallel-calls.jsonl")
+    both = a.reads[0].exchange.request.body, b.reads[0].exchange.request.body
+    two = jsonl("two.jsonl", [(both[0], None), (dict(both[0], messages=[{"role": "user", "content": "x"}]), None)],
+                "https://api.anthropic.com/v1/messages")
+    swapped = jsonl("swapped.jsonl", [(dict(both[0], messages=[{"role": "user", "content": "x"}]), None),
+                                      (both[0], None)], "https://api.anthropic.com/v1/messages")
+    result_ = diff(two, swapped, own=False)
+    assert result_.findings == []
+    assert [(p.a, p.b) for p in result_.pairings] == [("c1", "c2"), ("c2", "c1")]
