@@ -31,56 +31,74 @@ def assemble_stream(events: list[StreamEvent], source: Source) -> Assembled:
     plain (or thought) text are joined, whole parts are kept in order, `partialArgs` fragments are
     set by JSON path with strings of one path concatenated, and the last usage reported wins. An
     empty `functionCall {}` closes a streamed call (vercel/ai `google-language-model.ts`)."""
-    problems: list[StreamProblem] = []
-    top: dict[str, Any] = {}
-    candidates: dict[int, _Candidate] = {}
-    error: dict[str, Any] | None = None
-    blocked = False
+    assembler = _Assembler()
     for event in events:
+        assembler.feed(event)
+    return assembler.result(events)
+
+
+class _Assembler:
+    """One response being put back together: the top-level fields of its chunks, each candidate
+    (by its `index`), the first error event, and whether the prompt was blocked."""
+
+    def __init__(self) -> None:
+        self.top: dict[str, Any] = {}
+        self.candidates: dict[int, _Candidate] = {}
+        self.error: dict[str, Any] | None = None
+        self.blocked = False
+        self.problems: list[StreamProblem] = []
+
+    def problem(self, kind: str, message: str, chunk: int | None) -> None:
+        self.problems.append(StreamProblem(kind, message, chunk))
+
+    def feed(self, event: StreamEvent) -> None:
         data = event.data
         if not isinstance(data, dict):
-            problems.append(StreamProblem("other", f"event is not a JSON object: {str(data)[:60]!r}",
-                                          event.index))
-            continue
+            self.problem("other", f"event is not a JSON object: {str(data)[:60]!r}", event.index)
+            return
         if "error" in data:
             message = _read_error(data["error"]).error
-            problems.append(StreamProblem("error", message.message if message else "error event",
-                                          event.index))
-            error = error or data
-            continue
-        top.update((k, v) for k, v in data.items() if _camel(k) != "candidates" and v is not None)
+            self.problem("error", message.message if message else "error event", event.index)
+            self.error = self.error or data
+            return
+        self.top.update((k, v) for k, v in data.items() if _camel(k) != "candidates" and v is not None)
         feedback = _get(data, "promptFeedback")
-        blocked = blocked or isinstance(feedback, dict) and _get(feedback, "blockReason") is not None
+        self.blocked = (self.blocked or isinstance(feedback, dict)
+                        and _get(feedback, "blockReason") is not None)
         raw = _get(data, "candidates")
         if raw is None:
-            continue
+            return
         if not isinstance(raw, list):
-            problems.append(StreamProblem("other", "candidates is not a list", event.index))
-            continue
+            self.problem("other", "candidates is not a list", event.index)
+            return
         for item in raw:
             if not isinstance(item, dict):
-                problems.append(StreamProblem("other", "a candidate is not an object", event.index))
+                self.problem("other", "a candidate is not an object", event.index)
                 continue
             number = _get(item, "index")
             number = number if isinstance(number, int) else 0
-            candidates.setdefault(number, _Candidate(first=event.index)).take(item, event.index, problems)
-    chunks: dict[str, int] = {}
-    assembled = []
-    for n, state in enumerate(candidates.values()):
-        state.end(problems)
-        at = f"/candidates/{n}"
-        chunks[at] = state.first
-        chunks.update((f"{at}/content/parts/{j}", opened) for j, opened in enumerate(state.opened))
-        if state.finish is not None:
-            chunks[f"{at}/finishReason"] = state.finish
-        content = {"parts": state.parts, **({"role": state.role} if state.role is not None else {})}
-        assembled.append({"content": content, **state.fields})
-    complete = error is not None or blocked or any(s.finish is not None for s in candidates.values())
-    if not complete:
-        problems.append(StreamProblem("truncated", "the stream ended without a finishReason",
-                                      events[-1].index if events else None))
-    body = {"candidates": assembled, **top} if assembled or error is None else error
-    return Assembled(body=body, chunks=chunks, problems=tuple(problems), complete=complete)
+            state = self.candidates.setdefault(number, _Candidate(first=event.index))
+            state.take(item, event.index, self.problems)
+
+    def result(self, events: list[StreamEvent]) -> Assembled:
+        chunks: dict[str, int] = {}
+        assembled = []
+        for n, state in enumerate(self.candidates.values()):
+            state.end(self.problems)
+            at = f"/candidates/{n}"
+            chunks[at] = state.first
+            chunks.update((f"{at}/content/parts/{j}", opened) for j, opened in enumerate(state.opened))
+            if state.finish is not None:
+                chunks[f"{at}/finishReason"] = state.finish
+            content = {"parts": state.parts, **({"role": state.role} if state.role is not None else {})}
+            assembled.append({"content": content, **state.fields})
+        complete = (self.error is not None or self.blocked
+                    or any(s.finish is not None for s in self.candidates.values()))
+        if not complete:
+            self.problem("truncated", "the stream ended without a finishReason",
+                         events[-1].index if events else None)
+        body = {"candidates": assembled, **self.top} if assembled or self.error is None else self.error
+        return Assembled(body=body, chunks=chunks, problems=tuple(self.problems), complete=complete)
 
 
 @dataclass
