@@ -27,9 +27,6 @@ PACKAGE = Path(tooldbg.__file__).resolve().parent
 
 #: Modules allowed over MAX_LINES (path under tooldbg/ → why).
 OVER_THE_LIMIT = {
-    "formats/base.py": "the contract every format shares, documented where it is defined: the public "
-                       "names' protocol, the result types and `Facts`, `link`, and the writers' "
-                       "`Fitting`, `Origins` and `Writer`; splitting it is a change of its own",
     "targets.py": "mostly data: one table of limits per provider target, each limit with the provider's "
                   "error text and its public source, next to the pattern reasoning that fits values "
                   "to them",

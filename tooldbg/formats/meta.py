@@ -1,0 +1,54 @@
+"""A format's own details on canonical nodes: each node's `meta` keeps, under a format's name, what
+that format's reader found and did not model, so the format's writer can put it back; other writers
+report it as not carried."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from ..model import Conversation, Loss, Part, Tool, Turn
+
+_Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
+
+
+def unmodeled(obj: Mapping[str, Any], modeled: Iterable[str], *, empty: bool = False,
+              defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The keys of a wire object its reader did not model, kept in meta for a faithful rewrite.
+    Values that say nothing are left out: nulls, with `empty` also [] and {}, and a key at its
+    `defaults` value (formats differ in which defaults their writers restore on their own)."""
+    modeled = set(modeled)
+    defaults = defaults or {}
+    return {k: v for k, v in obj.items() if k not in modeled and v is not None
+            and not (empty and (v == [] or v == {}))
+            and not (k in defaults and type(v) is type(defaults[k]) and v == defaults[k])}
+
+
+def meta_for(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's `meta` holding format `name`'s details: `{name: values}`, or {} when there are none."""
+    return {name: dict(values)} if values else {}
+
+
+def own_meta(name: str, meta: Any) -> dict[str, Any]:
+    """A copy of format `name`'s entry of a node's `meta` ({} when it has none)."""
+    own = meta.get(name) if isinstance(meta, Mapping) else None
+    return dict(own) if isinstance(own, Mapping) else {}
+
+
+def with_meta(name: str, node: _Node, values: Mapping[str, Any]) -> _Node:
+    """The node with `values` merged into its entry of format `name` (unchanged when empty)."""
+    if not values:
+        return node
+    return replace(node, meta={**node.meta, name: {**own_meta(name, node.meta), **values}})
+
+
+def report_foreign(name: str, meta: Mapping[str, Any], losses: list[Loss], turn: int | None = None,
+                   part: int | None = None, what: str = "details") -> None:
+    """Report as lost the details other formats kept on a node: only their writers can put them
+    back, and a writer says what it cannot carry."""
+    for origin in sorted(set(meta) - {name}):
+        values = meta[origin]
+        keys = ", ".join(sorted(map(str, values))) if isinstance(values, Mapping) else ""
+        losses.append(Loss(f"{origin} {what} not carried" + (f": {keys}" if keys else ""), turn, part))
+

@@ -1,0 +1,225 @@
+"""What the formats' readers and stream assemblers share: linking calls and results (`link`),
+reading typed wire fields (a `FormatError` at the field otherwise), turning wire messages into
+canonical turns, stream events and their chunks, data URLs and media types."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from itertools import groupby
+from typing import TYPE_CHECKING, Any
+
+from ..errors import FormatError
+from ..jsonio import try_loads
+from ..model import Invocation, Part, Result, Source, Turn, is_role
+
+if TYPE_CHECKING:
+    from .base import StreamEvent
+
+
+# ------------------------------------------------------------------------ linking calls and results
+
+
+def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
+    """Give every invocation its own id and bind every result to the call it answers.
+
+    Ids are positional (`i1`, `i2`, … counting the invocations of `prior` first), so a history
+    replayed in a later request keeps the ids it had. A result binds to the latest earlier call with
+    the same `wire_id`; a result with no wire id (Gemini without ids, legacy OpenAI `function`
+    messages) binds to the first unanswered call of the same name in the latest assistant turn that
+    made calls — the provider's own positional rule. Unbound results keep `invocation_id` None.
+    A bound result without a tool name of its own takes its call's, so a result reads the same
+    whether or not its format carries the name.
+    """
+    counter = sum(1 for t in prior for _ in t.invocations())
+    names = {c.id: c.name for t in prior for c in t.invocations()}
+    by_wire: dict[str, str] = {}
+    last_calls: list[Invocation] = []
+    answered: set[str] = set()
+    for t in prior:
+        _index(t, by_wire, last_calls, answered)
+    out = []
+    for turn in turns:
+        parts = []
+        for part in turn.parts:
+            if isinstance(part, Invocation):
+                counter += 1
+                part = replace(part, id=f"i{counter}")
+                names[part.id] = part.name
+            elif isinstance(part, Result):
+                bound = _bind(part, by_wire, last_calls, answered)
+                name = part.name if part.name is not None or bound is None else names[bound]
+                part = replace(part, invocation_id=bound, name=name)
+            parts.append(part)
+        turn = replace(turn, parts=tuple(parts))
+        _index(turn, by_wire, last_calls, answered)
+        out.append(turn)
+    return tuple(out)
+
+
+def _index(turn: Turn, by_wire: dict[str, str], last_calls: list[Invocation],
+           answered: set[str]) -> None:
+    calls = list(turn.invocations())
+    if calls:
+        last_calls[:] = calls
+        for c in calls:
+            if c.wire_id is not None:
+                by_wire[c.wire_id] = c.id
+    for r in turn.results():
+        if r.invocation_id:
+            answered.add(r.invocation_id)
+
+
+def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],
+          answered: set[str]) -> str | None:
+    if result.wire_id is not None:
+        found = by_wire.get(result.wire_id)
+        if found is not None:
+            answered.add(found)
+            return found
+        # The wire named an id no call has: an orphan, unless the calls carried no ids at all.
+        if any(c.wire_id is not None for c in last_calls):
+            return None
+    for call in last_calls:
+        if call.id not in answered and (result.name is None or call.name == result.name):
+            answered.add(call.id)
+            return call.id
+    return None
+
+
+def parse_arguments(raw: Any) -> tuple[Any, str | None]:
+    """Wire `arguments` → (parsed value, raw string kept only when it is not valid JSON)."""
+    if not isinstance(raw, str):
+        return raw, None
+    ok, value = try_loads(raw)
+    return (value, None) if ok else (None, raw)
+
+
+def chunk_for(chunks: dict[str, int], pointer: str) -> int | None:
+    """The event that opened the node at `pointer` (longest pointer prefix in `chunks`)."""
+    best, best_len = None, -1
+    for prefix, index in chunks.items():
+        if (pointer == prefix or pointer.startswith(prefix + "/")) and len(prefix) > best_len:
+            best, best_len = index, len(prefix)
+    return best
+
+
+def with_chunks(turn: Turn | None, chunks: dict[str, int]) -> Turn | None:
+    """Stamp the stream chunk that opened each part onto the part's source."""
+    if turn is None or not chunks:
+        return turn
+    parts = tuple(replace(p, source=p.source.at(p.source.pointer, chunk_for(chunks, p.source.pointer)))
+                  for p in turn.parts)
+    return replace(turn, parts=parts,
+                   source=turn.source.at(turn.source.pointer, chunk_for(chunks, turn.source.pointer)))
+
+
+def expect_dict(value: Any, source: Source, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise FormatError(f"{what} must be an object, not {type_name(value)}", source.pointer)
+    return value
+
+
+def expect_list(value: Any, source: Source, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise FormatError(f"{what} must be a list, not {type_name(value)}", source.pointer)
+    return value
+
+
+def type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "null", int: "a number", float: "a number"}.get(type(value), "a value")
+
+
+# ------------------------------------------------------------------------ data URLs and media types
+
+
+def split_data_url(url: str) -> tuple[str | None, str | None]:
+    """`data:image/png;base64,AAAA` → ("image/png", "AAAA"); anything else → (None, None)."""
+    if not url.startswith("data:") or "," not in url:
+        return None, None
+    head, data = url[5:].split(",", 1)
+    media_type = head.split(";", 1)[0] or None
+    return media_type, data
+
+
+def media_kind(media_type: str | None) -> str:
+    """`image/png` → image, `application/pdf` → document, `audio/wav` → audio, else file."""
+    if not media_type:
+        return "file"
+    top = media_type.split("/", 1)[0]
+    if top in ("image", "audio", "video"):
+        return top
+    if media_type in ("application/pdf", "text/plain"):
+        return "document"
+    return "file"
+
+
+def first(items: Iterable[Any]) -> Any:
+    return next(iter(items), None)
+
+
+# ------------------------------------------------------------------------ reading typed wire fields
+
+
+def optional_field(obj: Mapping[str, Any], key: str, kind: type, source: Source) -> Any:
+    """`obj[key]` when present and not null, checked to be a `kind` (else a FormatError at it)."""
+    value = obj.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise FormatError(f"{key} must be {type_name(kind())}, not {type_name(value)}",
+                          source.child(key).pointer)
+    return value
+
+
+def required_field(obj: Mapping[str, Any], key: str, kind: type, source: Source) -> Any:
+    value = optional_field(obj, key, kind, source)
+    if value is None:
+        raise FormatError(f"{key} is required", source.child(key).pointer)
+    return value
+
+
+def optional_list(value: Any, source: Source, what: str) -> list[Any]:
+    """`expect_list`, with an absent (null) list read as empty."""
+    return [] if value is None else expect_list(value, source, what)
+
+
+# -------------------------------------------------------------------------------- turns and streams
+
+
+def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn]:
+    """One wire message → turns: each run of tool results becomes a `tool` turn and the rest `role`
+    turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
+    if not is_role(role):
+        raise FormatError(f"unknown role {role!r}", source.child("role").pointer)
+    turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)
+             for is_result, run in groupby(parts, key=lambda p: isinstance(p, Result))]
+    return turns or [Turn(role=role, source=source)]
+
+
+def event_type(event: StreamEvent) -> str | None:
+    """The payload's `type`, else the SSE `event:` name."""
+    kind = event.data.get("type") if isinstance(event.data, dict) else None
+    return kind if isinstance(kind, str) and kind else event.name
+
+
+def split_at(events: Sequence[StreamEvent],
+             is_start: Callable[[StreamEvent], bool]) -> list[list[StreamEvent]]:
+    """Responses captured back to back → one event list each: a start event opens the next list
+    once the current one has had its own start (anything before the first start stays with it)."""
+    groups: list[list[StreamEvent]] = []
+    started = False
+    for event in events:
+        starts = is_start(event)
+        if not groups or (starts and started):
+            groups.append([])
+            started = False
+        groups[-1].append(event)
+        started = started or starts
+    return groups
+
+
+def as_index(value: Any) -> int | None:
+    """`value` when it can index a list (an integer ≥ 0, not a boolean), else None: stream events
+    address their blocks and items so."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+

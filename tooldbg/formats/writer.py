@@ -1,0 +1,202 @@
+"""What the formats' writers share: the `Writer` base class (the conversation, its losses and the
+origins of what is emitted), the target a writer writes for, and `Fitting`, the call ids and tool
+names made to fit that target."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeGuard, TypeVar
+
+from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
+from ..targets import Table, describe, fit_call_ids, fit_tool_name, fit_tool_names, passes, table, wire_format
+from .origins import Origin, Origins
+
+_Emitted = TypeVar("_Emitted")
+
+
+def loss_for(losses: list[Loss], message: str, turn: int | None = None,
+             part: int | None = None) -> None:
+    """Append one loss (a tiny helper so writers read as a list of decisions)."""
+    losses.append(Loss(message, turn, part))
+
+
+class Writer:
+    """What a writer class starts from: the conversation it writes, the losses it reports and the
+    origins of what it emits (`carries`)."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        self.conv = conversation
+        self.losses: list[Loss] = []
+        self.marks = Origins()
+
+    def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
+        loss_for(self.losses, message, turn, part)
+
+    def carries(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
+        """Emit `node` as carrying part `part` of turn `turn` (see `Origins.mark`)."""
+        return self.marks.mark(node, turn, part, at)
+
+    def moved(self, node: Any, holder: dict[str, Any] | list[Any], at: str) -> None:
+        """What `node` carried is now `holder`'s `at` (see `Origins.moved`)."""
+        self.marks.moved(node, holder, at)
+
+    def origins(self, body: dict[str, Any]) -> Mapping[str, Origin]:
+        """Where the nodes marked so far sit in the final `body`, found when first read (see
+        `Origins.resolve`)."""
+        return self.marks.later(body)
+
+
+def is_own_opaque(part: Part, name: str) -> TypeGuard[Opaque]:
+    """An Opaque format `name`'s reader made (a wire object): its writer puts it back verbatim.
+    The part comes first: a TypeGuard narrows its function's first argument."""
+    return isinstance(part, Opaque) and part.origin == name and isinstance(part.value, dict)
+
+
+# ------------------------------------------------------------------ ids and names a target accepts
+
+
+def writer_target(name: str, target: str | None) -> str:
+    """The target a format `name`'s writer writes for: its own name by default, or a profile that
+    speaks it (`mistral` for openai-chat); any other is a ValueError."""
+    target = target or name
+    if wire_format(target) != name:
+        raise ValueError(f"the {name} writer cannot write for {target!r}")
+    return target
+
+
+class Fitting:
+    """The call ids and tool names a writer emits, made to fit its target through
+    `tooldbg.targets` — the same table the TD801/TD806 pre-flight judges with — in one code path
+    for every writer.
+
+    Planned over the whole conversation before anything is written, so a call, every result that
+    answers it and a `tool_choice` naming a tool agree wherever they are written: every distinct tool
+    name maps to one written name, and distinct names stay distinct (Gemini binds results by name);
+    a name or id that already fits is kept, and one made to fit never takes its place. Ids: each
+    call's wire id (a call without one gets `id_prefix` + its canonical id, none when `id_prefix` is
+    None; so does a result that answers no call and has no id); calls that share a wire id keep
+    sharing the written one unless `unique_ids` (the target rejects repeated ids), and a result
+    takes its call's written id. The methods return what to write and report each rewrite as a loss
+    at the turn and part given; what cannot be made to fit is written as it is and said so."""
+
+    def __init__(self, conv: Conversation, target: str, losses: list[Loss], *,
+                 id_prefix: str | None = "call_", unique_ids: bool = False) -> None:
+        self.target = target
+        self.losses = losses
+        limits = table(target) or Table()
+        self._name_rules, self._id_rules = describe(limits.tool_name), describe(limits.call_id)
+        names = [t.name for t in conv.tools]
+        names += [p.name for t in conv.turns for p in t.parts
+                  if isinstance(p, Invocation | Result) and p.name is not None]
+        if conv.tool_choice is not None and conv.tool_choice.name is not None:
+            names.append(conv.tool_choice.name)
+        self._names_used: set[str] = set()
+        self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
+        # Id slots: a wire id shared by several calls is one slot unless ids must be unique; the
+        # calls' own ids come first, so an id made up for a call without one never takes theirs.
+        slots: dict[tuple[str, str], str] = {}
+        made: dict[tuple[str, str], str] = {}
+        self._slot: dict[str, tuple[str, str]] = {}  # call key → its slot
+        self._wire: dict[str, str | None] = {}  # call key → the call's own wire id
+        for t, turn in enumerate(conv.turns):
+            for p, part in enumerate(turn.parts):
+                if isinstance(part, Invocation):
+                    key = part.id or f"@{t}.{p}"
+                    self._wire[key] = part.wire_id
+                    if part.wire_id is not None:
+                        slot = ("call", key) if unique_ids else ("wire", part.wire_id)
+                        slots.setdefault(slot, part.wire_id)
+                    elif id_prefix is not None:
+                        slot = ("call", key)
+                        made[slot] = id_prefix + ("".join(c for c in key if c.isascii() and c.isalnum())
+                                                  or str(len(made)))
+                    else:
+                        continue
+                    self._slot[key] = slot
+                elif isinstance(part, Result) and (part.invocation_id is None
+                                                   or part.invocation_id not in self._wire):
+                    if part.wire_id is not None:  # a result answering no call: its own id, fitted
+                        slots.setdefault(("wire", part.wire_id), part.wire_id)
+                    elif id_prefix is not None:
+                        made[("result", f"@{t}.{p}")] = f"{id_prefix}{t}_{p}"
+        self._ids = fit_call_ids(target, {**slots, **made})
+
+    # ---- tool names
+
+    def name(self, name: str, turn: int | None = None, part: int | None = None) -> str:
+        """The name to write for tool `name` (declared, called, answered or forced)."""
+        written = self.written_name(name)
+        if self._names[name] is None:
+            self.losses.append(Loss(f"tool name {name!r} cannot be made to fit {self.target} "
+                                    f"({self._name_rules}); written as it is", turn, part))
+            return name
+        if written != name:
+            self.losses.append(Loss(f"tool name {name!r} does not fit {self.target} ({self._name_rules}); "
+                                    f"wrote {written!r}", turn, part))
+        return written
+
+    def written_name(self, name: str) -> str:
+        """The name `name` is written as (wherever it is), without reporting anything."""
+        if name not in self._names:
+            self._names[name] = fit_tool_name(self.target, name, self._names_used)
+        return self._names[name] or name
+
+    # ---- call ids
+
+    def written_id(self, invocation_id: str | None) -> str | None:
+        """The id written for the call with canonical id `invocation_id` (None: it has none, or
+        there is no such call), without reporting anything."""
+        if invocation_id is None or invocation_id not in self._wire:
+            return None
+        slot = self._slot.get(invocation_id)
+        written = self._ids.get(slot) if slot is not None else None
+        return written if written is not None else self._wire[invocation_id]
+
+    def call_id(self, call: Invocation, turn: int | None, part: int) -> str | None:
+        """The id to write for `call` (None when it has none and none is made: Gemini)."""
+        key = call.id or f"@{turn}.{part}"
+        slot = self._slot.get(key)
+        if slot is None:
+            return call.wire_id
+        written = self._ids[slot]
+        old = call.wire_id
+        if written is None:
+            self.losses.append(Loss(f"call id {old!r} cannot be made to fit {self.target} "
+                                    f"({self._id_rules}); written as it is", turn, part))
+            return old
+        if old is None:
+            self.losses.append(Loss(f"call had no id; wrote {written!r}", turn, part))
+        elif written != old:
+            why = (f"does not fit {self.target} ({self._id_rules})" if not self.fits_id(old)
+                   else "is already used")
+            self.losses.append(Loss(f"call id {old!r} {why}; wrote {written!r}", turn, part))
+        return written
+
+    def result_id(self, result: Result, turn: int | None, part: int) -> str | None:
+        """The id to write for `result`: its call's written id (None when its call has none), or,
+        for a result that answers no call, its own id made to fit."""
+        if result.invocation_id is not None and result.invocation_id in self._wire:
+            written = self.written_id(result.invocation_id)
+            if written is not None and written != result.wire_id:
+                self.losses.append(Loss(f"result had no id; wrote {written!r}, its call's id"
+                                        if result.wire_id is None else
+                                        f"result id {result.wire_id!r} written as {written!r}, its call's id",
+                                        turn, part))
+            return written
+        if result.wire_id is None:
+            made = self._ids.get(("result", f"@{turn}.{part}"))
+            if made is not None:
+                self.losses.append(Loss(f"result had no id and answers no call; wrote {made!r}", turn, part))
+            return made
+        fitted = self._ids.get(("wire", result.wire_id))
+        if fitted is None:
+            self.losses.append(Loss(f"result id {result.wire_id!r} cannot be made to fit {self.target} "
+                                    f"({self._id_rules}); written as it is", turn, part))
+            return result.wire_id
+        if fitted != result.wire_id:
+            self.losses.append(Loss(f"result id {result.wire_id!r} does not fit {self.target} "
+                                    f"({self._id_rules}); wrote {fitted!r}", turn, part))
+        return fitted
+
+    def fits_id(self, value: str) -> bool:
+        return passes(value, (table(self.target) or Table()).call_id)
