@@ -6,8 +6,8 @@ writer). The writer is a class `_Writer(base.Writer)` and the assembler a class 
 event at a time, so a change to one format's writer or assembler finds its counterpart in the others
 under the same name.
 
-No module of the package is over `MAX_LINES` lines, but for the exceptions listed, each with its
-reason; an exception that has come back under the limit must be taken off the list."""
+No module of the package is over `MAX_LINES` lines: one that grows past it is split along the seams
+it already has."""
 
 from __future__ import annotations
 
@@ -24,13 +24,6 @@ from tooldbg.formats.base import Writer
 SUBMODULES = ("common", "read", "stream", "write")
 MAX_LINES = 600
 PACKAGE = Path(tooldbg.__file__).resolve().parent
-
-#: Modules allowed over MAX_LINES (path under tooldbg/ → why).
-OVER_THE_LIMIT = {
-    "targets.py": "mostly data: one table of limits per provider target, each limit with the provider's "
-                  "error text and its public source, next to the pattern reasoning that fits values "
-                  "to them",
-}
 
 
 @pytest.mark.parametrize("name", list(formats.FORMATS))
@@ -68,13 +61,5 @@ def _lines() -> dict[str, int]:
 
 
 def test_no_module_is_over_the_limit() -> None:
-    over = {path: count for path, count in _lines().items()
-            if count > MAX_LINES and path not in OVER_THE_LIMIT}
-    assert not over, f"modules over {MAX_LINES} lines (split them, or list them with a reason): {over}"
-
-
-@pytest.mark.parametrize("path", sorted(OVER_THE_LIMIT))
-def test_every_exception_is_still_needed(path: str) -> None:
-    count = _lines().get(path)
-    assert count is not None, f"{path} is listed as over the limit but does not exist"
-    assert count > MAX_LINES, f"{path} has {count} lines: take it off OVER_THE_LIMIT"
+    over = {path: count for path, count in _lines().items() if count > MAX_LINES}
+    assert not over, f"modules over {MAX_LINES} lines (split them along their seams): {over}"

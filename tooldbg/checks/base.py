@@ -10,7 +10,7 @@ why the defect matters, and it defines
     BAD = '''…'''  GOOD = '''…'''   a wire example showing the defect, and the same one mended
     TARGET = False                  True for TD8xx target pre-flight rules (run with --target)
     DIFF = False                    True for TD7xx rules: `tooldbg diff A B` reports them from two
-                                    logs compared (`tooldbg/diff.py`); their `check` finds nothing
+                                    logs compared (`tooldbg/diff/`); their `check` finds nothing
     def check(ctx: Context) -> Iterable[Finding]
 
 Rules see the stitched conversations, each exchange's request and responses and the stream

@@ -37,4 +37,4 @@ b (upstream, anthropic):
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    return iter(())  # two logs compared: tooldbg/diff.py
+    return iter(())  # two logs compared: tooldbg/diff/

@@ -39,4 +39,4 @@ b (relay → upstream, anthropic):
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    return iter(())  # two logs compared: tooldbg/diff.py
+    return iter(())  # two logs compared: tooldbg/diff/

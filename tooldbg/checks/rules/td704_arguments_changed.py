@@ -33,4 +33,4 @@ a (client, openai-chat response, from the relay):
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    return iter(())  # two logs compared: tooldbg/diff.py
+    return iter(())  # two logs compared: tooldbg/diff/
