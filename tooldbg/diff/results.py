@@ -11,7 +11,6 @@ from ..checks import Finding
 from ..load import Loaded
 
 SIDES = ("a", "b")
-#: B exchanges looked at, past the last one paired, for each A exchange.
 #: The codes `diff` reports (the registry's diff rules).
 DIFF_CODES = ("TD701", "TD702", "TD703", "TD704")
 
