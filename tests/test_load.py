@@ -62,3 +62,53 @@ def test_a_folder_loads_every_file_and_an_unreadable_one_does_not_stop_it(tmp_pa
     assert [item.path.rsplit("/", 1)[-1] for item in loaded] == ["a.json", "b.json"]
     assert loaded[0].conversations and not loaded[0].errors
     assert not loaded[1].conversations and "invalid JSON" in loaded[1].errors[0].message
+
+
+def _gemini_exchange(url, model_version=None):
+    response = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hi."}]},
+                                "finishReason": "STOP"}]}
+    if model_version:
+        response["modelVersion"] = model_version
+    return {"request": {"url": url, "body": {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}},
+            "response": {"status": 200, "body": response}}
+
+
+def test_a_request_body_without_a_model_takes_the_one_its_url_names():
+    """Gemini and Bedrock name the model in the URL only: the conversation still says which it was
+    (a conversion to a format that needs a model must not report it missing)."""
+    for url, expected in [
+        ("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+         "gemini-2.5-flash"),
+        ("https://aiplatform.googleapis.com/v1/projects/p/locations/l/publishers/google/models/"
+         "gemini-2.5-pro:streamGenerateContent?alt=sse", "gemini-2.5-pro"),
+    ]:
+        loaded = load_bytes("g.jsonl", (json.dumps(_gemini_exchange(url, "gemini-other")) + "\n").encode())
+        assert [c.model for c in loaded.conversations] == [expected], url
+    loaded = load([paths.SAMPLES / "bedrock" / "parallel-calls.jsonl"])[0]
+    assert [c.model for c in loaded.conversations] == ["us.anthropic.claude-sonnet-4-5-20250929-v1:0"]
+
+
+def test_without_a_model_in_body_or_url_the_response_names_it():
+    loaded = load_bytes("g.jsonl", (json.dumps(_gemini_exchange("", "gemini-2.5-flash-001")) + "\n").encode())
+    assert [c.model for c in loaded.conversations] == ["gemini-2.5-flash-001"]
+    loaded = load_bytes("g.jsonl", (json.dumps(_gemini_exchange("")) + "\n").encode())
+    assert [c.model for c in loaded.conversations] == [None]
+
+
+def test_a_model_the_body_names_is_not_overridden():
+    """OpenAI's response names the snapshot (`gpt-4.1-2025-04-14`); the conversation keeps what was asked."""
+    [loaded] = load([paths.SAMPLES / "openai-chat" / "parallel-calls.jsonl"])
+    assert loaded.reads[0].responses[0].model == "gpt-4.1-2025-04-14"
+    assert [c.model for c in loaded.conversations] == ["gpt-4.1"]
+
+
+def test_a_bare_responses_object_reads_as_a_response_though_it_echoes_request_fields():
+    """A Responses response object repeats `instructions`, `tools` and `previous_response_id: null`:
+    it is still the model's answer, not a request."""
+    [loaded] = load([paths.SAMPLES / "openai-responses" / "response.json"])
+    read = loaded.reads[0]
+    assert read.exchange.request is None and read.request is None
+    [conv] = loaded.conversations
+    assert [t.role for t in conv.turns] == ["assistant"]
+    assert [p.type for p in conv.turns[0].parts] == ["reasoning", "text", "invocation", "invocation"]
+

@@ -7,10 +7,12 @@ that cannot be read at all.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from . import formats
 from .errors import FormatError, InputError
@@ -146,6 +148,7 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
         except FormatError as err:
             errors.append(_error(path, request, err))
     if response is None:
+        _name_model(read)
         return read
     source = _source(path, exchange, response, "response")
     try:
@@ -158,7 +161,28 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
             read.responses = (module.read_response(response.body, source),)
     except FormatError as err:
         errors.append(_error(path, response, err))
+    _name_model(read)
     return read
+
+
+#: The model an endpoint URL names, for formats whose request body does not: Gemini
+#: `…/models/gemini-2.5-flash:generateContent`, Bedrock `…/model/<modelId>/converse-stream`.
+_URL_MODEL = re.compile(r"/model/([^/?#]+)/(?:converse|invoke)|/models/([^/?#:]+):\w")
+
+
+def _name_model(read: ExchangeRead) -> None:
+    """A request whose body names no model (Gemini, Bedrock) takes the one its URL names, else the
+    one its response names: the log says which model it talked to, so the conversation says it too."""
+    if read.request is None or read.request.model is not None:
+        return
+    message = read.exchange.request
+    found = _URL_MODEL.search(message.url) if message is not None and message.url else None
+    if found:
+        model: str | None = unquote(found.group(1) or found.group(2))
+    else:
+        model = next((r.model for r in read.responses if r.model), None)
+    if model:
+        read.request = replace(read.request, model=model)
 
 
 def _stream_response(module, assembled: Assembled, source: Source) -> Response:  # noqa: ANN001

@@ -139,10 +139,13 @@ def _is_exchange(value: Any) -> bool:
 
 
 def _bare_body(body: dict[str, Any]) -> dict[str, Message]:
-    """A body on its own: a request or a response, told apart by its shape."""
+    """A body on its own: a request or a response, told apart by its shape. Response shapes are
+    tagged (`choices`, `candidates`, `output`, `type: message`, `object: response`) and a response
+    may echo its request's fields (a Responses object carries `instructions`, `tools`,
+    `previous_response_id`), so a body that reads as a response is one."""
     from ..formats import detect_body  # formats depend on records only through StreamEvent
 
-    side = "request" if detect_body(body, "request") else "response"
+    side = "response" if detect_body(body, "response") or not detect_body(body, "request") else "request"
     return {side: Message(location="", body=body)}
 
 
