@@ -112,3 +112,62 @@ def test_a_bare_responses_object_reads_as_a_response_though_it_echoes_request_fi
     assert [t.role for t in conv.turns] == ["assistant"]
     assert [p.type for p in conv.turns[0].parts] == ["reasoning", "text", "invocation", "invocation"]
 
+
+def _anthropic_message(n, text, call_id=None):
+    events = [
+        {"type": "message_start", "message": {"id": f"msg_{n}", "type": "message", "role": "assistant",
+                                              "model": "claude-sonnet-4-5", "content": [],
+                                              "stop_reason": None, "usage": {"input_tokens": 9}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        {"type": "content_block_stop", "index": 0}]
+    if call_id:
+        events += [
+            {"type": "content_block_start", "index": 1, "content_block": {
+                "type": "tool_use", "id": call_id, "name": "get_weather", "input": {}}},
+            {"type": "content_block_delta", "index": 1, "delta": {
+                "type": "input_json_delta", "partial_json": '{"city": "' + text + '"}'}},
+            {"type": "content_block_stop", "index": 1}]
+    events += [{"type": "message_delta", "delta": {"stop_reason": "tool_use" if call_id else "end_turn"},
+                "usage": {"output_tokens": 5}},
+               {"type": "message_stop"}]
+    return events
+
+
+def test_wire_at_quotes_the_response_of_a_multi_response_capture_that_holds_the_chunk():
+    """A capture with three messages back to back (chunks 0-8, 9-17, 18-22): a part of the second
+    or third response is quoted from that response, never from the first."""
+    events = (_anthropic_message(1, "Oslo", "toolu_A") + _anthropic_message(2, "Bergen", "toolu_B")
+              + _anthropic_message(3, "Done"))
+    sse = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    loaded = load_bytes("three.sse", sse.encode())
+    assert loaded.errors == [] and len(loaded.reads[0].streams) == 3
+    [conv] = loaded.conversations
+    parts = [p for t in conv.turns for p in t.parts]
+    assert [(p.type, p.source.chunk) for p in parts] == [
+        ("text", 1), ("invocation", 4), ("text", 10), ("invocation", 13), ("text", 19)]
+    quoted = [loaded.wire_at(0, p.source.side, p.source.pointer, p.source.chunk) for p in parts]
+    assert quoted == [
+        {"type": "text", "text": "Oslo"},
+        {"type": "tool_use", "id": "toolu_A", "name": "get_weather", "input": {"city": "Oslo"}},
+        {"type": "text", "text": "Bergen"},
+        {"type": "tool_use", "id": "toolu_B", "name": "get_weather", "input": {"city": "Bergen"}},
+        {"type": "text", "text": "Done"}]
+    # any event of a response belongs to it, a delta as much as the event that opened a block
+    assert loaded.wire_at(0, "response", "/content/0/text", 11) == "Bergen"
+    assert loaded.wire_at(0, "response", "/content/0/text", 22) == "Done"
+    assert loaded.wire_at(0, "response", "/content/0/text", 8) == "Oslo"
+    assert loaded.wire_at(0, "response", "/stop_reason", 16) == "tool_use"
+    assert loaded.wire_at(0, "response", "/stop_reason", 21) == "end_turn"
+    # without a chunk: the first response; no such exchange, or no request side: nothing
+    assert loaded.wire_at(0, "response", "/content/0/text") == "Oslo"
+    assert loaded.wire_at(1, "response", "") is None and loaded.wire_at(-1, "response", "") is None
+    assert loaded.wire_at(0, "request", "") is None
+
+
+def test_wire_at_reads_request_and_response_bodies():
+    [loaded] = load([paths.SAMPLES / "openai-chat" / "parallel-calls.jsonl"])
+    assert loaded.wire_at(1, "request", "/messages/4/tool_call_id") == "call_J7cVn4TqE0aUx5GmRb8KyW3Z"
+    assert loaded.wire_at(0, "response", "/choices/0/finish_reason") == "tool_calls"
+    assert loaded.wire_at(0, "response", "/choices/0/finish_reason", 3) == "tool_calls"
+    assert loaded.wire_at(2, "request", "") is None

@@ -56,7 +56,8 @@ class Loaded:
 
     def wire_at(self, exchange: int | None, side: str | None, pointer: str, chunk: int | None = None) -> Any:
         """The wire JSON a node came from: in the request body, the response body, or for a stream
-        the response assembled from it (the one holding `chunk` when a capture held several)."""
+        the response assembled from it (when a capture held several back to back, the one `chunk`
+        belongs to — any of its events, not only one that opened a node)."""
         if exchange is None or not 0 <= exchange < len(self.reads):
             return None
         read = self.reads[exchange]
@@ -65,10 +66,15 @@ class Loaded:
             return None
         if message.body is not None:
             return resolve(message.body, pointer)
-        for stream in read.streams:
-            if chunk is None or len(read.streams) == 1 or chunk in stream.chunks.values():
-                return resolve(stream.body, pointer)
-        return None
+        if not read.streams:
+            return None
+        stream = read.streams[0]
+        if chunk is not None and len(read.streams) > 1:
+            # the last response that opened at or before the chunk (its chunks are event indices)
+            for candidate in read.streams:
+                if candidate.chunks and min(candidate.chunks.values()) <= chunk:
+                    stream = candidate
+        return resolve(stream.body, pointer)
 
 
 #: Called as `progress(file, exchanges read, exchanges in the file)` while a file is read.

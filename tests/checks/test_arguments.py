@@ -521,6 +521,36 @@ def test_td207_anthropic_server_tools_are_not_calls():
     assert check("req.json", body) == []
 
 
+def _custom_only(call_name, fmt):
+    """A request declaring only freeform (custom) tools, no function tool, whose history holds a
+    custom call to `call_name` (Chat Completions or Responses)."""
+    patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+    if fmt == "openai-chat":
+        return {"model": "gpt-5", "tools": [{"type": "custom", "custom": {"name": "apply_patch"}},
+                                            {"type": "custom", "custom": {"name": "run_sql"}}],
+                "messages": [*CHAT_USER, {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_C", "type": "custom", "custom": {"name": call_name, "input": patch}}]},
+                    {"role": "tool", "tool_call_id": "call_C", "content": "done"}]}
+    return {"model": "gpt-5", "tools": [{"type": "custom", "name": "apply_patch"},
+                                        {"type": "custom", "name": "run_sql"}],
+            "input": [{"role": "user", "content": "Set x to 2."},
+                      {"type": "custom_tool_call", "call_id": "call_C", "name": call_name, "input": patch},
+                      {"type": "custom_tool_call_output", "call_id": "call_C", "output": "done"}]}
+
+
+@pytest.mark.parametrize(("fmt", "pointer"), [("openai-chat", "/messages/2/tool_calls/0"),
+                                              ("openai-responses", "/input/1")])
+def test_td207_a_request_whose_tools_are_all_custom_tools(fmt, pointer):
+    """Custom tools are declared tools: a call to one of them is clean — free text, not JSON, so no
+    TD2xx either — and a call to a name they do not include is TD207."""
+    assert check("req.json", _custom_only("apply_patch", fmt)) == []
+    [f] = check("req.json", _custom_only("shell", fmt))
+    assert (f.code, f.severity, f.exchange, f.conversation, f.turn, f.part, f.pointer) == (
+        "TD207", "error", 0, "c1", 1, 0, pointer)
+    assert f.message == "call to 'shell', which the request does not declare (it declares apply_patch, run_sql)"
+
+
+
 # ------------------------------------------------------------------------------- precision
 
 
