@@ -5,7 +5,7 @@ import json
 from dataclasses import replace
 
 from tooldbg.checks import run_checks
-from tooldbg.formats.base import Request, Response, link
+from tooldbg.formats.base import ApiError, Request, Response, link
 from tooldbg.load import load_bytes
 from tooldbg.model import Invocation, Result, Source, Text, Turn
 from tooldbg.stitch import Stitcher
@@ -207,3 +207,47 @@ def test_a_retry_of_the_last_request_and_a_changed_replay_stay_in_the_conversati
     [conv] = loaded.conversations
     assert conv.turns[2].parts[0].content[0].text == "Oslo: 4C (cached)"
     assert conv.turns[2].source.exchange == 3
+
+
+def test_a_replay_that_only_reorders_argument_keys_is_the_same_turn():
+    """Key order is not content: the replayed call keeps the turn of its first appearance."""
+    a = _session("Oslo", "call_A")
+    reordered = json.loads(json.dumps(a[1]))
+    reordered["request"]["body"]["messages"][2]["tool_calls"][0]["function"]["arguments"] = \
+        '{"unit": "C", "city": "Oslo"}'
+    a[0]["response"]["body"]["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = \
+        '{"city": "Oslo", "unit": "C"}'
+    loaded = load_bytes("keys.jsonl", "".join(json.dumps(x) + "\n" for x in [a[0], reordered]).encode())
+    [conv] = loaded.conversations
+    assert (conv.turns[1].source.exchange, conv.turns[1].source.side) == (0, "response")
+
+
+def test_a_replay_that_gives_id_less_calls_ids_stays_in_the_conversation():
+    """Gemini calls come without ids; a client that adds its own on replay (TD106 allows it) still
+    continues the conversation rather than starting another."""
+    url = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+    ask = {"role": "user", "parts": [{"text": "Weather in Oslo?"}]}
+    call = {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}
+    result = {"functionResponse": {"name": "get_weather", "response": {"output": {"temp_c": 4}}}}
+    answer = {"role": "model", "parts": [{"text": "4 °C."}]}
+
+    def record(contents, parts):
+        return {"request": {"url": url, "body": {"contents": contents}},
+                "response": {"status": 200, "body": {"candidates": [
+                    {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}}}
+
+    with_ids = [{"functionCall": {**call["functionCall"], "id": "c1"}}]
+    lines = [record([ask], [call]),
+             record([ask, {"role": "model", "parts": [call]}, {"role": "user", "parts": [result]}], answer["parts"]),
+             record([ask, {"role": "model", "parts": with_ids},
+                     {"role": "user", "parts": [{"functionResponse": {**result["functionResponse"], "id": "c1"}}]},
+                     answer, {"role": "user", "parts": [{"text": "Thanks"}]}], [{"text": "Bye."}])]
+    loaded = load_bytes("gemini.jsonl", "".join(json.dumps(x) + "\n" for x in lines).encode())
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1"]
+
+
+def test_a_response_only_exchange_keeps_its_exchange_and_its_error():
+    stitcher = Stitcher()
+    error = ApiError(message="overloaded", type="overloaded_error")
+    thread = stitcher.add(3, None, (Response(error=error),))
+    assert thread.exchanges == [3] and thread.errors == [(3, error)]

@@ -115,10 +115,8 @@ def _goes_on(thread: Thread, turns: tuple[Turn, ...], kept: int) -> bool:
         return True
     if kept >= len(turns):
         return False
-    history = thread.conversation.turns
-    if kept >= len(history):
-        return True
-    ours, theirs = _wire_ids(turns[kept]), _wire_ids(history[kept])
+    # kept < requested <= the thread's timeline: it has a turn where the request departs
+    ours, theirs = _wire_ids(turns[kept]), _wire_ids(thread.conversation.turns[kept])
     return not (ours and theirs) or bool(ours & theirs)
 
 
