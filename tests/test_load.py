@@ -3,8 +3,11 @@ came from, and bad records are reported beside the good ones."""
 
 import json
 
+import pytest
+
 from tests import paths
-from tooldbg.load import load, load_bytes
+from tooldbg.errors import InputError
+from tooldbg.load import load, load_bytes, load_file
 from tooldbg.model import Invocation, Result
 
 
@@ -157,12 +160,18 @@ def test_wire_at_quotes_the_response_of_a_multi_response_capture_that_holds_the_
     assert loaded.wire_at(0, "response", "/content/0/text", 11) == "Bergen"
     assert loaded.wire_at(0, "response", "/content/0/text", 22) == "Done"
     assert loaded.wire_at(0, "response", "/content/0/text", 8) == "Oslo"
+    assert loaded.wire_at(0, "response", "/content/0/text", 9) == "Bergen"  # its message_start
     assert loaded.wire_at(0, "response", "/stop_reason", 16) == "tool_use"
     assert loaded.wire_at(0, "response", "/stop_reason", 21) == "end_turn"
     # without a chunk: the first response; no such exchange, or no request side: nothing
     assert loaded.wire_at(0, "response", "/content/0/text") == "Oslo"
     assert loaded.wire_at(1, "response", "") is None and loaded.wire_at(-1, "response", "") is None
     assert loaded.wire_at(0, "request", "") is None
+    # two responses are as many as three
+    events = _anthropic_message(1, "Oslo", "toolu_A") + _anthropic_message(2, "Bergen")
+    sse = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    loaded = load_bytes("two.sse", sse.encode())
+    assert loaded.wire_at(0, "response", "/content/0/text", 10) == "Bergen"
 
 
 def test_wire_at_reads_request_and_response_bodies():
@@ -171,3 +180,93 @@ def test_wire_at_reads_request_and_response_bodies():
     assert loaded.wire_at(0, "response", "/choices/0/finish_reason") == "tool_calls"
     assert loaded.wire_at(0, "response", "/choices/0/finish_reason", 3) == "tool_calls"
     assert loaded.wire_at(2, "request", "") is None
+
+
+# ---------------------------------------------------- what load returns on every path, whole
+
+
+def where(loaded):
+    return [(e.path, e.location, e.message) for e in loaded.errors]
+
+
+def test_a_canonical_document_loads_as_canonical_and_a_broken_one_says_where():
+    doc = {"format": "tooldbg.canonical/1", "conversations": [
+        {"id": "c1", "turns": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]}]}
+    loaded = load_bytes("doc.json", json.dumps(doc).encode())
+    assert (loaded.path, loaded.container, loaded.errors) == ("doc.json", "canonical", [])
+    assert [c.id for c in loaded.conversations] == ["c1"]
+    assert loaded.conversation("c1") is loaded.conversations[0] and loaded.conversation("c9") is None
+    doc["conversations"][0]["turns"][0]["role"] = 7
+    loaded = load_bytes("doc.json", json.dumps(doc).encode())
+    assert (loaded.path, loaded.container, loaded.conversations) == ("doc.json", "canonical", [])
+    [(path, location, message)] = where(loaded)
+    assert path == "doc.json" and location.startswith("/conversations/0/turns/0") and message
+
+
+def test_bytes_that_are_no_capture_and_a_file_that_cannot_be_read(tmp_path):
+    loaded = load_bytes("x.json", b"{")
+    assert (loaded.path, loaded.container, loaded.reads) == ("x.json", "unknown", [])
+    assert len(loaded.errors) == 1 and "invalid JSON" in loaded.errors[0].message
+    folder = tmp_path / "a-folder.json"
+    folder.mkdir()
+    loaded = load_file(folder)
+    assert (loaded.path, loaded.container) == (str(folder), "unknown")
+    assert where(loaded) == [(str(folder), "", "Is a directory")]
+    with pytest.raises(InputError) as raised:
+        load([tmp_path / "missing.jsonl"])
+    assert (raised.value.path, raised.value.location, raised.value.message) == (
+        str(tmp_path / "missing.jsonl"), "", "no such file or folder")
+
+
+def test_progress_is_reported_per_exchange_and_the_input_format_is_obeyed(tmp_path):
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+    record = json.dumps({"request": {"body": body}})
+    path = tmp_path / "two.jsonl"
+    path.write_text(f"{record}\n{record}\n")
+    calls = []
+    [loaded] = load([path], progress=lambda *args: calls.append(args))
+    assert calls == [(str(path), 1, 2), (str(path), 2, 2)]
+    assert loaded.formats == ["anthropic"]  # `max_tokens` and plain text: read as Anthropic
+    [loaded] = load([path], input_format="openai-chat")
+    assert loaded.formats == ["openai-chat"] and loaded.container == "jsonl"
+    assert load_file(path, "openai-chat").formats == ["openai-chat"]
+    assert load_bytes("two.jsonl", path.read_bytes(), "openai-chat").formats == ["openai-chat"]
+
+
+def test_the_url_decides_the_format_before_the_body_does():
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+    record = {"request": {"url": "https://api.openai.com/v1/chat/completions", "body": body}}
+    assert load_bytes("x.jsonl", (json.dumps(record) + "\n").encode()).formats == ["openai-chat"]
+
+
+def test_records_that_cannot_be_read_are_errors_at_their_place_and_the_rest_is_read():
+    good = {"request": {"url": "https://api.openai.com/v1/chat/completions",
+                        "body": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}}}
+    unknown = {"request": {"body": {"prompt": "hi"}}}
+    bad_request = {"request": {"url": "https://api.openai.com/v1/chat/completions",
+                               "body": {"model": "m", "messages": "hi"}}}
+    bad_response = {"request": good["request"],
+                    "response": {"status": 200, "body": {"choices": "none"}}}
+    empty = {"request": None, "response": None}
+    lines = [empty, unknown, bad_request, bad_response, good]
+    loaded = load_bytes("log.jsonl", "".join(json.dumps(x) + "\n" for x in lines).encode())
+    assert [(e.path, e.location) for e in loaded.errors] == [
+        ("log.jsonl", "line 2/request/body"),
+        ("log.jsonl", "line 3/request/body#/messages"),
+        ("log.jsonl", "line 4/response/body#/choices")]
+    assert loaded.errors[0].message == "unknown format (use --input-format)"
+    assert all(e.message for e in loaded.errors)
+    # the record with neither side is skipped, the others are read around the errors
+    assert len(loaded.reads) == 5 and [r.conversation for r in loaded.reads] == [None, None, None, "c1", "c1"]
+
+
+def test_an_exchange_of_unknown_format_without_a_location_is_named_by_its_index():
+    loaded = load_bytes("x.json", json.dumps({"prompt": "hi"}).encode())
+    assert where(loaded) == [("x.json", "exchange 0", "unknown format (use --input-format)")]
+
+
+def test_streamed_parts_point_at_their_file_and_exchange():
+    [loaded] = load([paths.SAMPLES / "anthropic" / "stream.sse"])
+    [conv] = loaded.conversations
+    assert {(p.source.file, p.source.exchange, p.source.side) for p in conv.turns[0].parts} == {
+        (str(paths.SAMPLES / "anthropic" / "stream.sse"), 0, "response")}
