@@ -270,3 +270,10 @@ def test_streamed_parts_point_at_their_file_and_exchange():
     [conv] = loaded.conversations
     assert {(p.source.file, p.source.exchange, p.source.side) for p in conv.turns[0].parts} == {
         (str(paths.SAMPLES / "anthropic" / "stream.sse"), 0, "response")}
+
+
+def test_an_error_in_a_bare_body_is_located_by_its_pointer_alone():
+    loaded = load_bytes("x.json", json.dumps({"messages": [{"role": "user", "content": "hi"}], "model": 5}).encode())
+    assert where(loaded) == [("x.json", "/model", "model must be a string, not a number")]
+    loaded = load_bytes("x.json", b'{"error": 5}', "openai-responses")  # wrong at the root
+    assert where(loaded) == [("x.json", "/", "neither a response object nor an error body")]
