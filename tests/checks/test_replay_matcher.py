@@ -374,3 +374,45 @@ def test_a_responses_file_input_dropped_on_replay():
 def test_td304_reads_structured_and_brace_led_results(content, code):
     findings = check(bedrock_two({"toolUseId": "tooluse_a8nlf2bqGLcZvaSo", "content": content}))
     assert [f.code for f in findings] == ([code] if code else [])
+
+
+# ------------------------------------------------------ which request replays which (_compute)
+
+
+def _anthropic_session(tag, flag_kept):
+    """Three exchanges of one session whose second result failed; the third replays the results
+    with the flag (`flag_kept`) or without it. `tag` makes each session's ids and texts its own."""
+    ask = {"role": "user", "content": f"Weather in Oslo and Bergen? ({tag})"}
+    calls = [{"type": "text", "text": f"Checking both ({tag})."},
+             {"type": "tool_use", "id": f"toolu_{tag}A", "name": "get_weather", "input": {"city": "Oslo"}},
+             {"type": "tool_use", "id": f"toolu_{tag}B", "name": "get_weather", "input": {"city": "Bergen"}}]
+    ok = {"type": "tool_result", "tool_use_id": f"toolu_{tag}A", "content": '{"temp_c": 4}'}
+    fail = {"type": "tool_result", "tool_use_id": f"toolu_{tag}B", "content": "Error: timed out", "is_error": True}
+    replayed = fail if flag_kept else {k: v for k, v in fail.items() if k != "is_error"}
+    history = [ask, {"role": "assistant", "content": calls}]
+    answer = [{"type": "text", "text": f"Bergen failed ({tag})."}]
+    return [
+        exchange(ANTHROPIC, anthropic_request([ask]), anthropic_message(calls)),
+        exchange(ANTHROPIC, anthropic_request([*history, {"role": "user", "content": [ok, fail]}]),
+                 anthropic_message(answer, "end_turn")),
+        exchange(ANTHROPIC, anthropic_request([*history, {"role": "user", "content": [ok, replayed]},
+                                               {"role": "assistant", "content": answer},
+                                               {"role": "user", "content": "Retry?"}]),
+                 anthropic_message([{"type": "text", "text": "Retrying."}], "end_turn")),
+    ]
+
+
+def test_each_request_is_compared_with_the_previous_one_of_its_own_session_when_sessions_interleave():
+    a, b = _anthropic_session("a", flag_kept=True), _anthropic_session("b", flag_kept=False)
+    data = log(a[0], b[0], a[1], b[1], a[2], b[2])
+    loaded = load_bytes("run.jsonl", data)
+    assert [r.conversation for r in loaded.reads] == ["c1", "c2", "c1", "c2", "c1", "c2"]
+    assert [(f.code, f.exchange, f.conversation, f.turn, f.part) for f in run_checks(loaded, select_rules(["TD3"]))] \
+        == [("TD303", 5, "c2", 2, 1)]
+
+
+def test_a_response_only_exchange_between_requests_is_no_replay():
+    a = _anthropic_session("a", flag_kept=False)
+    lone = {"response": {"status": 200, "body": anthropic_message([{"type": "text", "text": "Hello."}], "end_turn")}}
+    findings = check(log(a[0], a[1], lone, a[2]))
+    assert [(f.code, f.exchange, f.conversation) for f in findings] == [("TD303", 3, "c1")]
