@@ -653,3 +653,32 @@ def test_validator_survives_recursive_and_pathological_refs():
 def test_validator_limits_the_number_of_errors():
     schema = {"type": "object", "additionalProperties": False}
     assert len(validate({f"k{i}": i for i in range(50)}, schema)) == 20
+
+
+# ----------------------------------------------- the schema validator behind TD206, keyword by keyword
+
+
+@pytest.mark.parametrize(("value", "schema", "messages"), [
+    # items apply after the prefixItems, not to them
+    (["a", 1], {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}}, []),
+    (["a", "b"], {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}},
+     ["$[1]: expected number, got string"]),
+    # a nested array item is located by its index
+    ({"stops": ["Oslo", 3]}, {"type": "object", "properties": {"stops": {"type": "array", "items": {"type": "string"}}}},
+     ["$.stops[1]: expected string, got number"]),
+    # const and enum compare arrays element by element
+    ([1, 3], {"const": [1, 2]}, ["$: expected [1,2], got [1,3]"]),
+    ([1, 2], {"const": [1, 2]}, []),
+    # both bounds
+    (11, {"type": "number", "maximum": 10}, ["$: 11 is greater than maximum 10"]),
+    (10, {"type": "number", "maximum": 10}, []),
+    # a property matching a pattern is declared
+    ({"x_1": 1, "y": 2}, {"type": "object", "patternProperties": {"^x_": {}}, "additionalProperties": False},
+     ["$.y: property is not declared (additionalProperties is false)"]),
+    # a local $ref with an escaped "/" in its pointer
+    ("a", {"$ref": "#/$defs/a~1b", "$defs": {"a/b": {"type": "number"}}}, ["$: expected number, got string"]),
+    # the type a value has, named
+    (True, {"type": "string"}, ["$: expected string, got boolean"]),
+])
+def test_schema_validator_keywords(value, schema, messages):
+    assert validate(value, schema) == messages

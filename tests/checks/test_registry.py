@@ -311,3 +311,13 @@ def test_clean_samples_have_no_findings():
                        and "defects" not in p.parts and p.name != "README.md"):
         findings = run_checks(load_file(path))
         assert findings == [], f"{path.name}: {[f'{f.code} {f.message}' for f in findings]}"
+
+
+def test_select_and_ignore_take_code_prefixes():
+    codes = [r.code for r in select_rules(ignore=["TD1"])]
+    assert codes == [c for c in RULES if not c.startswith(("TD1", "TD8"))]
+    assert [r.code for r in select_rules(["TD3"], ignore=["TD30"])] == []
+    assert [r.code for r in select_rules(["TD10", "TD603"], ignore=["TD107"])] == [
+        "TD101", "TD102", "TD103", "TD104", "TD105", "TD106", "TD108", "TD603"]
+    assert [r.code for r in select_rules(["TD8"])] == []  # target rules only with a target
+    assert [r.code for r in select_rules(["TD8"], target="anthropic")] == [c for c in RULES if c.startswith("TD8")]
