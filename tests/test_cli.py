@@ -158,3 +158,18 @@ def test_log_text_cannot_drive_the_terminal(tmp_path, capsys):
     assert "\x1b]8" not in out and "\x1b[2J" not in out and "\x07" not in out
     assert "\\x1b]8;;https://evil.example\\x07click" in out
     assert "[bold red]not markup[/]" in out
+
+
+@pytest.mark.parametrize("columns", ["40", "300"])
+def test_the_terminal_width_of_the_shell_does_not_reach_the_tests(columns, capsys, monkeypatch):
+    """tests/conftest.py fixes 80 columns; a test that sets its own width gets it, and the text
+    report wraps to it (so the fixture is what keeps every other test at 80)."""
+    import os
+
+    assert os.environ["COLUMNS"] == "80"
+    path = SAMPLES / "openai-chat" / "parallel-calls.jsonl"
+    _, at_80, _ = run(capsys, "show", str(path))
+    monkeypatch.setenv("COLUMNS", columns)
+    _, at_other, _ = run(capsys, "show", str(path))
+    assert max(map(len, at_80.splitlines())) <= 80
+    assert at_other != at_80

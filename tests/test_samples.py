@@ -1,12 +1,12 @@
 """Golden transcripts: every sample reads without error into the canonical document stored in
 tests/golden/, and converts to every format — losslessly into its own.
 
-Regenerate the golden files after an intended change with:
-    TOOLDBG_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_samples.py
-and review the diff like code.
+The test run only reads the golden files; it never writes one. After an intended change, regenerate
+them with `.venv/bin/python scripts/regen_golden.py` and review `git diff tests/golden/` like code:
+each golden is the reading of its sample, checked by eye against the wire, not whatever the code
+printed.
 """
 
-import os
 from pathlib import Path
 
 import pytest
@@ -28,6 +28,10 @@ GEMINI_HISTORY_NOTE = "Gemini rejects a history that ends on a model turn"
 
 def rel(path: Path) -> str:
     return path.relative_to(SAMPLES).as_posix()
+
+
+def golden_path(path: Path) -> Path:
+    return GOLDEN / (rel(path) + ".canonical.json")
 
 
 def canonical_text(path: Path) -> str:
@@ -57,13 +61,25 @@ def test_there_are_samples_for_every_format():
 
 @pytest.mark.parametrize("path", FILES, ids=rel)
 def test_sample_matches_its_golden_canonical_file(path):
-    golden = GOLDEN / (rel(path) + ".canonical.json")
-    text = canonical_text(path)
-    if os.environ.get("TOOLDBG_UPDATE_GOLDEN"):
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(text)
-    assert golden.exists(), f"no golden file {golden.relative_to(ROOT)}: run with TOOLDBG_UPDATE_GOLDEN=1"
-    assert loads(text) == loads(golden.read_text())
+    golden = golden_path(path)
+    assert golden.exists(), f"no golden file {golden.relative_to(ROOT)}: run scripts/regen_golden.py"
+    assert loads(canonical_text(path)) == loads(golden.read_text())
+
+
+def test_every_golden_file_has_its_sample():
+    """A golden left behind by a renamed or deleted sample would pin nothing."""
+    goldens = {p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*.canonical.json")}
+    assert goldens == {rel(p) + ".canonical.json" for p in FILES}
+
+
+def test_the_test_run_writes_no_golden(monkeypatch, tmp_path):
+    """The variable that once made the test rewrite its goldens is ignored: any value, `0` too."""
+    path = SAMPLES / "openai-chat" / "request.json"
+    before = golden_path(path).read_bytes()
+    for value in ("1", "0", "yes"):
+        monkeypatch.setenv("TOOLDBG_UPDATE_GOLDEN", value)
+        test_sample_matches_its_golden_canonical_file(path)
+    assert golden_path(path).read_bytes() == before
 
 
 @pytest.mark.parametrize("path", FILES, ids=rel)

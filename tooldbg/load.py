@@ -7,10 +7,12 @@ that cannot be read at all.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from . import formats
 from .errors import FormatError, InputError
@@ -54,7 +56,8 @@ class Loaded:
 
     def wire_at(self, exchange: int | None, side: str | None, pointer: str, chunk: int | None = None) -> Any:
         """The wire JSON a node came from: in the request body, the response body, or for a stream
-        the response assembled from it (the one holding `chunk` when a capture held several)."""
+        the response assembled from it (when a capture held several back to back, the one `chunk`
+        belongs to — any of its events, not only one that opened a node)."""
         if exchange is None or not 0 <= exchange < len(self.reads):
             return None
         read = self.reads[exchange]
@@ -63,10 +66,15 @@ class Loaded:
             return None
         if message.body is not None:
             return resolve(message.body, pointer)
-        for stream in read.streams:
-            if chunk is None or len(read.streams) == 1 or chunk in stream.chunks.values():
-                return resolve(stream.body, pointer)
-        return None
+        if not read.streams:
+            return None
+        stream = read.streams[0]
+        if chunk is not None and len(read.streams) > 1:
+            # the last response that opened at or before the chunk (its chunks are event indices)
+            for candidate in read.streams:
+                if candidate.chunks and min(candidate.chunks.values()) <= chunk:
+                    stream = candidate
+        return resolve(stream.body, pointer)
 
 
 #: Called as `progress(file, exchanges read, exchanges in the file)` while a file is read.
@@ -146,6 +154,7 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
         except FormatError as err:
             errors.append(_error(path, request, err))
     if response is None:
+        _name_model(read)
         return read
     source = _source(path, exchange, response, "response")
     try:
@@ -158,7 +167,28 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
             read.responses = (module.read_response(response.body, source),)
     except FormatError as err:
         errors.append(_error(path, response, err))
+    _name_model(read)
     return read
+
+
+#: The model an endpoint URL names, for formats whose request body does not: Gemini
+#: `…/models/gemini-2.5-flash:generateContent`, Bedrock `…/model/<modelId>/converse-stream`.
+_URL_MODEL = re.compile(r"/model/([^/?#]+)/(?:converse|invoke)|/models/([^/?#:]+):\w")
+
+
+def _name_model(read: ExchangeRead) -> None:
+    """A request whose body names no model (Gemini, Bedrock) takes the one its URL names, else the
+    one its response names: the log says which model it talked to, so the conversation says it too."""
+    if read.request is None or read.request.model is not None:
+        return
+    message = read.exchange.request
+    found = _URL_MODEL.search(message.url) if message is not None and message.url else None
+    if found:
+        model: str | None = unquote(found.group(1) or found.group(2))
+    else:
+        model = next((r.model for r in read.responses if r.model), None)
+    if model:
+        read.request = replace(read.request, model=model)
 
 
 def _stream_response(module: Format, assembled: Assembled, source: Source) -> Response:

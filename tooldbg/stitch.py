@@ -9,6 +9,12 @@ of the log, never a comparison of every exchange with every other.
 A turn that reappears unchanged keeps the object of its first appearance, and with it the source of
 the exchange it first appeared in; a turn that changed on replay (the defect TD3xx looks for) enters
 the timeline as it was sent, pointing at the request that sent it.
+
+A request that goes back to an earlier point of a conversation, though, is another conversation: a
+second run of the same task, or a session interleaved with one that began with the same messages.
+That is a request whose history is only an earlier part of the conversation's last request, and
+either ends there or goes on with a call or result under other ids than the conversation's at that
+place. Without this, the new run would replace the old one's timeline.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from .formats.base import ApiError, Request, Response, link
 from .jsonio import dumps
-from .model import Conversation, Turn, turn_to_dict
+from .model import Conversation, Invocation, Result, Turn, turn_to_dict
 
 
 @dataclass(slots=True)
@@ -29,6 +35,8 @@ class Thread:
     exchanges: list[int] = field(default_factory=list)
     errors: list[tuple[int, ApiError]] = field(default_factory=list)
     hashes: list[bytes] = field(default_factory=list)
+    #: How many turns the last request of the conversation sent.
+    requested: int = 0
 
 
 def turn_hash(turn: Turn) -> bytes:
@@ -58,7 +66,10 @@ class Stitcher:
         for h in hashes:
             chain = _chain(chain, h)
             chains.append(chain)
-        thread = next((self._by_chain[c] for c in reversed(chains) if c in self._by_chain), None)
+        kept = next((i + 1 for i in range(len(chains) - 1, -1, -1) if chains[i] in self._by_chain), 0)
+        thread = self._by_chain[chains[kept - 1]] if kept else None
+        if thread is not None and not _goes_on(thread, request.turns, kept):
+            thread = None
         turns = list(request.turns)
         if thread is not None:
             known = thread.conversation.turns
@@ -77,6 +88,7 @@ class Stitcher:
             thread.exchanges.append(exchange)
             thread.errors.extend(errors)
             thread.hashes = all_hashes
+        thread.requested = len(hashes)
         if chains:
             self._by_chain[chains[-1]] = thread
         for h in all_hashes[len(hashes):]:
@@ -90,3 +102,21 @@ class Stitcher:
         thread = Thread(conversation, [exchange], errors, hashes)
         self.threads.append(thread)
         return thread
+
+
+def _goes_on(thread: Thread, turns: tuple[Turn, ...], kept: int) -> bool:
+    """Does a request whose first `kept` turns are `thread`'s continue it? Yes when it keeps at least
+    the thread's last request (the usual case, a retry of it, or a replay that changed a newer
+    turn), or when the turn where it departs is the thread's turn there changed on replay (an id in
+    common). No when it stops inside the thread's history, or departs with other ids."""
+    if kept >= thread.requested:
+        return True
+    if kept >= len(turns):
+        return False
+    # kept < requested <= the thread's timeline: it has a turn where the request departs
+    ours, theirs = _wire_ids(turns[kept]), _wire_ids(thread.conversation.turns[kept])
+    return not (ours and theirs) or bool(ours & theirs)
+
+
+def _wire_ids(turn: Turn) -> set[str]:
+    return {p.wire_id for p in turn.parts if isinstance(p, Invocation | Result) and p.wire_id}

@@ -521,6 +521,36 @@ def test_td207_anthropic_server_tools_are_not_calls():
     assert check("req.json", body) == []
 
 
+def _custom_only(call_name, fmt):
+    """A request declaring only freeform (custom) tools, no function tool, whose history holds a
+    custom call to `call_name` (Chat Completions or Responses)."""
+    patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+    if fmt == "openai-chat":
+        return {"model": "gpt-5", "tools": [{"type": "custom", "custom": {"name": "apply_patch"}},
+                                            {"type": "custom", "custom": {"name": "run_sql"}}],
+                "messages": [*CHAT_USER, {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_C", "type": "custom", "custom": {"name": call_name, "input": patch}}]},
+                    {"role": "tool", "tool_call_id": "call_C", "content": "done"}]}
+    return {"model": "gpt-5", "tools": [{"type": "custom", "name": "apply_patch"},
+                                        {"type": "custom", "name": "run_sql"}],
+            "input": [{"role": "user", "content": "Set x to 2."},
+                      {"type": "custom_tool_call", "call_id": "call_C", "name": call_name, "input": patch},
+                      {"type": "custom_tool_call_output", "call_id": "call_C", "output": "done"}]}
+
+
+@pytest.mark.parametrize(("fmt", "pointer"), [("openai-chat", "/messages/2/tool_calls/0"),
+                                              ("openai-responses", "/input/1")])
+def test_td207_a_request_whose_tools_are_all_custom_tools(fmt, pointer):
+    """Custom tools are declared tools: a call to one of them is clean — free text, not JSON, so no
+    TD2xx either — and a call to a name they do not include is TD207."""
+    assert check("req.json", _custom_only("apply_patch", fmt)) == []
+    [f] = check("req.json", _custom_only("shell", fmt))
+    assert (f.code, f.severity, f.exchange, f.conversation, f.turn, f.part, f.pointer) == (
+        "TD207", "error", 0, "c1", 1, 0, pointer)
+    assert f.message == "call to 'shell', which the request does not declare (it declares apply_patch, run_sql)"
+
+
+
 # ------------------------------------------------------------------------------- precision
 
 
@@ -623,3 +653,32 @@ def test_validator_survives_recursive_and_pathological_refs():
 def test_validator_limits_the_number_of_errors():
     schema = {"type": "object", "additionalProperties": False}
     assert len(validate({f"k{i}": i for i in range(50)}, schema)) == 20
+
+
+# ----------------------------------------------- the schema validator behind TD206, keyword by keyword
+
+
+@pytest.mark.parametrize(("value", "schema", "messages"), [
+    # items apply after the prefixItems, not to them
+    (["a", 1], {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}}, []),
+    (["a", "b"], {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}},
+     ["$[1]: expected number, got string"]),
+    # a nested array item is located by its index
+    ({"stops": ["Oslo", 3]}, {"type": "object", "properties": {"stops": {"type": "array", "items": {"type": "string"}}}},
+     ["$.stops[1]: expected string, got number"]),
+    # const and enum compare arrays element by element
+    ([1, 3], {"const": [1, 2]}, ["$: expected [1,2], got [1,3]"]),
+    ([1, 2], {"const": [1, 2]}, []),
+    # both bounds
+    (11, {"type": "number", "maximum": 10}, ["$: 11 is greater than maximum 10"]),
+    (10, {"type": "number", "maximum": 10}, []),
+    # a property matching a pattern is declared
+    ({"x_1": 1, "y": 2}, {"type": "object", "patternProperties": {"^x_": {}}, "additionalProperties": False},
+     ["$.y: property is not declared (additionalProperties is false)"]),
+    # a local $ref with an escaped "/" in its pointer
+    ("a", {"$ref": "#/$defs/a~1b", "$defs": {"a/b": {"type": "number"}}}, ["$: expected number, got string"]),
+    # the type a value has, named
+    (True, {"type": "string"}, ["$: expected string, got boolean"]),
+])
+def test_schema_validator_keywords(value, schema, messages):
+    assert validate(value, schema) == messages

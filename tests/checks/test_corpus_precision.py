@@ -1,5 +1,7 @@
-"""Precision: real traffic must not light up. Every corpus file is checked; clean exchanges give no
-error-level finding, and the files that do carry a real defect are listed with the judgement."""
+"""Precision: real traffic must not light up. Every corpus file is checked, and its findings are
+compared whole — code, severity, exchange, conversation, turn, part, pointer, chunk, and so their
+count — with the list below, warnings and infos included: a clean file gives none at all, and each
+finding a file does give was read against the traffic and judged real."""
 
 import pytest
 
@@ -10,8 +12,18 @@ from tooldbg.load import load_file
 FILES = sorted(p for p in paths.CORPUS.rglob("*") if p.is_file()
                and p.suffix in (".json", ".txt", ".sse", ".har", ".jsonl"))
 
-#: file → the error-level codes it must produce, each a real defect in that traffic.
-EXPECTED_ERRORS: dict[str, set[str]] = {
+#: file → every finding it must give: (code, severity, exchange, conversation, turn, part, pointer,
+#: chunk, message). Every file not listed must give none.
+EXPECTED: dict[str, list[tuple]] = {
+    # vercel/ai trimmed the fixture's delta runs: `sequence_number` jumps 5 → 41 at chunk 6 and skips
+    # 113 events in all. The reordering that follows is the recording's, not the stream's, and the
+    # `.done` events carry every value whole: one info at the first gap, no error (see TD501's doc).
+    "vercel-ai-fixtures/openai/openai-phase.1.chunks.txt": [
+        ("TD501", "info", 0, "c1", 0, None, "", 6,
+         "the capture lacks 113 events (sequence_number skips ahead from here on): 5 order problem(s) after "
+         "it are the recording's, not the stream's — the .done events and response.completed carry every "
+         "value whole"),
+    ],
 }
 
 
@@ -19,9 +31,21 @@ def rel(path):
     return path.relative_to(paths.CORPUS).as_posix()
 
 
+def whole(finding):
+    return (finding.code, finding.severity, finding.exchange, finding.conversation, finding.turn,
+            finding.part, finding.pointer, finding.chunk, finding.message)
+
+
+def test_every_expectation_names_a_corpus_file():
+    assert set(EXPECTED) <= {rel(p) for p in FILES}
+
+
+def test_the_corpus_is_there_to_check():
+    assert len(FILES) >= 50
+
+
 @pytest.mark.parametrize("path", FILES, ids=rel)
-def test_corpus_file_has_only_the_errors_it_really_has(path):
+def test_corpus_file_has_only_the_findings_it_really_has(path):
     findings = run_checks(load_file(path))
-    errors = {f.code for f in findings if f.severity == "error"}
-    assert errors == EXPECTED_ERRORS.get(rel(path), set()), \
-        [f"{f.code} {f.message} at {f.pointer}" for f in findings if f.severity == "error"]
+    assert [whole(f) for f in findings] == EXPECTED.get(rel(path), []), \
+        [f"{f.code} {f.severity} {f.message} at {f.pointer}" for f in findings]

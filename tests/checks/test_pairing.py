@@ -579,3 +579,37 @@ def test_streamed_calls_replayed_faithfully_are_clean(stream):
                (OPENAI, chat(user("Weather in Oslo?"), assistant(kept), tool("mcf2d8nn1", "4°C")),
                 completion("4 °C.", finish="stop")))
     assert check(data, ["TD1"]) == []
+
+
+# ------------------------------------------------------ TD103: six characters kept, on both sides
+
+
+@pytest.mark.parametrize(("result_id", "call_id", "how"), [
+    # truncation: the result keeps the call id's first six characters — or only five
+    ("a1b2c3", "a1b2c3d4e5", "truncated to 6 of 10 characters"),
+    ("a1b2c", "a1b2c3d4e5", None),
+    # extension: the call's whole id is the first six characters of the result's — or five
+    ("a1b2c3XYZ", "a1b2c3", "extended: the call's id is the first 6 characters of the result's"),
+    ("a1b2cXYZ", "a1b2c", None),
+    # a prefix dropped or added, six characters left behind it — or five
+    ("a1b2c3", "call_a1b2c3", "prefix 'call_' dropped"),
+    ("a1b2c", "call_a1b2c", None),
+    ("call_a1b2c3", "a1b2c3", "prefix 'call_' added"),
+    ("call_a1b2c", "a1b2c", None),
+    # a prefix rewritten is damage whatever the length of what follows
+    ("fc_a1b", "call_a1b", "prefix 'call_' rewritten to 'fc_'"),
+])
+def test_td103_near_miss_length_threshold_on_both_sides(result_id, call_id, how):
+    assert near_miss(result_id, call_id) == how
+
+
+@pytest.mark.parametrize(("result_id", "expected"), [
+    ("a1b2c3", ("TD103", "error", 2, 0)),  # six characters kept: the call's id, cut
+    ("a1b2c", ("TD101", "error", 2, 0)),   # five: another id, answering nothing
+])
+def test_td103_threshold_decides_between_a_mismatch_and_an_orphan(result_id, expected):
+    data = log((OPENAI, chat(user("Weather?"), assistant(call("a1b2c3d4e5", "get_weather", {"city": "Oslo"})),
+                             tool(result_id, "4°C"), user("Thanks")), None))
+    findings = check(data, ["TD101", "TD103"])
+    assert [(f.code, f.severity, f.turn, f.part) for f in findings] == [expected]
+    assert findings[0].pointer == "/request/body#/messages/2"

@@ -1,7 +1,9 @@
-"""The rule catalogue: every rule of the contract exists with its doc and examples, and every rule
-has a defect sample in sample_transcripts/defects/ that produces exactly its code: a file `check`
-reads, or for the TD7xx rules `diff` reports, a folder `TD701-<story>/` holding the two sides of one
-conversation, `client.*` and `upstream.*`."""
+"""The rule catalogue: every rule of the contract exists with its doc, examples and severity, and
+every rule has a defect sample in sample_transcripts/defects/ that produces exactly its findings —
+compared whole (code, severity, exchange, conversation, turn, part, pointer, chunk, message; so the
+count too), warnings and infos included: a file `check` reads, or for the TD7xx rules `diff`
+reports, a folder `TD701-<story>/` holding the two sides of one conversation, `client.*` and
+`upstream.*`."""
 
 import re
 
@@ -26,6 +28,24 @@ DEFECTS = paths.SAMPLES / "defects"
 SAMPLES = sorted(p for p in DEFECTS.iterdir() if p.is_file() and p.name != "README.md") \
     if DEFECTS.is_dir() else []
 PAIRS = sorted(p for p in DEFECTS.iterdir() if p.is_dir()) if DEFECTS.is_dir() else []
+#: Each rule's severity. A downgrade (error → warning) lets a broken log pass `--fail-on error`:
+#: changing one is a decision to write here, not a side effect. (A rule may raise its own: TD401 is an
+#: error where the wire pairs results by position, TD501 an info where the capture lacks events.)
+SEVERITIES = {
+    "TD101": "error", "TD102": "error", "TD103": "error", "TD104": "error", "TD105": "error",
+    "TD106": "warning", "TD107": "warning", "TD108": "error",
+    "TD201": "error", "TD202": "error", "TD203": "error", "TD204": "error", "TD205": "error",
+    "TD206": "error", "TD207": "error",
+    "TD301": "error", "TD302": "error", "TD303": "error", "TD304": "warning", "TD305": "error",
+    "TD306": "error", "TD307": "error",
+    "TD401": "warning", "TD402": "error", "TD403": "error", "TD404": "error", "TD405": "error",
+    "TD406": "error",
+    "TD501": "error", "TD502": "error", "TD503": "error", "TD504": "error",
+    "TD601": "warning", "TD602": "error", "TD603": "warning",
+    "TD701": "error", "TD702": "error", "TD703": "error", "TD704": "error",
+    "TD801": "error", "TD802": "warning", "TD803": "error", "TD804": "error", "TD805": "error",
+    "TD806": "error",
+}
 TARGETS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", *PROFILES)
 
 
@@ -70,15 +90,232 @@ def test_every_rule_has_a_defect_sample(rule):
         f"no sample_transcripts/defects/{rule.code}-*{'/ (client.*, upstream.*)' if rule.diff else ''}")
 
 
+#: Every finding each defect sample gives, read against the sample's wire JSON and judged one by
+#: one: (code, severity, exchange, conversation, turn, part, pointer, chunk, message).
+EXPECTED = {
+    "TD101-history-trimmed-through-a-call.jsonl": [
+        ('TD101', 'error', 1, 'c2', 0, 0, 'line 2/request/body#/messages/1', None,
+         "result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F' answers no earlier call"),
+    ],
+    "TD102-failed-parallel-result-dropped.jsonl": [
+        ('TD102', 'error', 0, 'c1', 1, 2, 'line 1/response/body#/content/2', None,
+         "call i2 get_weather ('toolu_01Fa3JyW6uGe1PqD5sKr0MtV') has no result, but the conversation continues after turn 1"),
+    ],
+    "TD103-tool-use-id-lowercased-by-relay.jsonl": [
+        ('TD103', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/2/content/0', None,
+         "result id 'toolu_01hqz5fwm3tkxb8ycn2plr7v' does not match call i1 lookup_order 'toolu_01HqZ5fWm3TkXb8YcN2pLr7V' in turn 1: re-cased"),
+    ],
+    "TD104-backend-reuses-call-0.jsonl": [
+        ('TD104', 'error', 1, 'c1', 3, 0, 'line 2/response/body#/choices/0/message/tool_calls/0', None,
+         "call i2 get_weather reuses id 'call_0' of call i1 get_weather in turn 1"),
+    ],
+    "TD105-retried-booking-answered-twice.jsonl": [
+        ('TD105', 'error', 1, 'c1', 2, 1, 'line 2/request/body#/messages/2/content/1', None,
+         "result #2 for call i1 book_ticket ('toolu_01Rb6Nq3Xw8Kz2Tm5Yc7Lp4D'), already answered at turn 2 part 0"),
+    ],
+    "TD106-client-renumbers-call-ids.jsonl": [
+        ('TD106', 'warning', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
+         "call i1 get_weather was returned as 'call_Vd8Kp2Xn6Tq1Rb4Yw9Mz3LcH' in exchange 0 and replayed as 'call_1' in exchange 1"),
+    ],
+    "TD107-same-name-calls-paired-by-position.jsonl": [
+        ('TD107', 'warning', 1, 'c1', 2, 0, 'line 2/request/body#/contents/2/parts/0', None,
+         'result paired by position with i1 get_weather({"city":"Oslo"}) mentions \'Bergen\', an argument of i2 get_weather({"city":"Bergen"}): results appended in completion order are mis-paired when calls have no ids'),
+        ('TD107', 'warning', 1, 'c1', 2, 1, 'line 2/request/body#/contents/2/parts/1', None,
+         'result paired by position with i2 get_weather({"city":"Bergen"}) mentions \'Oslo\', an argument of i1 get_weather({"city":"Oslo"}): results appended in completion order are mis-paired when calls have no ids'),
+    ],
+    "TD108-empty-tool-use-id.jsonl": [
+        ('TD108', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1', None,
+         "call i1 get_weather has an id that is empty: ''"),
+    ],
+    "TD201-litellm-proxy-double-encodes-arguments.jsonl": [
+        ('TD201', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
+         'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Paris","unit":"celsius"}, not to the object'),
+    ],
+    "TD202-write-file-arguments-cut-at-max-tokens.json": [
+        ('TD202', 'error', 0, 'c1', 1, 0, '/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
+         'arguments of \'write_file\' are not valid JSON (invalid JSON at line 1 column 329: unexpected end of data): "{\\"path\\": \\"scripts/summarize.py\\", \\"content\\": \\"import…'),
+    ],
+    "TD203-client-replays-arguments-as-object.har": [
+        ('TD203', 'error', 1, 'c1', 1, 0, '/log/entries/1/request/postData/text#/messages/2/tool_calls/0/function/arguments', None,
+         'arguments of \'get_stock_level\' are an object ({"sku":"SKU-4471","warehouse":"BER"}); openai-chat requires a JSON string'),
+    ],
+    "TD204-gateway-sends-tool-input-as-string.jsonl": [
+        ('TD204', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1/input', None,
+         'input of \'lookup_order\' is a JSON string ("{\\"order_id\\":\\"A-20417\\"}"); anthropic requires an object'),
+    ],
+    "TD205-parameterless-call-streams-empty-arguments.json": [
+        ('TD205', 'error', 0, 'c1', 1, 1, '/interactions/0/response/body#/choices/0/message/tool_calls/0/function/arguments', 1,
+         'arguments of \'list_open_tickets\' are ""; a call without arguments sends "{}"'),
+    ],
+    "TD206-units-outside-declared-enum.har": [
+        ('TD206', 'error', 0, 'c1', 1, 1, '/log/entries/0/response/content/text#/candidates/0/content/parts/0/functionCall/args', None,
+         'arguments of \'get_weather\' do not fit its schema: $.units: "metric" is not one of "celsius", "fahrenheit"'),
+    ],
+    "TD207-gpt-oss-calls-undeclared-tool.json": [
+        ('TD207', 'error', 0, 'c1', 1, 1, '/response/body#/choices/0/message/tool_calls/0', None,
+         "call to 'repo_browser.print_tree', which the request does not declare (it declares list_directory, read_file)"),
+    ],
+    "TD301-tool-call-text-dropped-by-agent-framework.jsonl": [
+        ('TD301', 'error', 1, 'c1', 1, None, 'line 2/request/body#/messages/2', None,
+         "text 'Hardangervidda is Rv7, which often closes or runs in convoy…' beside the call 'road_status' (call_fX2mQ8rN4tVb7KcL1pYw3sHd) in exchange 0's response is missing from its replay"),
+    ],
+    "TD302-tool-output-replayed-as-user-message.jsonl": [
+        ('TD302', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content', None,
+         'the call \'lookup_booking\' (call_Vd3Kp9Xw2Qm7Tn1Rb6Zs4Lc8) from exchange 0\'s response is dropped and its outcome is replayed as user text \'[lookup_booking result] {"reference":"NR-48213","…\': no result binds it'),
+    ],
+    "TD303-session-store-drops-is-error.jsonl": [
+        ('TD303', 'error', 2, 'c1', 2, 1, 'line 3/request/body#/messages/2/content/1', None,
+         "result 'toolu_01Pd4Fg6Jn1Qs8Vx3Kb7Lt2Ze' had is_error: true in exchange 1's request; its replay in exchange 2 is no longer marked as a failure"),
+    ],
+    "TD304-bedrock-traceback-returned-as-success.jsonl": [
+        ('TD304', 'warning', 1, 'c1', 2, 0, 'line 2/request/body#/messages/2/content/0', None,
+         'result \'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9\' reports a failure (a Python traceback) but is sent without status: "error"'),
+    ],
+    "TD305-context-trimmer-strips-screenshot.jsonl": [
+        ('TD305', 'error', 2, 'c1', 2, 0, 'line 3/request/body#/messages/2/content/0', None,
+         "image (image/png) in result 'toolu_01Sv6Nq3Xk8Wb1Lt4Rz7Hm2Pd' of exchange 1's request is missing from its replay"),
+    ],
+    "TD306-gateway-drops-unknown-argument-on-replay.jsonl": [
+        ('TD306', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/input/2', None,
+         'call \'search_flights\' (call_Tq7Wm2Xk9Rb4Nv1Lc6Zs3Hd8) from exchange 0\'s response is replayed with other arguments at /cabin: "business" became (absent)'),
+    ],
+    "TD307-gemini-3-thought-signature-dropped-rejected.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/contents/1/parts/0', None,
+         "the thoughtSignature of the call 'spot_price' in exchange 0's response was dropped on replay"),
+    ],
+    "TD401-results-in-completion-order.jsonl": [
+        ('TD401', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/contents/2/parts/0', None,
+         'results for the calls of turn 1 come in the order get_local_time (i2), get_weather (i1); the calls were made in the order get_weather (i1), get_local_time (i2) — Gemini pairs results that carry no id by position and expects them in call order'),
+    ],
+    "TD402-user-message-before-tool-results.jsonl": [
+        ('TD402', 'error', 1, 'c1', 3, 0, 'line 2/request/body#/messages/4', None,
+         "a user message (turn 2) comes between the call 'call_hT4qzN8bW2cLx7RkV1mYp3Es' (turn 1) and its result"),
+        ('TD402', 'error', 1, 'c1', 3, 1, 'line 2/request/body#/messages/5', None,
+         "a user message (turn 2) comes between the call 'call_Z9fK2sDq6vJn0XaPe5TuL8wC' (turn 1) and its result"),
+    ],
+    "TD403-text-before-tool-results.jsonl": [
+        ('TD403', 'error', 1, 'c1', 3, 0, 'line 2/request/body#/messages/2/content/1', None,
+         "tool_result 'toolu_01Hq8vYbT3kZr5nWx2LcPd7F' comes after a text block (/messages/2/content/0); tool_result blocks must open the user message"),
+    ],
+    "TD404-legacy-function-role.jsonl": [
+        ('TD404', 'error', 1, 'c1', 2, None, 'line 2/request/body#/contents/2/role', None,
+         'contents[2] has the legacy `function` role (function responses go in a `user` content): Gemini answers "Please use a valid role: user, model."'),
+    ],
+    "TD405-text-after-tool-use.jsonl": [
+        ('TD405', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1', None,
+         "a text block after tool_use 'toolu_01Hq8vYbT3kZr5nWx2LcPd7F' in the same assistant message: Anthropic rejects it as if the call had no tool_result"),
+    ],
+    "TD406-empty-text-beside-tool-use.jsonl": [
+        ('TD406', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/1/content/0', None,
+         "an empty text block beside the call 'get_weather'; Anthropic: text content blocks must be non-empty"),
+    ],
+    "TD501-bedrock-gateway-strips-reasoning-blocks.json": [
+        ('TD501', 'error', 0, 'c1', 1, None, '/interactions/0/response/body#', 1,
+         'block 1 opened, expected block 0'),
+    ],
+    "TD501-litellm-proxy-repeats-call-id-on-every-fragment.jsonl": [
+        ('TD501', 'error', 0, 'c1', 1, None, '/response/body#', 2,
+         "tool call 0 repeats its id 'toolu_01HZq7VfT3kWc8rN2mYbL5xD' and its name 'get_weather' on a later fragment: assemblers that concatenate strings, as openai-python's does, glue them into 'toolu_01HZq7VfT3kWc8rN2mYbL5xDtoolu_01HZq7VfT3kWc8rN2mYbL5xD'"),
+    ],
+    "TD501-openai-responses-relay-forwards-deltas-out-of-order.json": [
+        ('TD501', 'error', 0, 'c1', 1, None, '/interactions/0/response/body#', 5,
+         'sequence_number 4 after 5: events repeated or reordered'),
+        ('TD501', 'error', 0, 'c1', 1, None, '/interactions/0/response/body#', 7,
+         'the arguments fragments of output 0 add up to \'{"title":" every 10VPN drops minutes","priority":"high"}\' but response.function_call_arguments.done says \'{"title":"VPN drops every 10 minutes","priority":"high"}\''),
+    ],
+    "TD502-anthropic-relay-resends-input-delta.jsonl": [
+        ('TD502', 'error', 0, 'c1', 1, 1, '/response/body#', 6,
+         'streamed tool input is not valid JSON: \'{"host": "web-03", "service": "ngi, "service": "nginx"}\''),
+    ],
+    "TD502-litellm-summary-chunk-resends-arguments.har": [
+        ('TD502', 'error', 0, 'c1', 1, 0, '/log/entries/0/response/content/text#', 4,
+         "tool call 0: the assembled arguments are not valid JSON: 2 JSON values back to back (another call's fragments, or the arguments sent again, were appended)"),
+    ],
+    "TD503-gemini-vertex-stream-loses-the-chunk-naming-the-call.jsonl": [
+        ('TD503', 'error', 0, 'c1', 1, 0, '/response/body#', 0,
+         'argument fragments with no call open (no function name)'),
+    ],
+    "TD503-openai-compatible-server-changes-call-id-mid-call.jsonl": [
+        ('TD503', 'error', 0, 'c1', 1, None, '/response/body#', 2,
+         "tool call 0 changes id from 'call_7f3a9c2e41b84d55' to 'call_c08e5d1b9a6f4372' (the first value is kept)"),
+    ],
+    "TD504-anthropic-connection-drops-mid-tool-input.json": [
+        ('TD504', 'error', 0, 'c1', None, None, '/interactions/0/response/body#', 4,
+         'content block 1 was never stopped'),
+        ('TD504', 'error', 0, 'c1', None, None, '/interactions/0/response/body#', 8,
+         'the stream ended without message_stop'),
+    ],
+    "TD504-gemini-stream-ends-between-parallel-calls.har": [
+        ('TD504', 'error', 0, 'c1', None, None, '/log/entries/0/response/content/text#', 0,
+         'the stream ended without a finishReason'),
+    ],
+    "TD601-same-call-after-its-result.jsonl": [
+        ('TD601', 'warning', 1, 'c1', 3, 0, 'line 2/response/body#/choices/0/message/tool_calls/0', None,
+         "get_weather called again with the same arguments as 'call_Rk2mW8vQ4tXn7LbP1sY9cH3d', right after its result came back in turn 2: the model may not have seen that result"),
+    ],
+    "TD602-tool-calls-finish-without-calls.jsonl": [
+        ('TD602', 'error', 0, 'c1', 1, None, '/response/body#/choices/0/finish_reason', None,
+         "finish reason 'tool_calls', but the message holds no tool call (nothing): the calls were lost before the log"),
+    ],
+    "TD603-forced-tool-choice-answered-with-text.jsonl": [
+        ('TD603', 'warning', 0, 'c1', 1, 0, '/response/body#/choices/0/message/content', None,
+         "the request forced the tool 'get_weather', but the answer is text with no call: the tools were likely dropped on the way to the model"),
+    ],
+    "TD801-anthropic-session-from-kimi-keeps-its-call-ids.jsonl": [
+        ('TD801', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1', None,
+         "anthropic rejects call id 'functions.get_weather:0' (must match [a-zA-Z0-9_-]+): “messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'”"),
+        ('TD801', 'error', 0, 'c1', 1, 2, '/request/body#/messages/1/content/2', None,
+         "anthropic rejects call id 'functions.get_weather:1' (must match [a-zA-Z0-9_-]+): “messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'”"),
+    ],
+    "TD802-openai-chat-responses-item-ids-as-call-ids.jsonl": [
+        ('TD802', 'warning', 0, 'c1', 1, 0, '/request/body#/messages/2/tool_calls/0', None,
+         "call id 'fc_68b5e2a1c3d48190a7f2e6b9d1c04a5b0e3f7c92d8a61b45' is 51 characters; openai-chat has rejected ids over 40 before (not reliably since): “Invalid 'messages[N].tool_calls[M].id': string too long. Expected a string with maximum length 40, but got a string with length 51 instead.”"),
+    ],
+    "TD803-anthropic-responses-call-followed-by-text.jsonl": [
+        ('TD803', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/output/1/content/0', None,
+         "a text part follows call 'shell' in its turn: anthropic reads the call as unanswered, “messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: call_Hs8Kd2Lm5Qp9Wt3Xv7Nb1Rz4. Each `tool_use` block must have a corresponding `tool_result` block in the next message.”"),
+    ],
+    "TD804-openai-chat-browser-screenshot-in-tool-result.jsonl": [
+        ('TD804', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/2/content/0', None,
+         'the result of \'browser_take_screenshot\' carries image (image/png), which openai-chat tool results cannot: “tool messages carry text only: `content` is a string or an array of text parts (ChatCompletionToolMessageParam); strict OpenAI-compatible servers answer 400 "Invalid \'messages\' in payload", lenient ones drop the image unseen”'),
+    ],
+    "TD805-deepseek-reasoner-tool-turn-without-reasoning-content.jsonl": [
+        ('TD805', 'error', 0, 'c1', 1, 0, '/request/body#/messages/2/tool_calls/0', None,
+         'the turn calling \'get_exchange_rate\' carries no reasoning_content (a tool turn needs it): deepseek rejects it, “Missing `reasoning_content` field in the assistant message at message index N. (newer models: "The `reasoning_content` in the thinking mode must be passed back to the API.")”'),
+    ],
+    "TD806-openai-chat-gemini-mcp-tool-names-with-dots.jsonl": [
+        ('TD806', 'error', 1, 'c1', None, None, 'line 2/request/body#/tools/0/functionDeclarations/1', None,
+         "openai-chat rejects the declared tool name 'github.get_issue': “Invalid 'tools[N].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.”"),
+        ('TD806', 'error', 1, 'c1', None, None, 'line 2/request/body#/tools/0/functionDeclarations/0', None,
+         "openai-chat rejects the declared tool name 'github.list_issues': “Invalid 'tools[N].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.”"),
+    ],
+}
+
+
+def whole(finding):
+    return (finding.code, finding.severity, finding.exchange, finding.conversation, finding.turn,
+            finding.part, finding.pointer, finding.chunk, finding.message)
+
+
+def test_every_rule_has_its_severity():
+    assert {code: rule.severity for code, rule in RULES.items()} == SEVERITIES
+
+
+def test_every_defect_sample_has_its_expected_findings():
+    assert sorted(EXPECTED) == [p.name for p in SAMPLES]
+
+
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
-def test_defect_sample_produces_exactly_its_code(path):
+def test_defect_sample_produces_exactly_its_findings(path):
     code = path.name.split("-", 1)[0]
     assert code in RULES, f"{path.name} names no registered rule"
     loaded = load_file(path)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
     target = sample_target(path)
     findings = run_checks(loaded, select_rules(target=target), target)
-    assert {f.code for f in findings} == {code}, [f"{f.code} {f.message}" for f in findings]
+    assert [whole(f) for f in findings] == EXPECTED[path.name], [f"{f.code} {f.message}" for f in findings]
+    assert {f.code for f in findings} == {code}
+    assert all(f.name == RULES[code].name and f.path == str(path) for f in findings)
 
 
 def side(folder, name):
@@ -104,3 +341,13 @@ def test_clean_samples_have_no_findings():
                        and "defects" not in p.parts and p.name != "README.md"):
         findings = run_checks(load_file(path))
         assert findings == [], f"{path.name}: {[f'{f.code} {f.message}' for f in findings]}"
+
+
+def test_select_and_ignore_take_code_prefixes():
+    codes = [r.code for r in select_rules(ignore=["TD1"])]
+    assert codes == [c for c in RULES if not c.startswith(("TD1", "TD8"))]
+    assert [r.code for r in select_rules(["TD3"], ignore=["TD30"])] == []
+    assert [r.code for r in select_rules(["TD10", "TD603"], ignore=["TD107"])] == [
+        "TD101", "TD102", "TD103", "TD104", "TD105", "TD106", "TD108", "TD603"]
+    assert [r.code for r in select_rules(["TD8"])] == []  # target rules only with a target
+    assert [r.code for r in select_rules(["TD8"], target="anthropic")] == [c for c in RULES if c.startswith("TD8")]

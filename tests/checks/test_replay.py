@@ -1271,3 +1271,60 @@ def test_defect_samples_point_at_the_replay():
         [path] = (paths.SAMPLES / "defects").glob(f"{code}-*")
         [f] = run_checks(load_file(path), select_rules([code]))
         assert (f.exchange, f.turn, f.part) == where, (code, f)
+
+
+# ------------------------------------------------- TD303 across a translation to a flagless format
+
+
+def _translated(failed_content, tool_texts):
+    """Exchange 0: an Anthropic request whose second result failed (`is_error: true`, content
+    `failed_content`), answered; exchange 1: the conversation carried on through OpenAI chat (a
+    gateway that switched provider), whose tool messages have no flag and carry `tool_texts`."""
+    failed = {**A_FAIL, "content": failed_content}
+    history = [A_ASK, {"role": "assistant", "content": A_CALLS}, {"role": "user", "content": [A_OK, failed]}]
+    calls = [{"id": b["id"], "type": "function",
+              "function": {"name": b["name"], "arguments": json.dumps(b["input"])}} for b in A_CALLS[1:]]
+    messages = [{"role": "user", "content": A_ASK["content"]},
+                {"role": "assistant", "content": "Checking both.", "tool_calls": calls},
+                *({"role": "tool", "tool_call_id": c["id"], "content": text}
+                  for c, text in zip(calls, tool_texts, strict=True)),
+                {"role": "assistant", "content": "Oslo 4 °C; Bergen failed."},
+                {"role": "user", "content": "Try Bergen again."}]
+    return log(
+        exchange(ANTHROPIC, anthropic_request(history),
+                 anthropic_message([{"type": "text", "text": "Oslo 4 °C; Bergen failed."}], "end_turn")),
+        exchange(OPENAI, {"model": "gpt-4.1", "messages": messages, "tools": TOOLS}, chat_answer()),
+    )
+
+
+def test_td303_not_reported_when_a_flagged_failure_is_translated_to_openai_text_that_says_it():
+    """Chat Completions has no failure flag: a failure carried over in the tool message's text is
+    all the format can do — the writer's loss to report, not a replay defect."""
+    data = _translated("Error: weather service timed out", ['{"temp_c": 4}', "Error: weather service timed out"])
+    loaded = load_bytes("run.jsonl", data)
+    assert loaded.errors == [] and loaded.formats == ["anthropic", "openai-chat"]
+    assert run_checks(loaded, select_rules(["TD3"])) == []
+
+
+def test_td303_reported_when_the_translated_text_no_longer_says_it_failed():
+    data = _translated("no reading for Bergen", ['{"temp_c": 4}', "no reading for Bergen"])
+    [f] = check(data)
+    assert (f.code, f.severity, f.exchange, f.conversation, f.turn, f.part, f.pointer) == (
+        "TD303", "error", 1, "c2", 2, 1, "line 2/request/body#/messages/3")  # two formats: not stitched
+    assert "'toolu_01B'" in f.message
+
+
+def test_td303_not_reported_for_tooldbgs_own_translation_of_a_failed_result():
+    """Exchange 1 is what `tooldbg convert --to openai-chat` writes for exchange 0's conversation."""
+    from tooldbg.convert import export
+
+    failed = {**A_FAIL, "content": "WeatherServiceError: upstream timed out"}
+    history = [A_ASK, {"role": "assistant", "content": A_CALLS}, {"role": "user", "content": [A_OK, failed]}]
+    first = exchange(ANTHROPIC, anthropic_request(history),
+                     anthropic_message([{"type": "text", "text": "Bergen failed."}], "end_turn"))
+    [conv] = load_bytes("a.jsonl", log(first)).conversations
+    written = export([conv], "openai-chat")
+    assert any("is_error" in loss.message for loss in written.losses)  # the writer says what it folded
+    body = {**written.body, "messages": [*written.body["messages"], {"role": "user", "content": "Again?"}]}
+    data = log(first, exchange(OPENAI, body, chat_answer()))
+    assert check(data) == []

@@ -586,6 +586,32 @@ def test_td602_the_reverse_is_normal():
     assert check("TD602", record(OPENAI, oa_request(user("Hi")), oa_response("Hello!"))) == []
 
 
+def _legacy(message, finish="function_call"):
+    """A Chat Completions answer from the `functions` era: `finish_reason: "function_call"`."""
+    request = {"model": "gpt-3.5-turbo-0613", "messages": [user("Weather in Oslo?")],
+               "functions": [{"name": "get_weather", "parameters": {
+                   "type": "object", "properties": {"city": {"type": "string"}}}}]}
+    response = {"id": "chatcmpl-7", "object": "chat.completion", "created": 1686000000,
+                "model": "gpt-3.5-turbo-0613",
+                "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}]}
+    return record(OPENAI, request, response)
+
+
+def test_td602_legacy_function_call_finish_with_its_function_call_is_clean():
+    rec = _legacy({"content": None, "function_call": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}})
+    assert check("TD602", rec) == []
+    assert check("TD", rec) == []
+
+
+def test_td602_legacy_function_call_finish_without_a_call():
+    f = one(check("TD602", _legacy({"content": "Let me look that up."})), "TD602")
+    assert (f.severity, f.exchange, f.conversation, f.turn, f.part, f.pointer) == (
+        "error", 0, "c1", 1, None, "/response/body#/choices/0/finish_reason")
+    assert f.message == ("finish reason 'function_call', but the message holds no tool call (text only): "
+                         "the calls were lost before the log")
+
+
+
 # ------------------------------------------------------------------------ TD603 tools ignored
 
 

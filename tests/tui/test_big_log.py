@@ -4,8 +4,6 @@ on a finding deep inside it, and selects and scrolls without a widget per turn: 
 
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
 
 from textual.widget import Widget
@@ -72,17 +70,15 @@ async def test_selecting_and_scrolling_in_ten_thousand_turns(big_log: Path):
         assert tree.cursor_node.data == Location(0, "c1", 5001)
         assert "call " in canonical.plain and "→ result in turn 5002" in canonical.plain
 
-        timings = []
+        # a press selects the next turn and shows it, and never costs a widget per turn (how fast,
+        # scripts/measure_tui.py measures: wall-clock belongs to the benchmark, not to a unit test)
         for step in range(1, 11):
-            started = time.perf_counter()
             await pilot.press("down")
             await settle(pilot)
-            timings.append(time.perf_counter() - started)
             assert screen.location == Location(0, "c1", 5001 + step)
             assert f"turn {5001 + step} " in canonical.plain
-        # generous (CI machines vary; scripts/measure_tui.py measures for real): a press never
-        # costs anything like a pass over 10,000 turns
-        assert statistics.median(timings) < 0.5, timings
+        assert mounted_widgets(pilot.app) < 100
+        assert tree.virtual_size.width <= tree.size.width
 
         await pilot.press("pagedown")
         await settle(pilot)

@@ -371,9 +371,9 @@ def test_search_shows_log_text_as_text(tmp_path: Path) -> None:
     run(path, body)
 
 
-def test_search_over_ten_thousand_turns_is_one_quick_scan(tmp_path: Path) -> None:
-    import time
-
+def test_search_over_ten_thousand_turns_is_one_scan_of_a_flat_index(tmp_path: Path) -> None:
+    """The index is built once, one entry per searchable field, and a query reads it through: no
+    query walks the conversations again. (How fast that is, scripts/measure_tui.py measures.)"""
     turns = []
     for k in range(2500):
         turns += [Turn(role="user", parts=(TextPart(text=f"question {k}"),)),
@@ -384,13 +384,14 @@ def test_search_over_ten_thousand_turns_is_one_quick_scan(tmp_path: Path) -> Non
     path.write_text(json.dumps(document([Conversation(turns=tuple(turns))])), encoding="utf-8")
     session = Session.load([path])
     assert len(session.files[0].conversations[0].turns) == 10_000
-    started = time.perf_counter()
     index = SearchIndex.build(session)
+    # question; call id, name, arguments; result id, content; answer: 7 fields for each of 2,500 rounds
+    assert len(index.entries) == 2500 * 7
+    session.files[0].conversations.clear()  # a query reads the index only
     matches, total = index.find("tool_2499")
     assert [m.entry.location for m in matches] == [Location(0, "c1", 9997, 0)]
     matches, total = index.find("answer")
     assert total == 2500 and len(matches) == 500  # the list is capped; the count is not
-    assert time.perf_counter() - started < 5
 
 
 # ------------------------------------------------------------------------------------------ palette

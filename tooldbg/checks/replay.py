@@ -199,15 +199,14 @@ def _compute(loaded: Loaded) -> Iterator[Replay]:
     last_in: dict[str, ExchangeRead] = {}
     previous: ExchangeRead | None = None
     for read in loaded.reads:
-        if read.request is None:
+        if read.request is None or read.conversation is None:  # (a read request is always stitched)
             continue
-        before = last_in.get(read.conversation) if read.conversation is not None else None
+        before = last_in.get(read.conversation)
         if before is None and previous is not None and _continues(previous, read):
             before = previous
         if before is not None and before.request is not None and not _rejected(before):
-            yield _pairs(Replay(conversations.get(read.conversation or ""), before, read))
-        if read.conversation is not None:
-            last_in[read.conversation] = read
+            yield _pairs(Replay(conversations.get(read.conversation), before, read))
+        last_in[read.conversation] = read
         previous = read
 
 
@@ -307,11 +306,10 @@ def _same_name(a: Any, b: Any) -> bool:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """The same call (name and arguments) or the same result (content and flag), ids aside."""
+    """The same call (name and arguments), ids aside. (Results are never paired this way: a result
+    identical to its original has nothing for a rule to report, so pairing it would change nothing.)"""
     if isinstance(a, Invocation) and isinstance(b, Invocation):
         return a.name == b.name and same_arguments(a, b)
-    if isinstance(a, Result) and isinstance(b, Result):
-        return _same_name(a, b) and a.content == b.content and a.is_error == b.is_error
     return False
 
 

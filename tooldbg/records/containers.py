@@ -139,13 +139,16 @@ def _is_exchange(value: Any) -> bool:
 
 
 def _bare_exchange(body: dict[str, Any]) -> Exchange:
-    """A body on its own: a request or a response, told apart by its shape."""
+    """A body on its own: a request or a response, told apart by its shape. Response shapes are
+    tagged (`choices`, `candidates`, `output`, `type: message`, `object: response`) and a response
+    may echo its request's fields (a Responses object carries `instructions`, `tools`,
+    `previous_response_id`), so a body that reads as a response is one."""
     from ..formats import detect_body  # formats depend on records only through StreamEvent
 
     message = Message(location="", body=body)
-    if detect_body(body, "request"):
-        return Exchange(0, request=message)
-    return Exchange(0, response=message)
+    if detect_body(body, "response") or not detect_body(body, "request"):
+        return Exchange(0, response=message)
+    return Exchange(0, request=message)
 
 
 def _single_stream(path: str, container: str, events: list[StreamEvent],

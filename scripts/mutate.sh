@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Mutation testing, on demand (not in CI): mutate tooldbg/checks/, tooldbg/stitch.py and
+# tooldbg/load.py (configured in pyproject.toml, [tool.mutmut]) and run the tests that pin them.
+#
+#   scripts/mutate.sh                      # every mutant (long: checks/ has thousands)
+#   scripts/mutate.sh 'tooldbg.stitch.*' 'tooldbg.load.*'    # only these modules' mutants
+#   SAMPLE=400 SEED=7 scripts/mutate.sh 'tooldbg.checks.*'   # a random sample of 400 of them
+#
+# Needs the [mutation] extra: .venv/bin/pip install -e '.[test,mutation]'. Prints the score
+# (killed / all, timeouts counted as killed) and leaves the survivors for
+# `.venv/bin/mutmut show NAME` / `.venv/bin/mutmut browse`. mutmut works in ./mutants/ (ignored by git).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MUTMUT=${MUTMUT:-.venv/bin/mutmut}
+PY=${PY:-.venv/bin/python}
+
+# The corpus tests read ../shared/corpus from the repository root; mutmut runs the tests from
+# ./mutants/, whose parent is this folder: give it the same corpus while the run lasts.
+made_link=""
+if [[ ! -e tests/corpus && ! -e shared && -d ../shared/corpus ]]; then
+    ln -s ../shared shared
+    made_link=shared
+fi
+trap '[[ -n "$made_link" ]] && rm -f "$made_link"' EXIT
+
+selection=("$@")
+if [[ -n "${SAMPLE:-}" ]]; then
+    # mutmut generates every mutant first; then run a reproducible random sample of the selected ones
+    "$MUTMUT" run --max-children 1 'nothing.matches.this' >/dev/null 2>&1 || true
+    mapfile -t selection < <("$PY" scripts/mutant_sample.py "${SAMPLE}" "${SEED:-0}" "$@")
+    echo "sample: ${#selection[@]} mutants (seed ${SEED:-0}) of: ${*:-all}"
+fi
+
+"$MUTMUT" run --max-children "${JOBS:-2}" "${selection[@]}"
+"$PY" scripts/mutant_sample.py --score "${selection[@]}"
