@@ -345,7 +345,8 @@ def test_clean_samples_have_no_findings():
 
 def test_select_and_ignore_take_code_prefixes():
     codes = [r.code for r in select_rules(ignore=["TD1"])]
-    assert codes == [c for c in RULES if not c.startswith(("TD1", "TD8"))]
+    assert codes == [c for c in RULES if not c.startswith(("TD1", "TD7", "TD8"))]  # TD7xx: diff only
+    assert [r.code for r in select_rules(["TD7"])] == []
     assert [r.code for r in select_rules(["TD3"], ignore=["TD30"])] == []
     assert [r.code for r in select_rules(["TD10", "TD603"], ignore=["TD107"])] == [
         "TD101", "TD102", "TD103", "TD104", "TD105", "TD106", "TD108", "TD603"]
