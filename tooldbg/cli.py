@@ -319,10 +319,10 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
     conversations = [replace(n.conversation, id=n.name) if n.name != n.conversation.id else n.conversation
                      for n in chosen]
     result = export(conversations, target)
+    if target != "canonical":  # before the losses: a body that is not written loses nothing
+        _refuse_blanks(chosen[0].name, conversations[0], target, result, fixed=repair)
     for loss in result.losses:
         _echo(f"loss: {chosen[0].name} {loss}", err=True)
-    if target != "canonical":
-        _refuse_blanks(chosen[0].name, conversations[0], target, result, fixed=repair)
     rejected = False
     if target != "canonical":
         from .checks import preflight

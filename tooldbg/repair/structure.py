@@ -191,7 +191,7 @@ def close_unanswered(conv: Conversation, log: Log) -> Outcome:
             records.append(log.repair(_code(log, call, ("TD102", "TD803")), c + 1, k,
                                       f"call {call.name!r} ({call.wire_id or call.id}, turn {c}) without a "
                                       "result",
-                                      f"error result {short(NO_RESULT, 40)!r}"))
+                                      f"error result {NO_RESULT!r}"))
         turns[c + 1] = replace(turns[c + 1], parts=tuple(parts))
         conv = with_turns(conv, turns)
     return Outcome(conv, tuple(records))
