@@ -77,7 +77,13 @@ def fix_conversation(loaded: Loaded, conversation: Conversation, *, target: str 
     records: list[Record] = []
     for codes, repair in REPAIRS:
         if found.intersection(codes):
-            outcome = repair(conv, log)
+            try:
+                outcome = repair(conv, log)
+            except Exception as err:  # noqa: BLE001 - one repair failing on odd input changes nothing
+                for code in sorted(found.intersection(codes)):
+                    records.append(log.refuse(code, None, None, f"the repair failed on this log "
+                                              f"({type(err).__name__}: {err}); nothing was changed"))
+                continue
             conv = outcome.conversation
             records.extend(outcome.records)
     for f in own:
