@@ -105,8 +105,10 @@ def test_convert_fix_writes_the_recorded_arguments(tmp_path, capsys):
 
 
 def test_openai_chat_keeps_the_defect_as_recorded_unless_fixed(capsys):
-    code, stdout, _ = run(capsys, "convert", TD201, "--to", "openai-chat")
+    code, stdout, err = run(capsys, "convert", TD201, "--to", "openai-chat")
     assert code == 0
+    assert "note: c1 turn 1 part 1: arguments of 'get_weather' are JSON-encoded twice, written as recorded; " \
+           "--fix decodes them (TD201)" in err
     args = json.loads(stdout)["messages"][2]["tool_calls"][0]["function"]["arguments"]
     assert json.loads(json.loads(args)) == PARIS  # double-encoded, as the log has it
     code, stdout, _ = run(capsys, "convert", TD201, "--to", "openai-chat", "--fix")

@@ -323,6 +323,11 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
         _refuse_blanks(chosen[0].name, conversations[0], target, result, fixed=repair)
     for loss in result.losses:
         _echo(f"loss: {chosen[0].name} {loss}", err=True)
+    if not repair:
+        from .repair.guard import kept
+
+        for line in kept(conversations[0], target):
+            _echo(f"note: {chosen[0].name} {line}", err=True)
     rejected = False
     if target != "canonical":
         from .checks import preflight

@@ -64,6 +64,28 @@ def blanks(conv: Conversation, target: str, origins: Mapping[str, Any]) -> list[
     return out
 
 
+def kept(conv: Conversation, target: str) -> list[str]:
+    """Argument defects `target` carries as recorded (it takes a JSON string: a string holding an
+    object, `""`), each as a line naming the repair `--fix` would make. Only what is cheap to see on
+    the conversation itself: `convert` prints these without running `check`."""
+    if target == "canonical" or facts(wire_format(target)).arguments != "string":
+        return []
+    out = []
+    for t, turn in enumerate(conv.turns):
+        for p, call in enumerate(turn.parts):
+            if not isinstance(call, Invocation) or custom(call):
+                continue
+            if isinstance(call.arguments, str):
+                levels, value = decode_levels(call.arguments)
+                if levels >= 1 and isinstance(value, dict | list):
+                    out.append(f"{at(t, p)}: arguments of {call.name!r} are JSON-encoded twice, written as "
+                               "recorded; --fix decodes them (TD201)")
+            elif call.raw_arguments is not None and not call.raw_arguments.strip():
+                out.append(f'{at(t, p)}: arguments of {call.name!r} are "", written as recorded; --fix '
+                           "writes {} (TD205)")
+    return out
+
+
 def _dropped(t: int, p: int, part: Invocation | Result, target: str, bound: dict[str, Any],
              damaged: set[tuple[int, int]], extra: set[tuple[int, int]]) -> Blank:
     what = f"{describe(part)} would be left out of the {target} request"
