@@ -150,8 +150,13 @@ def fit_names(conv: Conversation, log: Log) -> Outcome:
         names.add(conv.tool_choice.name)
     renamed = {n: fit.written_name(n) for n in sorted(names)}
     renamed = {old: new for old, new in renamed.items() if new != old}
+    records: list[Record] = []
+    if "" in renamed:  # a name lost upstream (TD503): any name written for it is made up
+        del renamed[""]
+        records.append(log.refuse("TD806", None, None, f"a call's tool name is empty (lost before the log): "
+                                  f"the name written for {target} would be made up, not repaired"))
     if not renamed:
-        return Outcome(conv)
+        return Outcome(conv, tuple(records))
     tools = tuple(replace(t, name=renamed.get(t.name, t.name)) for t in conv.tools)
     turns = [replace(turn, parts=tuple(
         replace(p, name=renamed[p.name]) if isinstance(p, Invocation | Result) and p.name in renamed else p
@@ -160,8 +165,8 @@ def fit_names(conv: Conversation, log: Log) -> Outcome:
     if isinstance(choice, ToolChoice) and choice.name in renamed:
         choice = replace(choice, name=renamed[choice.name])
     conv = replace(with_turns(conv, turns), tools=tools, tool_choice=choice)
-    records: list[Record] = [log.repair("TD806", None, None, f"tool name {old!r}",
-                                        f"{new!r}, as {target} accepts it") for old, new in renamed.items()]
+    records += [log.repair("TD806", None, None, f"tool name {old!r}", f"{new!r}, as {target} accepts it")
+                for old, new in renamed.items()]
     return Outcome(conv, tuple(records))
 
 
