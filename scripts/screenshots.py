@@ -11,6 +11,8 @@ run headless at 120×36 on the bundled samples, put into a known state by key pr
     format-switch.svg      `f` on the clean capture's failed tool result: the turn re-serialized as
                            OpenAI Chat, with the writer's loss (no is_error field there)
     export-dialog.svg      `e`: the export dialog, losses and pre-flight shown before writing
+    fix-dialog.svg         `x`: the same dialog with its Repairs box ticked, the is_error flag put
+                           back from the request that recorded it, listed before writing
     diff-screen.svg        `d` on both captures of a relay that dropped the second tool result
                            (docs/examples/relay-drops-second-result): the conversation side by side
 
@@ -49,6 +51,7 @@ SHOTS: dict[str, tuple[str, Location | None, tuple[str, ...], tuple[str, ...]]] 
     "format-switch": ("textual-dark", Location(1, "c1", 2), ("f",), DEMO),
     "export-dialog": ("textual-dark", None, ("e",), DEMO),
     "diff-screen": ("textual-dark", None, ("d",), RELAY),
+    "fix-dialog": ("textual-dark", None, ("x",), DEMO),
 }
 
 

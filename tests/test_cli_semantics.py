@@ -160,7 +160,7 @@ def test_a_bare_id_in_several_files_asks_which(folder, capsys):
 def test_conversation_takes_the_file_qualified_id(folder, capsys, spelled):
     wanted = spelled.format(folder=folder)
     code, out, err = run(capsys, "convert", str(folder), "--to", "openai-chat", "--conversation", wanted,
-                         "--format", "json")
+                         "--format", "json", "--fix")  # its orphan result is taken out, not dropped unsaid
     assert code == 0, err
     doc = json.loads(out)
     assert doc["conversations"] == [f"{folder / 'orphan.json'}#c1"]
@@ -183,10 +183,10 @@ def test_one_file_keeps_bare_ids_and_accepts_the_qualified_one(capsys):
 # -- unknown commands ---------------------------------------------------------------------------
 
 def test_an_unknown_command_is_named_as_one(capsys):
-    code, out, err = run(capsys, "fix", "run.har")
+    code, out, err = run(capsys, "lint", "run.har")
     assert code == 2 and out == ""
     line = one_line(err)
-    assert line.startswith("tooldbg: no such command 'fix' (commands: open, show, convert, check")
+    assert line.startswith("tooldbg: no such command 'lint' (commands: open, show, convert, check")
     code, _, err = run(capsys, "chek", "run.har")
     assert code == 2 and "no such command 'chek'; did you mean 'check'?" in one_line(err)
 
@@ -205,8 +205,8 @@ def test_a_word_that_is_a_path_still_opens_it(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(tui_app, "make_app", App)
     monkeypatch.chdir(tmp_path)
-    shutil.copy(CLEAN, tmp_path / "fix")
-    assert run(capsys, "fix")[0] == 0 and opened == [("fix",)]
+    shutil.copy(CLEAN, tmp_path / "lint")
+    assert run(capsys, "lint")[0] == 0 and opened == [("lint",)]
     code, _, err = run(capsys, "missing-log.jsonl")  # not shaped like a command: a missing file
     assert code == 2 and one_line(err) == "tooldbg: missing-log.jsonl: no such file or folder"
 

@@ -46,6 +46,13 @@ def outputs(log: Path, out_dir: Path) -> list[tuple[str, list[str], Path | None]
         written = out_dir / f"out.{target}.json"
         runs.append((f"convert --to {target} -o", ["convert", str(log), "--to", target, "-o", str(written)],
                      written))
+    fixed = out_dir / "fixed.json"
+    runs += [("fix", ["fix", str(log)], None),
+             ("fix --format json", ["fix", str(log), "--format", "json"], None),
+             ("fix -o", ["fix", str(log), "-o", str(fixed)], fixed),
+             ("fix --to anthropic", ["fix", str(log), "--to", "anthropic"], None),
+             ("convert --to openai-responses --fix", ["convert", str(log), "--to", "openai-responses", "--fix"],
+              None)]
     return runs
 
 
@@ -58,7 +65,7 @@ def run_all(capfdbinary: pytest.CaptureFixture[bytes], log: Path, out_dir: Path,
         code, out, err = run(capfdbinary, *argv, *extra)
         assert code in (0, 1), f"{name}: exit {code}: {err.decode(errors='replace')}"
         data = out + b"\n" + err
-        if written is not None:
+        if written is not None and written.exists():  # an export that would blank data writes nothing
             data += b"\n" + written.read_bytes()
             written.unlink()
         seen[name] = data
@@ -100,7 +107,9 @@ def test_with_no_redact_every_output_shows_them(capfdbinary: pytest.CaptureFixtu
     assert [name for name, secret in SECRETS.items() if secret not in show] == []
     # the loss lines on stderr quote the invalid arguments, the converted body the tool result
     assert SECRETS["invalid-JSON arguments"][:20].encode() in seen["convert --to gemini"]
-    assert SECRETS["tool result"].encode() in seen["convert --to anthropic -o"]
+    assert SECRETS["tool result"].encode() in seen["convert --to openai-responses -o"]
+    # gemini cannot carry the invalid arguments: nothing written, the line saying so quotes them
+    assert SECRETS["invalid-JSON arguments"][:20].encode() in seen["fix --to anthropic"]
 
 
 @pytest.mark.parametrize("where", ["show", "check text", "check json", "check github",
@@ -142,7 +151,10 @@ TEXT_RUNS = [
     ["show", "{folder}", "--width", "300"],
     ["show", "{log}", "--width", "300", "--no-redact"],
     ["convert", "{folder}", "--to", "anthropic"],
-    ["convert", "{log}", "--to", "gemini"],
+    ["convert", "{log}", "--to", "mistral"],  # gemini cannot carry its invalid arguments: not written
+    ["convert", "{log}", "--to", "openai-chat", "--fix"],
+    ["fix", "{log}"],
+    ["fix", "{folder}", "--to", "bedrock", "--dry-run"],
     ["convert", "{log}", "--to", "canonical"],
     ["convert", "{log}", "--to", "openai-responses", "--no-redact"],
     ["convert", "{folder}", "--to", "bedrock", "--format", "json"],

@@ -29,18 +29,20 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from . import __version__, formats
-from .convert import TARGETS, check_writable, export, write_atomically
+from .convert import TARGETS, Export, check_writable, export, write_atomically
 from .errors import InputError, ToolDbgError
 from .jsonio import dumps
 from .load import Loaded, load, load_bytes
 from .model import CANONICAL_FORMAT, Conversation
 from .render import clean, clean_json, guard, redaction
-from .targets import PROFILES
+from .targets import PROFILES, wire_format
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from .checks import Rule
+    from .checks import Finding, Rule
+    from .repair import Fixed, Record, Refusal
+    from .report import Checked
 
 INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
 #: How standard input is named in messages and reports (`-` on the command line).
@@ -281,11 +283,18 @@ def show(files: tuple[str, ...], conversation_id: str | None, input_format: str 
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               help="json: one document with the body and the losses.")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it is an existing file.")
+@click.option("--fix", "repair", is_flag=True,
+              help="Make the safe repairs first (as `tooldbg fix` does), each listed on stderr.")
+@click.option("--keep-orphans", is_flag=True, help="With --fix: keep results that answer no call, as text.")
 @click.option("--no-redact", is_flag=True, help="Keep API keys and tokens unmasked.")
 def convert(file: str, target: str, output: str | None, conversation_id: str | None,
-            input_format: str | None, output_format: str, force: bool, no_redact: bool) -> None:
+            input_format: str | None, output_format: str, force: bool, repair: bool, keep_orphans: bool,
+            no_redact: bool) -> None:
     """Re-serialize FILE (- for standard input): the canonical document, or the request body that
-    replays one conversation in another provider's format. Losses go to stderr, one line each."""
+    replays one conversation in another provider's format. Losses go to stderr, one line each.
+    Nothing recorded is written empty: where the target cannot carry something as the log has it
+    (arguments it would write as {}, a call or result it would leave out), convert stops (exit 1)
+    naming the repair, which --fix makes."""
     _redact(not no_redact)
     inputs = [Path(file)] if file != "-" else []
     if output:
@@ -300,12 +309,25 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
              "pick one with --conversation")
     else:
         chosen = every
+    if repair:
+        fixed = _fix(chosen, target, keep_orphans=keep_orphans)
+        for item in fixed:
+            for record in item.records:
+                _echo(_record_line(record), err=True)
+        chosen = [replace(n, conversation=f.conversation) for n, f in zip(chosen, fixed, strict=True)]
     # Ids written are the ones the user sees: FILE#c1 when a folder's files are merged.
     conversations = [replace(n.conversation, id=n.name) if n.name != n.conversation.id else n.conversation
                      for n in chosen]
     result = export(conversations, target)
+    if target != "canonical":  # before the losses: a body that is not written loses nothing
+        _refuse_blanks(chosen[0].name, conversations[0], target, result, fixed=repair)
     for loss in result.losses:
         _echo(f"loss: {chosen[0].name} {loss}", err=True)
+    if not repair:
+        from .repair.guard import kept
+
+        for line in kept(conversations[0], target):
+            _echo(f"note: {chosen[0].name} {line}", err=True)
     rejected = False
     if target != "canonical":
         from .checks import preflight
@@ -441,6 +463,206 @@ def _one_log(path: str) -> Loaded:
         fail(f"{path}: diff compares two logs, and this folder holds {len(loaded)} "
              f"({_listing([item.path for item in loaded])}); give one file per side")
     return loaded[0]
+
+
+def _fix(chosen: Sequence[Named], target: str, *, only: Sequence[str] = (), skip: Sequence[str] = (),
+         keep_orphans: bool = False) -> list[Fixed]:
+    """The chosen conversations repaired (check runs once per file)."""
+    from .checks import run_checks, select_rules
+    from .checks.base import Context
+    from .repair import fix_conversation
+
+    rule_target = None if target == "canonical" else target
+    per_file: dict[int, tuple[list[Finding], Context]] = {}
+    out = []
+    for n in chosen:
+        if id(n.loaded) not in per_file:
+            per_file[id(n.loaded)] = (run_checks(n.loaded, select_rules(target=rule_target), rule_target),
+                                      Context(n.loaded, target=rule_target))
+        findings, context = per_file[id(n.loaded)]
+        out.append(fix_conversation(n.loaded, n.conversation, target=rule_target, findings=findings,
+                                    only=only, skip=skip, keep_orphans=keep_orphans, name=n.name,
+                                    context=context))
+    return out
+
+
+def _at(turn: int | None, part: int | None) -> str:
+    from .repair.base import at
+
+    return at(turn, part)
+
+
+def _record_line(record: Record) -> str:
+    """`repair TD201 c1 turn 1 part 1: before → after`, or `not repaired TD107 c1 turn 2 part 0: why`."""
+    from .repair import Repair
+
+    where = f"{record.code} {record.conversation} {_at(record.turn, record.part)}"
+    if isinstance(record, Repair):
+        return f"repair {where}: {record.before} → {record.after}"
+    return f"not repaired {where}: {record.reason}"
+
+
+def _blank_lines(name: str, conversation: Conversation, target: str, result: Export) -> list[str]:
+    from .repair import blanks
+
+    return [f"{name} {blank}" for blank in blanks(conversation, target, result.origins)]
+
+
+def _refuse_blanks(name: str, conversation: Conversation, target: str, result: Export, *,
+                   fixed: bool) -> None:
+    """Stop (exit 1, nothing written) when the body would hold an empty value in place of recorded
+    content, naming the repair that prevents it."""
+    lines = _blank_lines(name, conversation, target, result)
+    if not lines:
+        return
+    for line in lines:
+        _echo(f"tooldbg: {line}", err=True)
+    hint = ("no safe repair exists for it" if fixed else
+            "run with --fix (or `tooldbg fix`) to make the repairs named")
+    _echo(f"tooldbg: not written: {target} cannot carry {len(lines)} recorded value"
+          f"{'s' if len(lines) != 1 else ''} as the log has {'them' if len(lines) != 1 else 'it'}, and "
+          f"tooldbg never writes an empty value in its place; {hint}", err=True)
+    sys.exit(1)
+
+
+@cli.command("fix")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", type=click.Path(),
+              help="Write the repaired conversation here (a new path, or an existing file with --force).")
+@click.option("--to", "target", type=click.Choice([*TARGETS, *PROFILES]), default="canonical",
+              show_default=True, help="Format to write (a profile: its wire format, fitted to its limits).")
+@click.option("--only", multiple=True, help="Only repair findings of these codes or prefixes (TD2, TD303…).")
+@click.option("--skip", multiple=True, help="Do not repair findings of these codes or prefixes.")
+@click.option("--keep-orphans", is_flag=True, help="Keep results that answer no call, as user text.")
+@click.option("--dry-run", is_flag=True,
+              help="List the repairs and what check says after them; write nothing.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+              help="json: the check document of the result, plus its repairs and refusals.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "never"]), default="error",
+              help="Exit 1 when a finding at or above this severity remains after the repairs.")
+@click.option("--conversation", "conversation_id",
+              help="Only this conversation: c1, or FILE#c1 when several files are read.")
+@click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it is an existing file.")
+@click.option("--no-redact", is_flag=True, help="Keep API keys and tokens unmasked.")
+def fix_command(files: tuple[str, ...], output: str | None, target: str, only: tuple[str, ...],
+                skip: tuple[str, ...], keep_orphans: bool, dry_run: bool, output_format: str, fail_on: str,
+                conversation_id: str | None, input_format: str | None, force: bool, no_redact: bool) -> None:
+    """Make the safe repairs of FILES (- for standard input), list each one, and write the repaired
+    conversation: the canonical document, or with --to the request body that replays it. A repair
+    that needs a guess is not made: it is listed with the reason. check (with --target when a wire
+    format is written) then runs on the result; exit 0 only when nothing at or above --fail-on
+    remains, 1 otherwise (or when the result could not be written without blanking recorded data)."""
+    _redact(not no_redact)
+    from .checks import run_checks, select_rules, severity_rank
+    from .repair import after_writing
+    from .report import Checked, to_json
+
+    selected = {"--only": _repair_codes("--only", only), "--skip": _repair_codes("--skip", skip)}
+    inputs = [Path(f) for f in files if f != "-"]
+    if output and not dry_run:
+        check_writable(Path(output), inputs=inputs, force=force)
+    loaded = _load(files, input_format)
+    _report_errors(loaded)
+    every = named(loaded)
+    if conversation_id is not None:
+        chosen = [pick(loaded, conversation_id)]
+    elif target != "canonical" and len(every) > 1:
+        fail(f"{', '.join(files)}: {len(every)} conversations ({_listing([n.name for n in every])}); "
+             f"{target} holds one: pick it with --conversation")
+    else:
+        chosen = every
+    fixed = _fix(chosen, target, only=selected["--only"], skip=selected["--skip"], keep_orphans=keep_orphans)
+    conversations = [replace(f.conversation, id=f.name) for f in fixed]
+    result = export(conversations, target)
+    blocked = [] if target == "canonical" else _blank_lines(fixed[0].name, conversations[0], target, result)
+    text = result.text(redact=not no_redact)
+    where = output if output and not dry_run else ("<dry-run>" if dry_run else "<stdout>")
+    rule_target = None if target == "canonical" else target
+    if blocked:
+        results: list[Checked] = []
+    else:
+        checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
+        found = run_checks(checked, select_rules(target=rule_target), rule_target)
+        if rule_target is not None:  # the written body holds the one conversation chosen: its name
+            found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
+        results = [Checked(checked, found)]
+    remaining = [f for r in results for f in r.findings]
+    threshold = None if fail_on == "never" else severity_rank(fail_on)
+    refused = {(r.conversation, r.code) for f in fixed for r in f.refusals}
+    late = []  # what check still finds on the result, at or above --fail-on, that no refusal explains
+    for finding in remaining:
+        name = finding.conversation or fixed[0].name
+        if threshold is not None and severity_rank(finding.severity) >= threshold \
+                and (name, finding.code) not in refused:
+            refused.add((name, finding.code))
+            late.append(after_writing(finding, target, name))
+    failed = bool(blocked) or (threshold is not None and any(severity_rank(f.severity) >= threshold
+                                                               for f in remaining))
+    written = bool(output) and not dry_run and not blocked
+    if output_format == "json":
+        doc = to_json(results) if results else to_json([])
+        doc.update({"target": target, "conversations": [f.name for f in fixed],
+                    "repairs": [r.to_dict() for f in fixed for r in f.repairs],
+                    "refusals": [r.to_dict() for r in (*(x for f in fixed for x in f.refusals), *late)],
+                    "blocked": blocked, "output": output if written else None})
+        if not output and not dry_run and not blocked:
+            doc["body"] = result.body
+        click.echo(_json_text(doc), nl=False)
+    else:
+        err = not output and not dry_run  # the body goes to stdout: the report to stderr
+        for f in fixed:
+            for record in f.records:
+                _echo(_record_line(record), err=err)
+        for refusal in late:
+            _echo(_record_line(refusal), err=err)
+        for line in blocked:
+            _echo(f"not written: {line}", err=err)
+        for finding in remaining:
+            place = " ".join(x for x in (finding.conversation or "", _at(finding.turn, finding.part)
+                                         if finding.turn is not None else "") if x)
+            _echo(f"remains {finding.code} {finding.severity} {finding.name}: {place}"
+                  f"{': ' if place else ''}{finding.message}", err=err)
+        _echo(_fix_summary(fixed, late, results, target, blocked, written, output, dry_run), err=err)
+    if written:
+        write_atomically(Path(output), text, inputs=inputs, force=force)  # type: ignore[arg-type]
+    elif not output and not dry_run and not blocked and output_format == "text":
+        click.echo(text, nl=False)
+    if failed:
+        sys.exit(1)
+
+
+def _fix_summary(fixed: Sequence[Fixed], late: Sequence[Refusal], results: Sequence[Checked], target: str,
+                 blocked: Sequence[str], written: bool, output: str | None, dry_run: bool) -> str:
+    from .report import summary
+
+    repairs = sum(len(f.repairs) for f in fixed)
+    refusals = sum(len(f.refusals) for f in fixed) + len(late)
+    line = (f"{repairs} repair{'s' if repairs != 1 else ''}, {refusals} not repaired")
+    if blocked:
+        many = len(blocked) != 1
+        return (line + f"; not written: {target} cannot carry {len(blocked)} recorded value"
+                f"{'s' if many else ''} without blanking {'them' if many else 'it'}")
+    counts = summary(list(results))
+    how = "check" + ("" if target == "canonical" else f" --target {target}")
+    line += f"; {how} on the result: " + ", ".join(
+        f"{n} {s}{'s' if n != 1 and s != 'info' else ''}" for s, n in counts.items())
+    if dry_run:
+        return line + "; nothing written (--dry-run)"
+    return line + (f"; wrote {output}" if written else "")
+
+
+def _repair_codes(option: str, values: tuple[str, ...]) -> list[str]:
+    """`--only`/`--skip` codes or prefixes; one that names no rule is a usage error."""
+    from .checks import RULES
+
+    by_name = {rule.name.upper(): rule.code for rule in RULES.values()}
+    codes = [by_name.get(code, code) for code in _codes(values)]
+    for code in codes:
+        if not any(rule.startswith(code) for rule in RULES):
+            fail(f"{option} {code}: no rule has this code or prefix (codes: {_code_ranges(RULES.values())}; "
+                 "see `tooldbg rules`)")
+    return codes
 
 
 @cli.command()

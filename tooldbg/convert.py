@@ -10,7 +10,8 @@ the input, over an existing file only when told to, atomically.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import formats
@@ -31,6 +32,8 @@ class Export:
     target: str
     body: dict[str, Any]
     losses: tuple[Loss, ...]
+    #: Where each wire node came from (`Written.origins`; empty for the canonical document).
+    origins: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def text(self, *, redact: bool = True) -> str:
         """The body as written: JSON, credentials masked unless `redact` is false."""
@@ -47,4 +50,4 @@ def export(conversations: list[Conversation], target: str) -> Export:
     if len(conversations) != 1:
         raise ValueError("a wire format holds exactly one conversation")
     written = formats.get(wire_format(target)).write(conversations[0], target=target)
-    return Export(target, written.body, written.losses)
+    return Export(target, written.body, written.losses, written.origins)

@@ -19,7 +19,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Select, Static
 
 from tooldbg.checks import preflight
-from tooldbg.cli import bundled_sample
+from tooldbg.cli import bundled_sample, bundled_samples
 from tooldbg.convert import export
 from tooldbg.load import load
 from tooldbg.model import Conversation, Invocation, Result, Turn, document
@@ -233,6 +233,66 @@ def test_export_cancel_writes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["weather.jsonl"]
 
 
+TD201 = Path(__file__).resolve().parents[2] / "sample_transcripts" / "defects" / \
+    "TD201-litellm-proxy-double-encodes-arguments.jsonl"
+
+
+def test_export_never_blanks_recorded_arguments_until_repairs_are_ticked(tmp_path: Path) -> None:
+    path = tmp_path / "td201.jsonl"
+    shutil.copy(TD201, path)
+
+    async def body(pilot: Pilot) -> None:
+        screen = await open_export(pilot)
+        assert screen.query_one("#export-repairs").value is False
+        await choose_format(pilot, screen, "anthropic")
+        shown = report(screen)
+        assert "Repairs  off: export writes the conversation as recorded" in shown
+        assert "Blocked (1)  anthropic cannot carry these as recorded" in shown
+        assert "arguments of 'get_weather' are a JSON string holding an object; anthropic needs an object " \
+               "and would get {}; repair TD201: decode them into the object" in shown
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        status = rendered(screen.query_one("#export-status", Static))
+        assert "not written: anthropic would get an empty value in place of 1 recorded value" in status
+        assert not (tmp_path / "td201.anthropic.json").exists()
+
+        screen.query_one("#export-repairs").value = True
+        await settle(pilot)
+        assert screen.fixed is not None and screen.blanked == []
+        shown = report(screen)
+        assert "Repairs (1)  made before writing, each listed" in shown
+        assert "TD201 turn 1 part 1  arguments of 'get_weather'" in shown
+        assert '→ {"city":"Paris","unit":"celsius"}' in shown
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        written = json.loads((tmp_path / "td201.anthropic.json").read_text(encoding="utf-8"))
+        uses = [b for m in written["messages"] if isinstance(m["content"], list) for b in m["content"]
+                if b["type"] == "tool_use"]
+        assert [u["input"] for u in uses] == [{"city": "Paris", "unit": "celsius"}]
+        assert any("1 repair" in n.message for n in pilot.app._notifications)
+
+    run(path, body)
+
+
+def test_x_opens_the_export_with_the_repairs_listed(tmp_path: Path) -> None:
+    path = tmp_path / "oncall.jsonl"
+    shutil.copy(bundled_samples()[0], path)
+
+    async def body(pilot: Pilot) -> None:
+        await pilot.press("x")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ExportScreen) and screen.query_one("#export-repairs").value is True
+        shown = report(screen)
+        assert "TD303 turn 2 part 1  result 'toolu_01Pd4Fg6Jn1Qs8Vx3Kb7Lt2Ze' without is_error → is_error: " \
+               "true, as exchange 1's request recorded it" in shown
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, MainScreen)
+
+    run(path, body)
+
+
 def test_export_dialog_offers_every_target_and_fits_80x24(tmp_path: Path) -> None:
     path = sample(tmp_path)
 
@@ -240,8 +300,8 @@ def test_export_dialog_offers_every_target_and_fits_80x24(tmp_path: Path) -> Non
         screen = await open_export(pilot)
         assert set(EXPORT_TARGETS) >= {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock",
                                        "canonical", "mistral", "deepseek", "kimi"}
-        for widget_id in ("#export-format", "#export-path", "#export-report", "#export-write",
-                          "#export-cancel"):
+        for widget_id in ("#export-format", "#export-path", "#export-redact", "#export-repairs",
+                          "#export-report", "#export-write", "#export-cancel"):
             region = screen.query_one(widget_id).region
             assert region.height >= 1 and region.bottom <= 24 and region.right <= 80, widget_id
 

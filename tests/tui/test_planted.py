@@ -90,7 +90,9 @@ async def walk(pilot: Pilot) -> list[tuple[str, str]]:
 
 
 async def export_all(pilot: Pilot, folder: Path, mask: bool) -> list[tuple[str, str]]:
-    """Write the conversation in every target through the dialog; (target, report + file)."""
+    """Write the conversation in every target through the dialog; (target, report + file). A target
+    that cannot carry the log's invalid arguments without writing `{}` is not written: (target,
+    report + the dialog's refusal), and `blocked` holds it."""
     seen = []
     for target in EXPORT_TARGETS:
         await pilot.press("e")
@@ -106,6 +108,12 @@ async def export_all(pilot: Pilot, folder: Path, mask: bool) -> list[tuple[str, 
         report = shown(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
+        if dialog.blanked:
+            assert pilot.app.screen is dialog and not written.exists(), f"{target}: written with {{}}"
+            seen.append((f"{target} (blocked)", report + "\n" + shown(pilot)))
+            await pilot.press("escape")
+            await settle(pilot)
+            continue
         assert isinstance(pilot.app.screen, MainScreen), f"{target}: the dialog did not write"
         seen.append((target, report + "\n" + written.read_text(encoding="utf-8") + "\n" + shown(pilot)))
     return seen
@@ -125,8 +133,11 @@ async def test_no_view_shows_a_planted_secret_and_exports_are_masked(tmp_path: P
         unmasked = await export_all(pilot, tmp_path, mask=False)
         written = "\n".join(text for _, text in unmasked)
         assert SECRETS["tool result"] in written and SECRETS["key after a newline"] in written
+        assert {t for t, _ in unmasked if t.endswith("(blocked)")} == {
+            "anthropic (blocked)", "gemini (blocked)", "bedrock (blocked)"}  # the invalid arguments
         for target, text in unmasked:
-            assert MARK in text, f"{target}: the export carries no secret even unmasked"
+            if not target.endswith("(blocked)"):
+                assert MARK in text, f"{target}: the export carries no secret even unmasked"
 
 
 async def test_a_hostile_folder_and_file_name_stay_inert(tmp_path: Path):

@@ -25,6 +25,7 @@ class ToolDbgApp(App):
     COMMANDS = App.COMMANDS | {ToolDbgCommands}
     BINDINGS = [
         Binding("e", "export", "Export"),
+        Binding("x", "fix", "Fix: export with the safe repairs, each listed first", show=False),
         Binding("slash", "search", "Search", key_display="/"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("t", "toggle_dark", "Dark/light theme", show=False),
@@ -86,7 +87,7 @@ class ToolDbgApp(App):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Export and search act on the main screen's session: hidden elsewhere, dimmed while
         the session loads."""
-        if action in ("export", "search"):
+        if action in ("export", "fix", "search"):
             if not isinstance(self.screen, MainScreen):
                 return False
             return True if self.session is not None else None
@@ -120,7 +121,10 @@ class ToolDbgApp(App):
         if event.session is self.session:
             self._search_index = event.index
 
-    def action_export(self) -> None:
+    def action_fix(self) -> None:
+        self.action_export(repairs=True)
+
+    def action_export(self, repairs: bool = False) -> None:
         main = self._main()
         if self.session is None or main is None or self.screen is not main:
             return
@@ -128,7 +132,7 @@ class ToolDbgApp(App):
         if not self.session.files[location.file].conversations:
             self.notify("nothing to export: this file holds no conversation", severity="warning")
             return
-        self.push_screen(ExportScreen(self.session, location))
+        self.push_screen(ExportScreen(self.session, location, repairs=repairs))
 
 
 def make_app(paths: Sequence[str | Path], input_format: str | None = None) -> ToolDbgApp:

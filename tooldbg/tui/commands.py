@@ -40,6 +40,8 @@ class ToolDbgCommands(Provider):
         app, screen = self.app, self.screen
         yield Command("Export…", "Write this conversation in another format, losses shown first",
                       partial(app.run_action, "export"))
+        yield Command("Fix and export…", "Make the safe repairs, each listed, then write the conversation",
+                      partial(app.run_action, "fix"))
         yield Command("Search turns and content…", "Text, tool names, arguments, results and ids",
                       partial(app.run_action, "search"))
         yield Command("Help: keys and panes", "Every key and what each pane shows",

@@ -1,10 +1,16 @@
-"""Export (`e`): write the current conversation in another format — a wire format, a provider profile
-or the canonical document — showing, before anything is written, what the writer could not carry and
-whether the target would accept the body (the TD8xx pre-flight).
+"""Export (`e`) and fix (`x`): write the current conversation in another format — a wire format, a
+provider profile or the canonical document — showing, before anything is written, what the writer
+could not carry, whether the target would accept the body (the TD8xx pre-flight) and, with the
+Repairs box ticked (`x` opens the dialog with it ticked), every repair `tooldbg fix` makes first and
+every one it refuses, with the reason.
 
-The body and both reports are computed in a thread worker whenever the format changes. Writing goes
-through `convert.write_atomically`: never over an input, and over an existing file only after the
-user confirms in the dialog. Secrets are masked unless the user unticks the box.
+Nothing recorded is written empty: when the target would get `{}` for arguments, or lose a call or a
+result the log holds, the dialog lists where and the repair that prevents it, and writes only once
+the Repairs box is ticked (and only what then needs no guess).
+
+The body and the reports are computed in a thread worker whenever the format or the box changes.
+Writing goes through `convert.write_atomically`: never over an input, and over an existing file only
+after the user confirms in the dialog. Secrets are masked unless the user unticks the box.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from ...checks import Finding, preflight
 from ...convert import Export, check_writable, export, write_atomically
 from ...errors import ToolDbgError
 from ...render import clean, safe, visible
+from ...repair import Blank, Fixed, Repair, blanks, fix_conversation
+from ...repair.base import at
 from ...targets import PROFILES, wire_format
 from ..session import Location, Session
 
@@ -53,8 +61,10 @@ def default_target(source_formats: list[str]) -> str:
     return next((t for t in formats.WIRE_FORMATS if t not in source_formats), "canonical")
 
 
-def report(target: str, result: Export, findings: list[Finding]) -> Group:
-    """The losses, the pre-flight findings and the repairs, as the dialog lists them."""
+def report(target: str, result: Export, findings: list[Finding], fixed: Fixed | None = None,
+           blanked: list[Blank] | None = None) -> Group:
+    """The losses, the pre-flight findings and the repairs (`fixed`: the Repairs box is ticked), as
+    the dialog lists them; `blanked` are the places the target would get an empty value."""
     writer = "the canonical form" if target == "canonical" else f"the {wire_format(target)} writer"
     rows: list[Text] = []
     head = Text(f"Losses ({len(result.losses)})", "bold")
@@ -99,9 +109,54 @@ def report(target: str, result: Export, findings: list[Finding]) -> Group:
         if len(findings) > SHOWN:
             rows.append(Text(f"  … and {len(findings) - SHOWN} more", "dim"))
     rows.append(Text(""))
-    rows.append(Text.assemble(("Repairs", "bold"),
-                              ("  none: export writes the conversation as recorded", "dim")))
+    rows += repair_rows(fixed, blanked or [], target)
     return Group(*rows)
+
+
+def repair_rows(fixed: Fixed | None, blanked: list[Blank], target: str) -> list[Text]:
+    """The Repairs section: each repair (before → after) and each refusal with its reason, or, with
+    the box unticked, what the export would blank and the repair that prevents it."""
+    rows: list[Text] = []
+    if fixed is None:
+        rows.append(Text.assemble(("Repairs", "bold"), ("  off: export writes the conversation as recorded "
+                                                        "(tick Repairs, or press x, to make the safe "
+                                                        "repairs first)", "dim")))
+    else:
+        repairs, refusals = fixed.repairs, fixed.refusals
+        head = Text(f"Repairs ({len(repairs)})", "bold")
+        head.append("  made before writing, each listed", "dim")
+        rows.append(head)
+        if not fixed.records:
+            rows.append(Text("  none needed: no finding of this conversation has a repair", "green"))
+        for record in fixed.records[:SHOWN]:
+            line = Text("  ")
+            line.append(record.code, "bold")
+            line.append(f" {at(record.turn, record.part)}  ")
+            if isinstance(record, Repair):
+                line.append_text(safe(record.before))
+                line.append(" → ", "bold green")
+                line.append_text(safe(record.after))
+            else:
+                line.append("not repaired: ", "bold yellow")
+                line.append_text(safe(record.reason))
+            rows.append(line)
+        if len(fixed.records) > SHOWN:
+            rows.append(Text(f"  … and {len(fixed.records) - SHOWN} more", "dim"))
+        if refusals:
+            rows.append(Text(f"  {len(refusals)} not repaired: each needs a guess", "yellow"))
+    if blanked:
+        rows.append(Text(""))
+        head = Text(f"Blocked ({len(blanked)})", "bold red")
+        head.append(f"  {target} cannot carry these as recorded, and tooldbg writes no empty value in "
+                    "their place", "dim")
+        rows.append(head)
+        for blank in blanked[:SHOWN]:
+            line = Text("  ✗ ", "bold red")
+            line.append_text(safe(str(blank)))
+            rows.append(line)
+        rows.append(Text("  tick Repairs to make the repairs named" if fixed is None else
+                         "  not written: no safe repair exists for these", "bold red"))
+    return rows
 
 
 class ExportScreen(ModalScreen[Path | None]):
@@ -113,7 +168,7 @@ class ExportScreen(ModalScreen[Path | None]):
         Binding("ctrl+s", "write", "Write"),
     ]
 
-    def __init__(self, session: Session, location: Location) -> None:
+    def __init__(self, session: Session, location: Location, *, repairs: bool = False) -> None:
         super().__init__()
         loaded = session.files[location.file]
         conversation = session.conversation(location) or \
@@ -125,9 +180,12 @@ class ExportScreen(ModalScreen[Path | None]):
         #: Never written over: every file of the session.
         self.inputs = [Path(f.path) for f in session.files]
         self.target = default_target(loaded.formats)
+        self.repairs = repairs
         self.result: Export | None = None
         self.findings: list[Finding] = []
-        self._computed_for: str | None = None
+        self.fixed: Fixed | None = None
+        self.blanked: list[Blank] = []
+        self._computed_for: tuple[str, bool] | None = None
         self._auto_path = str(self._default_path(self.target))
         self._confirmed: Path | None = None
 
@@ -152,7 +210,11 @@ class ExportScreen(ModalScreen[Path | None]):
             with Horizontal(classes="export-row"):
                 yield Label("Path", classes="export-label")
                 yield Input(value=self._auto_path, id="export-path", compact=True)
-            yield Checkbox("Mask secrets (API keys, tokens)", value=True, id="export-redact", compact=True)
+            with Horizontal(id="export-boxes"):
+                yield Checkbox("Mask secrets (API keys, tokens)", value=True, id="export-redact",
+                               compact=True)
+                yield Checkbox("Repairs (safe ones, each listed)", value=self.repairs, id="export-repairs",
+                               compact=True)
             with VerticalScroll(id="export-report"):
                 yield Static(Text("computing the losses…", "dim"), id="export-report-body")
             yield Static(id="export-status", classes="-empty")
@@ -162,7 +224,7 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         self.query_one("#export-format", Select).focus()
-        self.call_after_refresh(self.compute, self.target)  # paint the dialog first
+        self.call_after_refresh(self.compute, self.target, self.repairs)  # paint the dialog first
 
     # ------------------------------------------------------------------------------------ state
 
@@ -175,10 +237,20 @@ class ExportScreen(ModalScreen[Path | None]):
         if path_input.value == self._auto_path:
             self._auto_path = str(self._default_path(self.target))
             path_input.value = self._auto_path
+        self._recompute()
+
+    @on(Checkbox.Changed, "#export-repairs")
+    def _repairs_changed(self, event: Checkbox.Changed) -> None:
+        if event.value == self.repairs:
+            return
+        self.repairs = event.value
+        self._recompute()
+
+    def _recompute(self) -> None:
         self.result = None
         self.query_one("#export-report-body", Static).update(Text("computing the losses…", "dim"))
         self._set_status(Text(""))
-        self.compute(self.target)
+        self.compute(self.target, self.repairs)
 
     @on(Input.Changed, "#export-path")
     def _path_changed(self, _event: Input.Changed) -> None:
@@ -209,23 +281,29 @@ class ExportScreen(ModalScreen[Path | None]):
         status.set_class(not text.plain, "-empty")
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
-    def compute(self, target: str) -> None:
-        """The body, the writer's losses and the pre-flight findings for `target`, off the UI thread."""
+    def compute(self, target: str, repairs: bool = False) -> None:
+        """The body, the writer's losses, the pre-flight findings, the repairs (`repairs`) and what
+        would be blanked, for `target`, off the UI thread."""
         try:
-            result = export([self.conversation], target)
+            fixed = fix_conversation(self.loaded, self.conversation, target=target) if repairs else None
+            conversation = fixed.conversation if fixed is not None else self.conversation
+            result = export([conversation], target)
             findings = preflight(result.body, target) if target != "canonical" else []
+            blanked = blanks(conversation, target, result.origins)
         except Exception as err:  # noqa: BLE001 - a writer failing on odd input is shown, not raised
             message = str(err) if isinstance(err, (ToolDbgError, ValueError)) else \
                 f"internal error: {type(err).__name__}: {err}"
             self.app.call_from_thread(self._failed, target, message)
             return
-        self.app.call_from_thread(self._computed, target, result, findings)
+        self.app.call_from_thread(self._computed, target, repairs, result, findings, fixed, blanked)
 
-    def _computed(self, target: str, result: Export, findings: list[Finding]) -> None:
-        if target != self.target:
-            return  # the user picked another format meanwhile
-        self.result, self.findings, self._computed_for = result, findings, target
-        self.query_one("#export-report-body", Static).update(report(target, result, findings))
+    def _computed(self, target: str, repairs: bool, result: Export, findings: list[Finding],
+                  fixed: Fixed | None, blanked: list[Blank]) -> None:
+        if (target, repairs) != (self.target, self.repairs):
+            return  # the user picked another format, or flipped the box, meanwhile
+        self.result, self.findings, self._computed_for = result, findings, (target, repairs)
+        self.fixed, self.blanked = fixed, blanked
+        self.query_one("#export-report-body", Static).update(report(target, result, findings, fixed, blanked))
 
     def _failed(self, target: str, message: str) -> None:
         if target == self.target:
@@ -238,8 +316,15 @@ class ExportScreen(ModalScreen[Path | None]):
         self.dismiss(None)
 
     def action_write(self) -> None:
-        if self.result is None or self._computed_for != self.target:
+        if self.result is None or self._computed_for != (self.target, self.repairs):
             self._set_status(Text("still computing the losses: write again in a moment", "yellow"))
+            return
+        if self.blanked:
+            count = len(self.blanked)
+            what = (f"not written: {self.target} would get an empty value in place of {count} recorded "
+                    f"value{'s' if count != 1 else ''} (listed under Blocked); ")
+            self._set_status(Text(what + ("tick Repairs to make the repairs named" if self.fixed is None
+                                          else "no safe repair exists for them"), "bold red"))
             return
         raw = self.query_one("#export-path", Input).value.strip()
         if not raw:
@@ -270,6 +355,9 @@ class ExportScreen(ModalScreen[Path | None]):
         losses = len(self.result.losses)
         errors = sum(f.severity == "error" for f in self.findings)
         detail = f"{losses} loss{'es' if losses != 1 else ''}"
+        if self.fixed is not None:
+            made = len(self.fixed.repairs)
+            detail += f", {made} repair{'s' if made != 1 else ''}"
         if errors:
             detail += f", {errors} pre-flight error{'s' if errors != 1 else ''}"
         if not redact:

@@ -42,7 +42,9 @@ DIALOGS: tuple[tuple[str, str], ...] = (
     ("Export", "Pick a format (a wire format, canonical or a provider profile) and a path. The "
      "losses and the TD8xx pre-flight are listed before anything is written; ctrl+s (or enter in "
      "the path) writes. An existing file is replaced only after you confirm, an input never; "
-     "secrets are masked unless you untick the box."),
+     "secrets are masked unless you untick the box. Tick Repairs (x opens it ticked) to make the "
+     "safe repairs first, each listed with what it changes, and what needs a guess with the reason; "
+     "what the format would write empty is never written."),
     ("Search", "Type to search text, tool names, arguments, result content and ids across every "
      "turn; enter (or choosing a match) jumps to its turn."),
     ("Diff", "With two logs open (the client's and the upstream side of a relay), d shows the selected "

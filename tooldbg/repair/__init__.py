@@ -1,0 +1,116 @@
+"""`tooldbg fix`: the safe repairs of a canonical conversation, each one listed.
+
+    fixed = fix_conversation(loaded, conversation, target="anthropic")
+    fixed.conversation   # the repaired conversation (the input is never changed)
+    fixed.repairs        # Repair(code, conversation, turn, part, before, after), in the order made
+    fixed.refusals       # Refusal(code, conversation, turn, part, reason): what needed a guess
+
+`check` runs first (with the target's TD8xx rules when one is written); every finding whose code has
+a repair (`registry.REPAIRS`, one function per repair, run in the table's order) gets it, using the
+log as evidence; a finding whose code has none (`registry.NO_REPAIR`) is listed with the reason.
+`guard.blanks` is what `convert` and the export dialog ask before writing: where the target would
+get an empty value in place of recorded content, and the repair that prevents it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..checks import Finding, run_checks, select_rules
+from ..checks.base import Context
+from ..load import Loaded
+from ..model import Conversation
+from .base import Log, Outcome, Record, Refusal, Repair, Repairer
+from .guard import Blank, blanks
+from .registry import BY_CODE, NO_REPAIR, REPAIRS
+
+__all__ = ["BY_CODE", "NO_REPAIR", "REPAIRS", "Blank", "Fixed", "Log", "Outcome", "Record", "Refusal",
+           "Repair", "Repairer", "after_writing", "blanks", "fix_conversation", "fix_loaded", "wanted"]
+
+#: Said of a finding whose code no repair knows (a rule added after this table).
+UNKNOWN = "no repair is known for this finding"
+
+
+@dataclass(frozen=True, slots=True)
+class Fixed:
+    """One conversation repaired: as read, as repaired, and every record, in the order made."""
+
+    name: str
+    original: Conversation
+    conversation: Conversation
+    records: tuple[Record, ...] = ()
+
+    @property
+    def repairs(self) -> list[Repair]:
+        return [r for r in self.records if isinstance(r, Repair)]
+
+    @property
+    def refusals(self) -> list[Refusal]:
+        return [r for r in self.records if isinstance(r, Refusal)]
+
+
+def wanted(code: str, only: Sequence[str] = (), skip: Sequence[str] = ()) -> bool:
+    """Is `code` repaired under `--only` / `--skip` (codes or prefixes)?"""
+    return (not only or code.startswith(tuple(only))) and not (skip and code.startswith(tuple(skip)))
+
+
+def _target(target: str | None) -> str | None:
+    return None if target in (None, "canonical") else target
+
+
+def fix_conversation(loaded: Loaded, conversation: Conversation, *, target: str | None = None,
+                     findings: Iterable[Finding] | None = None, only: Sequence[str] = (),
+                     skip: Sequence[str] = (), keep_orphans: bool = False, name: str | None = None,
+                     context: Context | None = None) -> Fixed:
+    """`conversation` (of `loaded`) with every safe repair made for the findings of `check` on it —
+    `findings` when given (the file's; only this conversation's are used), else computed, with
+    `target`'s TD8xx rules when it is a wire format or profile."""
+    target = _target(target)
+    if findings is None:
+        findings = run_checks(loaded, select_rules(target=target), target)
+    own = tuple(f for f in findings if f.conversation == conversation.id)
+    log = Log(loaded, conversation, own, target, keep_orphans, name or conversation.id,
+              context if context is not None else Context(loaded, target=target))
+    found = {f.code for f in own if wanted(f.code, only, skip)}
+    conv = conversation
+    records: list[Record] = []
+    for codes, repair in REPAIRS:
+        if found.intersection(codes):
+            try:
+                outcome = repair(conv, log)
+            except Exception as err:  # noqa: BLE001 - one repair failing on odd input changes nothing
+                for code in sorted(found.intersection(codes)):
+                    records.append(log.refuse(code, None, None, f"the repair failed on this log "
+                                              f"({type(err).__name__}: {err}); nothing was changed"))
+                continue
+            conv = outcome.conversation
+            records.extend(outcome.records)
+    for f in own:
+        if f.code in found and f.code not in BY_CODE:
+            records.append(log.refuse(f.code, f.turn, f.part, NO_REPAIR.get(f.code, UNKNOWN)))
+    return Fixed(log.name, conversation, conv, tuple(records))
+
+
+def after_writing(finding: Finding, target: str, name: str) -> Refusal:
+    """A finding `check` still makes on the written result, as a refusal saying why fix left it."""
+    if finding.code in NO_REPAIR:
+        reason = NO_REPAIR[finding.code]
+    elif finding.code == "TD404":
+        reason = (f"a turn {target} cannot carry; repairing it would mean inventing a turn or merging two")
+    else:
+        reason = "the repairs made do not remove it, and no other safe repair does"
+    where = "written" if target == "canonical" else f"written for {target}"
+    return Refusal(finding.code, name, finding.turn, finding.part, f"found once {where}: {reason}")
+
+
+def fix_loaded(loaded: Loaded, *, target: str | None = None, only: Sequence[str] = (),
+               skip: Sequence[str] = (), keep_orphans: bool = False,
+               names: dict[str, str] | None = None) -> list[Fixed]:
+    """Every conversation of `loaded`, repaired (`check` and the replay pairing run once)."""
+    target = _target(target)
+    findings = run_checks(loaded, select_rules(target=target), target)
+    context = Context(loaded, target=target)
+    return [fix_conversation(loaded, conv, target=target, findings=findings, only=only, skip=skip,
+                             keep_orphans=keep_orphans, name=(names or {}).get(conv.id), context=context)
+            for conv in loaded.conversations]

@@ -1,0 +1,116 @@
+"""Repairs of tool-call arguments (TD201, TD203, TD204, TD205).
+
+The canonical form holds arguments parsed; each writer encodes them as its wire needs (a JSON string
+for OpenAI, an object for Anthropic, Gemini and Bedrock). So a double-encoded string is decoded
+once more, `""` becomes `{}`, and a call whose wire had the wrong shape (an object where a string
+belongs, a string where an object belongs) is listed, the shape marker the reader kept cleared, so
+every writer writes the shape its wire needs without calling it a loss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from ..checks.arguments import decode_levels
+from ..formats import facts
+from ..model import Conversation, Invocation
+from ..targets import wire_format
+from .base import Log, Outcome, Record, show, with_parts
+
+
+def custom(call: Invocation) -> bool:
+    """A freeform (custom) tool call, whose input is plain text by design."""
+    chat = call.meta.get("openai-chat")
+    responses = call.meta.get("openai-responses")
+    return (isinstance(chat, Mapping) and chat.get("type") == "custom") or (
+        isinstance(responses, Mapping) and responses.get("custom") is True)
+
+
+def decode_arguments(conv: Conversation, log: Log) -> Outcome:
+    """TD201 (and TD204 where a string holds the object): arguments that are a JSON string holding
+    an object or an array are decoded until they are that object."""
+    records: list[Record] = []
+    for t, turn in enumerate(conv.turns):
+        parts = list(turn.parts)
+        changed = False
+        for p, part in enumerate(parts):
+            if not isinstance(part, Invocation) or custom(part) or not isinstance(part.arguments, str):
+                continue
+            levels, value = decode_levels(part.arguments)
+            if levels < 1 or not isinstance(value, dict | list):
+                continue
+            parts[p] = replace(part, arguments=value)
+            changed = True
+            code = log.code_at(part, ("TD201", "TD204"))
+            records.append(log.repair(code, t, p, f"arguments of {part.name!r} {show(part.arguments)} "
+                                      f"(a JSON string)", show(value)))
+        if changed:
+            conv = with_parts(conv, t, parts)
+    return Outcome(conv, tuple(records))
+
+
+def empty_arguments(conv: Conversation, log: Log) -> Outcome:
+    """TD205: arguments that are `""` (or only whitespace) are the empty object a call without
+    arguments sends."""
+    records: list[Record] = []
+    for t, turn in enumerate(conv.turns):
+        parts = list(turn.parts)
+        changed = False
+        for p, part in enumerate(parts):
+            if not isinstance(part, Invocation) or custom(part):
+                continue
+            raw = part.raw_arguments
+            if raw is None or raw.strip():
+                continue
+            parts[p] = replace(part, arguments={}, raw_arguments=None)
+            changed = True
+            records.append(log.repair("TD205", t, p, f"arguments of {part.name!r} {show(raw)}", "{}"))
+        if changed:
+            conv = with_parts(conv, t, parts)
+    return Outcome(conv, tuple(records))
+
+
+def argument_shape(conv: Conversation, log: Log) -> Outcome:
+    """TD203 / TD204: arguments sent as an object where the wire needs a JSON string, or as a string
+    where it needs an object. The canonical form already holds them parsed: the repair clears the
+    marker the Anthropic reader keeps (`string_input`) and lists each call, with the shape it is now
+    written in."""
+    target = log.target
+    needs = facts(wire_format(target)).arguments if target is not None and target != "canonical" else None
+    records: list[Record] = []
+    for f in log.found("TD203"):
+        call = _call_at(log.original, f.turn, f.part)
+        if call is None:
+            continue
+        after = "a JSON string" if needs in (None, "string") else f"an object ({target} needs one)"
+        records.append(log.repair("TD203", f.turn, f.part, f"arguments of {call.name!r} sent as an object "
+                                  f"{show(call.arguments)}", f"{after}: {show(call.arguments)}"))
+    for t, turn in enumerate(conv.turns):
+        parts = list(turn.parts)
+        changed = False
+        for p, part in enumerate(parts):
+            if not isinstance(part, Invocation):
+                continue
+            own = part.meta.get("anthropic")
+            if not isinstance(own, Mapping) or not own.get("string_input"):
+                continue
+            kept = {k: v for k, v in own.items() if k != "string_input"}
+            meta = {k: v for k, v in part.meta.items() if k != "anthropic"}
+            if kept:
+                meta["anthropic"] = kept
+            parts[p] = replace(part, meta=meta)
+            changed = True
+            after = "an object" if needs in (None, "object") else f"a JSON string ({target} needs one)"
+            records.append(log.repair("TD204", t, p, f"input of {part.name!r} sent as a JSON string",
+                                      f"{after}: {show(part.arguments)}"))
+        if changed:
+            conv = with_parts(conv, t, parts)
+    return Outcome(conv, tuple(records))
+
+
+def _call_at(conv: Conversation, turn: int | None, part: int | None) -> Invocation | None:
+    if turn is None or part is None or turn >= len(conv.turns) or part >= len(conv.turns[turn].parts):
+        return None
+    found = conv.turns[turn].parts[part]
+    return found if isinstance(found, Invocation) else None

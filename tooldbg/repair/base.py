@@ -1,0 +1,258 @@
+"""What every repair shares: the records it returns, the evidence it may read, and pure edits.
+
+A repair is a pure function `(conversation, log) -> Outcome`: it takes a canonical conversation and
+the `Log` it came from (the loaded file, whose earlier exchanges and responses are the evidence, the
+findings `check` made on it, the target being written), and returns a new conversation with the
+list of what it changed (`Repair`: the finding code it answers, where, before → after) and of what
+it would not change because that would be a guess (`Refusal`, with the reason). It never mutates
+anything: conversations are immutable, and every edit here returns a new one.
+
+Repairs find what to change themselves, on the conversation they are given, with the same helpers
+the rules use (`checks.pairing`, `checks.replay`…): the driver runs one only when a finding of a
+code it answers was made, and earlier repairs may already have moved parts. Evidence from the log
+(an earlier exchange, the original response) is located in the conversation with `locate`, which
+finds a part by identity or equal content, preferring the position the evidence names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..checks.base import Context, Finding
+from ..jsonio import dumps_str
+from ..load import Loaded
+from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """One change a repair made: the finding `code` it answers, in `conversation` at `turn`/`part`
+    (of the conversation as the repair found it; None: the conversation as a whole), what was there
+    and what is there now, as short readable text."""
+
+    code: str
+    conversation: str
+    turn: int | None
+    part: int | None
+    before: str
+    after: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "conversation": self.conversation, "turn": self.turn,
+                "part": self.part, "before": self.before, "after": self.after}
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A finding left as it is because repairing it needs a guess (or there is nothing in the log to
+    repair it from): `reason` says which."""
+
+    code: str
+    conversation: str
+    turn: int | None
+    part: int | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "conversation": self.conversation, "turn": self.turn,
+                "part": self.part, "reason": self.reason}
+
+
+Record = Repair | Refusal
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a repair returns: the conversation after it, and what it did or would not do."""
+
+    conversation: Conversation
+    records: tuple[Record, ...] = ()
+
+
+@dataclass(slots=True)
+class Log:
+    """The evidence a repair may read about the conversation it repairs.
+
+    `loaded` is the file the conversation was read from (its exchanges hold the earlier requests and
+    the original responses), `context` the check context over it (shared by the conversations of a
+    file, so the replay pairing is computed once), `findings` what `check` found in this
+    conversation (with `target`'s TD8xx rules when a target is written), `original` the
+    conversation as read, `name` its id as the user sees it (`c1`, `FILE#c1`)."""
+
+    loaded: Loaded
+    original: Conversation
+    findings: tuple[Finding, ...] = ()
+    target: str | None = None
+    keep_orphans: bool = False
+    name: str = ""
+    context: Context = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.context is None:
+            self.context = Context(self.loaded, target=self.target)
+        if not self.name:
+            self.name = self.original.id
+
+    @property
+    def id(self) -> str:
+        """The conversation's own id in its file (what findings and the replay pairing name)."""
+        return self.original.id
+
+    def found(self, *codes: str) -> list[Finding]:
+        return [f for f in self.findings if f.code in codes]
+
+    def codes_at(self, part: Part) -> set[str]:
+        """The codes of the findings made at `part` (a part of the original conversation, or one
+        equal to it)."""
+        out = set()
+        for f in self.findings:
+            if f.turn is None or f.part is None or f.turn >= len(self.original.turns):
+                continue
+            parts = self.original.turns[f.turn].parts
+            if f.part < len(parts) and (parts[f.part] is part or parts[f.part] == part):
+                out.add(f.code)
+        return out
+
+    def code_at(self, part: Part, choices: Sequence[str]) -> str:
+        """The first of `choices` found at `part` (the first choice when none was)."""
+        found = self.codes_at(part)
+        return next((c for c in choices if c in found), choices[0])
+
+    def repair(self, code: str, turn: int | None, part: int | None, before: str, after: str) -> Repair:
+        return Repair(code, self.name, turn, part, before, after)
+
+    def refuse(self, code: str, turn: int | None, part: int | None, reason: str) -> Refusal:
+        return Refusal(code, self.name, turn, part, reason)
+
+
+#: A repair: the conversation and its log → the conversation repaired, and what was done.
+Repairer = Callable[[Conversation, Log], Outcome]
+
+
+# ------------------------------------------------------------------------------ pure edits
+
+
+def with_turns(conv: Conversation, turns: Iterable[Turn]) -> Conversation:
+    return replace(conv, turns=tuple(turns))
+
+
+def with_parts(conv: Conversation, t: int, parts: Iterable[Part]) -> Conversation:
+    turns = list(conv.turns)
+    turns[t] = replace(turns[t], parts=tuple(parts))
+    return with_turns(conv, turns)
+
+
+def with_part(conv: Conversation, t: int, p: int, part: Part) -> Conversation:
+    parts = list(conv.turns[t].parts)
+    parts[p] = part
+    return with_parts(conv, t, parts)
+
+
+def locate(conv: Conversation, part: Part, hint: tuple[int, int] | None = None) -> tuple[int, int] | None:
+    """Where `part` is in `conv`: the `hint` position when it holds the part (or one equal to it),
+    else the first place holding the part itself, else the first holding an equal one."""
+    if hint is not None:
+        t, p = hint
+        if 0 <= t < len(conv.turns) and 0 <= p < len(conv.turns[t].parts):
+            there = conv.turns[t].parts[p]
+            if there is part or there == part:
+                return hint
+    equal = None
+    for t, turn in enumerate(conv.turns):
+        for p, there in enumerate(turn.parts):
+            if there is part:
+                return t, p
+            if equal is None and there == part:
+                equal = (t, p)
+    return equal
+
+
+def call_index(conv: Conversation) -> dict[str, tuple[int, int, Invocation]]:
+    """Own call id → (turn, part, call)."""
+    return {p.id: (t, k, p) for t, turn in enumerate(conv.turns)
+            for k, p in enumerate(turn.parts) if isinstance(p, Invocation)}
+
+
+def rebind(conv: Conversation, invocation_id: str,
+           **changes: Any) -> tuple[Conversation, list[tuple[int, int]]]:
+    """Every result answering call `invocation_id` with `changes` applied (a new wire id…), and
+    where they are."""
+    turns = list(conv.turns)
+    where = []
+    for t, turn in enumerate(turns):
+        if not any(isinstance(p, Result) and p.invocation_id == invocation_id for p in turn.parts):
+            continue
+        parts = list(turn.parts)
+        for k, p in enumerate(parts):
+            if isinstance(p, Result) and p.invocation_id == invocation_id:
+                parts[k] = replace(p, **changes)
+                where.append((t, k))
+        turns[t] = replace(turn, parts=tuple(parts))
+    return with_turns(conv, turns), where
+
+
+# ------------------------------------------------------------------------------ how it reads
+
+
+def short(text: str, width: int = 70) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def show(value: Any, width: int = 70) -> str:
+    """A JSON value as compact JSON text, cut to `width`."""
+    return short(dumps_str(value), width)
+
+
+def ident(part: Invocation | Result) -> str:
+    """How a call or result is named in a repair line: its wire id, else its name."""
+    if part.wire_id:
+        return repr(short(part.wire_id, 40))
+    return f"of {part.name!r}" if isinstance(part, Result) else f"{part.name!r} ({part.id})"
+
+
+def describe(part: Part, width: int = 60) -> str:
+    """A part in a few words: `text 'Let me check…'`, `call 'get_weather' {…}`, `result 'call_1' …`."""
+    if isinstance(part, Text):
+        return f"text {show(part.text, width)}"
+    if isinstance(part, Invocation):
+        args = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
+        return f"call {part.name!r} {short(args, width)}"
+    if isinstance(part, Result):
+        flag = " (error)" if part.is_error else ""
+        return f"result {ident(part)}{flag} {show(content_text(part.content), width)}"
+    if isinstance(part, Reasoning):
+        what = "signed reasoning" if part.signature or part.redacted else "reasoning"
+        return f"{part.origin or ''} {what}".strip() + (f" {show(part.text, 30)}" if part.text else "")
+    if isinstance(part, Media):
+        return f"{part.kind}" + (f" ({part.media_type})" if part.media_type else "")
+    return part.type
+
+
+def content_text(parts: Sequence[Part]) -> str:
+    out = []
+    for p in parts:
+        if isinstance(p, Text):
+            out.append(p.text)
+        elif isinstance(p, Json):
+            out.append(dumps_str(p.value))
+        elif isinstance(p, Media):
+            out.append(f"[{p.kind}]")
+    return "\n".join(out)
+
+
+def at(turn: int | None, part: int | None) -> str:
+    """`turn 3 part 1`, as repair lines and messages write a place."""
+    if turn is None:
+        return "conversation"
+    return f"turn {turn}" + (f" part {part}" if part is not None else "")
+
+
+def drop_empty_turns(conv: Conversation, before: Conversation) -> Conversation:
+    """`conv` without the turns an edit emptied (turns that had parts in `before` and have none
+    now: a tool turn whose only result moved away)."""
+    if len(conv.turns) != len(before.turns):
+        return conv
+    kept = [t for t, b in zip(conv.turns, before.turns, strict=True) if t.parts or not b.parts]
+    return conv if len(kept) == len(conv.turns) else with_turns(conv, kept)
