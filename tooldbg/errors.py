@@ -9,6 +9,15 @@ Readers and writers raise only these; the CLI turns them into one line on stderr
 
 from __future__ import annotations
 
+from .shorten import cut
+
+#: A location longer than this (a JSON pointer 200 levels deep) is cut in the middle when printed.
+_LOCATION = 160
+
+
+def _short(location: str) -> str:
+    return cut(location, _LOCATION)
+
 
 class ToolDbgError(Exception):
     """Base of every error tooldbg reports to a user."""
@@ -23,7 +32,7 @@ class FormatError(ToolDbgError):
         self.pointer = pointer
 
     def __str__(self) -> str:
-        return f"{self.pointer or '/'}: {self.message}"
+        return f"{_short(self.pointer) or '/'}: {self.message}"
 
 
 class InputError(ToolDbgError):
@@ -36,5 +45,5 @@ class InputError(ToolDbgError):
         self.message = message
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.location}" if self.location else self.path
+        where = f"{self.path}:{_short(self.location)}" if self.location else self.path
         return f"{where}: {self.message}"

@@ -1,0 +1,129 @@
+"""Untrusted values made short and safe before they are quoted or displayed.
+
+A log can hold a tool name of a megabyte, a URL of 200,000 lines, a value nested a thousand levels
+deep, escape sequences. Two helpers, used everywhere such a value meets a person:
+
+* `quote(value)` — a value as a message quotes it (errors, findings, stream problems, losses):
+  JSON-like, on one line, control and bidi characters escaped, at most `width` characters, and
+  computed in time proportional to `width` (never a `repr()` or a full `dumps` of the value, which
+  cost its whole size and recurse its whole depth);
+* `one_line(text)` / `shorten_lines(text)` — text prepared for display before it is rendered (a URL
+  or header line in `show` and the TUI, the wire JSON): a line longer than the limit is cut in the
+  middle, saying how much was cut, and a text of many lines keeps its first ones. Rendering then
+  costs what is shown, not what was logged.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import islice
+from typing import Any
+
+#: Characters of a value quoted in a message.
+QUOTE = 60
+#: Characters of one displayed line (a URL, a header, a line of wire JSON).
+LINE = 2000
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group()
+    return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
+
+
+def _escape(text: str) -> str:
+    """A string's characters as a JSON string would write them, plus C1 and bidi controls."""
+    return re.sub(r'[\\"]', _escape_char, _CONTROL.sub(_escape_char, text))
+
+
+def cut(text: str, width: int) -> str:
+    """`text` in at most `width` characters: head, `…`, tail (a long JSON pointer or id keeps
+    both ends, which say the most)."""
+    if len(text) <= width:
+        return text
+    if width < 8:
+        return text[: max(width - 1, 0)] + "…"
+    head = (width - 1) * 2 // 3
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def quote(value: Any, width: int = QUOTE) -> str:
+    """`value` as a message quotes it: `"get_weather"`, `{"a": [1, …]}`, `null` — one line, at most
+    `width` characters (plus the closing `…` when cut), whatever its size or depth."""
+    if isinstance(value, str):
+        # Escaping can triple a character: cut first (with room), escape, then cut to size.
+        inner = _escape(cut(value, width + 2))
+        return '"' + cut(inner, max(width - 2, 1)) + '"'
+    out: list[str] = []
+    size = 0
+    # An explicit stack (never recursion): items are values to write, or literal text.
+    stack: list[tuple[bool, Any]] = [(False, value)]
+    while stack and size <= width:
+        literal, item = stack.pop()
+        if literal:
+            piece = item
+        elif isinstance(item, dict):
+            entries = list(islice(item.items(), width // 2 + 1))
+            piece = "{"
+            stack.append((True, "…}" if len(item) > len(entries) else "}"))
+            for i, (key, child) in reversed(list(enumerate(entries))):
+                stack.append((False, child))
+                stack.append((True, ("" if i == 0 else ", ") + quote(str(key), width) + ": "))
+        elif isinstance(item, list | tuple):
+            entries = list(item[: width // 2 + 1])
+            piece = "["
+            stack.append((True, "…]" if len(item) > len(entries) else "]"))
+            for i, child in reversed(list(enumerate(entries))):
+                stack.append((False, child))
+                if i:
+                    stack.append((True, ", "))
+        elif isinstance(item, str):
+            piece = quote(item, width)
+        elif item is None or isinstance(item, bool):
+            piece = {None: "null", True: "true", False: "false"}[item]
+        elif isinstance(item, int | float):
+            piece = cut(repr(item), 24)
+        else:
+            piece = f"<{type(item).__name__}>"
+        out.append(piece)
+        size += len(piece)
+    text = "".join(out)
+    return text if len(text) <= width and not stack else text[: max(width - 1, 1)] + "…"
+
+
+def one_line(text: str, width: int = LINE) -> str:
+    """Text for a one-line display (a URL, a header value): line breaks and controls escaped, a
+    long line cut in the middle with the number of characters left out."""
+    if len(text) > width:
+        left_out = len(text) - width
+        keep = cut(text, width)
+        head, _, tail = keep.partition("…")
+        text = f"{head}… ({left_out:,} characters) …{tail}"
+    return _CONTROL.sub(_escape_char, text)
+
+
+def shorten_lines(text: str, width: int = LINE, lines: int | None = None) -> str:
+    """Text for a display of several lines (wire JSON): each line longer than `width` cut in the
+    middle, and with `lines`, only the first `lines` kept and the rest counted. Linear in the size
+    of the text, and what is returned is at most about `lines × width` characters."""
+    if len(text) <= width and "\n" not in text:
+        return text
+    out = []
+    for count, line in enumerate(text.split("\n")):
+        if lines is not None and count >= lines:
+            out.append(f"… {text.count(chr(10)) + 1 - lines:,} more lines")
+            break
+        if len(line) > width:
+            left_out = len(line) - width
+            head, _, tail = cut(line, width).partition("…")
+            line = f"{head}… ({left_out:,} characters) …{tail}"
+        out.append(line)
+    return "\n".join(out)
+
+
+def describe_exception(err: BaseException) -> str:
+    """An exception named for a user: its type and a short message, on one line."""
+    text = str(err)
+    return type(err).__name__ + (f": {one_line(text, 200)}" if text else "")
