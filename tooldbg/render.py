@@ -15,6 +15,10 @@ from rich.text import Text
 from .jsonio import dumps_str
 from .model import Invocation, Json, Media, Opaque, Part, Reasoning, Result
 from .model import Text as TextPart
+from .shorten import one_line
+
+#: Characters of a name, id or type shown in a part's line (the rest is cut: see shorten.one_line).
+LABEL = 200
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
@@ -44,7 +48,7 @@ def part_line(part: Part, *, width: int = 400) -> Text:
     elif isinstance(part, Invocation):
         line.append("call ", "bold cyan")
         line.append(f"{part.id} ", "cyan")
-        line.append_text(safe(part.name, "bold"))
+        line.append_text(safe(one_line(part.name, LABEL), "bold"))
         args = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
         line.append(" ")
         line.append_text(safe(clip(args, width)))
@@ -52,7 +56,7 @@ def part_line(part: Part, *, width: int = 400) -> Text:
             line.append("  (not valid JSON)", "bold red")
         if part.wire_id is not None:
             line.append("  id ", "dim")
-            line.append_text(safe(part.wire_id, "dim"))
+            line.append_text(safe(one_line(part.wire_id, LABEL), "dim"))
     elif isinstance(part, Result):
         line.append("result ", "bold yellow")
         line.append(f"→ {part.invocation_id or '?'} ", "yellow" if part.invocation_id else "bold red")
@@ -62,7 +66,7 @@ def part_line(part: Part, *, width: int = 400) -> Text:
         line.append_text(safe(clip(body, width)))
         if part.wire_id is not None:
             line.append("  id ", "dim")
-            line.append_text(safe(part.wire_id, "dim"))
+            line.append_text(safe(one_line(part.wire_id, LABEL), "dim"))
     elif isinstance(part, Reasoning):
         line.append("reasoning ", "italic magenta")
         text = part.text or " ".join(part.summary)
@@ -73,7 +77,7 @@ def part_line(part: Part, *, width: int = 400) -> Text:
             line.append("  [redacted]", "dim")
     elif isinstance(part, Media):
         line.append(f"{part.kind} ", "bold blue")
-        line.append_text(safe(part.media_type or "", "blue"))
+        line.append_text(safe(one_line(part.media_type or "", LABEL), "blue"))
         if part.url:
             line.append(" ")
             line.append_text(safe(clip(part.url, 80)))
@@ -85,5 +89,6 @@ def part_line(part: Part, *, width: int = 400) -> Text:
     elif isinstance(part, Opaque):
         line.append(f"opaque {part.origin} ", "dim")
         kind = part.value.get("type") if isinstance(part.value, dict) else None
-        line.append_text(safe(str(kind or type(part.value).__name__)))
+        line.append_text(safe(one_line(kind if isinstance(kind, str) and kind else type(part.value).__name__,
+                                       LABEL)))
     return line

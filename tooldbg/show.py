@@ -17,9 +17,14 @@ from .load import ExchangeRead, Loaded
 from .model import Conversation, Source, Turn
 from .render import ROLE_STYLES, clip, part_line, safe
 from .secrets import redact_headers, redact_text, redact_url
+from .shorten import one_line, shorten_lines
 
 #: Wire JSON longer than this many lines is cut in the side-by-side view.
 WIRE_LINES = 40
+#: Characters of a one-line value shown (model, tool names, URL, headers); longer ones are cut in the
+#: middle before rendering (`shorten.one_line`), so a 200,000-line URL costs what is shown.
+LABEL = 200
+URL = 500
 
 
 def render_loaded(loaded: Loaded, conversation_id: str | None = None,
@@ -39,7 +44,7 @@ def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Ite
     head.append(f"conversation {conv.id}", "bold")
     if conv.model:
         head.append("  model ")
-        head.append_text(safe(conv.model, "bold"))
+        head.append_text(safe(one_line(conv.model, LABEL), "bold"))
     head.append(f"  ·  {len(conv.turns)} turns  ·  exchanges {', '.join(map(str, exchanges)) or '-'}")
     yield head
     for read in loaded.reads:
@@ -51,17 +56,18 @@ def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Ite
         tools = Text("tools ", "dim")
         for i, tool in enumerate(conv.tools):
             tools.append(", " if i else "")
-            tools.append_text(safe(tool.name, "bold"))
+            tools.append_text(safe(one_line(tool.name, LABEL), "bold"))
             if tool.kind != "function":
-                tools.append_text(safe(f" ({tool.kind})", "dim"))
+                tools.append_text(safe(f" ({one_line(tool.kind, LABEL)})", "dim"))
         yield tools
     for index, turn in enumerate(conv.turns):
         yield _turn_table(loaded, index, turn, redact)
     for exchange, error in loaded.api_errors.get(conv.id, []):
         text = Text(f"exchange {exchange}: the provider rejected the request: ", "bold red")
-        text.append_text(safe(error.message))
+        text.append_text(safe(shorten_lines(error.message, URL, WIRE_LINES)))
         if error.type or error.code:
-            text.append_text(safe(f"  ({error.type or ''} {error.code or ''})".rstrip(), "red"))
+            kind = one_line(f"{error.type or ''} {error.code or ''}".strip(), LABEL)
+            text.append_text(safe(f"  ({kind})", "red"))
         yield text
 
 
@@ -69,7 +75,8 @@ def _exchange_header(read: ExchangeRead, redact: bool) -> Iterator[RenderableTyp
     request, response = read.exchange.request, read.exchange.response
     line = Text(f"  exchange {read.exchange.index}: ", "dim")
     if request is not None and request.url:
-        line.append_text(safe(f"{request.method} {redact_url(request.url) if redact else request.url}"))
+        url = redact_url(request.url) if redact else request.url
+        line.append_text(safe(f"{one_line(request.method, LABEL)} {one_line(url, URL)}"))
     elif response is not None and response.is_stream:
         line.append("response only")
     if response is not None and response.status is not None:
@@ -80,12 +87,12 @@ def _exchange_header(read: ExchangeRead, redact: bool) -> Iterator[RenderableTyp
     for stream in read.streams:
         for problem in stream.problems:
             where = f"chunk {problem.chunk}" if problem.chunk is not None else "stream"
-            yield safe(f"    {where}: {problem.kind}: {problem.message}", "yellow")
+            yield safe(f"    {where}: {problem.kind}: {one_line(problem.message, URL)}", "yellow")
     if request is None:
         return
     headers = redact_headers(request.headers) if redact else request.headers
-    secret = [f"{k}: {v}" for k, v in headers.items() if k in ("authorization", "x-api-key",
-                                                                  "x-goog-api-key", "api-key")]
+    secret = [f"{k}: {one_line(v, LABEL)}" for k, v in headers.items()
+              if k in ("authorization", "x-api-key", "x-goog-api-key", "api-key")]
     if secret:
         yield safe("    " + "  ".join(secret), "dim")
 
@@ -118,8 +125,6 @@ def _wire(loaded: Loaded, source: Source, redact: bool) -> RenderableType:
     text = dumps_str(value, indent=True)
     if redact:
         text = redact_text(text)
-    lines = text.splitlines()
-    if len(lines) > WIRE_LINES:
-        text = "\n".join(lines[:WIRE_LINES]) + f"\n… {len(lines) - WIRE_LINES} more lines"
+    text = shorten_lines(text, URL, WIRE_LINES)
     return Panel(Syntax(clip(text, 20000), "json", word_wrap=True, theme="ansi_dark"),
                  padding=0, border_style="dim")
