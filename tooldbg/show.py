@@ -39,7 +39,8 @@ def render_loaded(loaded: Loaded, conversation_id: str | None = None,
 
 
 def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Iterator[RenderableType]:
-    exchanges = [r.exchange.index for r in loaded.reads if r.conversation == conv.id]
+    reads = loaded.reads_of(conv.id)  # an index: a scan of every read per conversation is quadratic
+    exchanges = [r.exchange.index for r in reads]
     head = Text()
     head.append(f"conversation {conv.id}", "bold")
     if conv.model:
@@ -47,9 +48,8 @@ def render_conversation(loaded: Loaded, conv: Conversation, redact: bool) -> Ite
         head.append_text(safe(one_line(conv.model, LABEL), "bold"))
     head.append(f"  ·  {len(conv.turns)} turns  ·  exchanges {', '.join(map(str, exchanges)) or '-'}")
     yield head
-    for read in loaded.reads:
-        if read.conversation == conv.id:
-            yield from _exchange_header(read, redact)
+    for read in reads:
+        yield from _exchange_header(read, redact)
     if conv.system:
         yield Group(*(Text("system ", "magenta") + part_line(p) for p in conv.system))
     if conv.tools:

@@ -90,7 +90,6 @@ class Context:
     rule: Rule | None = None
     #: Work several rules share (a replay pairing, a call index), computed once per run.
     memo: dict[str, Any] = field(default_factory=dict)
-    _exchanges: dict[str, list[ExchangeRead]] = field(default_factory=dict)
 
     @property
     def conversations(self) -> list[Conversation]:
@@ -108,11 +107,7 @@ class Context:
 
     def exchanges(self, conversation: Conversation) -> list[ExchangeRead]:
         """The exchanges stitched into `conversation`, in log order."""
-        if not self._exchanges:
-            for read in self.loaded.reads:
-                if read.conversation is not None:
-                    self._exchanges.setdefault(read.conversation, []).append(read)
-        return self._exchanges.get(conversation.id, [])
+        return self.loaded.reads_of(conversation.id)
 
     def parts(self, conversation: Conversation) -> Iterator[tuple[int, Turn, int, Part]]:
         """Every (turn index, turn, part index, part) of a conversation."""
