@@ -9,7 +9,9 @@ Readers and writers raise only these; the CLI turns them into one line on stderr
 
 from __future__ import annotations
 
-from .shorten import cut
+import os
+
+from .shorten import cut, describe_exception
 
 #: A location longer than this (a JSON pointer 200 levels deep) is cut in the middle when printed.
 _LOCATION = 160
@@ -47,3 +49,17 @@ class InputError(ToolDbgError):
     def __str__(self) -> str:
         where = f"{self.path}:{_short(self.location)}" if self.location else self.path
         return f"{where}: {self.message}"
+
+
+#: What every message about an unexpected exception says (the fuzzing suite looks for it).
+BUG = "a bug in tooldbg"
+
+
+def unexpected(err: BaseException, what: str = "could not be read") -> str:
+    """The message for an exception tooldbg did not expect while reading or checking one record:
+    the record is reported with it and skipped, and the rest of the file is still read. Readers
+    raise only FormatError; this is the net under them, not a way to report bad input. With
+    TOOLDBG_DEBUG set (as the fuzzing suite sets it), the exception is raised again instead."""
+    if os.environ.get("TOOLDBG_DEBUG"):
+        raise err
+    return f"{what}: {describe_exception(err)} ({BUG})"
