@@ -24,6 +24,7 @@ from ...model import (
     Turn,
     is_role,
 )
+from ...shorten import quote
 from ..base import (
     ApiError,
     Request,
@@ -33,8 +34,10 @@ from ..base import (
     link,
     media_kind,
     meta_for,
+    optional_field,
     parse_arguments,
     split_data_url,
+    type_name,
     unmodeled,
     with_meta,
 )
@@ -75,6 +78,12 @@ def read_request(body: Any, source: Source) -> Request:
     else:
         turns = _group([] if raw is None else expect_list(raw, at, "input"), at, system)
     choice, verbatim = _read_choice(body.get("tool_choice"), _bool(body.get("parallel_tool_calls")))
+    # The stored state a request continues: an id, or a conversation (an id or `{"id": …}`).
+    optional_field(body, "previous_response_id", str, source)
+    conversation = body.get("conversation")
+    if conversation is not None and not isinstance(conversation, str | dict):
+        raise FormatError(f"conversation must be a string or an object, not {type_name(conversation)}",
+                          source.child("conversation").pointer)
     rest = unmodeled(body, _MODELED)
     if verbatim is not None:
         rest["tool_choice"] = verbatim
@@ -133,7 +142,7 @@ def _group(items: list[Any], at: Source, system: list[Part]) -> list[Turn]:
         else:
             meta = fields
         if not is_role(side):
-            raise FormatError(f"an item of role {side!r}, which has no turn", here.pointer)
+            raise FormatError(f"an item of role {quote(side)}, which has no turn", here.pointer)
         joins = side in ("assistant", "tool") or (side == "user" and not _is_message(item))
         if turns and turns[-1].role == side and joins:
             parts_of[-1].extend(parts)
