@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Literal, TypeGuard
 
 from .errors import FormatError
+from .shorten import quote
 
 CANONICAL_FORMAT = "tooldbg.canonical/1"
 
@@ -277,8 +278,10 @@ def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
     keep: dict[str, Any] = {k: out[k] for k in ("arguments", "value", "text") if k in out}
     out = _compact(out)
     out.update(keep)
-    if isinstance(part, Invocation) and part.raw_arguments is not None:
-        out["raw_arguments"] = part.raw_arguments
+    if isinstance(part, Invocation):
+        out["name"] = part.name  # required, even when the wire's is empty
+        if part.raw_arguments is not None:
+            out["raw_arguments"] = part.raw_arguments
     if isinstance(part, Result):
         out["is_error"] = part.is_error
         out.setdefault("invocation_id", None)
@@ -295,7 +298,7 @@ def part_from_dict(data: Any, pointer: str = "") -> Part:
     kind = data.get("type")
     cls = PART_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise FormatError(f"unknown part type {data.get('type')!r}", pointer + "/type")
+        raise FormatError(f"unknown part type {quote(data.get('type'))}", pointer + "/type")
     kwargs: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in data or f.name == "type":
@@ -330,6 +333,7 @@ def tool_to_dict(tool: Tool) -> dict[str, Any]:
     out = _compact({"name": tool.name, "description": tool.description,
                     "parameters": tool.parameters, "origin": tool.origin, "raw": tool.raw,
                     "meta": dict(tool.meta)})
+    out = {"name": tool.name, **out}  # required, even when empty
     if tool.kind != "function":
         out["kind"] = tool.kind
     return out
