@@ -27,6 +27,9 @@ from .model import escape_pointer
 
 #: The deepest nesting tooldbg reads (a value in an object in a list… counts one level each).
 MAX_DEPTH = 200
+#: The levels tooldbg's own documents add around what it read (a canonical document holds a body's
+#: value under conversations/turns/parts/…): a canonical document may be this much deeper.
+DOCUMENT_LEVELS = 16
 
 
 class TooDeep(FormatError):
@@ -55,10 +58,9 @@ def _may_be_deep(data: bytes | str) -> bool:
     return data.count(b"{") + data.count(b"[") > MAX_DEPTH
 
 
-def ensure_depth(value: Any, pointer: str = "") -> None:
-    """Raise TooDeep, at the pointer below `pointer` of the first value nested past MAX_DEPTH
+def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
+    """Raise TooDeep, at the pointer below `pointer` of the first value nested past `limit`
     (`value` itself is level 1), when there is one. Iterative; linear in the number of containers."""
-    limit = MAX_DEPTH
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()

@@ -4,9 +4,9 @@ A log can hold a tool name of a megabyte, a URL of 200,000 lines, a value nested
 deep, escape sequences. Two helpers, used everywhere such a value meets a person:
 
 * `quote(value)` — a value as a message quotes it (errors, findings, stream problems, losses):
-  JSON-like, on one line, control and bidi characters escaped, at most `width` characters, and
-  computed in time proportional to `width` (never a `repr()` or a full `dumps` of the value, which
-  cost its whole size and recurse its whole depth);
+  written as `repr()` writes it, but on one line, control and bidi characters escaped, at most
+  about `width` characters, and computed in time proportional to `width` (a plain `repr()` or
+  `dumps` costs the value's whole size and recurses its whole depth);
 * `one_line(text)` / `shorten_lines(text)` — text prepared for display before it is rendered (a URL
   or header line in `show` and the TUI, the wire JSON): a line longer than the limit is cut in the
   middle, saying how much was cut, and a text of many lines keeps its first ones. Rendering then
@@ -20,22 +20,17 @@ from itertools import islice
 from typing import Any
 
 #: Characters of a value quoted in a message.
-QUOTE = 60
+QUOTE = 100
 #: Characters of one displayed line (a URL, a header, a line of wire JSON).
 LINE = 2000
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _escape_char(match: re.Match[str]) -> str:
     char = match.group()
     return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
-
-
-def _escape(text: str) -> str:
-    """A string's characters as a JSON string would write them, plus C1 and bidi controls."""
-    return re.sub(r'[\\"]', _escape_char, _CONTROL.sub(_escape_char, text))
 
 
 def cut(text: str, width: int) -> str:
@@ -50,15 +45,15 @@ def cut(text: str, width: int) -> str:
 
 
 def quote(value: Any, width: int = QUOTE) -> str:
-    """`value` as a message quotes it: `"get_weather"`, `{"a": [1, …]}`, `null` — one line, at most
-    `width` characters (plus the closing `…` when cut), whatever its size or depth."""
+    """`value` as a message quotes it, written as `repr()` writes it (`'get_weather'`,
+    `{'a': [1, 2]}`, `None`) — but on one line, at most about `width` characters (cut in the
+    middle, `…`), control and bidi characters escaped, in time proportional to `width` whatever
+    the value's size, and without recursion whatever its depth."""
     if isinstance(value, str):
-        # Escaping can triple a character: cut first (with room), escape, then cut to size.
-        inner = _escape(cut(value, width + 2))
-        return '"' + cut(inner, max(width - 2, 1)) + '"'
+        return _quote_str(value, width)
     out: list[str] = []
     size = 0
-    # An explicit stack (never recursion): items are values to write, or literal text.
+    # An explicit stack (never recursion): (False, value) is a value to write, (True, text) text.
     stack: list[tuple[bool, Any]] = [(False, value)]
     while stack and size <= width:
         literal, item = stack.pop()
@@ -67,23 +62,22 @@ def quote(value: Any, width: int = QUOTE) -> str:
         elif isinstance(item, dict):
             entries = list(islice(item.items(), width // 2 + 1))
             piece = "{"
-            stack.append((True, "…}" if len(item) > len(entries) else "}"))
+            stack.append((True, ", …}" if len(item) > len(entries) else "}"))
             for i, (key, child) in reversed(list(enumerate(entries))):
                 stack.append((False, child))
-                stack.append((True, ("" if i == 0 else ", ") + quote(str(key), width) + ": "))
+                stack.append((True, ("" if i == 0 else ", ") + quote(key, width) + ": "))
         elif isinstance(item, list | tuple):
             entries = list(item[: width // 2 + 1])
-            piece = "["
-            stack.append((True, "…]" if len(item) > len(entries) else "]"))
+            opening, closing = ("[", "]") if isinstance(item, list) else ("(", ")")
+            piece = opening
+            stack.append((True, (", …" if len(item) > len(entries) else "") + closing))
             for i, child in reversed(list(enumerate(entries))):
                 stack.append((False, child))
                 if i:
                     stack.append((True, ", "))
         elif isinstance(item, str):
-            piece = quote(item, width)
-        elif item is None or isinstance(item, bool):
-            piece = {None: "null", True: "true", False: "false"}[item]
-        elif isinstance(item, int | float):
+            piece = _quote_str(item, width)
+        elif item is None or isinstance(item, bool | int | float):
             piece = cut(repr(item), 24)
         else:
             piece = f"<{type(item).__name__}>"
@@ -91,6 +85,15 @@ def quote(value: Any, width: int = QUOTE) -> str:
         size += len(piece)
     text = "".join(out)
     return text if len(text) <= width and not stack else text[: max(width - 1, 1)] + "…"
+
+
+def _quote_str(text: str, width: int) -> str:
+    # repr() escapes line breaks and controls (`\x1b`) and the non-printable bidi controls
+    # (`\u202e`); it runs on a string cut to size first, so its cost is bounded too.
+    shown = repr(cut(text, width))
+    if len(shown) <= width + 2:
+        return shown
+    return shown[0] + cut(shown[1:-1], width) + shown[-1]
 
 
 def one_line(text: str, width: int = LINE) -> str:

@@ -49,6 +49,7 @@ from ..model import (
     Turn,
     is_role,
 )
+from ..shorten import quote
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
 
@@ -447,7 +448,7 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     """One wire message → turns: each run of tool results becomes a `tool` turn and the rest `role`
     turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
     if not is_role(role):
-        raise FormatError(f"unknown role {role!r}", source.child("role").pointer)
+        raise FormatError(f"unknown role {quote(role)}", source.child("role").pointer)
     turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)
              for is_result, run in groupby(parts, key=lambda p: isinstance(p, Result))]
     return turns or [Turn(role=role, source=source)]

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import FormatError, InputError
 from ..formats.base import StreamEvent
-from ..jsonio import TooDeep, dumps_str, ensure_depth, loads
+from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_depth, loads
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
@@ -107,10 +107,10 @@ def read_capture(path: str, data: bytes) -> Capture:
     return _json_document(path, value)
 
 
-def _whole(path: str, value: Any) -> None:
+def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
     """A document read as one record: too deep is an error for the file, at the pointer."""
     try:
-        ensure_depth(value)
+        ensure_depth(value, "", limit)
     except TooDeep as err:
         raise InputError(path, err.pointer, err.message) from None
 
@@ -127,8 +127,8 @@ def _record_ok(capture: Capture, record: Any, where: str) -> bool:
 
 def _json_document(path: str, value: Any) -> Capture:
     if isinstance(value, dict):
-        if is_canonical(value):
-            _whole(path, value)
+        if is_canonical(value):  # what tooldbg wrote: values it read, a few levels down
+            _whole(path, value, MAX_DEPTH + DOCUMENT_LEVELS)
             return Capture(path, "canonical", canonical=value)
         log = value.get("log")
         if isinstance(log, dict) and "entries" in log:

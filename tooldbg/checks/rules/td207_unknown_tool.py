@@ -14,6 +14,7 @@ re-judge old history.
 
 from collections.abc import Iterator, Mapping
 
+from ...shorten import quote
 from ..arguments import calls, finding, function_tools
 from ..base import Context, Finding
 
@@ -49,7 +50,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         listed = ", ".join(names[:_SHOWN])
         if len(names) > _SHOWN:
             listed += f" and {len(names) - _SHOWN} more"
-        yield finding(ctx, call, f"call to {call.name!r}, which the request does not declare "
+        yield finding(ctx, call, f"call to {quote(call.name)}, which the request does not declare "
                                  f"(it declares {listed})", at=call.call.source)
 
 

@@ -20,6 +20,7 @@ from ...model import (
     ToolChoice,
     Turn,
 )
+from ...shorten import quote
 from ..base import (
     ApiError,
     Request,
@@ -83,7 +84,7 @@ def read_request(body: Any, source: Source) -> Request:
         message = expect_dict(message, at, "a message")
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
-            raise FormatError(f"a message role must be user, assistant or system, not {role!r}",
+            raise FormatError(f"a message role must be user, assistant or system, not {quote(role)}",
                               at.child("role").pointer)
         parts = _blocks(message.get("content"), at.child("content"), _MESSAGE_BLOCKS, role)
         if role == "system" and not turns:

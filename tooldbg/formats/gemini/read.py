@@ -21,6 +21,7 @@ from ...model import (
     ToolChoice,
     Turn,
 )
+from ...shorten import quote
 from ..base import (
     Request,
     Response,
@@ -72,7 +73,8 @@ def read_request(body: Any, source: Source) -> Request:
         content = expect_dict(raw, at, "a content")
         role = _get(content, "role")
         if not (role is None or isinstance(role, str)) or role not in _ROLES:
-            raise FormatError(f"unknown role {role!r} (Gemini has user and model)", at.child("role").pointer)
+            raise FormatError(f"unknown role {quote(role)} (Gemini has user and model)",
+                              at.child("role").pointer)
         parts_key, parts = _find(content, "parts")
         read = _read_parts(parts, at.child(parts_key))
         if _ROLES[role] == "system" and not turns:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...model import Source
+from ...shorten import quote
 from ..base import Assembled, StreamEvent, StreamProblem, type_name
 from .common import _SIGNATURE, _camel, _find, _get, _read_error
 
@@ -39,7 +40,7 @@ def assemble_stream(events: list[StreamEvent], source: Source) -> Assembled:
     for event in events:
         data = event.data
         if not isinstance(data, dict):
-            problems.append(StreamProblem("other", f"event is not a JSON object: {str(data)[:60]!r}",
+            problems.append(StreamProblem("other", f"event is not a JSON object: {quote(data)}",
                                           event.index))
             continue
         if "error" in data:
@@ -321,5 +322,5 @@ def _assign(node: Any, step: str | int, value: Any) -> tuple[str, str] | None:
     elif isinstance(node, list) and isinstance(step, int):
         return "order", f"index {step} arrived before index {len(node)}"
     else:
-        return "arguments", f"path step {step!r} does not fit {type_name(node)}"
+        return "arguments", f"path step {quote(step)} does not fit {type_name(node)}"
     return None

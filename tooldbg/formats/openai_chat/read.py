@@ -10,6 +10,7 @@ from typing import Any
 
 from ...errors import FormatError
 from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, ToolChoice, Turn
+from ...shorten import quote
 from ..base import (
     Request,
     Response,
@@ -124,7 +125,7 @@ def _read_messages(messages: list[Any], src: Source) -> tuple[list[Part], list[T
         elif role == "assistant":
             turns.append(_assistant_turn(message, at))
         else:
-            raise FormatError(f"unknown message role {role!r}", at.child("role").pointer)
+            raise FormatError(f"unknown message role {quote(role)}", at.child("role").pointer)
     return system, turns
 
 
