@@ -278,10 +278,10 @@ def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
     keep: dict[str, Any] = {k: out[k] for k in ("arguments", "value", "text") if k in out}
     out = _compact(out)
     out.update(keep)
-    if isinstance(part, Invocation):
-        out["name"] = part.name  # required, even when the wire's is empty
-        if part.raw_arguments is not None:
-            out["raw_arguments"] = part.raw_arguments
+    if isinstance(part, Invocation | Result) and part.name is not None:
+        out["name"] = part.name  # an empty name is still a name (and an invocation's is required)
+    if isinstance(part, Invocation) and part.raw_arguments is not None:
+        out["raw_arguments"] = part.raw_arguments
     if isinstance(part, Result):
         out["is_error"] = part.is_error
         out.setdefault("invocation_id", None)
