@@ -30,7 +30,23 @@ def seeds() -> tuple[Seed, ...]:
             if file.is_file() and file.suffix.lower() in _SUFFIXES:
                 out.append(Seed(f"{label}/{file.relative_to(root)}", file.read_bytes()))
     out.extend(_raw_eventstreams(out))
+    out.extend(_canonical(out))
     return tuple(out)
+
+
+def _canonical(found: list[Seed]) -> list[Seed]:
+    """The canonical documents tooldbg writes for the samples (users keep them: it reads them)."""
+    from tooldbg.convert import export
+    from tooldbg.load import load_bytes
+
+    out = []
+    for seed in found:
+        if seed.name.startswith("samples/"):
+            loaded = load_bytes(seed.name, seed.data)
+            if loaded.conversations:
+                text = export(loaded.conversations, "canonical").text()
+                out.append(Seed(f"{Path(seed.name).with_suffix('')}.canonical.json", text.encode()))
+    return out
 
 
 def _raw_eventstreams(found: list[Seed]) -> list[Seed]:
@@ -67,6 +83,8 @@ def by_container() -> dict[str, tuple[Seed, ...]]:
             kind = "har"
         elif kind == "json" and b'"interactions"' in seed.data[:200]:
             kind = "interactions"
+        elif seed.name.endswith(".canonical.json"):
+            kind = "canonical"
         groups.setdefault(kind, []).append(seed)
     return {kind: tuple(group) for kind, group in sorted(groups.items())}
 
