@@ -40,6 +40,8 @@ from tooldbg.targets import PROFILES, wire_format
 TARGETS = (*formats.WIRE_FORMATS, *PROFILES)
 #: Longest error line accepted: messages quote values shortened, never whole.
 MAX_ERROR = 1000
+#: Longest finding message accepted (a finding quotes at most a few values).
+MAX_MESSAGE = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +138,9 @@ def _exercise(name: str, data: bytes, rng: random.Random, *, show: bool, cli_com
     ok, findings = run.call("check", lambda: run_checks(loaded))
     run.call("check-target", lambda: run_checks(loaded, select_rules(target=target), target))
     if ok:
+        for finding in findings:
+            if len(finding.message) > MAX_MESSAGE:
+                run.problems.append(Problem("check", f"long-message-{finding.code}", _short(finding.message)))
         results = [Checked(loaded, findings)]
         run.call("report-json", lambda: dumps(to_json(results), indent=True))
         run.call("report-github", lambda: list(github(results)))

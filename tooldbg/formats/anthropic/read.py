@@ -241,7 +241,7 @@ def _tool(tool: Any, source: Source) -> Tool:
     if kind in (None, "custom"):
         return Tool(name=required_field(tool, "name", str, source),
                     description=optional_field(tool, "description", str, source),
-                    parameters=tool.get("input_schema"),
+                    parameters=optional_field(tool, "input_schema", dict, source),
                     meta=meta_for(NAME, unmodeled(tool, ("type", "name", "description", "input_schema"))),
                     source=source)
     if not isinstance(kind, str):

@@ -244,12 +244,12 @@ def _tool_config(value: Any, at: Source) -> tuple[tuple[Tool, ...], ToolChoice |
 
 
 def _tool_spec(spec: dict[str, Any], at: Source) -> Tool:
-    schema = spec.get("inputSchema")
-    meta = unmodeled(spec, ("name", "description", "inputSchema"))
     inner = at.child("toolSpec")
+    schema = optional_field(spec, "inputSchema", dict, inner)
+    meta = unmodeled(spec, ("name", "description", "inputSchema"))
     return Tool(name=required_field(spec, "name", str, inner),
                 description=optional_field(spec, "description", str, inner),
-                parameters=schema.get("json") if isinstance(schema, dict) else None,
+                parameters=optional_field(schema or {}, "json", dict, inner.child("inputSchema")),
                 meta=meta_for(NAME, meta), source=at)
 
 

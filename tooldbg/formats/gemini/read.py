@@ -274,8 +274,8 @@ def _read_declaration(raw: Any, source: Source) -> Tool:
     schema_key = next((k for k in ("parametersJsonSchema", "parameters") if _get(decl, k) is not None), None)
     flags = {"schema": "parameters"} if schema_key == "parameters" else {}
     used = {"name": None, "description": None, **({schema_key: None} if schema_key else {})}
-    return Tool(name=name, description=_text_field(decl, "description", source),
-                parameters=_get(decl, schema_key) if schema_key else None,
+    schema = optional_field(decl, _find(decl, schema_key)[0], dict, source) if schema_key else None
+    return Tool(name=name, description=_text_field(decl, "description", source), parameters=schema,
                 meta=_kept(decl, used, **flags), source=source)
 
 

@@ -279,7 +279,7 @@ def _read_tools(body: dict[str, Any], src: Source) -> list[Tool]:
 def _function_tool(fn: dict[str, Any], at: Source, meta: dict[str, Any]) -> Tool:
     return Tool(name=required_field(fn, "name", str, at),
                 description=optional_field(fn, "description", str, at),
-                parameters=fn.get("parameters"), source=at,
+                parameters=optional_field(fn, "parameters", dict, at), source=at,
                 meta=meta_for(NAME, {**meta, **_extras(fn, ("name", "description", "parameters"))}))
 
 

@@ -321,7 +321,8 @@ def _read_tool(tool: Any, at: Source) -> Tool:
         raise FormatError("a function tool needs a name", at.child("name").pointer)
     described = isinstance(description, str)
     consumed = ("type", "function", "name", "parameters", *(("description",) if described else ()))
-    return Tool(name=name, description=description if described else None, parameters=spec.get("parameters"),
+    parameters = optional_field(spec, "parameters", dict, at.child("function") if nested else at)
+    return Tool(name=name, description=description if described else None, parameters=parameters,
                 meta=meta_for(NAME, _extras(tool if not nested else {**tool, **spec}, consumed)), source=at)
 
 
