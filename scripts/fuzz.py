@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fuzz.exercise import Problem, exercise  # noqa: E402
+from tests.fuzz.exercise import REACHED, Problem, exercise  # noqa: E402
 from tests.fuzz.mutate import mutate  # noqa: E402
 from tests.fuzz.seeds import by_container  # noqa: E402
 
@@ -127,6 +127,7 @@ def main() -> int:
     print(f"done: {inputs} inputs (seed {args.seed}, {args.start}..{args.start + inputs - 1}) in "
           f"{elapsed:.0f} s ({inputs / max(elapsed, 1e-9):.1f}/s); slowest {slowest[0]:.2f} s (input "
           f"{slowest[1]}); {len(signatures)} distinct problems, {sum(signatures.values())} in all")
+    print("reached:", ", ".join(f"{stage} {count}" for stage, count in sorted(REACHED.items())))
     for signature, count in signatures.most_common():
         print(f"  {count:6}  {signature}")
     return 1 if signatures else 0

@@ -18,7 +18,7 @@ from tooldbg.records import eventstream
 
 #: The run CI does: this many mutants of this seed (a few seconds), every tenth also through the
 #: CLI commands and the TUI's loader.
-SEED, COUNT = 20250611, 120
+SEED, COUNT = 20250611, 200
 
 
 def _report(problems: list, where: str) -> str:

@@ -17,6 +17,7 @@ import os
 import random
 import tempfile
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,6 +43,10 @@ TARGETS = (*formats.WIRE_FORMATS, *PROFILES)
 MAX_ERROR = 1000
 #: Longest finding message accepted (a finding quotes at most a few values).
 MAX_MESSAGE = 2000
+
+
+#: How many times each stage ran to its end (scripts/fuzz.py prints it: how far mutants reach).
+REACHED: Counter[str] = Counter()
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +75,9 @@ class _Run:
     def call(self, stage: str, fn: Callable[[], Any], *, documented: bool = False) -> tuple[bool, Any]:
         """`fn()`; an exception is a problem unless it is a documented ToolDbgError of one line."""
         try:
-            return True, fn()
+            value = fn()
+            REACHED[stage.split("-")[0]] += 1
+            return True, value
         except ToolDbgError as err:
             if not documented:
                 self.problems.append(Problem(stage, type(err).__name__, _short(str(err)),
@@ -132,6 +139,8 @@ def _exercise(name: str, data: bytes, rng: random.Random, *, show: bool, cli_com
     if not ok:
         return run.problems
     assert isinstance(loaded, Loaded)
+    REACHED["loaded a conversation"] += bool(loaded.conversations)
+    REACHED["reported an error"] += bool(loaded.errors)
     for err in loaded.errors:
         run.error_line("load", str(err), name)
     target = rng.choice(TARGETS)
