@@ -429,3 +429,12 @@ def test_the_corpus_and_samples_still_load_clean():
     for file in [*sorted(paths.SAMPLES.rglob("*.json*")), *sorted(paths.CORPUS.rglob("*.har"))]:
         loaded = load_bytes(str(file), Path(file).read_bytes())
         assert not loaded.errors, (file, loaded.errors)
+
+
+def test_the_tui_wire_view_cuts_long_lines_with_the_same_helper():
+    from tooldbg.tui.widgets.wire_lines import MAX_LINE, Body, source_body
+
+    body = source_body({"url": "x" * 1_000_000, "lines": "a\n" * 200_000})
+    assert all(len(line) < MAX_LINE + 40 for line in body.lines)
+    assert any("characters) …" in line for line in body.lines)
+    assert Body.of(["short"]).lines == ["short"]

@@ -48,8 +48,12 @@ from ...model import Loss
 from ...render import visible
 from ...reserialize import Reserializer
 from ...secrets import redact_text
+from ...shorten import one_line
 from .wire_focus import WireFocus, focus_for
 from .wire_lines import MAX_LINE, NOTE_INDENT, Body, Layout, format_body, fragments_body, plural, source_body
+
+#: Characters of the location shown in the header (a pointer 200 levels deep is cut in the middle).
+LOCATION = 300
 
 #: What `f` cycles through: the source record, then each wire format.
 FORMATS: tuple[str, ...] = ("source", *formats.WIRE_FORMATS)
@@ -296,7 +300,7 @@ class WireView(ScrollView, can_focus=True):
         if focus.exchange is not None:
             title.append(f" · exchange {focus.exchange} {focus.side or ''}")
         title.append(" · ")
-        title.append(visible(redact_text(f"{focus.location}#{focus.pointer}")), "dim")
+        title.append(one_line(visible(redact_text(f"{focus.location}#{focus.pointer}")), LOCATION), "dim")
         events = focus.events
         if events:
             title.append(f" · {len(events)} stream events (s: {'JSON' if self.fragments else 'list'})",
