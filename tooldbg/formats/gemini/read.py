@@ -86,9 +86,8 @@ def read_request(body: Any, source: Source) -> Request:
     choice, choice_used = _read_choice(body, source)
     extra = _extra(body, {"contents": None, "systemInstruction": system_used, "tools": None,
                           "toolConfig": choice_used})
-    model = body.get("model")
     return Request(turns=link(turns), system=tuple(system), tools=_read_tools(body, source),
-                   tool_choice=choice, model=model if isinstance(model, str) else None,
+                   tool_choice=choice, model=optional_field(body, "model", str, source),
                    meta=meta_for(NAME, extra))
 
 

@@ -88,10 +88,9 @@ def read_request(body: Any, source: Source) -> Request:
     if verbatim is not None:
         rest["tool_choice"] = verbatim
     tools = expect_list(body.get("tools") or [], source.child("tools"), "tools")
-    model = body.get("model")
     return Request(turns=link(turns), system=tuple(system),
                    tools=tuple(_read_tool(t, source.child("tools", i)) for i, t in enumerate(tools)),
-                   tool_choice=choice, model=model if isinstance(model, str) else None,
+                   tool_choice=choice, model=optional_field(body, "model", str, source),
                    stream=body.get("stream") is True, meta=meta_for(NAME, rest))
 
 
@@ -117,10 +116,10 @@ def read_response(body: Any, source: Source) -> Response:
     status, details = body.get("status"), body.get("incomplete_details")
     reason = details.get("reason") if isinstance(details, dict) else None
     finish = f"{status}:{reason}" if isinstance(status, str) and isinstance(reason, str) else status
-    model, usage, rid = body.get("model"), body.get("usage"), body.get("id")
+    rid = body.get("id")
     return Response(turn=turn, finish_reason=finish if isinstance(finish, str) else None,
-                    model=model if isinstance(model, str) else None,
-                    usage=usage if isinstance(usage, dict) else None, error=error,
+                    model=optional_field(body, "model", str, source),
+                    usage=optional_field(body, "usage", dict, source), error=error,
                     meta=meta_for(NAME, {"id": rid} if isinstance(rid, str) else {}))
 
 
