@@ -438,3 +438,31 @@ def test_the_tui_wire_view_cuts_long_lines_with_the_same_helper():
     assert all(len(line) < MAX_LINE + 40 for line in body.lines)
     assert any("characters) …" in line for line in body.lines)
     assert Body.of(["short"]).lines == ["short"]
+
+
+def test_a_gemini_partial_args_path_cannot_build_arguments_deeper_than_the_parser_reads():
+    """A short input can describe deep arguments: a Vertex `partialArgs` path of 3,000 steps built
+    arguments 3,000 levels deep (the parser's limit never saw them). The path is held to the
+    limit: a stream problem at its chunk, and the arguments are not built."""
+    def chunk(call: dict, finish: str | None = None) -> dict:
+        candidate: dict = {"content": {"role": "model", "parts": [{"functionCall": call}]}}
+        if finish:
+            candidate["finishReason"] = finish
+        return {"candidates": [candidate]}
+
+    lines = [chunk({"name": "f", "willContinue": True}),
+             chunk({"partialArgs": [{"jsonPath": "$" + ".a" * 3000, "stringValue": "x"}], "willContinue": True}),
+             chunk({}, "STOP")]
+    loaded = load_bytes("vertex.jsonl", "\n".join(json.dumps(x) for x in lines).encode())
+    [problem] = [p for r in loaded.reads for s in r.streams for p in s.problems]
+    assert problem.chunk == 1 and "deeper than 190 levels" in problem.message and len(problem.message) < 300
+    [call] = [p for t in loaded.conversations[0].turns for p in t.parts if isinstance(p, Invocation)]
+    assert call.arguments == {}
+    assert jsonio.dumps(call.arguments) == b"{}"
+
+
+def test_ensure_depth_takes_scalars():
+    jsonio.ensure_depth("text")
+    jsonio.ensure_depth(7, "", 1)
+    with pytest.raises(TooDeep):
+        jsonio.ensure_depth(7, "", 0)

@@ -61,6 +61,10 @@ def _may_be_deep(data: bytes | str) -> bool:
 def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
     """Raise TooDeep, at the pointer below `pointer` of the first value nested past `limit`
     (`value` itself is level 1), when there is one. Iterative; linear in the number of containers."""
+    if not isinstance(value, dict | list):
+        if limit < 1:
+            raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read", pointer)
+        return
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()

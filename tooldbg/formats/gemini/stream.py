@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...jsonio import MAX_DEPTH, TooDeep, ensure_depth
 from ...model import Source
 from ...shorten import quote
 from ..base import Assembled, StreamEvent, StreamProblem, type_name
@@ -218,16 +219,22 @@ class _Candidate:
             path = _get(fragment, "jsonPath") if isinstance(fragment, dict) else None
             steps = _json_path(path) if isinstance(path, str) else None
             if steps is None:
-                problems.append(StreamProblem("arguments", f"unreadable partialArgs entry {fragment!r:.80}",
-                                              index))
+                problems.append(StreamProblem("arguments",
+                                              f"unreadable partialArgs entry {quote(fragment, 80)}", index))
                 continue
             found = _fragment_value(fragment)
             if found is None:
                 continue
             kind, value = found
+            try:  # a path builds nesting the parser never saw: it is held to the same limit
+                ensure_depth(value, "", ARGUMENT_DEPTH - len(steps))
+            except TooDeep:
+                problems.append(StreamProblem("arguments", f"{quote(path)}: nests the arguments deeper than "
+                                              f"{ARGUMENT_DEPTH} levels, which tooldbg does not read", index))
+                continue
             problem = _put(args, steps, value, append=kind == "stringValue" and isinstance(value, str))
             if problem:
-                problems.append(StreamProblem(problem[0], f"{path}: {problem[1]}", index))
+                problems.append(StreamProblem(problem[0], f"{quote(path)}: {problem[1]}", index))
         if fragments is not None and not isinstance(fragments, list):
             problems.append(StreamProblem("arguments", "partialArgs is not a list", index))
 
@@ -245,6 +252,11 @@ class _Candidate:
             self.call = None
         if self.unterminated is not None:
             self._missing_close(problems)
+
+
+#: How deep `partialArgs` paths may nest a call's arguments: the parser's limit, less the levels of
+#: the response body around them (`candidates/0/content/parts/0/functionCall/args`).
+ARGUMENT_DEPTH = MAX_DEPTH - 10
 
 
 def _closes(call: Any) -> bool:
