@@ -9,7 +9,7 @@ from typing import Any
 
 from ...jsonio import MAX_DEPTH, TooDeep, ensure_depth
 from ...model import Source
-from ...shorten import quote
+from ...shorten import QUOTE, one_line, quote
 from ..base import Assembled, StreamEvent, StreamProblem, type_name
 from .common import _SIGNATURE, _camel, _find, _get, _read_error
 
@@ -229,12 +229,13 @@ class _Candidate:
             try:  # a path builds nesting the parser never saw: it is held to the same limit
                 ensure_depth(value, "", ARGUMENT_DEPTH - len(steps))
             except TooDeep:
-                problems.append(StreamProblem("arguments", f"{quote(path)}: nests the arguments deeper than "
-                                              f"{ARGUMENT_DEPTH} levels, which tooldbg does not read", index))
+                message = (f"{one_line(path, QUOTE)}: nests the arguments deeper than {ARGUMENT_DEPTH} "
+                           "levels, which tooldbg does not read")
+                problems.append(StreamProblem("arguments", message, index))
                 continue
             problem = _put(args, steps, value, append=kind == "stringValue" and isinstance(value, str))
             if problem:
-                problems.append(StreamProblem(problem[0], f"{quote(path)}: {problem[1]}", index))
+                problems.append(StreamProblem(problem[0], f"{one_line(path, QUOTE)}: {problem[1]}", index))
         if fragments is not None and not isinstance(fragments, list):
             problems.append(StreamProblem("arguments", "partialArgs is not a list", index))
 
