@@ -16,6 +16,7 @@ deep, escape sequences. Two helpers, used everywhere such a value meets a person
 from __future__ import annotations
 
 import re
+from functools import cache
 from itertools import islice
 from typing import Any
 
@@ -100,30 +101,37 @@ def one_line(text: str, width: int = LINE) -> str:
     """Text for a one-line display (a URL, a header value): line breaks and controls escaped, a
     long line cut in the middle with the number of characters left out."""
     if len(text) > width:
-        left_out = len(text) - width
-        keep = cut(text, width)
-        head, _, tail = keep.partition("…")
-        text = f"{head}… ({left_out:,} characters) …{tail}"
+        text = _cut_line(text, width)
     return _CONTROL.sub(_escape_char, text)
 
 
 def shorten_lines(text: str, width: int = LINE, lines: int | None = None) -> str:
     """Text for a display of several lines (wire JSON): each line longer than `width` cut in the
     middle, and with `lines`, only the first `lines` kept and the rest counted. Linear in the size
-    of the text, and what is returned is at most about `lines × width` characters."""
-    if len(text) <= width and "\n" not in text:
-        return text
-    out = []
-    for count, line in enumerate(text.split("\n")):
-        if lines is not None and count >= lines:
-            out.append(f"… {text.count(chr(10)) + 1 - lines:,} more lines")
-            break
-        if len(line) > width:
-            left_out = len(line) - width
-            head, _, tail = cut(line, width).partition("…")
-            line = f"{head}… ({left_out:,} characters) …{tail}"
-        out.append(line)
-    return "\n".join(out)
+    of the text (the search for long lines runs in the regex engine, so a text without one is
+    returned as it is, at once), and what is returned is at most about `lines × width` characters."""
+    more = ""
+    if lines is not None:
+        end = -1
+        for _ in range(lines):
+            end = text.find("\n", end + 1)
+            if end < 0:
+                break
+        if end >= 0:
+            text, more = text[:end], f"\n… {text.count(chr(10), end + 1) + 1:,} more lines"
+    return _long_line(width).sub(lambda m: _cut_line(m.group(), width), text) + more
+
+
+@cache
+def _long_line(width: int) -> re.Pattern[str]:
+    return re.compile(rf"[^\n]{{{width + 1},}}")
+
+
+def _cut_line(line: str, width: int) -> str:
+    """A line longer than `width`: its head and tail, and how many characters were left out."""
+    head = max(width - 1, 0) * 2 // 3
+    tail = max(width - 1 - head, 0)
+    return f"{line[:head]}… ({len(line) - width:,} characters) …{line[len(line) - tail:] if tail else ''}"
 
 
 def describe_exception(err: BaseException) -> str:
