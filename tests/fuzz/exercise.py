@@ -12,6 +12,7 @@ runs (`tooldbg.tui.session.load_session`).
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import random
@@ -214,7 +215,10 @@ def _session(loaded: Loaded, findings: list[Any]) -> None:
 def _tui_loader(run: _Run, path: Path) -> None:
     from tooldbg.tui.session import load_session
 
-    ok, outcome = run.call("tui-loader", lambda: load_session([str(path)], None, None))
+    try:
+        ok, outcome = run.call("tui-loader", lambda: load_session([str(path)], None, None))
+    finally:
+        gc.unfreeze()  # Session.load freezes the heap for the app's lifetime; here it ends at once
     if ok and outcome.error is not None:
         run.error_line("tui-loader", outcome.error)
 
