@@ -5,7 +5,8 @@ raise; checks, reports, `show`, the exports and their pre-flight may raise only 
 documented errors (`ToolDbgError`), each a single line. Every error a file reports names the file
 and is one line. The CLI commands run through click's `CliRunner`: exit codes are 0, 1 or 2, and
 neither output holds "internal error" or "Traceback". The TUI's loader is the function its worker
-runs (`tooldbg.tui.session.load_session`).
+runs (`tooldbg.tui.session.load_session`), and what the TUI computes for its views (the search
+index, the wire lines of a turn as logged and re-serialized, stream fragments).
 
 `exercise` returns the problems found (an empty list: the input is handled).
 """
@@ -161,6 +162,7 @@ def _exercise(name: str, data: bytes, rng: random.Random, *, show: bool, cli_com
     _convert(run, loaded, rng)
     if ok:
         run.call("tui-session", lambda: _session(loaded, findings))
+        run.call("tui-views", lambda: _views(loaded, findings, rng))
     if tui or cli_commands:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / Path(name).name
@@ -210,6 +212,26 @@ def _session(loaded: Loaded, findings: list[Any]) -> None:
             session.turn(Location(0, conv.id, turn))
     for finding in findings:
         session.location_of(finding)
+
+
+def _views(loaded: Loaded, findings: list[Any], rng: random.Random) -> None:
+    """What the TUI computes off screen for what it shows: the search index, the wire lines of a
+    few turns (source, a re-serialization, stream fragments)."""
+    from tooldbg.reserialize import Reserializer
+    from tooldbg.tui.screens.search import SearchIndex
+    from tooldbg.tui.session import Session
+    from tooldbg.tui.widgets.wire_lines import format_body, fragments_body, source_body
+
+    SearchIndex.build(Session([loaded], findings)).find("a")
+    target = rng.choice(formats.WIRE_FORMATS)
+    for conv in loaded.conversations[:2]:
+        for index, turn in enumerate(conv.turns[:4]):
+            s = turn.source
+            source_body(loaded.wire_at(s.exchange, s.side, s.pointer, s.chunk))
+            format_body(Reserializer().turn(conv, index, target))
+    for read in loaded.reads[:4]:
+        if read.exchange.response is not None and read.exchange.response.events:
+            fragments_body(read.exchange.response.events)
 
 
 def _tui_loader(run: _Run, path: Path) -> None:
