@@ -105,8 +105,8 @@ def main() -> int:
 
     inputs = 0
     for index in range(args.start, args.start + args.count):
-        t0 = time.monotonic()
         name, data, rng = build(args.seed, index)
+        t0 = time.monotonic()  # tooldbg's time, not the mutator's
         problems = run_one(name, data, rng, full=index % args.cli_every == 0, timeout=args.timeout)
         spent = time.monotonic() - t0
         slowest = max(slowest, (spent, index))

@@ -214,6 +214,16 @@ def _slots(value: Any) -> list[tuple[Any, Any]]:
     return out
 
 
+def _depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
 def _copy(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
@@ -224,8 +234,10 @@ def _copy(value: Any) -> Any:
 def dumps(value: Any, rng: random.Random | None = None, *, one_line: bool = False) -> str:
     """JSON text the way various clients write it; values too deep for the standard library's
     encoder are written by `_dumps_deep`."""
-    # Indented output is rarer: the standard library writes it in Python, ten times slower.
-    indent = None if one_line or rng is None or rng.random() < 0.9 else rng.choice((1, 2, "\t"))
+    # Indented output is rarer, and only for shallow values: the standard library writes it in
+    # Python, with a generator per level that every piece of output passes through (quadratic).
+    indent = None if one_line or rng is None or rng.random() < 0.9 or _depth(value) > 40 \
+        else rng.choice((1, 2, "\t"))
     ascii_only = rng is not None and rng.random() < 0.3
     separators = (",", ":") if rng is not None and rng.random() < 0.5 else None
     try:
