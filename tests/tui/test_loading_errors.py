@@ -31,11 +31,14 @@ def notifications(pilot: Pilot) -> list[str]:
 
 
 async def test_a_deep_record_is_reported_and_the_good_one_shown(tmp_path: Path) -> None:
-    """Before: a JSON Lines file with one good record and one 900-deep record left the progress
-    bar spinning with no message (the worker died on a RecursionError)."""
+    """Before: a JSON Lines file with one good record and one whose tool input is nested 1,000
+    deep left the progress bar spinning with no message (the worker died on a RecursionError
+    while the turn was hashed for stitching)."""
     deep = {"request": {"url": "https://api.anthropic.com/v1/messages", "body": {
-        "model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "x"}]}}}
-    line = json.dumps(deep).replace('"content": "x"', '"content": ' + "[" * 900 + "]" * 900)
+        "model": "m", "max_tokens": 8, "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_9", "name": "f", "input": "X"}]}]}}}
+    line = json.dumps(deep).replace('"X"', '{"a":' * 1000 + "1" + "}" * 1000)
     path = tmp_path / "log.jsonl"
     path.write_text(GOOD + "\n" + line + "\n", encoding="utf-8")
     app = make_app([path])
