@@ -172,6 +172,7 @@ def test_depth_is_checked_once_where_json_is_parsed():
     assert isinstance(info.value, FormatError) and info.value.pointer == "/0" * MAX_DEPTH
     assert jsonio.try_loads(deep_text(1000)) == (False, None)
     assert jsonio.count_values(deep_text(5000)) == 0  # the standard library's parser recurses
+    assert jsonio.count_values("1" * 5000) == 0  # …and refuses integers of more than 4,300 digits
 
 
 def test_quote_is_bounded_escaped_and_depth_safe():
@@ -181,6 +182,7 @@ def test_quote_is_bounded_escaped_and_depth_safe():
     assert "\x1b" not in quote("\x1b[2J") and "\u202e" not in quote("\u202eevil")
     assert quote(nested(100_000)).endswith("…") and len(quote(nested(100_000))) <= 101
     assert len(quote(list(range(100_000)))) <= 101
+    assert quote(10 ** 5000).startswith("<an integer of") and b"an integer of" in jsonio.dumps([10 ** 5000])
 
 
 # ------------------------------------------------------------------------- fields of wrong type
@@ -466,3 +468,18 @@ def test_ensure_depth_takes_scalars():
     jsonio.ensure_depth(7, "", 1)
     with pytest.raises(TooDeep):
         jsonio.ensure_depth(7, "", 0)
+
+
+def test_streamed_arguments_of_5000_digits_are_judged_without_a_crash():
+    """TD502 asks how many JSON values the assembled arguments hold; the standard library refuses
+    to read an integer of more than 4,300 digits (ValueError) — an invalid-arguments finding, not
+    a rule that cannot run."""
+    def chunk(delta: dict, finish: str | None = None) -> str:
+        return "data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [
+            {"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n"
+
+    call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": "1" * 5000}}
+    sse = chunk({"role": "assistant", "tool_calls": [call]}) + chunk({}, "tool_calls") + "data: [DONE]\n\n"
+    loaded = load_bytes("s.sse", sse.encode())
+    findings = run_checks(loaded)
+    assert not loaded.errors and "TD502" in {f.code for f in findings}

@@ -161,6 +161,8 @@ def _scalar(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
     if isinstance(value, int):
+        if value.bit_length() > 14_000:  # past Python's 4,300-digit limit for int → str
+            return json.dumps(f"<an integer of {value.bit_length()} bits>")
         return int.__repr__(value)
     if isinstance(value, float):
         return float.__repr__(value) if value == value and value not in (float("inf"), float("-inf")) \
@@ -196,7 +198,8 @@ def count_values(text: str) -> int:
             break
         try:
             _, pos = decoder.raw_decode(text, pos)
-        except (json.JSONDecodeError, RecursionError):  # the standard library's parser recurses
+        # The standard library's parser recurses, and refuses integers of more than 4,300 digits.
+        except (ValueError, RecursionError):
             return 0
         count += 1
     return count

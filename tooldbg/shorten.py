@@ -78,6 +78,8 @@ def quote(value: Any, width: int = QUOTE) -> str:
                     stack.append((True, ", "))
         elif isinstance(item, str):
             piece = _quote_str(item, width)
+        elif isinstance(item, int) and item.bit_length() > 14_000:  # repr() refuses 4,300+ digits
+            piece = f"<an integer of {item.bit_length()} bits>"
         elif item is None or isinstance(item, bool | int | float):
             piece = cut(repr(item), 24)
         else:

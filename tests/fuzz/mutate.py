@@ -45,7 +45,7 @@ HOSTILE = ["", " ", "\t\n", "\x00", "\x1b[2J\x1b]0;t\x07", "[bold red]x[/]", "[/
            "12", "-1", "1e999", "NaN", "data: x", "event: y", "\r\n\r\n", "a" * 300, "toolu_01",
            "call_0", "tool_use", "function", "assistant", "user", "tool", "model", "system",
            "image/png", "base64", "data:image/png;base64,AAAA", "https://x/?key=secret",
-           "{\"a\":" * 40, "\\u0000", "%00", "../../etc/passwd"]
+           "{\"a\":" * 40, "\\u0000", "%00", "../../etc/passwd", "9" * 5000, '{"n": ' + "1" * 5000 + "}"]
 
 SCALARS: list[Any] = [None, True, False, 0, 1, -1, 2, 255, 2 ** 31, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63,
                       2 ** 64, 2 ** 70, -(2 ** 63) - 1, 0.5, -0.0, 1e308, 3.14]
@@ -584,7 +584,7 @@ def mutate_eventstream(data: bytes, rng: random.Random) -> bytes:
 
 _INTERESTING = [b"\x00", b"\xff", b"\xfe\xff", b"\xef\xbb\xbf", b"\xc3", b"\xed\xa0\x80", b"\x1b[2J",
                 b"\r", b"\n", b"\r\n\r\n", b"{", b"}", b"[", b"]", b'"', b"\\", b"\\u0000", b"\\ud800",
-                b"data: ", b"\n\n", b"NaN", b"1e999", b"-", b"0" * 30]
+                b"data: ", b"\n\n", b"NaN", b"1e999", b"-", b"0" * 30, b"9" * 5000]
 
 
 def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
