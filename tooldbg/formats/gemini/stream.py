@@ -229,13 +229,14 @@ class _Candidate:
             try:  # a path builds nesting the parser never saw: it is held to the same limit
                 ensure_depth(value, "", ARGUMENT_DEPTH - len(steps))
             except TooDeep:
-                message = (f"{one_line(path, QUOTE)}: nests the arguments deeper than {ARGUMENT_DEPTH} "
+                message = (f"{one_line(str(path), QUOTE)}: nests the arguments deeper than {ARGUMENT_DEPTH} "
                            "levels, which tooldbg does not read")
                 problems.append(StreamProblem("arguments", message, index))
                 continue
             problem = _put(args, steps, value, append=kind == "stringValue" and isinstance(value, str))
             if problem:
-                problems.append(StreamProblem(problem[0], f"{one_line(path, QUOTE)}: {problem[1]}", index))
+                where = one_line(str(path), QUOTE)
+                problems.append(StreamProblem(problem[0], f"{where}: {problem[1]}", index))
         if fragments is not None and not isinstance(fragments, list):
             problems.append(StreamProblem("arguments", "partialArgs is not a list", index))
 
