@@ -483,3 +483,31 @@ def test_streamed_arguments_of_5000_digits_are_judged_without_a_crash():
     loaded = load_bytes("s.sse", sse.encode())
     findings = run_checks(loaded)
     assert not loaded.errors and "TD502" in {f.code for f in findings}
+
+
+def test_finding_messages_quote_log_values_on_one_bounded_line():
+    """Found by the long fuzz run (seed 2025, inputs 15530, 21241, 25126): TD108, TD207 and TD101
+    wrote a tool name, the declared tools' names or a result id into their message whole — a
+    message of 100,000 characters and as many lines. Names and ids are shortened where they are
+    quoted, and every message is one line of at most 1,000 characters when it is made."""
+    huge = "line\n" * 20_000
+    body = anthropic_request({"city": "Oslo"})
+    body["tools"] = [{"name": "x" * 5000 + str(i), "input_schema": {"type": "object"}} for i in range(3)]
+    call = body["messages"][1]["content"][0]
+    call["id"], call["name"] = " ", huge  # TD108 (a blank id), TD207 (an undeclared tool)
+    body["messages"][2]["content"][0]["tool_use_id"] = "orphan" + "\n" * 10_000  # TD101
+    loaded = load_bytes("a.json", json.dumps(body).encode())
+    findings = run_checks(loaded)
+    assert {"TD101", "TD108", "TD207"} <= {f.code for f in findings}
+    for finding in findings:
+        assert "\n" not in finding.message and len(finding.message) <= 1100, finding
+
+
+def test_errors_problems_and_losses_are_one_bounded_line_when_made():
+    from tooldbg.errors import InputError
+    from tooldbg.formats.base import StreamProblem
+    from tooldbg.model import Loss
+
+    for made in (FormatError("a\n" * 10_000), InputError("f", "", "b\n" * 10_000),
+                 StreamProblem("other", "c\n" * 10_000), Loss("d\n" * 10_000)):
+        assert "\n" not in made.message and len(made.message) < 1100

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from .shorten import cut, describe_exception
+from .shorten import message as one_message
 
 #: A location longer than this (a JSON pointer 200 levels deep) is cut in the middle when printed.
 _LOCATION = 160
@@ -29,6 +30,7 @@ class FormatError(ToolDbgError):
     """A body that does not have the shape its format requires, at `pointer` inside the body."""
 
     def __init__(self, message: str, pointer: str = "") -> None:
+        message = one_message(message)  # one bounded line, whatever it quotes
         super().__init__(message)
         self.message = message
         self.pointer = pointer
@@ -41,6 +43,7 @@ class InputError(ToolDbgError):
     """Input that cannot be read, located as `path:location`."""
 
     def __init__(self, path: str, location: str, message: str) -> None:
+        message = one_message(message)
         super().__init__(message)
         self.path = path
         self.location = location

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Literal, TypeGuard
 
 from .errors import FormatError
+from .shorten import message as one_message
 from .shorten import quote
 
 CANONICAL_FORMAT = "tooldbg.canonical/1"
@@ -243,6 +244,9 @@ class Loss:
     message: str
     turn: int | None = None
     part: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", one_message(self.message))  # one bounded line
 
     def __str__(self) -> str:
         where = "conversation" if self.turn is None else f"turn {self.turn}"

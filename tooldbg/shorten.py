@@ -24,6 +24,8 @@ from typing import Any
 QUOTE = 100
 #: Characters of one displayed line (a URL, a header, a line of wire JSON).
 LINE = 2000
+#: Characters of a message (an error, a finding, a stream problem, a loss): the sink's bound.
+MESSAGE = 1000
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -104,7 +106,21 @@ def one_line(text: str, width: int = LINE) -> str:
     long line cut in the middle with the number of characters left out."""
     if len(text) > width:
         text = _cut_line(text, width)
-    return _CONTROL.sub(_escape_char, text)
+    text = _CONTROL.sub(_escape_char, text)
+    return text if len(text) <= width + 40 else _cut_line(text, width)  # escapes made it longer
+
+
+def plain(text: str | None, width: int = QUOTE) -> str:
+    """A name or an id as a message shows it unquoted (`call i1 get_weather`): on one line, at most
+    `width` characters."""
+    return one_line("" if text is None else str(text), width)
+
+
+def message(text: str) -> str:
+    """A message as tooldbg keeps it: one line, at most MESSAGE characters. The errors, findings,
+    stream problems and losses apply it when they are made, so whatever a message quoted from a
+    log, it prints as one bounded line."""
+    return one_line(text, MESSAGE)
 
 
 def shorten_lines(text: str, width: int = LINE, lines: int | None = None) -> str:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from ..formats.base import StreamProblem
 from ..load import ExchangeRead, Loaded
 from ..model import Conversation, Part, Side, Source, Turn
+from ..shorten import message as one_message
 
 _T = TypeVar("_T")
 
@@ -143,7 +144,8 @@ class Context:
             source = node.parts[part].source if part is not None else node.source
         source = source or Source()
         return Finding(
-            code=self.rule.code, name=self.rule.name, severity=self.rule.severity, message=message,
+            code=self.rule.code, name=self.rule.name, severity=self.rule.severity,
+            message=one_message(message),  # one bounded line, whatever it quotes
             path=self.loaded.path, exchange=exchange if exchange is not None else source.exchange,
             conversation=conversation.id if conversation is not None else None, turn=turn, part=part,
             pointer=source.address, chunk=chunk if chunk is not None else source.chunk)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..jsonio import dumps_str
 from ..model import Conversation, Invocation, Json, Part, Result, Text
-from ..shorten import quote
+from ..shorten import plain, quote
 from .base import Context
 
 #: Ids a program writes when it had no real id: a field name, a null stringified, a template.
@@ -250,7 +250,7 @@ def describe(call: Invocation, limit: int = 60) -> str:
         args = dumps_str(call.arguments, sort_keys=True)
     if len(args) > limit:
         args = args[: limit - 1] + "…"
-    return f"{call.id} {call.name}({args})"
+    return f"{call.id} {plain(call.name)}({args})"
 
 
 def result_text(parts: tuple[Part, ...]) -> str:

@@ -34,7 +34,7 @@ from ..formats.base import Request
 from ..jsonio import dumps_str, try_loads
 from ..load import ExchangeRead, Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
-from ..shorten import quote
+from ..shorten import plain, quote
 from .base import Context, Finding
 
 Placed = tuple[int, int, Any]  # (turn index in the replaying request, part index, part)
@@ -511,4 +511,4 @@ def origin(pair: Pair) -> str:
 
 
 def call_label(call: Invocation) -> str:
-    return f"{quote(call.name)}" + (f" ({call.wire_id})" if call.wire_id else "")
+    return f"{quote(call.name)}" + (f" ({plain(call.wire_id)})" if call.wire_id else "")

@@ -49,6 +49,7 @@ from ..model import (
     Turn,
     is_role,
 )
+from ..shorten import message as one_message
 from ..shorten import quote
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
@@ -112,6 +113,9 @@ class StreamProblem:
     kind: str
     message: str
     chunk: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", one_message(self.message))  # one bounded line
 
 
 @dataclass(frozen=True, slots=True)

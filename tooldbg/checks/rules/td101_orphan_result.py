@@ -44,5 +44,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             if isinstance(part, Result) and part.invocation_id is None and (t, p) not in explained:
                 if stored is not None and (not stored or part.wire_id in stored):
                     continue
-                ident = repr(part.wire_id) if part.wire_id is not None else f"for {quote(part.name)}"
+                ident = quote(part.wire_id) if part.wire_id is not None else f"for {quote(part.name)}"
                 yield ctx.at(f"result {ident} answers no earlier call", conversation=conv, turn=t, part=p)

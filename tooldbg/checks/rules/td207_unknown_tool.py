@@ -14,7 +14,7 @@ re-judge old history.
 
 from collections.abc import Iterator, Mapping
 
-from ...shorten import quote
+from ...shorten import plain, quote
 from ..arguments import calls, finding, function_tools
 from ..base import Context, Finding
 
@@ -47,7 +47,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         names = sorted({t.name for t in call.tools})
         if call.name in names:
             continue
-        listed = ", ".join(names[:_SHOWN])
+        listed = ", ".join(plain(n) for n in names[:_SHOWN])
         if len(names) > _SHOWN:
             listed += f" and {len(names) - _SHOWN} more"
         yield finding(ctx, call, f"call to {quote(call.name)}, which the request does not declare "

@@ -64,7 +64,7 @@ def _flattened(ctx: Context, pair: Pair) -> Iterator[Finding]:
         if id(result) not in lost:
             continue
         ti, pi = next((i, k) for i, t in near for k, p in enumerate(t.parts) if p is text)
-        ident = repr(result.wire_id) if result.wire_id else f"of {quote(result.name)}"
+        ident = quote(result.wire_id) if result.wire_id else f"of {quote(result.name)}"
         yield pair.finding(ctx, f"result {ident} sent as a tool result in {origin(pair)} is replayed as "
                                 f"user text: its binding to the call is lost", ti, pi)
         return

@@ -45,6 +45,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             words = failure_report(part.content)
             if words:
-                ident = repr(part.wire_id) if part.wire_id else f"of {quote(part.name)}"
+                ident = quote(part.wire_id) if part.wire_id else f"of {quote(part.name)}"
                 yield ctx.at(f"result {ident} reports a failure ({words}) but is sent without "
                              f"{facts.failure_wording}", conversation=conv, turn=t, part=p)
