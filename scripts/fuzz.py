@@ -14,14 +14,15 @@ tests/fuzz/exercise.py: load, check, reports, show, convert and pre-flight in pr
 Each distinct problem (stage, exception type and the innermost tooldbg frame) is written to
 `--out` (default `fuzz-crashes/`): `<signature>/<seed>-<index>.<suffix>` holds the input, beside
 it a `.txt` with the problem and its traceback (the first three inputs per signature). An input
-that takes longer than `--slow` seconds is recorded as a problem too; `--timeout` stops one that
-hangs. Exit status 1 when anything was found.
+that takes longer than `--slow` seconds, or raises the process's peak memory by more than `--memory`
+MiB, is recorded as a problem too; `--timeout` stops one that hangs. Exit status 1 when anything was found.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import resource
 import signal
 import sys
 import time
@@ -70,6 +71,10 @@ def save(out: Path, problem: Problem, name: str, data: bytes, tag: str, count: i
         f"{source}\n{problem.stage} {problem.kind}: {problem.message}\n\n{problem.trace}", encoding="utf-8")
 
 
+def _peak_mib() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=1000)
@@ -80,6 +85,8 @@ def main() -> int:
                         help="every Nth input also through the CLI commands and the TUI loader")
     parser.add_argument("--slow", type=float, default=10.0, help="seconds after which an input is a problem")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--memory", type=int, default=500,
+                        help="MiB by which one input may raise the peak memory before it is a problem")
     parser.add_argument("--replay", type=Path, help="rerun saved inputs (a file or a folder) instead")
     args = parser.parse_args()
 
@@ -106,9 +113,14 @@ def main() -> int:
     inputs = 0
     for index in range(args.start, args.start + args.count):
         name, data, rng = build(args.seed, index)
-        t0 = time.monotonic()  # tooldbg's time, not the mutator's
+        peak = _peak_mib()  # tooldbg's memory and time, not the mutator's
+        t0 = time.monotonic()
         problems = run_one(name, data, rng, full=index % args.cli_every == 0, timeout=args.timeout)
         spent = time.monotonic() - t0
+        now = _peak_mib()
+        if now - peak > args.memory:
+            problems.append(Problem("all", "memory", f"peak memory grew by {now - peak} MiB on an input "
+                                    f"of {len(data) / 2 ** 20:.1f} MiB"))
         slowest = max(slowest, (spent, index))
         if spent > args.slow and not any(p.kind == "timeout" for p in problems):
             problems.append(Problem("all", "slow", f"{spent:.1f} s"))
@@ -126,7 +138,8 @@ def main() -> int:
     elapsed = time.monotonic() - started
     print(f"done: {inputs} inputs (seed {args.seed}, {args.start}..{args.start + inputs - 1}) in "
           f"{elapsed:.0f} s ({inputs / max(elapsed, 1e-9):.1f}/s); slowest {slowest[0]:.2f} s (input "
-          f"{slowest[1]}); {len(signatures)} distinct problems, {sum(signatures.values())} in all")
+          f"{slowest[1]}); peak memory {_peak_mib()} MiB; {len(signatures)} distinct problems, "
+          f"{sum(signatures.values())} in all")
     print("reached:", ", ".join(f"{stage} {count}" for stage, count in sorted(REACHED.items())))
     for signature, count in signatures.most_common():
         print(f"  {count:6}  {signature}")

@@ -72,12 +72,18 @@ def self_nested(node: Any, depth: int, rng: random.Random) -> Any:
     if not slots:
         return deep(depth, rng, node)
     slot = rng.choice(slots)
+    # Every level repeats the node's other content: keep it only while the whole stays near 1 MB.
+    siblings = len(dumps(node)) * depth < 1_000_000
     value = node
     for _ in range(depth):
-        shell = dict(node) if isinstance(node, dict) else list(node)
-        child = shell[slot]
+        if siblings:
+            shell = dict(node) if isinstance(node, dict) else list(node)
+        else:
+            shell = {slot: None, **({"type": node["type"]} if "type" in node else {})} \
+                if isinstance(node, dict) else [None] * (slot + 1)
+        child = node[slot]
         if isinstance(child, list):
-            shell[slot] = [value, *child[1:]] if child and rng.random() < 0.5 else [value]
+            shell[slot] = [value, *child[1:]] if siblings and child and rng.random() < 0.5 else [value]
         else:
             shell[slot] = value
         value = shell
