@@ -2,25 +2,93 @@
 
 orjson is strict (no NaN, no lone surrogates, depth ≤ 1024) and reads integers wider than 64 bits
 as floats; logs break all of these, so every parse failure becomes a `FormatError` with a human
-location, and printing degrades to the standard library instead of raising.
+location, and printing degrades to a writer of its own instead of raising.
+
+Depth is decided here, once. orjson parses values nested up to 1,024 levels, but prints only 254,
+and Python code that walks a value (equality, copies, the readers, the checks, the writers) recurses
+on it. So a parsed value may be nested at most `MAX_DEPTH` levels: deeper, `loads` raises
+`TooDeep`, a FormatError at the JSON pointer of the first value past the limit. Everything tooldbg
+holds is then at most `MAX_DEPTH` deep (plus the few levels of its own documents around it), which
+orjson prints and Python walks without coming near either limit. Containers that hold several
+records parse the file with `check_depth=False` and call `ensure_depth` per record, so one deep
+record is reported and skipped, not the file. Printing (`dumps`) never recurses at all.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
 from .errors import FormatError
+from .model import escape_pointer
+
+#: The deepest nesting tooldbg reads (a value in an object in a list… counts one level each).
+MAX_DEPTH = 200
+#: The levels tooldbg's own documents add around what it read (a canonical document holds a body's
+#: value under conversations/turns/parts/…): a canonical document may be this much deeper.
+DOCUMENT_LEVELS = 16
 
 
-def loads(data: bytes | str) -> Any:
-    """Parse JSON text; raise FormatError naming line and column on failure."""
+class TooDeep(FormatError):
+    """A value nested deeper than `MAX_DEPTH`: valid JSON that tooldbg does not read (not a syntax
+    error, so a container does not retry the text as JSON Lines)."""
+
+
+def loads(data: bytes | str, *, check_depth: bool = True) -> Any:
+    """Parse JSON text; raise FormatError naming line and column on failure, TooDeep at the pointer
+    of a value nested deeper than MAX_DEPTH (unless `check_depth` is False: the caller checks
+    each record itself)."""
     try:
-        return orjson.loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError as err:
         raise FormatError(_describe(err)) from None
+    if check_depth and _may_be_deep(data):
+        ensure_depth(value)
+    return value
+
+
+def _may_be_deep(data: bytes | str) -> bool:
+    """False when the text has too few brackets to nest past the limit (the usual case, at the
+    speed of a byte count)."""
+    if isinstance(data, str):
+        return data.count("{") + data.count("[") > MAX_DEPTH
+    return data.count(b"{") + data.count(b"[") > MAX_DEPTH
+
+
+def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
+    """Raise TooDeep, at the pointer below `pointer` of the first value nested past `limit`
+    (`value` itself is level 1), when there is one. Iterative; linear in the number of containers."""
+    if not isinstance(value, dict | list):
+        if limit < 1:
+            raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read", pointer)
+        return
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read",
+                          pointer + _path_to_depth(value, limit + 1))
+        children = node.values() if isinstance(node, dict) else node
+        for child in children:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+
+
+def _path_to_depth(value: Any, depth: int) -> str:
+    """The JSON pointer of the first container found at `depth` (one exists)."""
+    stack: list[tuple[Any, int, str]] = [(value, 1, "")]
+    while stack:
+        node, level, path = stack.pop()
+        if level == depth:
+            return path
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, child in reversed(list(items)):
+            if isinstance(child, dict | list):
+                stack.append((child, level + 1, f"{path}/{escape_pointer(key)}"))
+    return ""
 
 
 def _describe(err: orjson.JSONDecodeError) -> str:
@@ -29,7 +97,10 @@ def _describe(err: orjson.JSONDecodeError) -> str:
 
 
 def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:
-    """Serialize to UTF-8 JSON bytes; non-JSON values and oversize ints degrade, never raise."""
+    """Serialize to UTF-8 JSON bytes; never raises. What orjson refuses (integers wider than 64
+    bits, lone surrogates, values nested past its 254 levels, objects that are not JSON) is written
+    by `_dumps_any`, which walks without recursion: big integers exactly, a lone surrogate as U+FFFD,
+    any other object as its type name."""
     option = orjson.OPT_NON_STR_KEYS
     if indent:
         option |= orjson.OPT_INDENT_2
@@ -38,10 +109,67 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
     try:
         return orjson.dumps(value, option=option)
     except (TypeError, orjson.JSONEncodeError):
-        text = json.dumps(value, indent=2 if indent else None, sort_keys=sort_keys,
-                          ensure_ascii=False, default=repr,
-                          separators=None if indent else (",", ":"))
+        text = _dumps_any(value, indent=indent, sort_keys=sort_keys)
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode()
+
+
+def _dumps_any(value: Any, *, indent: bool, sort_keys: bool) -> str:
+    """JSON text of any value, laid out as orjson does (compact, or a two-space indent), written
+    from an explicit stack: no depth is too deep."""
+    out: list[str] = []
+    # ("v", value, level) is a value to write at nesting `level`; ("t", text, 0) literal text.
+    stack: list[tuple[str, Any, int]] = [("v", value, 0)]
+    while stack:
+        kind, item, level = stack.pop()
+        if kind == "t":
+            out.append(item)
+            continue
+        newline = "\n" + "  " * (level + 1) if indent else ""
+        if isinstance(item, Mapping) and item:
+            entries = [(_key(k), v) for k, v in item.items()]
+            if sort_keys:
+                entries.sort(key=lambda kv: kv[0])
+            out.append("{")
+            stack.append(("t", ("\n" + "  " * level if indent else "") + "}", 0))
+            for i, (key, child) in reversed(list(enumerate(entries))):
+                stack.append(("v", child, level + 1))
+                colon = ": " if indent else ":"
+                stack.append(("t", ("," if i else "") + newline + json.dumps(key, ensure_ascii=False)
+                              + colon, 0))
+        elif isinstance(item, list | tuple) and item:
+            out.append("[")
+            stack.append(("t", ("\n" + "  " * level if indent else "") + "]", 0))
+            for i, child in reversed(list(enumerate(item))):
+                stack.append(("v", child, level + 1))
+                stack.append(("t", ("," if i else "") + newline, 0))
+        elif isinstance(item, Mapping):
+            out.append("{}")
+        elif isinstance(item, list | tuple):
+            out.append("[]")
+        else:
+            out.append(_scalar(item))
+    return "".join(out)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    return _scalar(key).strip('"') if key is None or isinstance(key, bool | int | float) else str(key)
+
+
+def _scalar(value: Any) -> str:
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        if value.bit_length() > 14_000:  # past Python's 4,300-digit limit for int → str
+            return json.dumps(f"<an integer of {value.bit_length()} bits>")
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return float.__repr__(value) if value == value and value not in (float("inf"), float("-inf")) \
+            else "null"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return json.dumps(f"<{type(value).__name__}>")
 
 
 def dumps_str(value: Any, **kwargs: bool) -> str:
@@ -50,7 +178,8 @@ def dumps_str(value: Any, **kwargs: bool) -> str:
 
 
 def try_loads(text: str) -> tuple[bool, Any]:
-    """Parse `text` if it is JSON: (True, value) or (False, None). Used for tool arguments."""
+    """Parse `text` if it is JSON: (True, value) or (False, None). Used for tool arguments (a value
+    nested past MAX_DEPTH is not read: False)."""
     try:
         return True, loads(text)
     except FormatError:
@@ -69,7 +198,8 @@ def count_values(text: str) -> int:
             break
         try:
             _, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
+        # The standard library's parser recurses, and refuses integers of more than 4,300 digits.
+        except (ValueError, RecursionError):
             return 0
         count += 1
     return count

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from . import formats
-from .errors import FormatError, InputError
+from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
 from .jsonio import resolve
 from .model import Conversation, Side, Source, read_document
@@ -46,13 +46,48 @@ class Loaded:
     conversations: list[Conversation] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     api_errors: dict[str, list[tuple[int, ApiError]]] = field(default_factory=dict)
+    #: conversation id → its index in `conversations`, and the list (its identity and length)
+    #: the index was built from: `conversation()` is a dictionary probe, not a scan per call.
+    _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _indexed: tuple[int, int] = field(default=(0, -1), init=False, repr=False, compare=False)
+    _reads_index: dict[str, list[ExchangeRead]] = field(default_factory=dict, init=False, repr=False,
+                                                       compare=False)
+    _reads_indexed: tuple[int, int] = field(default=(0, -1), init=False, repr=False, compare=False)
 
     @property
     def formats(self) -> list[str]:
         return sorted({r.format for r in self.reads if r.format})
 
     def conversation(self, conversation_id: str) -> Conversation | None:
-        return next((c for c in self.conversations if c.id == conversation_id), None)
+        """The conversation with this id, in constant time. The index is rebuilt when the list was
+        replaced or changed length, and a hit is verified, so an edited list is never misread."""
+        conversations = self.conversations
+        if self._indexed != (id(conversations), len(conversations)):
+            self._reindex()
+        at = self._index.get(conversation_id)
+        if at is not None and conversations[at].id != conversation_id:  # an item replaced in place
+            self._reindex()
+            at = self._index.get(conversation_id)
+        return conversations[at] if at is not None else None
+
+    def reads_of(self, conversation_id: str) -> list[ExchangeRead]:
+        """The exchanges stitched into a conversation, in log order (an index built once per
+        list of reads, so asking for each conversation in turn stays linear)."""
+        key = (id(self.reads), len(self.reads))
+        if self._reads_indexed != key:
+            by_conversation: dict[str, list[ExchangeRead]] = {}
+            for read in self.reads:
+                if read.conversation is not None:
+                    by_conversation.setdefault(read.conversation, []).append(read)
+            self._reads_index, self._reads_indexed = by_conversation, key
+        return self._reads_index.get(conversation_id, [])
+
+    def _reindex(self) -> None:
+        index: dict[str, int] = {}
+        for i, conv in enumerate(self.conversations):
+            index.setdefault(conv.id, i)  # the first of equal ids, as a scan would find
+        self._index = index
+        self._indexed = (id(self.conversations), len(self.conversations))
 
     def wire_at(self, exchange: int | None, side: str | None, pointer: str, chunk: int | None = None) -> Any:
         """The wire JSON a node came from: in the request body, the response body, or for a stream
@@ -108,15 +143,20 @@ def load_file(path: str | Path, input_format: str | None = None,
 
 def load_bytes(name: str, data: bytes, input_format: str | None = None,
                progress: Progress | None = None) -> Loaded:
+    """One file's bytes; never raises (what cannot be read is in `errors`)."""
     try:
         capture = read_capture(name, data)
     except InputError as err:
         return Loaded(name, "unknown", errors=[err])
+    except Exception as err:  # noqa: BLE001 - the net under the containers: see errors.unexpected
+        return Loaded(name, "unknown", errors=[InputError(name, "", unexpected(err))])
     if capture.container == "canonical":
         try:
             conversations = read_document(capture.canonical)
         except FormatError as err:
             return Loaded(name, "canonical", errors=[InputError(name, err.pointer, err.message)])
+        except Exception as err:  # noqa: BLE001
+            return Loaded(name, "canonical", errors=[InputError(name, "", unexpected(err))])
         return Loaded(name, "canonical", conversations=conversations)
     return _read_capture(capture, input_format, progress)
 
@@ -131,7 +171,12 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
         loaded.reads.append(read)
         if read.request is None and not read.responses:
             continue
-        thread = stitcher.add(exchange.index, read.request, read.responses)
+        try:
+            thread = stitcher.add(exchange.index, read.request, read.responses)
+        except Exception as err:  # noqa: BLE001 - one exchange lost, not the file
+            loaded.errors.append(InputError(capture.path, _where(exchange), unexpected(err)))
+            read.request, read.responses, read.streams = None, (), ()
+            continue
         read.conversation = thread.conversation.id
     loaded.conversations = [t.conversation for t in stitcher.threads]
     loaded.api_errors = {t.conversation.id: t.errors for t in stitcher.threads if t.errors}
@@ -140,8 +185,14 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
 
 def read_exchange(path: str, exchange: Exchange, input_format: str | None,
                   errors: list[InputError]) -> ExchangeRead:
-    """Read both sides of one exchange in its format; a side that fails becomes an error."""
-    read = ExchangeRead(exchange, format=input_format or _detect(exchange))
+    """Read both sides of one exchange in its format; a side that fails becomes an error (and an
+    exception a reader should not raise is caught here too: `errors.unexpected`)."""
+    try:
+        detected = input_format or _detect(exchange)
+    except Exception as err:  # noqa: BLE001
+        errors.append(InputError(path, _where(exchange), unexpected(err)))
+        return ExchangeRead(exchange)
+    read = ExchangeRead(exchange, format=detected)
     if read.format is None:
         if exchange.request is not None or exchange.response is not None:
             errors.append(InputError(path, _where(exchange), "unknown format (use --input-format)"))
@@ -153,6 +204,8 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
             read.request = module.read_request(request.body, _source(path, exchange, request, "request"))
         except FormatError as err:
             errors.append(_error(path, request, err))
+        except Exception as err:  # noqa: BLE001
+            errors.append(_error(path, request, FormatError(unexpected(err))))
     if response is None:
         _name_model(read)
         return read
@@ -167,6 +220,9 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
             read.responses = (module.read_response(response.body, source),)
     except FormatError as err:
         errors.append(_error(path, response, err))
+    except Exception as err:  # noqa: BLE001
+        read.streams, read.responses = (), ()
+        errors.append(_error(path, response, FormatError(unexpected(err))))
     _name_model(read)
     return read
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Literal, TypeGuard
 
 from .errors import FormatError
+from .shorten import message as one_message
+from .shorten import quote
 
 CANONICAL_FORMAT = "tooldbg.canonical/1"
 
@@ -243,6 +245,9 @@ class Loss:
     turn: int | None = None
     part: int | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", one_message(self.message))  # one bounded line
+
     def __str__(self) -> str:
         where = "conversation" if self.turn is None else f"turn {self.turn}"
         if self.part is not None:
@@ -277,6 +282,8 @@ def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
     keep: dict[str, Any] = {k: out[k] for k in ("arguments", "value", "text") if k in out}
     out = _compact(out)
     out.update(keep)
+    if isinstance(part, Invocation | Result) and part.name is not None:
+        out["name"] = part.name  # an empty name is still a name (and an invocation's is required)
     if isinstance(part, Invocation) and part.raw_arguments is not None:
         out["raw_arguments"] = part.raw_arguments
     if isinstance(part, Result):
@@ -289,31 +296,80 @@ def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
     return out
 
 
+#: The JSON type each part field must have in the canonical document (None: null allowed); fields
+#: not listed take any JSON value (`arguments`, `value`, `raw`, `parameters` are checked apart).
+_STR, _OPT_STR = (str,), (str, None)
+_FIELD_TYPES: dict[str, tuple[Any, ...]] = {
+    "text": _STR, "kind": _STR, "media_type": _OPT_STR, "data": _OPT_STR, "url": _OPT_STR,
+    "file_id": _OPT_STR, "signature": _OPT_STR, "redacted": _OPT_STR, "origin": _OPT_STR,
+    "wire_id": _OPT_STR, "id": _STR, "name": _OPT_STR, "raw_arguments": _OPT_STR,
+    "invocation_id": _OPT_STR, "is_error": (bool,), "meta": (dict,),
+}
+#: Fields a part of that type must have.
+_REQUIRED = {"text": ("text",), "invocation": ("name",), "opaque": ("origin",)}
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), "a value")
+
+
+def _typed(value: Any, kinds: tuple[Any, ...], key: str, pointer: str) -> Any:
+    """`value`, checked to be one of `kinds` (None in `kinds`: null allowed; bool is not a number)."""
+    if value is None and None in kinds:
+        return None
+    if any(k is not None and isinstance(value, k) and not (k is int and isinstance(value, bool))
+           for k in kinds):
+        return value
+    wanted = " or ".join("null" if k is None else _kind(k()) for k in kinds)
+    raise FormatError(f"{key} must be {wanted}, not {_kind(value)}", f"{pointer}/{key}")
+
+
 def part_from_dict(data: Any, pointer: str = "") -> Part:
+    """One part of a canonical document, every field checked for its type (a FormatError at the
+    field's pointer otherwise): what the document holds reaches the writers well formed."""
     if not isinstance(data, Mapping):
-        raise FormatError("a part must be an object", pointer)
+        raise FormatError(f"a part must be an object, not {_kind(data)}", pointer)
     kind = data.get("type")
     cls = PART_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise FormatError(f"unknown part type {data.get('type')!r}", pointer + "/type")
+        raise FormatError(f"unknown part type {quote(data.get('type'))}", pointer + "/type")
+    for key in _REQUIRED.get(cls.type, ()):
+        if data.get(key) is None:
+            raise FormatError(f"a {cls.type} part needs {key}", f"{pointer}/{key}")
     kwargs: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in data or f.name == "type":
             continue
         value = data[f.name]
         if f.name == "source":
-            value = Source.from_dict(value) if isinstance(value, Mapping) else NO_SOURCE
+            value = _source(value, f"{pointer}/source")
         elif f.name == "content":
             if not isinstance(value, list):
-                raise FormatError("result content must be a list", f"{pointer}/content")
+                raise FormatError(f"result content must be a list, not {_kind(value)}", f"{pointer}/content")
             value = tuple(part_from_dict(p, f"{pointer}/content/{i}") for i, p in enumerate(value))
         elif f.name == "summary":
-            value = tuple(value)
+            items = _typed(value, (list,), "summary", pointer)
+            value = tuple(_typed(v, _STR, str(i), f"{pointer}/summary") for i, v in enumerate(items))
+        elif f.name in _FIELD_TYPES:
+            value = _typed(value, _FIELD_TYPES[f.name], f.name, pointer)
         kwargs[f.name] = value
-    try:
-        return cls(**kwargs)
-    except TypeError as err:
-        raise FormatError(f"bad {cls.type} part: {err}", pointer) from None
+    return cls(**kwargs)
+
+
+def _source(data: Any, pointer: str) -> Source:
+    """Where a node came from, as the document says; a malformed one is an error at its pointer."""
+    if data is None:
+        return NO_SOURCE
+    data = _typed(data, (dict,), "source", pointer.rsplit("/", 1)[0])
+    for key in ("file", "location", "pointer"):
+        _typed(data.get(key, ""), _STR, key, pointer)
+    for key in ("exchange", "chunk"):
+        _typed(data.get(key), (int, None), key, pointer)
+    if data.get("side") not in ("request", "response", None):
+        raise FormatError(f"side must be request or response, not {quote(data.get('side'))}",
+                          f"{pointer}/side")
+    return Source.from_dict(data)
 
 
 def turn_to_dict(turn: Turn, *, sources: bool = True) -> dict[str, Any]:
@@ -330,6 +386,7 @@ def tool_to_dict(tool: Tool) -> dict[str, Any]:
     out = _compact({"name": tool.name, "description": tool.description,
                     "parameters": tool.parameters, "origin": tool.origin, "raw": tool.raw,
                     "meta": dict(tool.meta)})
+    out = {"name": tool.name, **out}  # required, even when empty
     if tool.kind != "function":
         out["kind"] = tool.kind
     return out
@@ -358,12 +415,13 @@ def document(conversations: list[Conversation], *, sources: bool = True) -> dict
 
 
 def conversation_from_dict(data: Any, pointer: str = "") -> Conversation:
+    """One conversation of a canonical document, every field checked for its type."""
     if not isinstance(data, Mapping):
-        raise FormatError("a conversation must be an object", pointer)
+        raise FormatError(f"a conversation must be an object, not {_kind(data)}", pointer)
 
     def parts(key: str, items: Any) -> tuple[Part, ...]:
         if not isinstance(items, list):
-            raise FormatError(f"{key} must be a list", f"{pointer}/{key}")
+            raise FormatError(f"{key} must be a list, not {_kind(items)}", f"{pointer}/{key}")
         return tuple(part_from_dict(p, f"{pointer}/{key}/{i}") for i, p in enumerate(items))
 
     turns = []
@@ -372,30 +430,40 @@ def conversation_from_dict(data: Any, pointer: str = "") -> Conversation:
         if not isinstance(t, Mapping) or t.get("role") not in ROLES:
             raise FormatError(f"a turn needs a role among {', '.join(ROLES)}", at)
         turns.append(Turn(role=t["role"], parts=parts(f"turns/{i}/parts", t.get("parts", [])),
-                          meta=dict(t.get("meta") or {}),
-                          source=Source.from_dict(t["source"]) if isinstance(t.get("source"), Mapping)
-                          else NO_SOURCE))
+                          meta=_typed(t.get("meta") or {}, (dict,), "meta", at),
+                          source=_source(t.get("source"), f"{at}/source")))
     tools = []
     for i, t in enumerate(_list(data, "tools", pointer)):
+        at = f"{pointer}/tools/{i}"
         if not isinstance(t, Mapping) or not isinstance(t.get("name"), str):
-            raise FormatError("a tool needs a name", f"{pointer}/tools/{i}")
-        tools.append(Tool(name=t["name"], description=t.get("description"),
-                          parameters=t.get("parameters"), kind=t.get("kind", "function"),
-                          origin=t.get("origin"), raw=t.get("raw"), meta=dict(t.get("meta") or {})))
-    choice = data.get("tool_choice")
+            raise FormatError("a tool needs a name", at)
+        tools.append(Tool(name=t["name"],
+                          description=_typed(t.get("description"), _OPT_STR, "description", at),
+                          parameters=_typed(t.get("parameters"), (dict, None), "parameters", at),
+                          kind=_typed(t.get("kind", "function"), _STR, "kind", at),
+                          origin=_typed(t.get("origin"), _OPT_STR, "origin", at), raw=t.get("raw"),
+                          meta=_typed(t.get("meta") or {}, (dict,), "meta", at)))
     return Conversation(
-        id=str(data.get("id", "c1")), model=data.get("model"),
+        id=_typed(data.get("id", "c1"), _STR, "id", pointer),
+        model=_typed(data.get("model"), _OPT_STR, "model", pointer),
         system=parts("system", data.get("system", [])), tools=tuple(tools),
-        tool_choice=ToolChoice(mode=choice.get("mode", "auto"), name=choice.get("name"),
-                               parallel=choice.get("parallel"))
-        if isinstance(choice, Mapping) else None,
-        turns=tuple(turns), meta=dict(data.get("meta") or {}))
+        tool_choice=_tool_choice(data.get("tool_choice"), f"{pointer}/tool_choice"),
+        turns=tuple(turns), meta=_typed(data.get("meta") or {}, (dict,), "meta", pointer))
+
+
+def _tool_choice(data: Any, pointer: str) -> ToolChoice | None:
+    if data is None:
+        return None
+    data = _typed(data, (dict,), "tool_choice", pointer.rsplit("/", 1)[0])
+    return ToolChoice(mode=_typed(data.get("mode", "auto"), _STR, "mode", pointer),
+                      name=_typed(data.get("name"), _OPT_STR, "name", pointer),
+                      parallel=_typed(data.get("parallel"), (bool, None), "parallel", pointer))
 
 
 def _list(data: Mapping[str, Any], key: str, pointer: str) -> list[Any]:
     value = data.get(key, [])
     if not isinstance(value, list):
-        raise FormatError(f"{key} must be a list", f"{pointer}/{key}")
+        raise FormatError(f"{key} must be a list, not {_kind(value)}", f"{pointer}/{key}")
     return value
 
 

@@ -32,6 +32,10 @@ from .jsonio import dumps_str
 from .model import Invocation, Json, Media, Opaque, Part, Reasoning, Result
 from .model import Text as TextPart
 from .secrets import redact_text
+from .shorten import LINE, one_line, shorten_lines
+
+#: Characters of a name, id or type shown in a part's line (the rest is cut: see shorten.one_line).
+LABEL = 200
 
 if TYPE_CHECKING:
     from rich.syntax import Syntax
@@ -97,17 +101,16 @@ def safe(text: str, style: str = "") -> Text:
     return Text(clean(text), style=style)
 
 
-def code(text: str, *, lines: int | None = None, chars: int | None = None, **options: Any) -> Syntax:
+def code(text: str, *, lines: int | None = None, chars: int | None = None, width: int = LINE,
+         **options: Any) -> Syntax:
     """JSON text from a log, highlighted: cleaned first (JSON encoders leave C1, bidi and
     zero-width characters raw), then cut to `lines` lines and `chars` characters (cut after
     masking, so a cut never leaves the tail of a key unmasked)."""
     from rich.syntax import Syntax
 
     text = clean(text)
-    if lines is not None:
-        rows = text.splitlines()
-        if len(rows) > lines:
-            text = "\n".join(rows[:lines]) + f"\n… {len(rows) - lines} more lines"
+    if lines is not None:  # long lines cut in the middle too: a line of a megabyte costs what is shown
+        text = shorten_lines(text, width, lines)
     if chars is not None:
         text = clip(text, chars)
     return Syntax(text, "json", **options)
@@ -182,7 +185,7 @@ def part_line(part: Part, *, width: int = 400) -> Text:
     elif isinstance(part, Invocation):
         line.append("call ", "bold cyan")
         line.append(f"{part.id} ", "cyan")
-        line.append_text(safe(part.name, "bold"))
+        line.append_text(safe(one_line(part.name, LABEL), "bold"))
         args = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
         line.append(" ")
         line.append_text(safe(clip(args, width)))
@@ -190,7 +193,7 @@ def part_line(part: Part, *, width: int = 400) -> Text:
             line.append("  (not valid JSON)", "bold red")
         if part.wire_id is not None:
             line.append("  id ", "dim")
-            line.append_text(safe(part.wire_id, "dim"))
+            line.append_text(safe(one_line(part.wire_id, LABEL), "dim"))
     elif isinstance(part, Result):
         line.append("result ", "bold yellow")
         line.append(f"→ {part.invocation_id or '?'} ", "yellow" if part.invocation_id else "bold red")
@@ -200,7 +203,7 @@ def part_line(part: Part, *, width: int = 400) -> Text:
         line.append_text(safe(clip(body, width)))
         if part.wire_id is not None:
             line.append("  id ", "dim")
-            line.append_text(safe(part.wire_id, "dim"))
+            line.append_text(safe(one_line(part.wire_id, LABEL), "dim"))
     elif isinstance(part, Reasoning):
         line.append("reasoning ", "italic magenta")
         text = part.text or " ".join(part.summary)
@@ -211,7 +214,7 @@ def part_line(part: Part, *, width: int = 400) -> Text:
             line.append("  [redacted]", "dim")
     elif isinstance(part, Media):
         line.append(f"{part.kind} ", "bold blue")
-        line.append_text(safe(part.media_type or "", "blue"))
+        line.append_text(safe(one_line(part.media_type or "", LABEL), "blue"))
         if part.url:
             line.append(" ")
             line.append_text(safe(clip(part.url, 80)))
@@ -223,5 +226,6 @@ def part_line(part: Part, *, width: int = 400) -> Text:
     elif isinstance(part, Opaque):
         line.append(f"opaque {part.origin} ", "dim")
         kind = part.value.get("type") if isinstance(part.value, dict) else None
-        line.append_text(safe(str(kind or type(part.value).__name__)))
+        line.append_text(safe(one_line(kind if isinstance(kind, str) and kind else type(part.value).__name__,
+                                       LABEL)))
     return line

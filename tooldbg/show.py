@@ -16,10 +16,15 @@ from .jsonio import dumps_str
 from .load import ExchangeRead, Loaded
 from .model import Conversation, Source, Turn
 from .render import ROLE_STYLES, code, part_line, redacting, safe
-from .secrets import SECRET_HEADERS, redact_headers
+from .secrets import SECRET_HEADERS, redact_headers, redact_text
+from .shorten import one_line, shorten_lines
 
 #: Wire JSON longer than this many lines is cut in the side-by-side view.
 WIRE_LINES = 40
+#: Characters of a one-line value shown (model, tool names, URL, headers); longer ones are cut in the
+#: middle before rendering (`shorten.one_line`), so a 200,000-line URL costs what is shown.
+LABEL = 200
+URL = 500
 
 
 def render_loaded(loaded: Loaded, conversation_id: str | None = None,
@@ -37,35 +42,36 @@ def render_loaded(loaded: Loaded, conversation_id: str | None = None,
 
 def render_conversation(loaded: Loaded, conv: Conversation,
                         label: str | None = None) -> Iterator[RenderableType]:
-    exchanges = [r.exchange.index for r in loaded.reads if r.conversation == conv.id]
+    reads = loaded.reads_of(conv.id)  # an index: a scan of every read per conversation is quadratic
+    exchanges = [r.exchange.index for r in reads]
     head = Text()
     head.append("conversation ", "bold")
     head.append_text(safe(label or conv.id, "bold"))
     if conv.model:
         head.append("  model ")
-        head.append_text(safe(conv.model, "bold"))
+        head.append_text(safe(one_line(conv.model, LABEL), "bold"))
     head.append(f"  ·  {len(conv.turns)} turns  ·  exchanges {', '.join(map(str, exchanges)) or '-'}")
     yield head
-    for read in loaded.reads:
-        if read.conversation == conv.id:
-            yield from _exchange_header(read)
+    for read in reads:
+        yield from _exchange_header(read)
     if conv.system:
         yield Group(*(Text("system ", "magenta") + part_line(p) for p in conv.system))
     if conv.tools:
         tools = Text("tools ", "dim")
         for i, tool in enumerate(conv.tools):
             tools.append(", " if i else "")
-            tools.append_text(safe(tool.name, "bold"))
+            tools.append_text(safe(one_line(tool.name, LABEL), "bold"))
             if tool.kind != "function":
-                tools.append_text(safe(f" ({tool.kind})", "dim"))
+                tools.append_text(safe(f" ({one_line(tool.kind, LABEL)})", "dim"))
         yield tools
     for index, turn in enumerate(conv.turns):
         yield _turn_table(loaded, index, turn)
     for exchange, error in loaded.api_errors.get(conv.id, []):
         text = Text(f"exchange {exchange}: the provider rejected the request: ", "bold red")
-        text.append_text(safe(error.message))
+        text.append_text(safe(shorten_lines(error.message, URL, WIRE_LINES)))
         if error.type or error.code:
-            text.append_text(safe(f"  ({error.type or ''} {error.code or ''})".rstrip(), "red"))
+            kind = one_line(f"{error.type or ''} {error.code or ''}".strip(), LABEL)
+            text.append_text(safe(f"  ({kind})", "red"))
         yield text
 
 
@@ -73,7 +79,8 @@ def _exchange_header(read: ExchangeRead) -> Iterator[RenderableType]:
     request, response = read.exchange.request, read.exchange.response
     line = Text(f"  exchange {read.exchange.index}: ", "dim")
     if request is not None and request.url:
-        line.append_text(safe(f"{request.method} {request.url}"))
+        url = redact_text(request.url) if redacting() else request.url  # masked before it is cut
+        line.append_text(safe(f"{one_line(request.method, LABEL)} {one_line(url, URL)}"))
     elif response is not None and response.is_stream:
         line.append("response only")
     if response is not None and response.status is not None:
@@ -84,12 +91,12 @@ def _exchange_header(read: ExchangeRead) -> Iterator[RenderableType]:
     for stream in read.streams:
         for problem in stream.problems:
             where = f"chunk {problem.chunk}" if problem.chunk is not None else "stream"
-            yield safe(f"    {where}: {problem.kind}: {problem.message}", "yellow")
+            yield safe(f"    {where}: {problem.kind}: {one_line(problem.message, URL)}", "yellow")
     if request is None:
         return
     # Credentials are masked by name too: a header value need not look like a key.
     headers = redact_headers(request.headers) if redacting() else request.headers
-    secret = [f"{k}: {v}" for k, v in headers.items() if k in SECRET_HEADERS and k not in
+    secret = [f"{k}: {one_line(v, LABEL)}" for k, v in headers.items() if k in SECRET_HEADERS and k not in
               ("cookie", "set-cookie")]
     if secret:
         yield safe("    " + "  ".join(secret), "dim")
@@ -120,5 +127,5 @@ def _wire(loaded: Loaded, source: Source) -> RenderableType:
     value = loaded.wire_at(source.exchange, source.side, source.pointer, source.chunk)
     if value is None:
         return Text("(no wire record)", "dim")
-    return Panel(code(dumps_str(value, indent=True), lines=WIRE_LINES, chars=20000, word_wrap=True,
+    return Panel(code(dumps_str(value, indent=True), lines=WIRE_LINES, chars=20000, width=URL, word_wrap=True,
                       theme="ansi_dark"), padding=0, border_style="dim")

@@ -8,6 +8,7 @@ import pkgutil
 from collections.abc import Iterable
 from typing import Any
 
+from ..errors import InputError, unexpected
 from ..jsonio import dumps
 from ..load import Loaded, load_bytes
 from ..targets import wire_format
@@ -43,11 +44,17 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = (),
 
 def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
                target: str | None = None) -> list[Finding]:
+    """Every rule over one loaded file. A rule that raises (a bug: rules read only what the
+    readers validated) is reported among the file's errors and the other rules still run."""
     ctx = Context(loaded, target=target)
     findings: list[Finding] = []
     for rule in rules if rules is not None else select_rules(target=target):
         ctx.rule = rule
-        findings.extend(rule.check(ctx))
+        try:
+            findings.extend(rule.check(ctx))
+        except Exception as err:  # noqa: BLE001
+            message = unexpected(err, f"rule {rule.code} could not run")
+            loaded.errors.append(InputError(loaded.path, "", message))
     return sorted(set(findings), key=Finding.sort_key)
 
 

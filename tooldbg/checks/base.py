@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 from ..formats.base import StreamProblem
 from ..load import ExchangeRead, Loaded
 from ..model import Conversation, Part, Side, Source, Turn
+from ..shorten import message as one_message
 
 _T = TypeVar("_T")
 
@@ -93,7 +94,6 @@ class Context:
     rule: Rule | None = None
     #: Work several rules share (a replay pairing, a call index), computed once per run.
     memo: dict[str, Any] = field(default_factory=dict)
-    _exchanges: dict[str, list[ExchangeRead]] = field(default_factory=dict)
 
     @property
     def conversations(self) -> list[Conversation]:
@@ -111,11 +111,7 @@ class Context:
 
     def exchanges(self, conversation: Conversation) -> list[ExchangeRead]:
         """The exchanges stitched into `conversation`, in log order."""
-        if not self._exchanges:
-            for read in self.loaded.reads:
-                if read.conversation is not None:
-                    self._exchanges.setdefault(read.conversation, []).append(read)
-        return self._exchanges.get(conversation.id, [])
+        return self.loaded.reads_of(conversation.id)
 
     def parts(self, conversation: Conversation) -> Iterator[tuple[int, Turn, int, Part]]:
         """Every (turn index, turn, part index, part) of a conversation."""
@@ -151,7 +147,8 @@ class Context:
             source = node.parts[part].source if part is not None else node.source
         source = source or Source()
         return Finding(
-            code=self.rule.code, name=self.rule.name, severity=self.rule.severity, message=message,
+            code=self.rule.code, name=self.rule.name, severity=self.rule.severity,
+            message=one_message(message),  # one bounded line, whatever it quotes
             path=self.loaded.path, exchange=exchange if exchange is not None else source.exchange,
             conversation=conversation.id if conversation is not None else None, turn=turn, part=part,
             pointer=source.address, chunk=chunk if chunk is not None else source.chunk)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..jsonio import dumps_str
 from ..model import Conversation, Invocation, Json, Part, Result, Text
+from ..shorten import plain, quote
 from .base import Context
 
 #: Ids a program writes when it had no real id: a field name, a null stringified, a template.
@@ -26,7 +27,7 @@ PLACEHOLDERS = frozenset({
     "undefined", "null", "none", "nil", "nan", "string", "placeholder", "todo", "xxx", "[object object]",
 })
 _TEMPLATE = re.compile(r"^(\{\{.*\}\}|\{[A-Za-z_][\w.-]*\}|\$\{.*\}|<[^<>]*>|%s|%d|\?)$")
-_PREFIX = re.compile(r"^([A-Za-z]+[_-])?(.+)$")
+_PREFIX = re.compile(r"([A-Za-z]+[_-])?(.+)", re.DOTALL)
 #: A truncated id must keep this many characters for the truncation to be recognisable.
 _MIN_KEPT = 6
 
@@ -108,16 +109,18 @@ def near_miss(result_id: str, call_id: str) -> str | None:
     cp, cb = _split(call_id)
     if rb == cb and rp != cp and (len(rb) >= _MIN_KEPT or (rp and cp)):
         if not rp:
-            return f"prefix {cp!r} dropped"
+            return f"prefix {quote(cp)} dropped"
         if not cp:
-            return f"prefix {rp!r} added"
-        return f"prefix {cp!r} rewritten to {rp!r}"
+            return f"prefix {quote(rp)} added"
+        return f"prefix {quote(cp)} rewritten to {quote(rp)}"
     return None
 
 
 def _split(wire_id: str) -> tuple[str, str]:
-    match = _PREFIX.match(wire_id)
-    assert match is not None
+    """`call_abc` → ("call_", "abc"); an id of any characters (line breaks too) splits."""
+    match = _PREFIX.fullmatch(wire_id)
+    if match is None:  # the empty id
+        return "", wire_id
     return match.group(1) or "", match.group(2)
 
 
@@ -215,20 +218,28 @@ def stored_calls(ctx: Context, conv: Conversation) -> set[str] | None:
                for k, v in fmt.items() if k in STATEFUL and v}
     if not chained:
         return None
-    response_ids = {own.get("id") for read in ctx.reads for r in read.responses
-                    for own in r.meta.values() if isinstance(own, Mapping)}
-    if "conversation" in chained or chained.get("previous_response_id") not in response_ids:
+    # Every response id and call id of the file, gathered once for all conversations (a log of
+    # 50,000 chained exchanges would otherwise scan every exchange for each of them).
+    response_ids, call_ids = ctx.shared("pairing.stored", lambda: _stored(ctx))
+    previous = chained.get("previous_response_id")
+    if "conversation" in chained or not isinstance(previous, str) or previous not in response_ids:
         return set()
-    return {c.wire_id for read in ctx.reads for r in read.responses if r.turn is not None
-            for c in r.turn.invocations() if c.wire_id is not None}
+    return set(call_ids)
+
+
+def _stored(ctx: Context) -> tuple[set[str], set[str]]:
+    response_ids = {own["id"] for read in ctx.reads for r in read.responses for own in r.meta.values()
+                    if isinstance(own, Mapping) and isinstance(own.get("id"), str)}
+    call_ids = {c.wire_id for read in ctx.reads for r in read.responses if r.turn is not None
+                for c in r.turn.invocations() if c.wire_id is not None}
+    return response_ids, call_ids
 
 
 def short(wire_id: str | None, limit: int = 40) -> str:
     """An id for a message: quoted, cut when very long."""
     if wire_id is None:
         return "(no id)"
-    text = wire_id if len(wire_id) <= limit else wire_id[: limit - 1] + "…"
-    return repr(text)
+    return quote(wire_id, limit)
 
 
 def describe(call: Invocation, limit: int = 60) -> str:
@@ -239,7 +250,7 @@ def describe(call: Invocation, limit: int = 60) -> str:
         args = dumps_str(call.arguments, sort_keys=True)
     if len(args) > limit:
         args = args[: limit - 1] + "…"
-    return f"{call.id} {call.name}({args})"
+    return f"{call.id} {plain(call.name)}({args})"
 
 
 def result_text(parts: tuple[Part, ...]) -> str:

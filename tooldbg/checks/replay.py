@@ -34,6 +34,7 @@ from ..formats.base import Request
 from ..jsonio import dumps_str, try_loads
 from ..load import ExchangeRead, Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
+from ..shorten import plain, quote
 from .base import Context, Finding
 
 Placed = tuple[int, int, Any]  # (turn index in the replaying request, part index, part)
@@ -385,8 +386,7 @@ def text_of(parts: Iterable[Part]) -> str:
 
 
 def snippet(text: str, width: int = 60) -> str:
-    text = norm(text)
-    return repr(text if len(text) <= width else text[: width - 1] + "…")
+    return quote(norm(text), width)
 
 
 # -------------------------------------------------------------------- signatures and media
@@ -509,4 +509,4 @@ def origin(pair: Pair) -> str:
 
 
 def call_label(call: Invocation) -> str:
-    return f"{call.name!r}" + (f" ({call.wire_id})" if call.wire_id else "")
+    return f"{quote(call.name)}" + (f" ({plain(call.wire_id)})" if call.wire_id else "")

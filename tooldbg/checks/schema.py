@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..jsonio import dumps_str
+from ..shorten import quote
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_DEPTH = 64  # $ref chains and nesting deeper than this are not followed
@@ -73,7 +74,7 @@ def child(path: str, key: str | int) -> str:
         return f"{path}[{key}]"
     if _IDENT.fullmatch(key):
         return f"{path}.{key}"
-    return f"{path}[{key!r}]"
+    return f"{path}[{quote(key)}]"
 
 
 class _Validator:
@@ -231,7 +232,7 @@ def _string(value: str, schema: Mapping[str, Any], path: str) -> Iterator[str]:
     pattern = schema.get("pattern")
     compiled = _compile(pattern) if isinstance(pattern, str) else None
     if compiled is not None and not compiled.search(value):
-        yield f"{path}: {_show(value, 40)} does not match pattern {pattern!r}"
+        yield f"{path}: {_show(value, 40)} does not match pattern {quote(pattern)}"
 
 
 def _number(value: int | float, schema: Mapping[str, Any], path: str) -> Iterator[str]:

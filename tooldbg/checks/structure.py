@@ -29,6 +29,7 @@ from ..formats.base import Assembled, Response, chunk_for
 from ..jsonio import dumps_str
 from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Opaque, Part, Source, Text, Turn
+from ..shorten import quote
 from .base import Context, Finding
 
 #: Finish / stop reasons that announce tool calls in the message.
@@ -122,9 +123,8 @@ def call_like(part: Part) -> bool:
 def label(call: Invocation) -> str:
     """How a message names a call: its wire id, else its name and own id."""
     if call.wire_id:
-        text = call.wire_id if len(call.wire_id) <= 40 else call.wire_id[:39] + "…"
-        return repr(text)
-    return f"{call.name} ({call.id})"
+        return quote(call.wire_id, 40)
+    return f"{quote(call.name)} ({call.id})"
 
 
 def arguments_key(call: Invocation) -> str:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ..model import Conversation, Loss, Part, Side, Source, Tool, ToolChoice, Turn
+from ..shorten import message as one_message
 from .meta import meta_for, own_meta, report_foreign, unmodeled, with_meta
 from .origins import Origin, Origins
 from .reading import (
@@ -134,6 +135,9 @@ class StreamProblem:
     kind: str
     message: str
     chunk: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", one_message(self.message))  # one bounded line
 
 
 @dataclass(frozen=True, slots=True)

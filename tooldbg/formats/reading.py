@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FormatError
 from ..jsonio import try_loads
 from ..model import Invocation, Part, Result, Source, Turn, is_role
+from ..shorten import quote
 
 if TYPE_CHECKING:
     from .base import StreamEvent
@@ -190,7 +191,7 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     """One wire message → turns: each run of tool results becomes a `tool` turn and the rest `role`
     turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
     if not is_role(role):
-        raise FormatError(f"unknown role {role!r}", source.child("role").pointer)
+        raise FormatError(f"unknown role {quote(role)}", source.child("role").pointer)
     turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)
              for is_result, run in groupby(parts, key=lambda p: isinstance(p, Result))]
     return turns or [Turn(role=role, source=source)]

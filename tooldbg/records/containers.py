@@ -17,8 +17,9 @@ from typing import Any
 
 from ..errors import FormatError, InputError
 from ..formats.base import StreamEvent
-from ..jsonio import loads
+from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_depth, loads
 from ..model import is_canonical
+from ..shorten import quote
 from . import eventstream, sse
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
@@ -96,7 +97,8 @@ def read_capture(path: str, data: bytes) -> Capture:
     if sse.looks_like_sse(text):
         return _single_stream(path, "sse", sse.parse(text), text)
     try:
-        value = loads(text)
+        # Depth is checked per record below, so one deep record does not cost the file.
+        value = loads(text, check_depth=False)
     except FormatError as whole_err:
         lines = [ln for ln in text.splitlines() if ln.strip()]
         if len(lines) > 1 and lines[0].lstrip().startswith(("{", "[")):
@@ -105,15 +107,35 @@ def read_capture(path: str, data: bytes) -> Capture:
     return _json_document(path, value)
 
 
+def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
+    """A document read as one record: too deep is an error for the file, at the pointer."""
+    try:
+        ensure_depth(value, "", limit)
+    except TooDeep as err:
+        raise InputError(path, err.pointer, err.message) from None
+
+
+def _record_ok(capture: Capture, record: Any, where: str) -> bool:
+    """One record of a container, checked for depth: too deep, it is reported and skipped."""
+    try:
+        ensure_depth(record, where)
+    except TooDeep as err:
+        capture.errors.append(InputError(capture.path, err.pointer, err.message))
+        return False
+    return True
+
+
 def _json_document(path: str, value: Any) -> Capture:
     if isinstance(value, dict):
-        if is_canonical(value):
+        if is_canonical(value):  # what tooldbg wrote: values it read, a few levels down
+            _whole(path, value, MAX_DEPTH + DOCUMENT_LEVELS)
             return Capture(path, "canonical", canonical=value)
         log = value.get("log")
         if isinstance(log, dict) and "entries" in log:
             return _har(path, log)
         if "interactions" in value:
             return _interactions(path, value)
+        _whole(path, value)
         if _is_exchange(value):
             capture = Capture(path, "json")
             _add_exchange(capture, value, "", 0)
@@ -123,9 +145,13 @@ def _json_document(path: str, value: Any) -> Capture:
         if value and all(_is_exchange(v) for v in value):
             capture = Capture(path, "json")
             for i, item in enumerate(value):
-                _add_exchange(capture, item, f"/{i}", i)
+                if _record_ok(capture, item, f"/{i}"):
+                    _add_exchange(capture, item, f"/{i}", i)
+            if not capture.exchanges:
+                raise InputError(path, capture.errors[0].location, capture.errors[0].message)
             return capture
         # A JSON array of events: Gemini's streamGenerateContent without alt=sse.
+        _whole(path, value)
         events = [StreamEvent(index=i, data=v) for i, v in enumerate(value)]
         return _single_stream(path, "json", events)
     raise InputError(path, "", "expected a JSON object or array at the top level")
@@ -167,7 +193,7 @@ def _jsonl(path: str, text: str) -> Capture:
         try:
             value = loads(line)
         except FormatError as err:
-            capture.errors.append(InputError(path, f"line {number}", err.message))
+            capture.errors.append(InputError(path, f"line {number}{err.pointer}", err.message))
             continue
         if _is_exchange(value):
             _add_exchange(capture, value, f"line {number}", len(capture.exchanges))
@@ -199,11 +225,11 @@ def _add_exchange(capture: Capture, record: dict[str, Any], where: str, index: i
 def _http_message(path: str, part: Any, location: str) -> Message:
     """`{method, url, headers, body, status, bodyEncoding?}` as recorders and JSON Lines write it."""
     if not isinstance(part, dict):
-        raise InputError(path, location, "expected an object with a body")
-    headers = _headers(part.get("headers"))
-    message = Message(location=f"{location}/body", url=str(part.get("url") or ""),
-                      method=str(part.get("method") or ""), headers=headers,
-                      status=part.get("status") if isinstance(part.get("status"), int) else None)
+        raise InputError(path, location, f"expected an object with a body, not {_kind(part)}")
+    headers = _headers(path, part.get("headers"), f"{location}/headers")
+    message = Message(location=f"{location}/body", url=_text(path, part, "url", location),
+                      method=_text(path, part, "method", location), headers=headers,
+                      status=_status(path, part.get("status"), f"{location}/status"))
     if "body" not in part:
         # A response logged without a body wrapper: the record itself is the body.
         if any(k in part for k in ("choices", "candidates", "output", "content", "messages",
@@ -214,12 +240,39 @@ def _http_message(path: str, part: Any, location: str) -> Message:
     return message
 
 
+def _kind(value: Any) -> str:
+    from ..formats.base import type_name  # formats depend on records only through StreamEvent
+
+    return type_name(value)
+
+
+def _text(path: str, part: dict[str, Any], key: str, location: str) -> str:
+    """A string field of the HTTP record (`url`, `method`): absent or null is empty; another type
+    is an error for the record (it names the field and the type it had)."""
+    value = part.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InputError(path, f"{location}/{key}", f"{key} must be a string, not {_kind(value)}")
+    return value
+
+
+def _status(path: str, value: Any, location: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 3:
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 999:
+        raise InputError(path, location, f"status must be an HTTP status code, not {quote(value)}")
+    return value
+
+
 def _fill_body(path: str, message: Message, body: Any, encoding: Any, content_type: str) -> None:
     if body is None or isinstance(body, dict | list):
         message.body = body
         return
     if not isinstance(body, str):
-        raise InputError(path, message.location, f"body must be a string or JSON, not {type(body).__name__}")
+        raise InputError(path, message.location, f"body must be a string or JSON, not {_kind(body)}")
     if encoding == "base64":
         try:
             raw = base64.b64decode(body, validate=False)
@@ -246,7 +299,8 @@ def _fill_text(path: str, message: Message, text: str, content_type: str) -> Non
         message.body = loads(text)
         message.text = None
     except FormatError as err:
-        raise InputError(path, message.location, err.message) from None
+        where = f"{message.location}#{err.pointer}" if err.pointer else message.location
+        raise InputError(path, where, err.message) from None
 
 
 def _eventstream(path: str, location: str, data: bytes) -> list[StreamEvent]:
@@ -256,62 +310,96 @@ def _eventstream(path: str, location: str, data: bytes) -> list[StreamEvent]:
         raise InputError(path, f"{location} {err.pointer}".strip(), err.message) from None
 
 
-def _headers(value: Any) -> dict[str, str]:
-    """Headers as a dict with lower-case names, from a dict or HAR's `[{name, value}]`."""
+def _headers(path: str, value: Any, location: str) -> dict[str, str]:
+    """Headers as a dict with lower-case names, from a dict or HAR's `[{name, value}]`. A header
+    value that is a number or a boolean is written as JSON writes it; any other shape is an error
+    for the record."""
+    if value is None:
+        return {}
     if isinstance(value, dict):
-        return {str(k).lower(): str(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return {str(h.get("name", "")).lower(): str(h.get("value", ""))
-                for h in value if isinstance(h, dict)}
-    return {}
+        pairs = [(k, v, f"{location}/{k}") for k, v in value.items()]
+    elif isinstance(value, list):
+        pairs = []
+        for i, h in enumerate(value):
+            if not isinstance(h, dict):
+                raise InputError(path, f"{location}/{i}", f"a header must be an object, not {_kind(h)}")
+            pairs.append((h.get("name", ""), h.get("value", ""), f"{location}/{i}"))
+    else:
+        raise InputError(path, location, f"headers must be an object or a list, not {_kind(value)}")
+    out = {}
+    for name, val, where in pairs:
+        if not isinstance(name, str):
+            raise InputError(path, where, f"a header name must be a string, not {_kind(name)}")
+        if isinstance(val, bool | int | float) or val is None:
+            val = dumps_str(val)
+        elif not isinstance(val, str):
+            raise InputError(path, where, f"header {quote(name)} must be a string, not {_kind(val)}")
+        out[name.lower()] = val
+    return out
 
 
 def _interactions(path: str, doc: dict[str, Any]) -> Capture:
     interactions = doc.get("interactions")
     if not isinstance(interactions, list):
-        raise InputError(path, "/interactions", "expected a list of interactions")
+        raise InputError(path, "/interactions",
+                         f"expected a list of interactions, not {_kind(interactions)}")
     capture = Capture(path, "interactions")
     for i, record in enumerate(interactions):
         if not isinstance(record, dict):
-            capture.errors.append(InputError(path, f"/interactions/{i}", "expected an object"))
+            capture.errors.append(InputError(path, f"/interactions/{i}",
+                                             f"expected an object, not {_kind(record)}"))
             continue
-        _add_exchange(capture, record, f"/interactions/{i}", i)
+        if _record_ok(capture, record, f"/interactions/{i}"):
+            _add_exchange(capture, record, f"/interactions/{i}", i)
     return capture
 
 
 def _har(path: str, log: dict[str, Any]) -> Capture:
     entries = log.get("entries")
     if not isinstance(entries, list):
-        raise InputError(path, "/log/entries", "expected a list of entries")
+        raise InputError(path, "/log/entries", f"expected a list of entries, not {_kind(entries)}")
     capture = Capture(path, "har")
     for i, entry in enumerate(entries):
         where = f"/log/entries/{i}"
         if not isinstance(entry, dict):
-            capture.errors.append(InputError(path, where, "expected an object"))
+            capture.errors.append(InputError(path, where, f"expected an object, not {_kind(entry)}"))
+            continue
+        if not _record_ok(capture, entry, where):
             continue
         exchange = Exchange(i, meta={k: entry[k] for k in ("startedDateTime", "time") if k in entry})
-        request, response = entry.get("request"), entry.get("response")
-        try:
-            if isinstance(request, dict):
-                exchange.request = _har_side(path, request, f"{where}/request/postData/text",
-                                             (request.get("postData") or {}), None)
-            if isinstance(response, dict):
-                content = response.get("content") or {}
-                exchange.response = _har_side(path, response, f"{where}/response/content/text",
-                                              content, content.get("encoding"))
-        except InputError as err:
-            capture.errors.append(err)
+        for side, payload_key in (("request", "postData"), ("response", "content")):
+            try:
+                setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", payload_key))
+            except InputError as err:
+                capture.errors.append(err)
         capture.exchanges.append(exchange)
     return capture
 
 
-def _har_side(path: str, side: dict[str, Any], location: str, payload: Any,
-              encoding: Any) -> Message:
-    headers = _headers(side.get("headers"))
-    message = Message(location=location, url=str(side.get("url") or ""),
-                      method=str(side.get("method") or ""), headers=headers,
-                      status=side.get("status") if isinstance(side.get("status"), int) else None)
-    if isinstance(payload, dict) and isinstance(payload.get("text"), str):
-        content_type = str(payload.get("mimeType") or headers.get("content-type", ""))
-        _fill_body(path, message, payload["text"], encoding, content_type)
+def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message | None:
+    """One side of a HAR entry: the request with its `postData`, the response with its `content`
+    (`text`, optionally base64 with `encoding`). A side or a payload of the wrong type is an error
+    for that side; the other side is still read."""
+    if side is None:
+        return None
+    if not isinstance(side, dict):
+        raise InputError(path, location, f"expected an object, not {_kind(side)}")
+    headers = _headers(path, side.get("headers"), f"{location}/headers")
+    message = Message(location=f"{location}/{payload_key}/text", url=_text(path, side, "url", location),
+                      method=_text(path, side, "method", location), headers=headers,
+                      status=_status(path, side.get("status"), f"{location}/status"))
+    payload = side.get(payload_key)
+    if payload is None:
+        return message
+    if not isinstance(payload, dict):
+        raise InputError(path, f"{location}/{payload_key}",
+                         f"{payload_key} must be an object, not {_kind(payload)}")
+    text = payload.get("text")
+    if text is None:
+        return message
+    if not isinstance(text, str):
+        raise InputError(path, message.location, f"text must be a string, not {_kind(text)}")
+    mime = payload.get("mimeType")
+    content_type = mime if isinstance(mime, str) and mime else headers.get("content-type", "")
+    _fill_body(path, message, text, payload.get("encoding"), content_type)
     return message

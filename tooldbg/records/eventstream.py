@@ -19,6 +19,7 @@ import zlib
 from ..errors import FormatError
 from ..formats.base import StreamEvent
 from ..jsonio import loads
+from ..shorten import quote
 
 _PRELUDE = 12  # total length, headers length, prelude CRC
 _FRAME_OVERHEAD = _PRELUDE + 4  # + message CRC
@@ -78,7 +79,7 @@ def _headers(raw: bytes, offset: int) -> dict[str, object]:
         name = raw[pos + 1:pos + 1 + name_len].decode("utf-8", "replace")
         pos += 1 + name_len
         if pos >= len(raw):
-            raise FormatError(f"event-stream header {name!r} has no value", f"byte {offset}")
+            raise FormatError(f"event-stream header {quote(name)} has no value", f"byte {offset}")
         kind = raw[pos]
         pos += 1
         if kind in _FIXED_SIZES:
@@ -86,16 +87,16 @@ def _headers(raw: bytes, offset: int) -> dict[str, object]:
             value: object = kind == 0 if kind in (0, 1) else raw[pos:pos + size]
         elif kind in (_BYTES, _STRING):
             if pos + 2 > len(raw):
-                raise FormatError(f"event-stream header {name!r} truncated", f"byte {offset}")
+                raise FormatError(f"event-stream header {quote(name)} truncated", f"byte {offset}")
             size = 2 + int.from_bytes(raw[pos:pos + 2], "big")
             value = raw[pos + 2:pos + size]
             if kind == _STRING:
                 value = raw[pos + 2:pos + size].decode("utf-8", "replace")
         else:
-            raise FormatError(f"event-stream header {name!r} has unknown type {kind}", f"byte {offset}")
+            raise FormatError(f"event-stream header {quote(name)} has unknown type {kind}", f"byte {offset}")
         pos += size
         if pos > len(raw):
-            raise FormatError(f"event-stream header {name!r} truncated", f"byte {offset}")
+            raise FormatError(f"event-stream header {quote(name)} truncated", f"byte {offset}")
         out[name] = value
     return out
 

@@ -9,14 +9,13 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
-from ..errors import ToolDbgError
 from ..render import clean
 from .commands import ToolDbgCommands
 from .screens.export import ExportScreen
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.search import SearchIndex, SearchScreen
-from .session import Location, Session
+from .session import Location, Session, load_session
 
 
 class ToolDbgApp(App):
@@ -53,12 +52,17 @@ class ToolDbgApp(App):
             if isinstance(screen, MainScreen):
                 self.call_from_thread(screen.show_progress, done, total)
 
-        try:
-            session = Session.load(self.paths, self.input_format, progress)
-        except ToolDbgError as err:
-            self.call_from_thread(self.notify, clean(str(err)), severity="error", timeout=30, markup=False)
+        outcome = load_session(self.paths, self.input_format, progress)
+        if outcome.session is None:
+            self.call_from_thread(self._not_loaded, outcome.error or "nothing could be loaded")
             return
-        self.call_from_thread(self._loaded, session)
+        self.call_from_thread(self._loaded, outcome.session)
+
+    def _not_loaded(self, message: str) -> None:
+        """Nothing to show: the message replaces the progress bar, and stays in a notification."""
+        self.notify(clean(message), title="unreadable", severity="error", timeout=30, markup=False)
+        if isinstance(self.screen, MainScreen):
+            self.screen.show_load_error(message)
 
     def _loaded(self, session: Session) -> None:
         self.session = session

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checks import Finding, run_checks, severity_rank
+from ..errors import ToolDbgError
 from ..load import Loaded, load
 from ..model import Conversation, Turn
+from ..shorten import describe_exception
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,29 @@ def file_names(paths: Sequence[str]) -> dict[str, str]:
     except ValueError:  # absolute and relative paths mixed
         common = ""
     return {p: os.path.relpath(p, common) if common else p for p in paths}
+
+
+@dataclass(frozen=True, slots=True)
+class Loading:
+    """What the load worker hands the interface: the session, or the one line that says why there
+    is none (then the interface shows it instead of the progress bar)."""
+
+    session: Session | None = None
+    error: str | None = None
+
+
+def load_session(paths: Sequence[str | Path], input_format: str | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> Loading:
+    """The TUI's loader, run in a worker thread: `Session.load`, and never an exception. A record
+    that cannot be read is already in its file's errors (the rest of the file is shown); what is
+    left is a path that cannot be read at all, or a bug, and both become a message."""
+    try:
+        return Loading(session=Session.load(paths, input_format, progress))
+    except ToolDbgError as err:
+        return Loading(error=str(err))
+    except Exception as err:  # noqa: BLE001 - the worker must end with a message, never spin
+        where = ", ".join(str(p) for p in paths)
+        return Loading(error=f"{where}: could not be loaded: {describe_exception(err)}")
 
 
 def worst(findings: Sequence[Finding]) -> str | None:

@@ -14,6 +14,7 @@ only when the stored response is in the log and no response there made the call.
 from collections.abc import Iterator
 
 from ...model import Result
+from ...shorten import quote
 from ..base import Context, Finding
 from ..pairing import explained_orphans, stored_calls
 
@@ -43,5 +44,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             if isinstance(part, Result) and part.invocation_id is None and (t, p) not in explained:
                 if stored is not None and (not stored or part.wire_id in stored):
                     continue
-                ident = repr(part.wire_id) if part.wire_id is not None else f"for {part.name!r}"
+                ident = quote(part.wire_id) if part.wire_id is not None else f"for {quote(part.name)}"
                 yield ctx.at(f"result {ident} answers no earlier call", conversation=conv, turn=t, part=p)

@@ -17,6 +17,7 @@ back under a damaged id is reported once, as TD103.
 
 from collections.abc import Iterator
 
+from ...shorten import plain
 from ..base import Context, Finding
 from ..pairing import calls, mismatches, results_by_call, short
 
@@ -71,5 +72,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             after = (f"the conversation continues after turn {call.turn}" if call.turn < final
                      else "the request that ended on it was rejected")
-            yield ctx.at(f"call {node.id} {node.name} ({short(node.wire_id)}) has no result, but {after}",
+            yield ctx.at(f"call {node.id} {plain(node.name)} ({short(node.wire_id)}) has no result, but {after}",
                          conversation=conv, turn=call.turn, part=call.part)

@@ -18,6 +18,7 @@ same damage would otherwise produce.
 
 from collections.abc import Iterator
 
+from ...shorten import plain
 from ..base import Context, Finding
 from ..pairing import mismatches, short
 
@@ -50,5 +51,5 @@ def check(ctx: Context) -> Iterator[Finding]:
         for m in mismatches(conv):
             call = m.call.node
             yield ctx.at(f"result id {short(m.result.node.wire_id)} does not match call {call.id} "
-                         f"{call.name} {short(call.wire_id)} in turn {m.call.turn}: {m.how}",
+                         f"{plain(call.name)} {short(call.wire_id)} in turn {m.call.turn}: {m.how}",
                          conversation=conv, turn=m.result.turn, part=m.result.part)

@@ -12,6 +12,7 @@ Ids that are not ids (empty, blank, placeholders) are reported once, as TD108, n
 
 from collections.abc import Iterator
 
+from ...shorten import plain
 from ..base import Context, Finding
 from ..pairing import Located, calls, invalid_id, short
 
@@ -52,6 +53,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             if seen is call:
                 continue
             where = "in the same turn" if seen.turn == call.turn else f"in turn {seen.turn}"
-            yield ctx.at(f"call {call.node.id} {call.node.name} reuses id {short(wire_id)} of call "
-                         f"{seen.node.id} {seen.node.name} {where}",
+            yield ctx.at(f"call {call.node.id} {plain(call.node.name)} reuses id {short(wire_id)} of call "
+                         f"{seen.node.id} {plain(seen.node.name)} {where}",
                          conversation=conv, turn=call.turn, part=call.part)

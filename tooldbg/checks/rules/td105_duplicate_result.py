@@ -14,6 +14,7 @@ announces the next one for the same call.
 
 from collections.abc import Iterator
 
+from ...shorten import plain
 from ..base import Context, Finding
 from ..pairing import calls, extra_results, results_by_call, short, will_continue
 
@@ -48,11 +49,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             for n, (previous, result) in enumerate(zip(found, found[1:], strict=False), 2):
                 if will_continue(previous.node):
                     continue
-                yield ctx.at(f"result #{n} for call {call.id} {call.name} ({short(call.wire_id)}), already "
+                yield ctx.at(f"result #{n} for call {call.id} {plain(call.name)} ({short(call.wire_id)}), already "
                              f"answered at turn {found[0].turn} part {found[0].part}",
                              conversation=conv, turn=result.turn, part=result.part)
         for result, same in extra_results(conv)[0]:
             names = ", ".join(c.node.id for c in same)
-            yield ctx.at(f"one {result.node.name} result too many: the {len(same)} {result.node.name} "
+            yield ctx.at(f"one {plain(result.node.name)} result too many: the {len(same)} {plain(result.node.name)} "
                          f"call(s) of turn {same[0].turn} ({names}) are already answered",
                          conversation=conv, turn=result.turn, part=result.part)

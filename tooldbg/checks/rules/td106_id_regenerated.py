@@ -19,6 +19,7 @@ from typing import Any
 
 from ...formats.base import Request
 from ...model import Conversation, Invocation, Turn
+from ...shorten import plain
 from ..base import Context, Finding
 from ..pairing import short
 
@@ -99,7 +100,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     if old.wire_id is None or new.wire_id is None or old.wire_id == new.wire_id:
                         continue
                     yield ctx.at(
-                        f"call {new.id} {new.name} was returned as {short(old.wire_id)} in exchange "
+                        f"call {new.id} {plain(new.name)} was returned as {short(old.wire_id)} in exchange "
                         f"{read.exchange.index} and replayed as {short(new.wire_id)} in exchange "
                         f"{nxt.exchange.index}",
                         conversation=conv, turn=turn, part=p if turn is not None else None,

@@ -16,7 +16,9 @@ make each tool result repeat the argument that identifies it.
 
 from collections.abc import Iterator
 
+from ...jsonio import dumps_str
 from ...model import Conversation, Invocation
+from ...shorten import quote
 from ..base import Context, Finding
 from ..pairing import Located, describe, result_text, results_by_call, string_leaves
 
@@ -57,7 +59,7 @@ def _groups(conv: Conversation) -> Iterator[list[Invocation]]:
             if call.wire_id is None:
                 by_name.setdefault(call.name, []).append(call)
         for group in by_name.values():
-            if len(group) > 1 and len({repr((c.arguments, c.raw_arguments)) for c in group}) > 1:
+            if len(group) > 1 and len({dumps_str([c.arguments, c.raw_arguments], sort_keys=True) for c in group}) > 1:
                 yield group
 
 
@@ -87,7 +89,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                                   and any(tok in text for tok in tokens[o.id])), None)
                     if other is not None:
                         word = next(v for k, v in tokens[other.id].items() if k in text)
-                        yield ctx.at(f"result paired by position with {describe(call)} mentions {word!r}, "
+                        yield ctx.at(f"result paired by position with {describe(call)} mentions {quote(word)}, "
                                      f"an argument of {describe(other)}: results appended in completion "
                                      f"order are mis-paired when calls have no ids",
                                      conversation=conv, turn=result.turn, part=result.part)

@@ -18,6 +18,7 @@ bad id yields one finding.
 from collections.abc import Iterator
 
 from ...model import Invocation
+from ...shorten import plain
 from ..base import Context, Finding
 from ..pairing import calls, invalid_id, results, short
 
@@ -50,7 +51,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             owners[call.node.id] = call.node
             why = invalid_id(call.node.wire_id)
             if why is not None:
-                yield ctx.at(f"call {call.node.id} {call.node.name} has an id that is {why}: "
+                yield ctx.at(f"call {call.node.id} {plain(call.node.name)} has an id that is {why}: "
                              f"{short(call.node.wire_id)}",
                              conversation=conv, turn=call.turn, part=call.part)
         for result in results(conv):
@@ -59,6 +60,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             owner = owners.get(node.invocation_id or "")
             if why is None or (owner is not None and owner.wire_id == node.wire_id):
                 continue
-            whose = f" for {owner.id} {owner.name}" if owner is not None else ""
+            whose = f" for {owner.id} {plain(owner.name)}" if owner is not None else ""
             yield ctx.at(f"result{whose} has an id that is {why}: {short(node.wire_id)}",
                          conversation=conv, turn=result.turn, part=result.part)

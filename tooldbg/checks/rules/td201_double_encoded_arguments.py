@@ -13,6 +13,7 @@ deeper; a string holding the object itself is TD204.
 
 from collections.abc import Iterator
 
+from ...shorten import quote
 from ..arguments import calls, decode_levels, finding, short
 from ..base import Context, Finding
 
@@ -47,7 +48,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         if extra >= 1 and isinstance(value, dict | list):
             times = "twice" if extra == 1 else f"{extra + 1} times"
-            yield finding(ctx, call, f"arguments of {call.name!r} are JSON-encoded {times}: they decode "
+            yield finding(ctx, call, f"arguments of {quote(call.name)} are JSON-encoded {times}: they decode "
                                      f"to a string holding {short(value)}, not to the {_kind(value)}")
 
 

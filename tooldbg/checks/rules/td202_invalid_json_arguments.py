@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from ...errors import FormatError
 from ...jsonio import loads
+from ...shorten import quote
 from ..arguments import calls, finding, short
 from ..base import Context, Finding
 
@@ -38,7 +39,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         if call.encoding == "object" and isinstance(call.wire, str):
             continue  # a string where an object belongs: TD204 says so
-        yield finding(ctx, call, f"arguments of {call.name!r} are not valid JSON ({_why(raw)}): {short(raw)}")
+        yield finding(ctx, call, f"arguments of {quote(call.name)} are not valid JSON ({_why(raw)}): {short(raw)}")
 
 
 def _why(raw: str) -> str:

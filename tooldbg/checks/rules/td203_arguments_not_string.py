@@ -12,6 +12,7 @@ encodings apart.
 
 from collections.abc import Iterator
 
+from ...shorten import quote
 from ..arguments import calls, describe, finding, short, unique
 from ..base import Context, Finding
 
@@ -38,5 +39,5 @@ def _findings(ctx: Context) -> Iterator[Finding]:
         if call.encoding != "string" or call.custom or call.broken_stream:
             continue
         if call.has_wire and not isinstance(call.wire, str):
-            yield finding(ctx, call, f"arguments of {call.name!r} are {describe(call.wire)} "
+            yield finding(ctx, call, f"arguments of {quote(call.name)} are {describe(call.wire)} "
                                      f"({short(call.wire, 40)}); {call.format} requires a JSON string")

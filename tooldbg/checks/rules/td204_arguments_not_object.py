@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 
 from ... import formats
 from ...jsonio import try_loads
+from ...shorten import quote
 from ..arguments import calls, describe, finding, short, unique
 from ..base import Context, Finding
 
@@ -47,12 +48,12 @@ def _findings(ctx: Context) -> Iterator[Finding]:
                 if isinstance(call.wire, str):
                     what = "a JSON string" if _is_json(call.wire) else "a string (not even JSON)"
                 field = formats.facts(call.format).arguments_path[-1]
-                yield finding(ctx, call, f"{field} of {call.name!r} is {what} "
+                yield finding(ctx, call, f"{field} of {quote(call.name)} is {what} "
                                          f"({short(call.wire, 40)}); {call.format} requires an object")
         elif not call.has_wire and call.format is None:
             own = call.call.meta.get("anthropic")
             if isinstance(own, Mapping) and own.get("string_input"):
-                yield finding(ctx, call, f"input of {call.name!r} was a JSON string on the Anthropic "
+                yield finding(ctx, call, f"input of {quote(call.name)} was a JSON string on the Anthropic "
                                          "wire; anthropic requires an object")
 
 

@@ -11,6 +11,7 @@ turn. The repair is mechanical — send `"{}"` — which is why this is its own 
 
 from collections.abc import Iterator
 
+from ...shorten import quote
 from ..arguments import calls, finding
 from ..base import Context, Finding
 
@@ -35,5 +36,5 @@ def check(ctx: Context) -> Iterator[Finding]:
         text = call.encoded_text()
         if text is not None and not text.strip():
             shown = '""' if not text else "only whitespace"
-            yield finding(ctx, call, f'arguments of {call.name!r} are {shown}; a call without arguments '
+            yield finding(ctx, call, f'arguments of {quote(call.name)} are {shown}; a call without arguments '
                                      'sends "{}"')

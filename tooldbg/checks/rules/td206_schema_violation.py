@@ -16,6 +16,7 @@ ignored. Each message names the place: `$.city: expected string, got number`.
 
 from collections.abc import Iterator
 
+from ...shorten import quote
 from ..arguments import calls, finding, function_tools
 from ..base import Context, Finding
 from ..schema import validate
@@ -53,5 +54,5 @@ def check(ctx: Context) -> Iterator[Finding]:
         errors = validate(args, tool.parameters)
         if errors:
             more = f" (and {len(errors) - _SHOWN} more)" if len(errors) > _SHOWN else ""
-            yield finding(ctx, call, f"arguments of {call.name!r} do not fit its schema: "
+            yield finding(ctx, call, f"arguments of {quote(call.name)} do not fit its schema: "
                                      + "; ".join(errors[:_SHOWN]) + more)

@@ -14,6 +14,7 @@ re-judge old history.
 
 from collections.abc import Iterator, Mapping
 
+from ...shorten import plain, quote
 from ..arguments import calls, finding, function_tools
 from ..base import Context, Finding
 
@@ -46,10 +47,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         names = sorted({t.name for t in call.tools})
         if call.name in names:
             continue
-        listed = ", ".join(names[:_SHOWN])
+        listed = ", ".join(plain(n) for n in names[:_SHOWN])
         if len(names) > _SHOWN:
             listed += f" and {len(names) - _SHOWN} more"
-        yield finding(ctx, call, f"call to {call.name!r}, which the request does not declare "
+        yield finding(ctx, call, f"call to {quote(call.name)}, which the request does not declare "
                                  f"(it declares {listed})", at=call.call.source)
 
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 
 from ...model import Invocation, Text
+from ...shorten import quote
 from ..base import Context, Finding
 from ..replay import Pair, call_label, origin, replays, results_as_text, snippet
 
@@ -63,7 +64,7 @@ def _flattened(ctx: Context, pair: Pair) -> Iterator[Finding]:
         if id(result) not in lost:
             continue
         ti, pi = next((i, k) for i, t in near for k, p in enumerate(t.parts) if p is text)
-        ident = repr(result.wire_id) if result.wire_id else f"of {result.name!r}"
+        ident = quote(result.wire_id) if result.wire_id else f"of {quote(result.name)}"
         yield pair.finding(ctx, f"result {ident} sent as a tool result in {origin(pair)} is replayed as "
                                 f"user text: its binding to the call is lost", ti, pi)
         return

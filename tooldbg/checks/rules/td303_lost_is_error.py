@@ -12,6 +12,7 @@ a result whose failure was neither flagged nor said is reported.
 from collections.abc import Iterator
 
 from ... import formats
+from ...shorten import quote
 from ..base import Context, Finding
 from ..replay import lost_flags, origin
 
@@ -36,7 +37,7 @@ exchange 2's request replays it as:
 
 def check(ctx: Context) -> Iterator[Finding]:
     for pair, result, hit in lost_flags(ctx):
-        ident = repr(result.wire_id) if result.wire_id else f"of {result.name!r}"
+        ident = quote(result.wire_id) if result.wire_id else f"of {quote(result.name)}"
         fmt = pair.replay.before.format
         flag = (formats.facts(fmt).failure_wording if fmt is not None else None) or "a failure flag"
         yield pair.finding(ctx, f"result {ident} had {flag} in {origin(pair)}; its replay in exchange "

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from ... import formats
 from ...model import Result
+from ...shorten import quote
 from ..base import Context, Finding
 from ..replay import failure_report, lost_flags
 
@@ -44,6 +45,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             words = failure_report(part.content)
             if words:
-                ident = repr(part.wire_id) if part.wire_id else f"of {part.name!r}"
+                ident = quote(part.wire_id) if part.wire_id else f"of {quote(part.name)}"
                 yield ctx.at(f"result {ident} reports a failure ({words}) but is sent without "
                              f"{facts.failure_wording}", conversation=conv, turn=t, part=p)

@@ -12,6 +12,7 @@ not a loss.
 from collections.abc import Iterator
 
 from ...model import Media
+from ...shorten import plain, quote
 from ..base import Context, Finding
 from ..replay import Replay, media_identity, media_in, origin, replays
 
@@ -41,7 +42,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     continue  # the result itself is gone: another defect
                 lost = _lost(list(media_in(result.content)), list(media_in(hit[2].content)), replay)
                 if lost:
-                    ident = repr(result.wire_id) if result.wire_id else f"of {result.name!r}"
+                    ident = quote(result.wire_id) if result.wire_id else f"of {quote(result.name)}"
                     yield pair.finding(ctx, f"{_what(lost)} in result {ident} of {origin(pair)} is missing "
                                             f"from its replay", hit[0], hit[1])
             if not pair.anchored or not pair.turns:
@@ -63,5 +64,5 @@ def _lost(before: list[Media], after: list[Media], replay: Replay) -> list[Media
 
 def _what(lost: list[Media]) -> str:
     first = lost[0]
-    kind = f"{first.kind} ({first.media_type})" if first.media_type else first.kind
+    kind = f"{plain(first.kind)} ({plain(first.media_type)})" if first.media_type else first.kind
     return f"{kind}" + (f" and {len(lost) - 1} more" if len(lost) > 1 else "")

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...jsonio import dumps_str, try_loads
+from ...shorten import quote
 from ..base import Context, Finding
 from ..replay import MISSING, call_label, first_difference, origin, replays, resolve_pointer
 
@@ -41,7 +42,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 replayed = hit[2]
                 if replayed.name != call.name:
                     yield pair.finding(ctx, f"call {call_label(call)} from {origin(pair)} is replayed as "
-                                            f"{replayed.name!r}", hit[0], hit[1])
+                                            f"{quote(replayed.name)}", hit[0], hit[1])
                     continue
                 was, now = _args(call.arguments), _args(replayed.arguments)
                 where: str | None

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from ... import formats
 from ...model import Invocation, Reasoning
+from ...shorten import quote
 from ..base import Context, Finding
 from ..replay import Pair, Placed, origin, replays, signature_key
 
@@ -67,10 +68,10 @@ def _lost(ctx: Context, pair: Pair, calls: dict[int, Placed]) -> Iterator[Findin
         name = hit[2].name
         kind = formats.facts(part.origin).reasoning if part.origin in formats.FORMATS else None
         if key[0] == "redacted":
-            what = f"the redacted thinking before the call {name!r}"
+            what = f"the redacted thinking before the call {quote(name)}"
         elif part.origin == "gemini":  # the signature rides on the call's own part
-            what = f"the {kind} of the call {name!r}"
+            what = f"the {kind} of the call {quote(name)}"
         else:
-            what = f"the {kind or 'signed reasoning'} before the call {name!r}"
+            what = f"the {kind or 'signed reasoning'} before the call {quote(name)}"
         yield pair.finding(ctx, f"{what} in {origin(pair)} was {how} on replay", hit[0], hit[1])
         return

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...model import Result, Turn
+from ...shorten import quote
 from ..base import Context, Finding
 from ..structure import blank, views
 
@@ -48,7 +49,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             (bt, bp, kind), (t, p, result) = found
             where = view.source(bt, bp).pointer or f"turn {bt}"
-            yield ctx.at(f"tool_result {result.wire_id!r} comes after a {kind} block ({where}); "
+            yield ctx.at(f"tool_result {quote(result.wire_id)} comes after a {kind} block ({where}); "
                          f"tool_result blocks must open the user message",
                          conversation=conv, turn=t, part=p, source=view.source(t, p))
 

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 
 from ...load import ExchangeRead
 from ...model import Invocation, Opaque
+from ...shorten import quote
 from ..base import Context, Finding
 from ..structure import View, views, wire_role, with_severity
 
@@ -126,7 +127,7 @@ def _gemini_roles(ctx: Context, view: View, read: ExchangeRead) -> Iterator[Find
             continue
         t = turn_at.get(f"/contents/{i}")
         what = "the legacy `function` role (function responses go in a `user` content)" \
-            if role == "function" else f"the role {role!r}"
+            if role == "function" else f"the role {quote(role)}"
         message = f"contents[{i}] has {what}: Gemini answers \"Please use a valid role: user, model.\""
         if t is not None:
             yield ctx.at(message, conversation=view.conversation, turn=t,
@@ -164,5 +165,5 @@ def _responses_roles(ctx: Context, view: View) -> Iterator[Finding]:
             role = value.get("role")
             if isinstance(role, str) and role not in _RESPONSES_ROLES:
                 hint = " (a tool result is a function_call_output item)" if role == "tool" else ""
-                yield ctx.at(f"an input item with the role {role!r}, which the Responses API does not "
+                yield ctx.at(f"an input item with the role {quote(role)}, which the Responses API does not "
                              f"have{hint}", conversation=conv, turn=t, part=p, source=view.source(t, p))

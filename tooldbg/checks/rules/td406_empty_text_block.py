@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from ... import formats
 from ...model import Invocation, Result, Text
+from ...shorten import quote
 from ..base import Context, Finding
 from ..structure import blank, views, whole_content
 
@@ -54,7 +55,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 assert isinstance(part, Text)
                 what = "an empty" if part.text == "" else "a whitespace-only"
                 if isinstance(beside, Invocation):
-                    near = f" beside the call {beside.name!r}"
+                    near = f" beside the call {quote(beside.name)}"
                 elif isinstance(beside, Result):
                     near = " beside a tool result"
                 else:

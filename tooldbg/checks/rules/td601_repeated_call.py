@@ -12,6 +12,7 @@ sign rather than a proof.
 from collections.abc import Iterator
 
 from ...model import Invocation, Result
+from ...shorten import plain
 from ..base import Context, Finding
 from ..structure import arguments_key, label, views
 
@@ -55,7 +56,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 earlier = fresh.get(key)
                 if earlier is not None:
                     r, first = earlier
-                    yield ctx.at(f"{call.name} called again with the same arguments as {label(first)}, "
+                    yield ctx.at(f"{plain(call.name)} called again with the same arguments as {label(first)}, "
                                  f"right after its result came back in turn {r}: the model may not have "
                                  f"seen that result", conversation=conv, turn=t, part=p)
                 keys[call.id] = key

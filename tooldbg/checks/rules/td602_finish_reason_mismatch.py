@@ -12,6 +12,7 @@ message, never from the finish reason.
 
 from collections.abc import Iterator
 
+from ...shorten import quote
 from ..base import Context, Finding
 from ..structure import CALL_FINISH, answers, call_like
 
@@ -43,6 +44,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue  # the stream broke while assembling: TD5xx names the chunk that lost the call
         source, chunk = answer.finish_source()
         said = "text only" if turn.parts else "nothing"
-        yield ctx.at(f"finish reason {reason!r}, but the message holds no tool call ({said}): the calls "
+        yield ctx.at(f"finish reason {quote(reason)}, but the message holds no tool call ({said}): the calls "
                      f"were lost before the log", conversation=answer.conversation, turn=answer.turn,
                      source=source, chunk=chunk)

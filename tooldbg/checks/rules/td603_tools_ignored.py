@@ -12,6 +12,7 @@ answer, see TD602), hence a warning.
 from collections.abc import Iterator
 
 from ...model import Part, Text
+from ...shorten import quote
 from ..base import Context, Finding
 from ..structure import answers, call_like
 
@@ -60,7 +61,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         text = next((p for p, part in enumerate(turn.parts) if _answer_text(part)), None)
         if text is None:
             continue
-        forced = f"the tool {choice.name!r}" if choice.mode == "tool" and choice.name else "a tool call"
+        forced = f"the tool {quote(choice.name)}" if choice.mode == "tool" and choice.name else "a tool call"
         source = turn.parts[text].source
         yield ctx.at(f"the request forced {forced}, but the answer is text with no call: the tools were "
                      f"likely dropped on the way to the model", conversation=answer.conversation,

@@ -15,6 +15,7 @@ limit, reported once and not reproduced since, is TD802.
 
 from collections.abc import Iterator
 
+from ...shorten import quote as shown
 from ...targets import Limit
 from ..base import Context, Finding
 from ..preflight import failure, quote, target_table, wire_ids
@@ -43,7 +44,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         for t, p, what, wire_id in wire_ids(conv):
             limit = failure(wire_id, limits.call_id)
             if limit is not None and limit.certain:
-                yield ctx.at(f"{ctx.target} rejects {what} id {wire_id!r} ({_rule(limit)}): "
+                yield ctx.at(f"{ctx.target} rejects {what} id {shown(wire_id)} ({_rule(limit)}): "
                              + quote(limit.error, id=wire_id, length=len(wire_id)),
                              conversation=conv, turn=t, part=p)
 

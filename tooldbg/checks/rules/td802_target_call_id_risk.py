@@ -11,6 +11,7 @@ are TD801.
 
 from collections.abc import Iterator
 
+from ...shorten import quote as shown
 from ..base import Context, Finding
 from ..preflight import failure, quote, target_table, wire_ids
 
@@ -38,7 +39,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         for t, p, what, wire_id in wire_ids(conv):
             limit = failure(wire_id, limits.call_id)
             if limit is not None and not limit.certain:
-                yield ctx.at(f"{what} id {wire_id!r} is {len(wire_id)} characters; {ctx.target} has "
+                yield ctx.at(f"{what} id {shown(wire_id)} is {len(wire_id)} characters; {ctx.target} has "
                              f"rejected ids over {limit.value} before (not reliably since): "
                              + quote(limit.error, id=wire_id, length=len(wire_id)),
                              conversation=conv, turn=t, part=p)

@@ -21,6 +21,7 @@ request that carried the results is not in the log).
 from collections.abc import Iterator
 
 from ...model import Invocation, Reasoning, Result
+from ...shorten import quote as shown
 from ..base import Context, Finding
 from ..preflight import blank, call_turns, quote, target_table
 
@@ -64,7 +65,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if after is not None:
                     p, part = after
                     call = next(c for q, c in direct if q < p)
-                    yield ctx.at(f"a {part.type} part follows call {call.name!r} in its turn: {ctx.target} "
+                    yield ctx.at(f"a {part.type} part follows call {shown(call.name)} in its turn: {ctx.target} "
                                  "reads the call as unanswered, "
                                  + quote(rule.error, id=call.wire_id or call.id),
                                  conversation=conv, turn=t, part=p)
@@ -84,7 +85,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 missing = call.id not in here if rule.scope == "next" else answered.get(call.id, -1) <= t
                 if missing:
                     where = "in the turn right after it" if rule.scope == "next" else "after it"
-                    yield ctx.at(f"call {call.name!r} has no result {where}: {ctx.target} rejects it, "
+                    yield ctx.at(f"call {shown(call.name)} has no result {where}: {ctx.target} rejects it, "
                                  + quote(rule.error, id=call.wire_id or call.id),
                                  conversation=conv, turn=t, part=p)
 

@@ -14,6 +14,8 @@ image into a user message after the results is the usual repair. Allowed kinds p
 from collections.abc import Iterator
 
 from ...model import Media, Result
+from ...shorten import plain
+from ...shorten import quote as shown
 from ..base import Context, Finding
 from ..preflight import model_matches, models, quote, target_table
 
@@ -46,6 +48,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             for media in (m for m in part.content if isinstance(m, Media) and m.kind not in rule.allowed):
                 what = media.media_type or media.kind
-                yield ctx.at(f"the result of {part.name or 'a call'!r} carries {media.kind} ({what}), which "
+                yield ctx.at(f"the result of {shown(part.name or 'a call')} carries {plain(media.kind)} ({what}), which "
                              f"{ctx.target} tool results cannot: " + quote(rule.error),
                              conversation=conv, turn=t, part=p)

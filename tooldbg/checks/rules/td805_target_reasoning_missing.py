@@ -19,6 +19,7 @@ is also TD307; this rule judges the history against the target, recorded or not.
 from collections.abc import Iterator
 
 from ...model import Conversation, Invocation, Part, Reasoning
+from ...shorten import quote as shown
 from ...targets import ReasoningReplay
 from ..base import Context, Finding
 from ..preflight import carrier, model_matches, models, param, quote, signed, target_table
@@ -57,7 +58,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             p, call = missing
             found = turn.parts[0].type if turn.parts else "nothing"
             item = _item(call, rule) or "fc_…"
-            yield ctx.at(f"the turn calling {call.name!r} carries no {rule.what} ({_where(rule)}): "
+            yield ctx.at(f"the turn calling {shown(call.name)} carries no {rule.what} ({_where(rule)}): "
                          f"{ctx.target} rejects it, "
                          + quote(rule.error, found="tool_use" if found == "invocation" else found,
                                  name=call.name, item=item),

@@ -15,6 +15,7 @@ declaration. One finding per distinct name, at its declaration when there is one
 from collections.abc import Iterator
 
 from ...model import Invocation
+from ...shorten import quote as shown
 from ..base import Context, Finding
 from ..preflight import failure, quote, target_table
 
@@ -45,7 +46,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             seen.add(tool.name)
             limit = failure(tool.name, limits.tool_name)
             if limit is not None:
-                yield ctx.at(f"{ctx.target} rejects the declared tool name {tool.name!r}: "
+                yield ctx.at(f"{ctx.target} rejects the declared tool name {shown(tool.name)}: "
                              + quote(limit.error, name=tool.name, length=len(tool.name)),
                              conversation=conv, source=tool.source)
         for t, _, p, part in ctx.parts(conv):
@@ -54,6 +55,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             seen.add(part.name)
             limit = failure(part.name, limits.tool_name)
             if limit is not None:
-                yield ctx.at(f"{ctx.target} rejects the called tool name {part.name!r}: "
+                yield ctx.at(f"{ctx.target} rejects the called tool name {shown(part.name)}: "
                              + quote(limit.error, name=part.name, length=len(part.name)),
                              conversation=conv, turn=t, part=p)

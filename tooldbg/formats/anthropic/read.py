@@ -22,6 +22,7 @@ from ...model import (
     ToolChoice,
     Turn,
 )
+from ...shorten import quote
 from ..base import (
     ApiError,
     Request,
@@ -110,7 +111,7 @@ def read_request(body: Any, source: Source = NO_SOURCE) -> Request:
         message = expect_dict(message, src, "a message")
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
-            raise FormatError(f"unknown message role {role!r}", src.child("role").pointer)
+            raise FormatError(f"unknown message role {quote(role)}", src.child("role").pointer)
         parts = _content(message.get("content"), src.child("content"),
                          _SYSTEM_BLOCKS if role == "system" else _MESSAGE_BLOCKS)
         if role == "system" and not turns:
@@ -240,7 +241,7 @@ def _tool(tool: Any, source: Source) -> Tool:
     if kind in (None, "custom"):
         return Tool(name=required_field(tool, "name", str, source),
                     description=optional_field(tool, "description", str, source),
-                    parameters=tool.get("input_schema"),
+                    parameters=optional_field(tool, "input_schema", dict, source),
                     meta=meta_for(NAME, unmodeled(tool, ("type", "name", "description", "input_schema"))),
                     source=source)
     if not isinstance(kind, str):

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...jsonio import dumps_str, try_loads
 from ...model import NO_SOURCE, Source
+from ...shorten import quote
 from ..base import Assembled, StreamEvent, StreamProblem, as_index, event_type, split_at
 from .common import _type
 
@@ -92,7 +93,7 @@ class _Assembler:
             return
         data = event.data
         if not isinstance(data, dict):
-            self.problem("other", f"event payload is not a JSON object: {str(data)[:60]!r}", event.index)
+            self.problem("other", f"event payload is not a JSON object: {quote(data)}", event.index)
             return
         if kind == "error":
             self.error = self.error or data
@@ -132,7 +133,8 @@ class _Assembler:
         content = self.message["content"]
         position = len(content)
         if as_index(data.get("index")) != position:  # the SDK appends whatever the index says
-            self.problem("order", f"content_block_start index {data.get('index')!r}, expected {position}", at)
+            self.problem("order", f"content_block_start index {quote(data.get('index'))}, "
+                         f"expected {position}", at)
         content.append(dict(block))
         if as_index(data.get("index")) is not None:
             self.wire[data["index"]] = position
@@ -159,7 +161,7 @@ class _Assembler:
         spec = _DELTAS.get(_type(delta))  # type: ignore[arg-type]
         block = self.message["content"][position]  # type: ignore[index]
         if spec is None:
-            self.problem("other", f"unknown delta type {delta.get('type')!r} ignored", at)
+            self.problem("other", f"unknown delta type {quote(delta.get('type'))} ignored", at)
             return
         key, target, how, types = spec
         if _type(block) not in types:
@@ -220,7 +222,8 @@ class _Assembler:
             return self.wire[index]
         content = self.message["content"]  # type: ignore[index]
         if index is None or not 0 <= index < len(content) or not isinstance(content[index], dict):
-            self.problem("order", f"{data.get('type')} for unknown content block {data.get('index')!r}", at)
+            self.problem("order", f"{quote(data.get('type'))} for unknown content block "
+                         f"{quote(data.get('index'))}", at)
             return None
         return index
 
@@ -232,7 +235,7 @@ class _Assembler:
         ok, value = try_loads(text)
         self.message["content"][position]["input"] = value if ok else text  # type: ignore[index]
         if not ok:
-            self.problem("arguments", f"streamed tool input is not valid JSON: {text[:80]!r}", first)
+            self.problem("arguments", f"streamed tool input is not valid JSON: {quote(text, 80)}", first)
 
     def finish(self) -> Assembled:
         for position, at in sorted(self.open.items()):

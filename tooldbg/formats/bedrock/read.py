@@ -20,6 +20,7 @@ from ...model import (
     ToolChoice,
     Turn,
 )
+from ...shorten import quote
 from ..base import (
     ApiError,
     Request,
@@ -83,7 +84,7 @@ def read_request(body: Any, source: Source) -> Request:
         message = expect_dict(message, at, "a message")
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
-            raise FormatError(f"a message role must be user, assistant or system, not {role!r}",
+            raise FormatError(f"a message role must be user, assistant or system, not {quote(role)}",
                               at.child("role").pointer)
         parts = _blocks(message.get("content"), at.child("content"), _MESSAGE_BLOCKS, role)
         if role == "system" and not turns:
@@ -243,12 +244,12 @@ def _tool_config(value: Any, at: Source) -> tuple[tuple[Tool, ...], ToolChoice |
 
 
 def _tool_spec(spec: dict[str, Any], at: Source) -> Tool:
-    schema = spec.get("inputSchema")
-    meta = unmodeled(spec, ("name", "description", "inputSchema"))
     inner = at.child("toolSpec")
+    schema = optional_field(spec, "inputSchema", dict, inner)
+    meta = unmodeled(spec, ("name", "description", "inputSchema"))
     return Tool(name=required_field(spec, "name", str, inner),
                 description=optional_field(spec, "description", str, inner),
-                parameters=schema.get("json") if isinstance(schema, dict) else None,
+                parameters=optional_field(schema or {}, "json", dict, inner.child("inputSchema")),
                 meta=meta_for(NAME, meta), source=at)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Source
+from ...shorten import quote
 from ..base import Assembled, StreamEvent, StreamProblem, as_index, parse_arguments, split_at, type_name
 from .common import _union_key
 
@@ -159,7 +160,7 @@ class _Assembler:
                 self.problem("identity", f"block {block.index} {key} is {type_name(value)}", i)
             elif key in block.tool and block.tool[key] != value:
                 self.problem("identity", f"block {block.index} {key} changed from "
-                             f"{block.tool[key]!r} to {value!r}", i)
+                             f"{quote(block.tool[key])} to {quote(value)}", i)
             else:
                 block.tool[key] = value
 
@@ -193,14 +194,14 @@ class _Assembler:
         index = as_index(raw)
         block = self.blocks.get(index) if index is not None else None
         if block is None:
-            self.problem("order", f"contentBlockStop for block {raw!r}, which never started", i)
+            self.problem("order", f"contentBlockStop for block {quote(raw)}, which never started", i)
         else:
             block.stopped = True
 
     def message_stop(self, data: dict[str, Any], i: int) -> None:
         if self.stopped:
             if data.get("stopReason") != self.tail.get("stopReason"):
-                self.problem("other", f"a second messageStop says {data.get('stopReason')!r}", i)
+                self.problem("other", f"a second messageStop says {quote(data.get('stopReason'))}", i)
             return
         self.stopped = True
         for key in ("stopReason", "additionalModelResponseFields"):
@@ -304,7 +305,7 @@ class _Assembler:
         if invalid is None:
             return value
         if block.stopped or self.stopped:  # else the truncation explains it
-            self.problem("arguments", f"toolUse input is not valid JSON: {raw[:80]!r}", block.last)
+            self.problem("arguments", f"toolUse input is not valid JSON: {quote(raw, 80)}", block.last)
         return raw
 
 

@@ -21,6 +21,7 @@ from ...model import (
     ToolChoice,
     Turn,
 )
+from ...shorten import quote
 from ..base import (
     Request,
     Response,
@@ -72,7 +73,8 @@ def read_request(body: Any, source: Source) -> Request:
         content = expect_dict(raw, at, "a content")
         role = _get(content, "role")
         if not (role is None or isinstance(role, str)) or role not in _ROLES:
-            raise FormatError(f"unknown role {role!r} (Gemini has user and model)", at.child("role").pointer)
+            raise FormatError(f"unknown role {quote(role)} (Gemini has user and model)",
+                              at.child("role").pointer)
         parts_key, parts = _find(content, "parts")
         read = _read_parts(parts, at.child(parts_key))
         if _ROLES[role] == "system" and not turns:
@@ -84,9 +86,8 @@ def read_request(body: Any, source: Source) -> Request:
     choice, choice_used = _read_choice(body, source)
     extra = _extra(body, {"contents": None, "systemInstruction": system_used, "tools": None,
                           "toolConfig": choice_used})
-    model = body.get("model")
     return Request(turns=link(turns), system=tuple(system), tools=_read_tools(body, source),
-                   tool_choice=choice, model=model if isinstance(model, str) else None,
+                   tool_choice=choice, model=optional_field(body, "model", str, source),
                    meta=meta_for(NAME, extra))
 
 
@@ -272,8 +273,8 @@ def _read_declaration(raw: Any, source: Source) -> Tool:
     schema_key = next((k for k in ("parametersJsonSchema", "parameters") if _get(decl, k) is not None), None)
     flags = {"schema": "parameters"} if schema_key == "parameters" else {}
     used = {"name": None, "description": None, **({schema_key: None} if schema_key else {})}
-    return Tool(name=name, description=_text_field(decl, "description", source),
-                parameters=_get(decl, schema_key) if schema_key else None,
+    schema = optional_field(decl, _find(decl, schema_key)[0], dict, source) if schema_key else None
+    return Tool(name=name, description=_text_field(decl, "description", source), parameters=schema,
                 meta=_kept(decl, used, **flags), source=source)
 
 

@@ -7,7 +7,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...jsonio import MAX_DEPTH, TooDeep, ensure_depth
 from ...model import Source
+from ...shorten import QUOTE, one_line, quote
 from ..base import Assembled, StreamEvent, StreamProblem, type_name
 from .common import _SIGNATURE, _camel, _find, _get, _read_error
 
@@ -54,7 +56,7 @@ class _Assembler:
     def feed(self, event: StreamEvent) -> None:
         data = event.data
         if not isinstance(data, dict):
-            self.problem("other", f"event is not a JSON object: {str(data)[:60]!r}", event.index)
+            self.problem("other", f"event is not a JSON object: {quote(data)}", event.index)
             return
         if "error" in data:
             message = _read_error(data["error"]).error
@@ -235,16 +237,24 @@ class _Candidate:
             path = _get(fragment, "jsonPath") if isinstance(fragment, dict) else None
             steps = _json_path(path) if isinstance(path, str) else None
             if steps is None:
-                problems.append(StreamProblem("arguments", f"unreadable partialArgs entry {fragment!r:.80}",
-                                              index))
+                problems.append(StreamProblem("arguments",
+                                              f"unreadable partialArgs entry {quote(fragment, 80)}", index))
                 continue
             found = _fragment_value(fragment)
             if found is None:
                 continue
             kind, value = found
+            try:  # a path builds nesting the parser never saw: it is held to the same limit
+                ensure_depth(value, "", ARGUMENT_DEPTH - len(steps))
+            except TooDeep:
+                message = (f"{one_line(str(path), QUOTE)}: nests the arguments deeper than {ARGUMENT_DEPTH} "
+                           "levels, which tooldbg does not read")
+                problems.append(StreamProblem("arguments", message, index))
+                continue
             problem = _put(args, steps, value, append=kind == "stringValue" and isinstance(value, str))
             if problem:
-                problems.append(StreamProblem(problem[0], f"{path}: {problem[1]}", index))
+                where = one_line(str(path), QUOTE)
+                problems.append(StreamProblem(problem[0], f"{where}: {problem[1]}", index))
         if fragments is not None and not isinstance(fragments, list):
             problems.append(StreamProblem("arguments", "partialArgs is not a list", index))
 
@@ -262,6 +272,11 @@ class _Candidate:
             self.call = None
         if self.unterminated is not None:
             self._missing_close(problems)
+
+
+#: How deep `partialArgs` paths may nest a call's arguments: the parser's limit, less the levels of
+#: the response body around them (`candidates/0/content/parts/0/functionCall/args`).
+ARGUMENT_DEPTH = MAX_DEPTH - 10
 
 
 def _closes(call: Any) -> bool:
@@ -339,5 +354,5 @@ def _assign(node: Any, step: str | int, value: Any) -> tuple[str, str] | None:
     elif isinstance(node, list) and isinstance(step, int):
         return "order", f"index {step} arrived before index {len(node)}"
     else:
-        return "arguments", f"path step {step!r} does not fit {type_name(node)}"
+        return "arguments", f"path step {quote(step)} does not fit {type_name(node)}"
     return None

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...errors import FormatError
 from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, ToolChoice, Turn
+from ...shorten import quote
 from ..base import (
     Request,
     Response,
@@ -124,7 +125,7 @@ def _read_messages(messages: list[Any], src: Source) -> tuple[list[Part], list[T
         elif role == "assistant":
             turns.append(_assistant_turn(message, at))
         else:
-            raise FormatError(f"unknown message role {role!r}", at.child("role").pointer)
+            raise FormatError(f"unknown message role {quote(role)}", at.child("role").pointer)
     return system, turns
 
 
@@ -278,7 +279,7 @@ def _read_tools(body: dict[str, Any], src: Source) -> list[Tool]:
 def _function_tool(fn: dict[str, Any], at: Source, meta: dict[str, Any]) -> Tool:
     return Tool(name=required_field(fn, "name", str, at),
                 description=optional_field(fn, "description", str, at),
-                parameters=fn.get("parameters"), source=at,
+                parameters=optional_field(fn, "parameters", dict, at), source=at,
                 meta=meta_for(NAME, {**meta, **_extras(fn, ("name", "description", "parameters"))}))
 
 

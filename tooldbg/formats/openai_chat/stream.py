@@ -10,6 +10,7 @@ from typing import Any, TypeGuard
 
 from ...errors import FormatError
 from ...model import Source, escape_pointer
+from ...shorten import quote
 from ..base import Assembled, StreamEvent, StreamProblem, parse_arguments, type_name
 from .common import _api_error
 
@@ -121,7 +122,7 @@ class _Assembler:
             return False
         if "object" in data and data["object"] != "chat.completion.chunk":
             if data.get("choices"):
-                self.problem("other", f"a chunk of object {data['object']!r} was skipped", event.index)
+                self.problem("other", f"a chunk of object {quote(data['object'])} was skipped", event.index)
             return True
         self.chunks.setdefault("", event.index)
         for key, value in data.items():
@@ -191,7 +192,7 @@ class _Assembler:
                 if index not in state.reused:
                     state.reused.add(index)
                     self.problem("order", f"tool call index {index} is reused by another call "
-                                          f"({fragment.get('id')!r} after {call.get('id')!r}): its "
+                                          f"({quote(fragment.get('id'))} after {quote(call.get('id'))}): its "
                                           "fragments merge into the first call, running the arguments "
                                           "together (parallel calls all sent at one index)", at)
             else:
@@ -255,8 +256,8 @@ class _Assembler:
             if new not in (None, "") and old not in (None, "") and new != old \
                     and (what, index) not in state.reported:
                 state.reported.add((what, index))
-                self.problem("identity", f"tool call {index} changes {what} from {old!r} to {new!r} "
-                                         "(the first value is kept)", at)
+                self.problem("identity", f"tool call {index} changes {what} from {quote(old)} to "
+                                         f"{quote(new)} (the first value is kept)", at)
 
     def check_repeat(self, state: _Choice, index: int, call: dict[str, Any],
                      fragment: dict[str, Any], at: int) -> None:
@@ -320,11 +321,11 @@ class _Assembler:
     def report_repeat(self, index: int, call: dict[str, Any], chunk: int, what: set[str]) -> None:
         fn = call.get("function")
         named = {"id": call.get("id"), "name": fn.get("name") if isinstance(fn, dict) else None}
-        shown = " and ".join(f"its {k} {named[k]!r}" for k in ("id", "name") if k in what)
+        shown = " and ".join(f"its {k} {quote(named[k])}" for k in ("id", "name") if k in what)
         glue = str(named["id" if "id" in what else "name"])
         self.problem("order", f"tool call {index} repeats {shown} on a later fragment: assemblers that "
                               f"concatenate strings, as openai-python's does, glue them into "
-                              f"{glue + glue!r}", chunk)
+                              f"{quote(glue + glue)}", chunk)
 
     def check_call(self, index: int, call: dict[str, Any], opened: int, last: int,
                    merged: bool = False) -> None:

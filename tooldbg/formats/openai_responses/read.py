@@ -24,6 +24,7 @@ from ...model import (
     Turn,
     is_role,
 )
+from ...shorten import quote
 from ..base import (
     ApiError,
     Request,
@@ -33,8 +34,10 @@ from ..base import (
     link,
     media_kind,
     meta_for,
+    optional_field,
     parse_arguments,
     split_data_url,
+    type_name,
     unmodeled,
     with_meta,
 )
@@ -75,14 +78,19 @@ def read_request(body: Any, source: Source) -> Request:
     else:
         turns = _group([] if raw is None else expect_list(raw, at, "input"), at, system)
     choice, verbatim = _read_choice(body.get("tool_choice"), _bool(body.get("parallel_tool_calls")))
+    # The stored state a request continues: an id, or a conversation (an id or `{"id": …}`).
+    optional_field(body, "previous_response_id", str, source)
+    conversation = body.get("conversation")
+    if conversation is not None and not isinstance(conversation, str | dict):
+        raise FormatError(f"conversation must be a string or an object, not {type_name(conversation)}",
+                          source.child("conversation").pointer)
     rest = unmodeled(body, _MODELED)
     if verbatim is not None:
         rest["tool_choice"] = verbatim
     tools = expect_list(body.get("tools") or [], source.child("tools"), "tools")
-    model = body.get("model")
     return Request(turns=link(turns), system=tuple(system),
                    tools=tuple(_read_tool(t, source.child("tools", i)) for i, t in enumerate(tools)),
-                   tool_choice=choice, model=model if isinstance(model, str) else None,
+                   tool_choice=choice, model=optional_field(body, "model", str, source),
                    stream=body.get("stream") is True, meta=meta_for(NAME, rest))
 
 
@@ -108,10 +116,10 @@ def read_response(body: Any, source: Source) -> Response:
     status, details = body.get("status"), body.get("incomplete_details")
     reason = details.get("reason") if isinstance(details, dict) else None
     finish = f"{status}:{reason}" if isinstance(status, str) and isinstance(reason, str) else status
-    model, usage, rid = body.get("model"), body.get("usage"), body.get("id")
+    rid = body.get("id")
     return Response(turn=turn, finish_reason=finish if isinstance(finish, str) else None,
-                    model=model if isinstance(model, str) else None,
-                    usage=usage if isinstance(usage, dict) else None, error=error,
+                    model=optional_field(body, "model", str, source),
+                    usage=optional_field(body, "usage", dict, source), error=error,
                     meta=meta_for(NAME, {"id": rid} if isinstance(rid, str) else {}))
 
 
@@ -133,7 +141,7 @@ def _group(items: list[Any], at: Source, system: list[Part]) -> list[Turn]:
         else:
             meta = fields
         if not is_role(side):
-            raise FormatError(f"an item of role {side!r}, which has no turn", here.pointer)
+            raise FormatError(f"an item of role {quote(side)}, which has no turn", here.pointer)
         joins = side in ("assistant", "tool") or (side == "user" and not _is_message(item))
         if turns and turns[-1].role == side and joins:
             parts_of[-1].extend(parts)
@@ -312,7 +320,8 @@ def _read_tool(tool: Any, at: Source) -> Tool:
         raise FormatError("a function tool needs a name", at.child("name").pointer)
     described = isinstance(description, str)
     consumed = ("type", "function", "name", "parameters", *(("description",) if described else ()))
-    return Tool(name=name, description=description if described else None, parameters=spec.get("parameters"),
+    parameters = optional_field(spec, "parameters", dict, at.child("function") if nested else at)
+    return Tool(name=name, description=description if described else None, parameters=parameters,
                 meta=meta_for(NAME, _extras(tool if not nested else {**tool, **spec}, consumed)), source=at)
 
 

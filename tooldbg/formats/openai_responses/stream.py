@@ -10,6 +10,7 @@ from typing import Any
 
 from ...jsonio import try_loads
 from ...model import Source
+from ...shorten import quote
 from ..base import Assembled, StreamEvent, StreamProblem, as_index, event_type, split_at
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
@@ -98,7 +99,7 @@ class _Assembler:
         if self.first is None:
             self.first = at
             if kind != "response.created":
-                self.problem("order", f"the stream starts with {kind!r}, not response.created", at)
+                self.problem("order", f"the stream starts with {quote(kind)}, not response.created", at)
         self._check_sequence(data.get("sequence_number"), at)
         prefix, _, suffix = (kind or "").rpartition(".")
         if kind in ("response.created", "response.in_progress", "response.queued"):
@@ -229,7 +230,7 @@ class _Assembler:
         for key in ("call_id", "name"):
             before, after = current.get(key), item.get(key)
             if isinstance(before, str) and isinstance(after, str) and before and after and before != after:
-                self.problem("identity", f"output {index}: {key} {before!r} became {after!r} at "
+                self.problem("identity", f"output {index}: {key} {quote(before)} became {quote(after)} at "
                                          "output_item.done", at)
         self.items[index] = _merge(current, item)
 
@@ -344,8 +345,8 @@ class _Assembler:
             if not isinstance(value, str) or not value:
                 self.problem("identity", f"output {pos}: the {kind} has no {key}", chunk)
             elif streamed is not None and streamed is not item and streamed.get(key) not in (None, "", value):
-                self.problem("identity", f"output {pos}: the final response says {key} {value!r}, the "
-                                         f"stream said {streamed.get(key)!r}", self.terminal_at)
+                self.problem("identity", f"output {pos}: the final response says {key} {quote(value)}, the "
+                                         f"stream said {quote(streamed.get(key))}", self.terminal_at)
         arguments = item.get("arguments")
         if kind == "function_call" and not (isinstance(arguments, str) and try_loads(arguments)[0]):
             self.problem("arguments", f"output {pos}: arguments are not valid JSON: {_short(arguments)}",
@@ -373,5 +374,4 @@ def _missing(last: int, number: int, count: int) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return quote(value)

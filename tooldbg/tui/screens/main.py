@@ -56,6 +56,11 @@ class MainScreen(Screen):
         bar = self.query_one("#progress", ProgressBar)
         bar.update(total=max(total, 1), progress=done)
 
+    def show_load_error(self, message: str) -> None:
+        """The load failed as a whole: no progress bar left spinning, the reason in the view."""
+        self.query_one("#progress", ProgressBar).display = False
+        self.query_one(CanonicalView).clear(message)
+
     def show_session(self, session: Session) -> None:
         self.session = session
         self.query_one("#progress", ProgressBar).display = False

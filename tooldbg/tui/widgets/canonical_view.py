@@ -12,7 +12,8 @@ from textual.widgets import Static
 
 from ...load import Loaded
 from ...model import Conversation, Invocation, Result, Turn
-from ...render import ROLE_STYLES, part_line, safe
+from ...render import LABEL, ROLE_STYLES, part_line, safe
+from ...shorten import one_line
 from .turn_tree import BADGE_STYLES, badge
 
 
@@ -105,10 +106,10 @@ class CanonicalView(VerticalScroll):
                                 "dim")]
         else:
             title = Text.assemble((f"conversation {conversation.id} ", "bold"))
-            title.append_text(safe(conversation.model or "", "dim"))
+            title.append_text(safe(one_line(conversation.model or "", LABEL), "dim"))
             title.append(f"  {len(conversation.turns)} turns ", "dim")
             title.append_text(badge(findings))
-            tools = ", ".join(t.name for t in conversation.tools)
+            tools = one_line(", ".join(t.name for t in conversation.tools), 4 * LABEL)
             rows = [title]
             if tools:
                 rows.append(Text.assemble(("tools ", "dim"), safe(tools)))

@@ -20,6 +20,7 @@ from rich.text import Text
 from ...formats.base import StreamEvent
 from ...render import clean
 from ...reserialize import TurnInFormat
+from ...shorten import shorten_lines
 from ...wirejson import Pretty, compact, pretty
 
 #: A line longer than this is cut on screen (a base64 image is one JSON string).
@@ -46,11 +47,8 @@ class Body:
     def of(cls, lines: Sequence[str], **kwargs: Any) -> Body:
         """Make log text safe to draw: secrets masked, control characters visible, long lines cut.
         One pass over the whole text: regexes are fast on one big string, slow line by line."""
-        text = clean("\n".join(lines))
+        text = shorten_lines(clean("\n".join(lines)), MAX_LINE)
         out = text.split("\n") if lines else []
-        for i, line in enumerate(out):
-            if len(line) > MAX_LINE:
-                out[i] = line[:MAX_LINE] + f" … ({len(line) - MAX_LINE} more characters)"
         body = cls(out, **kwargs)
         body.width = max((len(x) for x in out), default=0)
         if body.labels is not None:

@@ -47,8 +47,12 @@ from ... import formats
 from ...model import Loss
 from ...render import clean
 from ...reserialize import Reserializer, TurnInFormat
+from ...shorten import one_line
 from .wire_focus import WireFocus, focus_for
 from .wire_lines import MAX_LINE, NOTE_INDENT, Body, Layout, format_body, fragments_body, plural, source_body
+
+#: Characters of the location shown in the header (a pointer 200 levels deep is cut in the middle).
+LOCATION = 300
 
 #: What `f` cycles through: the source record, then each wire format.
 FORMATS: tuple[str, ...] = ("source", *formats.WIRE_FORMATS)
@@ -307,7 +311,7 @@ class WireView(ScrollView, can_focus=True):
         if focus.exchange is not None:
             title.append(f" · exchange {focus.exchange} {focus.side or ''}")
         title.append(" · ")
-        title.append(clean(f"{focus.location}#{focus.pointer}"), "dim")
+        title.append(one_line(clean(f"{focus.location}#{focus.pointer}"), LOCATION), "dim")
         events = focus.events
         if events:
             title.append(f" · {len(events)} stream events (s: {'JSON' if self.fragments else 'list'})",

@@ -1,0 +1,15 @@
+"""Fuzzing tooldbg as an attacker would: mutated logs through every path a user can reach.
+
+    seeds.py     the inputs mutated: every file of `sample_transcripts/` and the shared corpus,
+                 plus the raw binary event streams their recordings carry as base64 and the
+                 canonical documents of the samples
+    mutate.py    structured mutation (JSON trees, JSON Lines, SSE events, AWS event-stream frames,
+                 and the JSON / SSE / base64 documents nested in their strings, as HAR and
+                 recorder files keep bodies) and byte mutation; deterministic by (seed, index)
+    exercise.py  the oracle: one input through load, check (with and without a target), the
+                 report (text, JSON, GitHub), show, convert to every target with its pre-flight,
+                 the canonical round trip, the TUI's loader, and the CLI commands themselves
+
+`tests/test_fuzz.py` runs a bounded number of examples in the normal test run;
+`scripts/fuzz.py --count 100000 --seed N` is the long mode (see its docstring).
+"""

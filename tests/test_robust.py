@@ -1,0 +1,513 @@
+"""Regression tests for what fuzzing found (issue 11), each with its reproducer built here: deep
+JSON, fields of the wrong type, one bad record among good ones, long lines, and the cost of many
+conversations. Every failure is one line naming the file and the location, or a finding; a bad
+record is reported and skipped, the rest of the file is still read."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pytest
+from rich.console import Console
+
+from tests import paths
+from tooldbg import jsonio
+from tooldbg.checks import run_checks
+from tooldbg.cli import main
+from tooldbg.convert import export
+from tooldbg.errors import BUG, FormatError
+from tooldbg.formats import WIRE_FORMATS
+from tooldbg.jsonio import MAX_DEPTH, TooDeep
+from tooldbg.load import Loaded, load, load_bytes
+from tooldbg.model import Conversation, Invocation
+from tooldbg.shorten import one_line, quote, shorten_lines
+from tooldbg.show import render_loaded
+from tooldbg.stitch import turn_hash
+
+ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return exit_info.value.code or 0, out, err
+
+
+def nested(depth: int, leaf: object = 1, key: str | None = "a") -> object:
+    """A value `depth` levels deep (objects under `key`, or arrays when key is None)."""
+    value = leaf
+    for _ in range(depth):
+        value = [value] if key is None else {key: value}
+    return value
+
+
+def deep_text(depth: int) -> str:
+    """JSON text nested `depth` levels (the standard library cannot write it past ~990)."""
+    return "[" * depth + "]" * depth
+
+
+def anthropic_request(tool_input: object = None) -> dict:
+    messages: list[dict] = [{"role": "user", "content": "Weather in Oslo?"}]
+    if tool_input is not None:
+        messages.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": tool_input}]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01", "content": "12 °C"}]})
+    return {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": messages}
+
+
+def good_record() -> str:
+    return json.dumps({"request": {"url": ANTHROPIC_URL, "body": anthropic_request({"city": "Oslo"})}})
+
+
+def one_line_error(err: str, path: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"tooldbg: {path}:"), err
+    assert "internal error" not in err and "Traceback" not in err
+    return lines[0]
+
+
+# ----------------------------------------------------------------------------------- deep JSON
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 255, 300, 1000, 1023])
+def test_a_deep_body_is_one_error_at_its_pointer(tmp_path, capsys, depth):
+    """Before: `convert` on a body nested 1,000 deep ended in `internal error: RecursionError`
+    (and 255–1,024 deep, in the places that printed or copied the value)."""
+    path = tmp_path / "deep.json"
+    body = json.dumps(anthropic_request()).replace('"max_tokens"', f'"x": {deep_text(depth)}, "max_tokens"')
+    path.write_text(body)
+    [loaded] = load([path])
+    [error] = loaded.errors
+    assert error.location.startswith("/x/0/0/") and error.location.count("/") == MAX_DEPTH
+    assert "nested deeper than 200 levels" in error.message
+    for command in (["check"], ["show"], ["convert", "--to", "canonical"], ["convert", "--to", "openai-chat"]):
+        code, _, err = run(capsys, *command, str(path))
+        line = one_line_error(err, str(path))
+        assert code == 2 and "/x/0/0/0" in line and "…" in line  # the pointer, cut in the middle
+
+
+def test_a_deep_record_is_skipped_and_the_good_one_read(tmp_path, capsys):
+    """Before: a JSON Lines file with one good record and one deep record lost both in the CLI."""
+    deep = json.dumps({"request": {"url": ANTHROPIC_URL, "body": anthropic_request({"q": 0})}})
+    deep = deep.replace('{"q": 0}', '{"q": ' + deep_text(900) + "}")
+    path = tmp_path / "log.jsonl"
+    path.write_text(good_record() + "\n" + deep + "\n")
+    code, out, err = run(capsys, "check", str(path), "--format", "json")
+    doc = json.loads(out)
+    [item] = doc["inputs"]
+    assert item["conversations"] == 1 and item["exchanges"] == 1
+    [error] = item["errors"]
+    assert error["location"].startswith("line 2/request/body/messages/1/content/0/input/q/0/0")
+    assert "Traceback" not in err and "internal error" not in err
+
+
+def test_tool_arguments_300_deep_are_reported_not_hashed_into_a_crash():
+    """Before: tool arguments 300 deep raised `TypeError: Recursion limit reached` in
+    `stitch.turn_hash` while loading. An object argument is a format error at its pointer; a
+    string argument (OpenAI) is kept raw and TD202 says why it was not read."""
+    body = anthropic_request(nested(300))
+    loaded = load_bytes("a.json", json.dumps(body).encode())  # orjson would not write it
+    [error] = loaded.errors
+    assert error.location.startswith("/messages/1/content/0/input/a/a") and "deeper" in error.message
+
+    arguments = json.dumps(nested(300))  # a JSON string holding a 300-deep value
+    chat = {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "ok"}]}
+    loaded = load_bytes("chat.json", orjson.dumps(chat))
+    assert loaded.errors == []
+    [call] = [p for t in loaded.conversations[0].turns for p in t.parts if isinstance(p, Invocation)]
+    assert call.arguments is None and call.raw_arguments == arguments
+    [finding] = [f for f in run_checks(loaded) if f.code == "TD202"]
+    assert "nested deeper than 200 levels" in finding.message and len(finding.message) < 400
+
+
+def test_values_at_the_limit_are_read_hashed_printed_and_converted(capsys):
+    """Depth up to the limit is handled everywhere: stitching hashes the turn, `show` prints it,
+    every writer writes it and the canonical document reads back."""
+    depth = MAX_DEPTH - 5  # the argument's own levels: the body adds five around it
+    body = anthropic_request(nested(depth, key="k"))
+    loaded = load_bytes("limit.json", orjson.dumps(body))
+    assert loaded.errors == []
+    [conv] = loaded.conversations
+    assert all(turn_hash(t) for t in conv.turns)
+    console = Console(file=io.StringIO(), width=100)
+    for renderable in render_loaded(loaded):
+        console.print(renderable)
+    for target in WIRE_FORMATS:
+        assert export([conv], target).text()
+    canonical = export([conv], "canonical").text()
+    back = load_bytes("back.json", canonical.encode())
+    assert back.errors == [] and back.conversations[0].turns == conv.turns
+
+
+def test_printing_never_recurses_and_never_raises():
+    deep = nested(5000, key=None)
+    assert jsonio.dumps(deep) == b"[" * 5000 + b"1" + b"]" * 5000
+    odd = {"big": 2 ** 70, 3: "int key", "lone": "\ud800", "tuple": (1, 2), "obj": object()}
+    text = jsonio.dumps(odd).decode()
+    assert '"big":1180591620717411303424' in text and '"3":"int key"' in text and "<object>" in text
+    for value in ({"a": [1, {"b": None}], "c": "é"}, [], {}, [[], {}]):
+        for indent in (False, True):
+            for sort_keys in (False, True):
+                option = (orjson.OPT_INDENT_2 if indent else 0) | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+                assert jsonio._dumps_any(value, indent=indent, sort_keys=sort_keys) == \
+                    orjson.dumps(value, option=option).decode()
+
+
+def test_depth_is_checked_once_where_json_is_parsed():
+    assert jsonio.loads(deep_text(MAX_DEPTH)) is not None
+    with pytest.raises(TooDeep) as info:
+        jsonio.loads(deep_text(MAX_DEPTH + 1))
+    assert isinstance(info.value, FormatError) and info.value.pointer == "/0" * MAX_DEPTH
+    assert jsonio.try_loads(deep_text(1000)) == (False, None)
+    assert jsonio.count_values(deep_text(5000)) == 0  # the standard library's parser recurses
+    assert jsonio.count_values("1" * 5000) == 0  # …and refuses integers of more than 4,300 digits
+
+
+def test_quote_is_bounded_escaped_and_depth_safe():
+    assert quote("get_weather") == "'get_weather'" and quote(None) == "None"
+    assert quote({"a": [1, "x"]}) == "{'a': [1, 'x']}"
+    assert len(quote("x" * 1_000_000)) <= 110
+    assert "\x1b" not in quote("\x1b[2J") and "\u202e" not in quote("\u202eevil")
+    assert quote(nested(100_000)).endswith("…") and len(quote(nested(100_000))) <= 101
+    assert len(quote(list(range(100_000)))) <= 101
+    assert quote(10 ** 5000).startswith("<an integer of") and b"an integer of" in jsonio.dumps([10 ** 5000])
+
+
+# ------------------------------------------------------------------------- fields of wrong type
+
+
+def har(entries: list) -> str:
+    return json.dumps({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": entries}})
+
+
+def har_entry() -> dict:
+    return {"request": {"method": "POST", "url": ANTHROPIC_URL, "headers": [],
+                        "postData": {"mimeType": "application/json",
+                                     "text": json.dumps(anthropic_request({"city": "Oslo"}))}},
+            "response": {"status": 200, "headers": [], "content": {"mimeType": "application/json", "text": json.dumps(
+                {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                 "content": [{"type": "text", "text": "12 °C in Oslo."}], "stop_reason": "end_turn"})}}}
+
+
+@pytest.mark.parametrize("field, value, location, words", [
+    ("response/content", "oops", "/log/entries/1/response/content", "content must be an object, not a string"),
+    ("response/content", [1], "/log/entries/1/response/content", "not a list"),
+    ("response/content/text", {"a": 1}, "/log/entries/1/response/content/text", "text must be a string"),
+    ("request/postData", "oops", "/log/entries/1/request/postData", "postData must be an object"),
+    ("request/headers", "oops", "/log/entries/1/request/headers", "headers must be an object or a list"),
+    ("request/headers", [{"name": "x", "value": nested(50)}], "/log/entries/1/request/headers/0", "must be a string"),
+    ("request/url", nested(150), "/log/entries/1/request/url", "url must be a string, not an object"),
+    ("response/status", "teapot", "/log/entries/1/response/status", "status must be an HTTP status code"),
+    ("response", 7, "/log/entries/1/response", "expected an object, not a number"),
+])
+def test_a_har_entry_with_a_field_of_the_wrong_type_loses_only_that_side(tmp_path, capsys, field, value,
+                                                                          location, words):
+    """Before: HAR `response.content` that is not an object raised AttributeError, and a HAR with
+    one good entry and one such entry lost the good one too."""
+    bad = har_entry()
+    node = bad
+    *parents, last = field.split("/")
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    path = tmp_path / "run.har"
+    path.write_text(har([har_entry(), bad]))
+    [loaded] = load([path])
+    [error] = loaded.errors
+    assert error.location == location and words in error.message, str(error)
+    assert len(str(error)) < 300
+    assert loaded.conversations and len(loaded.reads) == 2
+    code, out, err = run(capsys, "check", str(path), "--format", "json")
+    assert code in (0, 1, 2) and "internal error" not in err
+    assert json.loads(out)["inputs"][0]["errors"] == [{"location": location, "message": error.message}]
+
+
+def test_previous_response_id_of_the_wrong_type_is_a_format_error(tmp_path, capsys):
+    """Before: `previous_response_id` that is a list ended `check` in `TypeError: unhashable`."""
+    path = tmp_path / "req.json"
+    path.write_text(json.dumps({"model": "gpt-5", "previous_response_id": ["resp_1"],
+                                "input": [{"role": "user", "content": "hi"}]}))
+    code, out, err = run(capsys, "check", str(path), "--format", "json")
+    assert "internal error" not in err
+    [error] = json.loads(out)["inputs"][0]["errors"]
+    assert error == {"location": "/previous_response_id",
+                     "message": "previous_response_id must be a string, not a list"}
+
+
+def test_an_unknown_tool_choice_object_converts_to_openai_chat(tmp_path, capsys):
+    """Before (fixed on main, kept here with the others): an unknown `tool_choice` object raised
+    AttributeError in the openai-chat writer."""
+    body = anthropic_request()
+    body["tool_choice"] = {"type": "some_future_choice", "x": {"y": 1}}
+    path = tmp_path / "req.json"
+    path.write_text(json.dumps(body))
+    code, out, err = run(capsys, "convert", str(path), "--to", "openai-chat")
+    assert code == 0 and json.loads(out)["messages"] and "internal error" not in err
+
+
+def test_an_id_with_a_line_break_is_compared_without_a_crash():
+    """Before: a result id holding a newline failed an assert in TD103's prefix split."""
+    body = anthropic_request({"city": "Oslo"})
+    body["messages"][2]["content"][0]["tool_use_id"] = "toolu_\n01"
+    loaded = load_bytes("a.json", orjson.dumps(body))
+    assert {f.code for f in run_checks(loaded)} >= {"TD101"}
+
+
+def test_an_empty_tool_name_round_trips_through_the_canonical_document():
+    body = anthropic_request({"city": "Oslo"})
+    body["messages"][1]["content"][0]["name"] = ""
+    [conv] = load_bytes("a.json", orjson.dumps(body)).conversations
+    back = load_bytes("back.json", export([conv], "canonical").text().encode())
+    assert back.errors == [] and back.conversations[0].turns == conv.turns
+
+
+# ----------------------------------------------------------------------------- the safety nets
+
+
+def test_a_reader_that_raises_unexpectedly_costs_its_record_only(monkeypatch):
+    from tooldbg.formats import anthropic
+
+    real = anthropic.read_request
+
+    def flaky(body, source):
+        if body["messages"][0]["content"] == "boom":
+            raise KeyError("boom")
+        return real(body, source)
+
+    monkeypatch.setattr(anthropic, "read_request", flaky)
+    monkeypatch.delenv("TOOLDBG_DEBUG", raising=False)
+    bad = json.dumps({"request": {"url": ANTHROPIC_URL, "body": {
+        "model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "boom"}]}}})
+    loaded = load_bytes("log.jsonl", (good_record() + "\n" + bad + "\n").encode())
+    [error] = loaded.errors
+    assert error.location == "line 2/request/body#"
+    assert BUG in error.message and "KeyError" in error.message
+    assert len(loaded.conversations) == 1
+    monkeypatch.setenv("TOOLDBG_DEBUG", "1")  # the debugging switch shows the exception itself
+    with pytest.raises(KeyError):
+        load_bytes("log.jsonl", (good_record() + "\n" + bad + "\n").encode())
+
+
+def test_a_rule_that_raises_is_reported_and_the_others_run(monkeypatch):
+    from dataclasses import replace
+
+    from tooldbg.checks import RULES
+
+    def broken(ctx):
+        raise ValueError("rule bug")
+        yield
+
+    monkeypatch.delenv("TOOLDBG_DEBUG", raising=False)
+    loaded = load_bytes("x.jsonl", (paths.SAMPLES / "defects" / "TD102-failed-parallel-result-dropped.jsonl")
+                        .read_bytes())
+    findings = run_checks(loaded, [replace(RULES["TD101"], check=broken), RULES["TD102"]])
+    assert [f.code for f in findings] == ["TD102"]
+    assert any("rule TD101 could not run: ValueError: rule bug" in e.message for e in loaded.errors)
+
+
+# ------------------------------------------------------------------------ long lines, many files
+
+
+def test_a_url_of_200000_lines_is_shortened_before_it_is_rendered(tmp_path, capsys):
+    """Before: `show` took 7.4 s and 282 MB on a 1.2 MB file whose URL had 200,000 lines (rich
+    wrapped every one). The header line is cut before rendering: the output does not grow with it."""
+    record = json.loads(good_record())
+    sizes = []
+    for lines in (2_000, 200_000):
+        record["request"]["url"] = ANTHROPIC_URL + "?" + "a\n" * lines
+        path = tmp_path / f"url{lines}.jsonl"
+        path.write_text(json.dumps(record) + "\n")
+        code, out, err = run(capsys, "show", str(path), "--width", "120")
+        assert code == 0, err
+        sizes.append(len(out))
+        assert "characters)" in out.replace("\n", "") and len(out.splitlines()) < 60
+    assert abs(sizes[0] - sizes[1]) < 20  # the file name and the count of cut characters differ
+
+
+def test_shortening_helpers():
+    assert one_line("a\nb") == "a\\nb"
+    cut = one_line("x" * 10_000, 100)
+    assert len(cut) < 140 and "(9,900 characters)" in cut
+    text = shorten_lines("\n".join(["y" * 5000] * 1000), 200, 40)
+    assert text.count("\n") == 40 and "960 more lines" in text and len(text) < 40 * 260
+
+
+class CountingList(list):
+    """A list that counts the scans made over it."""
+
+    scans = 0
+
+    def __iter__(self):
+        CountingList.scans += 1
+        return super().__iter__()
+
+
+def test_finding_a_conversation_by_id_does_not_scan_the_list():
+    conversations = CountingList(Conversation(id=f"c{i}") for i in range(1000))
+    loaded = Loaded("x", "json", conversations=conversations)
+    CountingList.scans = 0
+    for i in range(1000):
+        assert loaded.conversation(f"c{i}").id == f"c{i}"
+    assert loaded.conversation("nope") is None
+    assert CountingList.scans <= 1  # the index is built once
+    loaded.conversations = [Conversation(id="other")]  # a new list is indexed again
+    assert loaded.conversation("other").id == "other" and loaded.conversation("c1") is None
+
+
+def _har_of(n: int) -> bytes:
+    entries = []
+    for i in range(n):
+        entry = har_entry()
+        entry["request"]["postData"]["text"] = json.dumps(
+            {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": f"question {i}"}]})
+        entries.append(entry)
+    return har(entries).encode()
+
+
+def _calls(fn) -> int:
+    """How many Python functions `fn()` calls: a count, not a clock (CI machines differ)."""
+    count = Counter()
+
+    def profile(frame, event, arg):
+        if event == "call":
+            count["calls"] += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return count["calls"]
+
+
+@pytest.mark.parametrize("step", ["load", "check", "show", "json report"])
+def test_cost_is_linear_in_conversations(step):
+    """Before: `check` on a HAR of 50,000 entries did not finish in 10 minutes, because
+    `Loaded.conversation()` scanned the list on every call (1.4 s at 2k, 10.2 s at 8k); `show`
+    scanned every exchange for each conversation. Four times the conversations may cost four times
+    the calls, not sixteen."""
+    from tooldbg.report import Checked, to_json
+
+    def work(n: int):
+        data = _har_of(n)
+
+        def go():
+            loaded = load_bytes("run.har", data)
+            if step == "check":
+                run_checks(loaded)
+            elif step == "show":
+                console = Console(file=io.StringIO(), width=100)
+                for renderable in render_loaded(loaded):
+                    console.print(renderable)
+            elif step == "json report":
+                jsonio.dumps(to_json([Checked(loaded, run_checks(loaded))]))
+        return go
+
+    small, large = _calls(work(60)), _calls(work(240))
+    assert large < 4.4 * small, (small, large)
+
+
+def test_a_whole_file_that_cannot_be_read_names_the_file(tmp_path, capsys):
+    path = tmp_path / "deep.jsonl"
+    path.write_text(json.dumps({"request": {"body": nested(400)}}) + "\n")
+    code, _, err = run(capsys, "check", str(path))
+    line = one_line_error(err, str(path))
+    assert code == 2 and f"{path}:/request/body/a/a/a" in line  # one line: a JSON document
+
+
+def test_the_corpus_and_samples_still_load_clean():
+    for file in [*sorted(paths.SAMPLES.rglob("*.json*")), *sorted(paths.CORPUS.rglob("*.har"))]:
+        loaded = load_bytes(str(file), Path(file).read_bytes())
+        assert not loaded.errors, (file, loaded.errors)
+
+
+def test_the_tui_wire_view_cuts_long_lines_with_the_same_helper():
+    from tooldbg.tui.widgets.wire_lines import MAX_LINE, Body, source_body
+
+    body = source_body({"url": "x" * 1_000_000, "lines": "a\n" * 200_000})
+    assert all(len(line) < MAX_LINE + 40 for line in body.lines)
+    assert any("characters) …" in line for line in body.lines)
+    assert Body.of(["short"]).lines == ["short"]
+
+
+def test_a_gemini_partial_args_path_cannot_build_arguments_deeper_than_the_parser_reads():
+    """A short input can describe deep arguments: a Vertex `partialArgs` path of 3,000 steps built
+    arguments 3,000 levels deep (the parser's limit never saw them). The path is held to the
+    limit: a stream problem at its chunk, and the arguments are not built."""
+    def chunk(call: dict, finish: str | None = None) -> dict:
+        candidate: dict = {"content": {"role": "model", "parts": [{"functionCall": call}]}}
+        if finish:
+            candidate["finishReason"] = finish
+        return {"candidates": [candidate]}
+
+    lines = [chunk({"name": "f", "willContinue": True}),
+             chunk({"partialArgs": [{"jsonPath": "$" + ".a" * 3000, "stringValue": "x"}], "willContinue": True}),
+             chunk({}, "STOP")]
+    loaded = load_bytes("vertex.jsonl", "\n".join(json.dumps(x) for x in lines).encode())
+    [problem] = [p for r in loaded.reads for s in r.streams for p in s.problems]
+    assert problem.chunk == 1 and "deeper than 190 levels" in problem.message and len(problem.message) < 300
+    [call] = [p for t in loaded.conversations[0].turns for p in t.parts if isinstance(p, Invocation)]
+    assert call.arguments == {}
+    assert jsonio.dumps(call.arguments) == b"{}"
+
+
+def test_ensure_depth_takes_scalars():
+    jsonio.ensure_depth("text")
+    jsonio.ensure_depth(7, "", 1)
+    with pytest.raises(TooDeep):
+        jsonio.ensure_depth(7, "", 0)
+
+
+def test_streamed_arguments_of_5000_digits_are_judged_without_a_crash():
+    """TD502 asks how many JSON values the assembled arguments hold; the standard library refuses
+    to read an integer of more than 4,300 digits (ValueError) — an invalid-arguments finding, not
+    a rule that cannot run."""
+    def chunk(delta: dict, finish: str | None = None) -> str:
+        return "data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [
+            {"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n"
+
+    call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": "1" * 5000}}
+    sse = chunk({"role": "assistant", "tool_calls": [call]}) + chunk({}, "tool_calls") + "data: [DONE]\n\n"
+    loaded = load_bytes("s.sse", sse.encode())
+    findings = run_checks(loaded)
+    assert not loaded.errors and "TD502" in {f.code for f in findings}
+
+
+def test_finding_messages_quote_log_values_on_one_bounded_line():
+    """Found by the long fuzz run (seed 2025, inputs 15530, 21241, 25126): TD108, TD207 and TD101
+    wrote a tool name, the declared tools' names or a result id into their message whole — a
+    message of 100,000 characters and as many lines. Names and ids are shortened where they are
+    quoted, and every message is one line of at most 1,000 characters when it is made."""
+    huge = "line\n" * 20_000
+    body = anthropic_request({"city": "Oslo"})
+    body["tools"] = [{"name": "x" * 5000 + str(i), "input_schema": {"type": "object"}} for i in range(3)]
+    call = body["messages"][1]["content"][0]
+    call["id"], call["name"] = " ", huge  # TD108 (a blank id), TD207 (an undeclared tool)
+    body["messages"][2]["content"][0]["tool_use_id"] = "orphan" + "\n" * 10_000  # TD101
+    loaded = load_bytes("a.json", json.dumps(body).encode())
+    findings = run_checks(loaded)
+    assert {"TD101", "TD108", "TD207"} <= {f.code for f in findings}
+    for finding in findings:
+        assert "\n" not in finding.message and len(finding.message) <= 1100, finding
+
+
+def test_errors_problems_and_losses_are_one_bounded_line_when_made():
+    from tooldbg.errors import InputError
+    from tooldbg.formats.base import StreamProblem
+    from tooldbg.model import Loss
+
+    for made in (FormatError("a\n" * 10_000), InputError("f", "", "b\n" * 10_000),
+                 StreamProblem("other", "c\n" * 10_000), Loss("d\n" * 10_000)):
+        assert "\n" not in made.message and len(made.message) < 1100
