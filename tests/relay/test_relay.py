@@ -65,7 +65,7 @@ def test_the_cli_on_a_relay_capture(tmp_path, capsys):
     assert difference["side"] == "b"
     assert difference["a"]["pointer"] == "/log/entries/1/request/postData/text#/messages/4"
     assert difference["b"]["pointer"] == "/log/entries/1/request/postData/text#/messages/2"
-    assert "the result of 'get_weather' (call_01011BER) 'Error: weather service timed out after …'" in \
+    assert "the result of 'get_weather' (call_01011BER) 'Error: weather service tim…ut after 10 s'" in \
         difference["message"]
     code, out, _ = run(capsys, "diff", str(client), str(client))
     assert code == 0
