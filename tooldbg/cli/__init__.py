@@ -16,45 +16,35 @@ $COLUMNS, else 120).
 from __future__ import annotations
 
 import difflib
-import io
 import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from . import __version__, formats
-from .convert import TARGETS, Export, check_writable, export, write_atomically
-from .errors import InputError, ToolDbgError
-from .jsonio import dumps
-from .load import Loaded, load, load_bytes
-from .model import CANONICAL_FORMAT, Conversation
-from .render import clean, clean_json, guard, redaction
-from .targets import PROFILES, wire_format
+from .. import __version__, formats
+from ..convert import TARGETS, check_writable, export, write_atomically
+from ..errors import ToolDbgError
+from ..load import Loaded, load_bytes
+from ..model import CANONICAL_FORMAT
+from ..targets import PROFILES, wire_format
+from .inputs import load_inputs, named, pick, read_inputs, report_errors, unreadable
+from .output import echo, emit, fail, json_text, listing, redact
+from .repairs import at_place, blank_lines, fix_chosen, record_line, refuse_blanks
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
-
-    from .checks import Finding, Rule
-    from .repair import Fixed, Record, Refusal
-    from .report import Checked
+    from ..checks import Rule
+    from ..repair import Fixed, Refusal
+    from ..report import Checked
 
 INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
-#: How standard input is named in messages and reports (`-` on the command line).
-STDIN = "<stdin>"
-#: Width of the layouts that need one (`show`'s tables) when the output is not a terminal.
-PIPE_WIDTH = 120
-#: The widest line laid out for a pipe (a JSON excerpt wider than this wraps).
-PIPE_MAX_WIDTH = 8192
 #: An unknown first word shaped like this is a mistyped command, not a file to open.
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
-#: Ids listed at most in one error line.
-_LISTED = 12
 
 
 def bundled_samples() -> tuple[Path, Path]:
@@ -69,33 +59,6 @@ def bundled_samples() -> tuple[Path, Path]:
 def bundled_sample() -> Path:
     """The clean bundled capture (what `convert` examples and tests use)."""
     return bundled_samples()[1]
-
-
-def fail(message: str) -> NoReturn:
-    _echo(f"tooldbg: {message}", err=True)
-    sys.exit(2)
-
-
-# The output boundary: every line the CLI prints from data goes through `_echo` or `_json_text`
-# (and every renderable through `_print`), which mask credentials unless the command was told
-# `--no-redact` (`_redact`) and escape what could act on the terminal (`render`).
-
-def _redact(enabled: bool) -> None:
-    """Mask credentials in everything the current command prints (or not, with `--no-redact`)."""
-    click.get_current_context().with_resource(redaction(enabled))
-
-
-def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
-    click.echo(clean(text), err=err, nl=nl)
-
-
-def _json_text(doc: Any) -> str:
-    return clean_json(dumps(doc, indent=True).decode()) + "\n"
-
-
-def _listing(items: Sequence[str]) -> str:
-    shown = ", ".join(items[:_LISTED])
-    return shown + (f", … ({len(items) - _LISTED} more)" if len(items) > _LISTED else "")
 
 
 class NoSuchCommand(click.UsageError):
@@ -129,103 +92,6 @@ def cli(ctx: click.Context) -> None:
         ctx.invoke(open_command, files=())
 
 
-# -- reading inputs ---------------------------------------------------------------------------------
-
-def _read(paths: Sequence[str], input_format: str | None) -> list[Loaded]:
-    """Every input, `-` being standard input; a path that does not exist is an input with an error
-    (so `check` still reports the others)."""
-    if list(paths).count("-") > 1:
-        fail("standard input (-) given more than once")
-    out: list[Loaded] = []
-    for path in paths:
-        if path == "-":
-            out.append(load_bytes(STDIN, sys.stdin.buffer.read(), input_format))
-        elif not os.path.exists(path):
-            out.append(Loaded(path, "unknown", errors=[InputError(path, "", "no such file or folder")]))
-        else:
-            out.extend(load([path], input_format))
-    for item in out:
-        if not item.errors and not item.conversations and not any(r.format for r in item.reads):
-            item.errors.append(InputError(item.path, "", "no LLM exchange found"))
-    return out
-
-
-def _unreadable(loaded: list[Loaded]) -> str | None:
-    """The one-line summary for exit code 2, or None when every input was read in full."""
-    bad = [item for item in loaded if item.errors]
-    if not bad:
-        return None
-    first = bad[0].errors[0]
-    errors = sum(len(item.errors) for item in bad)
-    if len(loaded) == 1 and errors == 1:
-        return str(first)
-    return (f"{len(bad)} of {len(loaded)} input{'s' if len(loaded) != 1 else ''} unreadable or without "
-            f"an LLM exchange ({errors} error{'s' if errors != 1 else ''}); first: {first}")
-
-
-def _load(paths: Sequence[str], input_format: str | None) -> list[Loaded]:
-    """The inputs of `show` and `convert`: exit 2 when nothing at all could be read."""
-    loaded = _read(paths, input_format)
-    if all(not item.conversations for item in loaded):
-        fail(_unreadable(loaded) or f"{', '.join(paths)}: no conversation found")
-    return loaded
-
-
-def _report_errors(loaded: list[Loaded]) -> None:
-    for item in loaded:
-        for err in item.errors:
-            _echo(f"tooldbg: warning: {err}", err=True)
-
-
-# -- conversation ids -------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Named:
-    """A conversation and the id it has on the command line (`c1`, or `FILE#c1` with several files)."""
-
-    name: str
-    loaded: Loaded
-    conversation: Conversation
-
-
-def named(loaded: list[Loaded]) -> list[Named]:
-    qualify = len(loaded) > 1
-    return [Named(f"{item.path}#{c.id}" if qualify else c.id, item, c)
-            for item in loaded for c in item.conversations]
-
-
-def _names_file(path: str, given: str) -> bool:
-    """`given` is the file's path as printed, the same path spelled otherwise, or a trailing part of
-    it made of whole names (`run.har`, `logs/run.har`)."""
-    return path == given or path.endswith("/" + given) or \
-        os.path.normpath(path) == os.path.normpath(given) or \
-        os.path.abspath(path) == os.path.abspath(given)
-
-
-def _matches(candidate: Named, wanted: str) -> bool:
-    """`c1` matches every `…#c1`; `FILE#c1` matches when FILE names the candidate's file."""
-    if "#" not in wanted:
-        return candidate.name.endswith("#" + wanted)
-    file, _, conversation = wanted.rpartition("#")
-    for full in (candidate.name, f"{candidate.loaded.path}#{candidate.conversation.id}"):
-        path, _, own = full.rpartition("#")
-        if own == conversation and path and _names_file(path, file):
-            return True
-    return False
-
-
-def pick(loaded: list[Loaded], wanted: str) -> Named:
-    """The one conversation `wanted` names, or a usage error listing the valid ids."""
-    every = named(loaded)
-    found = [n for n in every if wanted in (n.name, n.conversation.id)] or \
-        [n for n in every if _matches(n, wanted)]
-    if len(found) == 1:
-        return found[0]
-    if found:
-        fail(f"conversation '{wanted}' is in {len(found)} files; say which: "
-             f"{_listing([n.name for n in found])}")
-    fail(f"no conversation '{wanted}'; the conversations are: {_listing([n.name for n in every])}")
-
 
 # -- commands ---------------------------------------------------------------------------------------
 
@@ -234,7 +100,7 @@ def pick(loaded: list[Loaded], wanted: str) -> Named:
 @click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
 def open_command(files: tuple[str, ...], input_format: str | None) -> None:
     """Open FILES (default: the bundled sample) in the interactive debugger."""
-    from .tui.app import make_app
+    from ..tui.app import make_app
 
     paths = files or tuple(map(str, bundled_samples()))
     for path in paths:
@@ -255,18 +121,18 @@ def show(files: tuple[str, ...], conversation_id: str | None, input_format: str 
          no_redact: bool, width: int | None) -> None:
     """Print each turn's canonical parts beside the wire JSON they came from. FILE may be - (standard
     input). Exit 2 when an input is unreadable (after printing the rest)."""
-    from .show import render_loaded
+    from ..show import render_loaded
 
-    _redact(not no_redact)
-    loaded = _load(files or tuple(map(str, bundled_samples())), input_format)
+    redact(not no_redact)
+    loaded = load_inputs(files or tuple(map(str, bundled_samples())), input_format)
     labels = {(n.loaded.path, n.conversation.id): n.name for n in named(loaded)}
     if conversation_id is not None:
         chosen = pick(loaded, conversation_id)
         shown = render_loaded(chosen.loaded, chosen.conversation.id, labels=labels)
     else:
         shown = (r for item in loaded for r in render_loaded(item, None, labels=labels))
-    _print(shown, width)
-    problem = _unreadable(loaded)
+    emit(shown, width)
+    problem = unreadable(loaded)
     if problem is not None:
         fail(problem)
 
@@ -295,52 +161,52 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
     Nothing recorded is written empty: where the target cannot carry something as the log has it
     (arguments it would write as {}, a call or result it would leave out), convert stops (exit 1)
     naming the repair, which --fix makes."""
-    _redact(not no_redact)
+    redact(not no_redact)
     inputs = [Path(file)] if file != "-" else []
     if output:
         check_writable(Path(output), inputs=inputs, force=force)
-    loaded = _load([file], input_format)
-    _report_errors(loaded)
+    loaded = load_inputs([file], input_format)
+    report_errors(loaded)
     every = named(loaded)
     if conversation_id is not None:
         chosen = [pick(loaded, conversation_id)]
     elif target != "canonical" and len(every) > 1:
-        fail(f"{file}: {len(every)} conversations ({_listing([n.name for n in every])}); "
+        fail(f"{file}: {len(every)} conversations ({listing([n.name for n in every])}); "
              "pick one with --conversation")
     else:
         chosen = every
     if repair:
-        fixed = _fix(chosen, target, keep_orphans=keep_orphans)
+        fixed = fix_chosen(chosen, target, keep_orphans=keep_orphans)
         for item in fixed:
             for record in item.records:
-                _echo(_record_line(record), err=True)
+                echo(record_line(record), err=True)
         chosen = [replace(n, conversation=f.conversation) for n, f in zip(chosen, fixed, strict=True)]
     # Ids written are the ones the user sees: FILE#c1 when a folder's files are merged.
     conversations = [replace(n.conversation, id=n.name) if n.name != n.conversation.id else n.conversation
                      for n in chosen]
     result = export(conversations, target)
     if target != "canonical":  # before the losses: a body that is not written loses nothing
-        _refuse_blanks(chosen[0].name, conversations[0], target, result, fixed=repair)
+        refuse_blanks(chosen[0].name, conversations[0], target, result, fixed=repair)
     for loss in result.losses:
-        _echo(f"loss: {chosen[0].name} {loss}", err=True)
+        echo(f"loss: {chosen[0].name} {loss}", err=True)
     if not repair:
-        from .repair.guard import kept
+        from ..repair.guard import kept
 
         for line in kept(conversations[0], target):
-            _echo(f"note: {chosen[0].name} {line}", err=True)
+            echo(f"note: {chosen[0].name} {line}", err=True)
     rejected = False
     if target != "canonical":
-        from .checks import preflight
+        from ..checks import preflight
 
         for finding in preflight(result.body, target):
             rejected = rejected or finding.severity == "error"
-            _echo(f"preflight: {finding.code} {finding.severity} {finding.name}: "
+            echo(f"preflight: {finding.code} {finding.severity} {finding.name}: "
                   f"{finding.message} at {finding.pointer}", err=True)
     if output_format == "json":
         doc = {"tooldbg": __version__, "target": target,
                "conversations": [n.name for n in chosen],
                "losses": [loss.to_dict() for loss in result.losses], "body": result.body}
-        text = _json_text(doc)
+        text = json_text(doc)
     else:
         text = result.text(redact=not no_redact)
     if output:
@@ -367,7 +233,7 @@ def _code_ranges(rules: Iterable[Rule]) -> str:
 def _rules(select: tuple[str, ...], ignore: tuple[str, ...], target: str | None) -> list[Rule]:
     """The rules `--select`/`--ignore` leave; a code, prefix or rule name that names no rule is a
     usage error listing the valid codes."""
-    from .checks import RULES, select_rules
+    from ..checks import RULES, select_rules
 
     by_name = {rule.name.upper(): rule.code for rule in RULES.values()}
     chosen: dict[str, list[str]] = {}
@@ -403,21 +269,21 @@ def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], i
           fail_on: str, target: str | None, input_format: str | None, no_redact: bool) -> None:
     """Find tool-call defects in FILES (- for standard input). Exit 0 clean, 1 findings at or above
     --fail-on, 2 when an input is unreadable or holds no LLM exchange (after reporting the rest)."""
-    _redact(not no_redact)
-    from .checks import run_checks, severity_rank
-    from .report import Checked, github, text_report, to_json
+    redact(not no_redact)
+    from ..checks import run_checks, severity_rank
+    from ..report import Checked, github, text_report, to_json
 
     rules = _rules(select, ignore, target)
-    loaded = _read(files, input_format)
+    loaded = read_inputs(files, input_format)
     results = [Checked(item, run_checks(item, rules, target)) for item in loaded]
     if output_format == "json":
-        click.echo(_json_text(to_json(results)), nl=False)
+        click.echo(json_text(to_json(results)), nl=False)
     elif output_format == "github":
         for line in github(results):
-            _echo(line)
+            echo(line)
     else:
-        _print(text_report(results))
-    problem = _unreadable(loaded)
+        emit(text_report(results))
+    problem = unreadable(loaded)
     if problem is not None:
         fail(problem)
     threshold = None if fail_on == "never" else severity_rank(fail_on)
@@ -437,19 +303,19 @@ def diff_command(a: str, b: str, output_format: str, no_redact: bool) -> None:
     (any formats; either may be - for standard input). Each difference is reported with its code
     (TD701-TD704) and the side it is on, beside both files' own findings. Exit 0 when they agree, 1 on
     differences (or an error-severity finding of either file), 2 when an input is unreadable."""
-    _redact(not no_redact)
-    from .diff import diff
-    from .report import diff_json, diff_text
+    redact(not no_redact)
+    from ..diff import diff
+    from ..report import diff_json, diff_text
 
     if a == "-" and b == "-":
         fail("standard input (-) given more than once")
     loaded = [_one_log(a), _one_log(b)]
     result = diff(*loaded)
     if output_format == "json":
-        click.echo(_json_text(diff_json(result)), nl=False)
+        click.echo(json_text(diff_json(result)), nl=False)
     else:
-        _print(diff_text(result))
-    problem = _unreadable(loaded)
+        emit(diff_text(result))
+    problem = unreadable(loaded)
     if problem is not None:
         fail(problem)
     if result.findings or any(f.severity == "error" for f in result.own):
@@ -458,71 +324,11 @@ def diff_command(a: str, b: str, output_format: str, no_redact: bool) -> None:
 
 def _one_log(path: str) -> Loaded:
     """One side of `diff`: a file, standard input, or a folder holding one log."""
-    loaded = _read([path], None)
+    loaded = read_inputs([path], None)
     if len(loaded) != 1:
         fail(f"{path}: diff compares two logs, and this folder holds {len(loaded)} "
-             f"({_listing([item.path for item in loaded])}); give one file per side")
+             f"({listing([item.path for item in loaded])}); give one file per side")
     return loaded[0]
-
-
-def _fix(chosen: Sequence[Named], target: str, *, only: Sequence[str] = (), skip: Sequence[str] = (),
-         keep_orphans: bool = False) -> list[Fixed]:
-    """The chosen conversations repaired (check runs once per file)."""
-    from .checks import run_checks, select_rules
-    from .checks.base import Context
-    from .repair import fix_conversation
-
-    rule_target = None if target == "canonical" else target
-    per_file: dict[int, tuple[list[Finding], Context]] = {}
-    out = []
-    for n in chosen:
-        if id(n.loaded) not in per_file:
-            per_file[id(n.loaded)] = (run_checks(n.loaded, select_rules(target=rule_target), rule_target),
-                                      Context(n.loaded, target=rule_target))
-        findings, context = per_file[id(n.loaded)]
-        out.append(fix_conversation(n.loaded, n.conversation, target=rule_target, findings=findings,
-                                    only=only, skip=skip, keep_orphans=keep_orphans, name=n.name,
-                                    context=context))
-    return out
-
-
-def _at(turn: int | None, part: int | None) -> str:
-    from .repair.base import at
-
-    return at(turn, part)
-
-
-def _record_line(record: Record) -> str:
-    """`repair TD201 c1 turn 1 part 1: before → after`, or `not repaired TD107 c1 turn 2 part 0: why`."""
-    from .repair import Repair
-
-    where = f"{record.code} {record.conversation} {_at(record.turn, record.part)}"
-    if isinstance(record, Repair):
-        return f"repair {where}: {record.before} → {record.after}"
-    return f"not repaired {where}: {record.reason}"
-
-
-def _blank_lines(name: str, conversation: Conversation, target: str, result: Export) -> list[str]:
-    from .repair import blanks
-
-    return [f"{name} {blank}" for blank in blanks(conversation, target, result.origins)]
-
-
-def _refuse_blanks(name: str, conversation: Conversation, target: str, result: Export, *,
-                   fixed: bool) -> None:
-    """Stop (exit 1, nothing written) when the body would hold an empty value in place of recorded
-    content, naming the repair that prevents it."""
-    lines = _blank_lines(name, conversation, target, result)
-    if not lines:
-        return
-    for line in lines:
-        _echo(f"tooldbg: {line}", err=True)
-    hint = ("no safe repair exists for it" if fixed else
-            "run with --fix (or `tooldbg fix`) to make the repairs named")
-    _echo(f"tooldbg: not written: {target} cannot carry {len(lines)} recorded value"
-          f"{'s' if len(lines) != 1 else ''} as the log has {'them' if len(lines) != 1 else 'it'}, and "
-          f"tooldbg never writes an empty value in its place; {hint}", err=True)
-    sys.exit(1)
 
 
 @cli.command("fix")
@@ -553,29 +359,30 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     that needs a guess is not made: it is listed with the reason. check (with --target when a wire
     format is written) then runs on the result; exit 0 only when nothing at or above --fail-on
     remains, 1 otherwise (or when the result could not be written without blanking recorded data)."""
-    _redact(not no_redact)
-    from .checks import run_checks, select_rules, severity_rank
-    from .repair import after_writing
-    from .report import Checked, to_json
+    redact(not no_redact)
+    from ..checks import run_checks, select_rules, severity_rank
+    from ..repair import after_writing
+    from ..report import Checked, to_json
 
     selected = {"--only": _repair_codes("--only", only), "--skip": _repair_codes("--skip", skip)}
     inputs = [Path(f) for f in files if f != "-"]
     if output and not dry_run:
         check_writable(Path(output), inputs=inputs, force=force)
-    loaded = _load(files, input_format)
-    _report_errors(loaded)
+    loaded = load_inputs(files, input_format)
+    report_errors(loaded)
     every = named(loaded)
     if conversation_id is not None:
         chosen = [pick(loaded, conversation_id)]
     elif target != "canonical" and len(every) > 1:
-        fail(f"{', '.join(files)}: {len(every)} conversations ({_listing([n.name for n in every])}); "
+        fail(f"{', '.join(files)}: {len(every)} conversations ({listing([n.name for n in every])}); "
              f"{target} holds one: pick it with --conversation")
     else:
         chosen = every
-    fixed = _fix(chosen, target, only=selected["--only"], skip=selected["--skip"], keep_orphans=keep_orphans)
+    fixed = fix_chosen(chosen, target, only=selected["--only"], skip=selected["--skip"],
+                       keep_orphans=keep_orphans)
     conversations = [replace(f.conversation, id=f.name) for f in fixed]
     result = export(conversations, target)
-    blocked = [] if target == "canonical" else _blank_lines(fixed[0].name, conversations[0], target, result)
+    blocked = [] if target == "canonical" else blank_lines(fixed[0].name, conversations[0], target, result)
     text = result.text(redact=not no_redact)
     where = output if output and not dry_run else ("<dry-run>" if dry_run else "<stdout>")
     rule_target = None if target == "canonical" else target
@@ -608,22 +415,22 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
                     "blocked": blocked, "output": output if written else None})
         if not output and not dry_run and not blocked:
             doc["body"] = result.body
-        click.echo(_json_text(doc), nl=False)
+        click.echo(json_text(doc), nl=False)
     else:
         err = not output and not dry_run  # the body goes to stdout: the report to stderr
         for f in fixed:
             for record in f.records:
-                _echo(_record_line(record), err=err)
+                echo(record_line(record), err=err)
         for refusal in late:
-            _echo(_record_line(refusal), err=err)
+            echo(record_line(refusal), err=err)
         for line in blocked:
-            _echo(f"not written: {line}", err=err)
+            echo(f"not written: {line}", err=err)
         for finding in remaining:
-            place = " ".join(x for x in (finding.conversation or "", _at(finding.turn, finding.part)
+            place = " ".join(x for x in (finding.conversation or "", at_place(finding.turn, finding.part)
                                          if finding.turn is not None else "") if x)
-            _echo(f"remains {finding.code} {finding.severity} {finding.name}: {place}"
+            echo(f"remains {finding.code} {finding.severity} {finding.name}: {place}"
                   f"{': ' if place else ''}{finding.message}", err=err)
-        _echo(_fix_summary(fixed, late, results, target, blocked, written, output, dry_run), err=err)
+        echo(_fix_summary(fixed, late, results, target, blocked, written, output, dry_run), err=err)
     if written:
         write_atomically(Path(output), text, inputs=inputs, force=force)  # type: ignore[arg-type]
     elif not output and not dry_run and not blocked and output_format == "text":
@@ -634,7 +441,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
 
 def _fix_summary(fixed: Sequence[Fixed], late: Sequence[Refusal], results: Sequence[Checked], target: str,
                  blocked: Sequence[str], written: bool, output: str | None, dry_run: bool) -> str:
-    from .report import summary
+    from ..report import summary
 
     repairs = sum(len(f.repairs) for f in fixed)
     refusals = sum(len(f.refusals) for f in fixed) + len(late)
@@ -654,7 +461,7 @@ def _fix_summary(fixed: Sequence[Fixed], late: Sequence[Refusal], results: Seque
 
 def _repair_codes(option: str, values: tuple[str, ...]) -> list[str]:
     """`--only`/`--skip` codes or prefixes; one that names no rule is a usage error."""
-    from .checks import RULES
+    from ..checks import RULES
 
     by_name = {rule.name.upper(): rule.code for rule in RULES.values()}
     codes = [by_name.get(code, code) for code in _codes(values)]
@@ -669,74 +476,22 @@ def _repair_codes(option: str, values: tuple[str, ...]) -> list[str]:
 @click.argument("code", required=False)
 def rules(code: str | None) -> None:
     """The rule catalogue, or one rule explained with a bad and a good example."""
-    from .checks import RULES
-    from .report import rule_doc, rule_list
+    from ..checks import RULES
+    from ..report import rule_doc, rule_list
 
     if code is None:
-        _print(rule_list(list(RULES.values())))
+        emit(rule_list(list(RULES.values())))
         return
     rule = RULES.get(code.upper()) or next((r for r in RULES.values() if r.name == code.lower()), None)
     if rule is None:
         fail(f"no rule '{code}' (codes: {_code_ranges(RULES.values())}; see `tooldbg rules`)")
-    _print(rule_doc(rule))
-
-
-# -- printing ---------------------------------------------------------------------------------------
-
-#: Spaces at the end of a line, before any closing style codes.
-_TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
-
-
-def _print(renderables: Iterable[RenderableType], width: int | None = None) -> None:
-    """Print to a terminal as rich lays it out; to anything else with every line whole: text is
-    never wrapped, JSON excerpts are as wide as their longest line, only tables and panels (the
-    layouts that need a width) are `width` columns wide, and no line ends in padding."""
-    from rich.console import Console
-
-    if sys.stdout.isatty():
-        console = Console(width=width, highlight=False, soft_wrap=False)
-        for renderable in renderables:
-            console.print(guard(renderable))
-        return
-    layout = width or _columns() or PIPE_WIDTH
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True)
-    for renderable in renderables:
-        console.print(guard(renderable), width=_pipe_width(console, renderable, layout))
-        sys.stdout.write(_TRAILING.sub(r"\1", buffer.getvalue()))
-        buffer.seek(0)
-        buffer.truncate()
-    sys.stdout.flush()
-
-
-def _columns() -> int | None:
-    value = os.environ.get("COLUMNS", "")
-    return int(value) if value.isdigit() and int(value) > 0 else None
-
-
-def _pipe_width(console: Any, renderable: Any, layout: int) -> int:
-    from rich.measure import Measurement
-    from rich.panel import Panel
-    from rich.rule import Rule
-    from rich.table import Table
-    from rich.text import Text
-
-    if isinstance(renderable, (Table, Panel)):
-        return layout
-    if isinstance(renderable, Rule):
-        title = renderable.title
-        length = title.cell_len if isinstance(title, Text) else len(str(title))
-        return max(layout, min(length + 8, PIPE_MAX_WIDTH))
-    if isinstance(renderable, Text):
-        return layout  # soft-wrapped: printed whole whatever the width
-    needed = Measurement.get(console, console.options, renderable).maximum
-    return max(layout, min(needed, PIPE_MAX_WIDTH))
+    emit(rule_doc(rule))
 
 
 @cli.command("formats")
 def formats_command() -> None:
     """List the formats and containers tooldbg reads and writes."""
-    from .records.containers import CONTAINERS
+    from ..records.containers import CONTAINERS
 
     for name in formats.WIRE_FORMATS:
         hints = ", ".join(formats.get(name).URL_HINTS)

@@ -1,0 +1,106 @@
+"""What the commands print: every line from data through `echo` or `json_text`, every renderable
+through `emit`, which mask credentials unless the command was told `--no-redact` (`redact`) and
+escape what could act on the terminal; piped output is printed in whole lines."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from ..jsonio import dumps
+from ..render import clean, clean_json, guard, redaction
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+#: Width of the layouts that need one (`show`'s tables) when the output is not a terminal.
+PIPE_WIDTH = 120
+#: The widest line laid out for a pipe (a JSON excerpt wider than this wraps).
+PIPE_MAX_WIDTH = 8192
+#: Ids listed at most in one error line.
+_LISTED = 12
+
+def fail(message: str) -> NoReturn:
+    echo(f"tooldbg: {message}", err=True)
+    sys.exit(2)
+
+
+# The output boundary: every line the CLI prints from data goes through `_echo` or `_json_text`
+# (and every renderable through `_print`), which mask credentials unless the command was told
+# `--no-redact` (`_redact`) and escape what could act on the terminal (`render`).
+
+def redact(enabled: bool) -> None:
+    """Mask credentials in everything the current command prints (or not, with `--no-redact`)."""
+    click.get_current_context().with_resource(redaction(enabled))
+
+
+def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    click.echo(clean(text), err=err, nl=nl)
+
+
+def json_text(doc: Any) -> str:
+    return clean_json(dumps(doc, indent=True).decode()) + "\n"
+
+
+def listing(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:_LISTED])
+    return shown + (f", … ({len(items) - _LISTED} more)" if len(items) > _LISTED else "")
+
+
+
+# -- printing ---------------------------------------------------------------------------------------
+
+#: Spaces at the end of a line, before any closing style codes.
+_TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
+
+
+def emit(renderables: Iterable[RenderableType], width: int | None = None) -> None:
+    """Print to a terminal as rich lays it out; to anything else with every line whole: text is
+    never wrapped, JSON excerpts are as wide as their longest line, only tables and panels (the
+    layouts that need a width) are `width` columns wide, and no line ends in padding."""
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        console = Console(width=width, highlight=False, soft_wrap=False)
+        for renderable in renderables:
+            console.print(guard(renderable))
+        return
+    layout = width or columns() or PIPE_WIDTH
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True)
+    for renderable in renderables:
+        console.print(guard(renderable), width=pipe_width(console, renderable, layout))
+        sys.stdout.write(_TRAILING.sub(r"\1", buffer.getvalue()))
+        buffer.seek(0)
+        buffer.truncate()
+    sys.stdout.flush()
+
+
+def columns() -> int | None:
+    value = os.environ.get("COLUMNS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def pipe_width(console: Any, renderable: Any, layout: int) -> int:
+    from rich.measure import Measurement
+    from rich.panel import Panel
+    from rich.rule import Rule
+    from rich.table import Table
+    from rich.text import Text
+
+    if isinstance(renderable, (Table, Panel)):
+        return layout
+    if isinstance(renderable, Rule):
+        title = renderable.title
+        length = title.cell_len if isinstance(title, Text) else len(str(title))
+        return max(layout, min(length + 8, PIPE_MAX_WIDTH))
+    if isinstance(renderable, Text):
+        return layout  # soft-wrapped: printed whole whatever the width
+    needed = Measurement.get(console, console.options, renderable).maximum
+    return max(layout, min(needed, PIPE_MAX_WIDTH))
