@@ -1617,3 +1617,16 @@ def test_property_readers_raise_only_format_error(value: Any, items: list[Any], 
             fmt.read_response(assembled.body, Source())
         except FormatError:
             pass
+
+
+@pytest.mark.parametrize("role", ["system", "assistant"])
+def test_message_fields_of_the_wrong_type_in_a_canonical_document_are_ignored(role):
+    """A hand-edited canonical document may hold anything in a part's `message` meta (found by the
+    fuzzer: a number there raised TypeError in the writer): it is not an object, so no message field
+    is carried, and the text is still written."""
+    part = Text(text="checking", meta={"openai-responses": {"message": 1.5}})
+    conversation = Conversation(model="m", system=(part,) if role == "system" else (),
+                                turns=(Turn(role="user", parts=(Text(text="hi"),)),)
+                                + ((Turn(role="assistant", parts=(part,)),) if role == "assistant" else ()))
+    body = fmt.write(conversation).body
+    assert "checking" in json.dumps(body)

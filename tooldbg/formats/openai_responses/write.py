@@ -78,7 +78,7 @@ class _Writer(Writer):
             if role not in ("system", "developer"):
                 self.lose("sent as a system message: instructions hold a single text", None, i)
                 role = "system"
-            self.add(items, role, fields.get("message") or {}, part, None, i)
+            self.add(items, role, _message_fields(fields), part, None, i)
         return items
 
     def tool(self, index: int, tool: Tool) -> dict[str, Any] | None:
@@ -147,7 +147,7 @@ class _Writer(Writer):
             else:
                 message = fields
                 if turn.role == "assistant":
-                    message = own_meta(NAME, part.meta).get("message") or {}
+                    message = _message_fields(own_meta(NAME, part.meta))
                 self.add(items, role, message, part, t, p, typed=reasoning is not None)
         if items and items[-1].get("type") == "reasoning":
             items.pop()
@@ -355,3 +355,10 @@ def _write_media(part: Media, fields: dict[str, Any]) -> dict[str, Any] | None:
     if part.file_id is not None:
         block["file_id"] = part.file_id
     return {**block, **fields} if len(block) > 1 else None
+
+
+def _message_fields(own: dict[str, Any]) -> dict[str, Any]:
+    """The message-level fields a part's meta recorded (`id`, `status`, `phase`…): an object, or
+    none at all when a hand-edited canonical document put something else there."""
+    fields = own.get("message")
+    return fields if isinstance(fields, dict) else {}
