@@ -511,3 +511,18 @@ def test_errors_problems_and_losses_are_one_bounded_line_when_made():
     for made in (FormatError("a\n" * 10_000), InputError("f", "", "b\n" * 10_000),
                  StreamProblem("other", "c\n" * 10_000), Loss("d\n" * 10_000)):
         assert "\n" not in made.message and len(made.message) < 1100
+
+
+@pytest.mark.parametrize("kept", [3.5, ["x"], "id"])
+def test_a_canonical_file_with_format_details_of_the_wrong_type_still_converts(kept):
+    """Found by the long fuzz run (seed 2025, input 56374): a canonical document whose text part
+    kept `{"openai-responses": {"message": 3.5}}` ended the Responses writer in a TypeError. A
+    canonical file is the storage format users keep (and edit): details of the wrong shape are
+    ignored by the writer that owns them."""
+    doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "turns": [
+        {"role": "user", "parts": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "parts": [{"type": "text", "text": "hello",
+                                         "meta": {"openai-responses": {"message": kept}}}]}]}]}
+    [conv] = load_bytes("c.json", json.dumps(doc).encode()).conversations
+    body = export([conv], "openai-responses").body
+    assert body["input"][-1]["content"][0]["text"] == "hello"

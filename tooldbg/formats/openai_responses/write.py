@@ -149,7 +149,8 @@ class _Writer(Writer):
             else:
                 message = fields
                 if turn.role == "assistant":
-                    message = own_meta(NAME, part.meta).get("message") or {}
+                    kept = own_meta(NAME, part.meta).get("message")
+                    message = kept if isinstance(kept, dict) else {}  # a canonical file may hold anything
                 self.add(items, role, message, part, t, p, typed=reasoning is not None)
         if items and items[-1].get("type") == "reasoning":
             items.pop()
