@@ -526,3 +526,18 @@ def test_a_canonical_file_with_format_details_of_the_wrong_type_still_converts(k
     [conv] = load_bytes("c.json", json.dumps(doc).encode()).conversations
     body = export([conv], "openai-responses").body
     assert body["input"][-1]["content"][0]["text"] == "hello"
+
+
+def test_a_canonical_file_with_a_100000_line_pointer_and_id_shows_in_bounded_output(tmp_path, capsys):
+    """Found by the long fuzz run (seed 2025, input 51975): a canonical document whose turn source
+    pointer held 100,000 line breaks took `show` 24 s (rich split the title line by line). Where a
+    node came from, and a conversation's id, are cut to one line before they are drawn."""
+    doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1" + "\n" * 50_000, "turns": [
+        {"role": "user", "parts": [{"type": "text", "text": "hi"}],
+         "source": {"file": "x", "exchange": 0, "side": "request", "pointer": "/" + "\n" * 100_000}},
+        {"role": "assistant", "parts": [{"type": "invocation", "id": "i1", "name": "f", "arguments": {}}]}]}]}
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    for command in (["show", "--width", "100"], ["check"]):
+        code, out, err = run(capsys, *command, str(path))
+        assert code in (0, 1) and len(out.splitlines()) < 60 and len(out) < 20_000, (command, len(out))
