@@ -532,7 +532,7 @@ def test_a_canonical_file_with_a_100000_line_pointer_and_id_shows_in_bounded_out
     """Found by the long fuzz run (seed 2025, input 51975): a canonical document whose turn source
     pointer held 100,000 line breaks took `show` 24 s (rich split the title line by line). Where a
     node came from, and a conversation's id, are cut to one line before they are drawn."""
-    doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1" + "\n" * 50_000, "turns": [
+    doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "turns": [
         {"role": "user", "parts": [{"type": "text", "text": "hi"}],
          "source": {"file": "x", "exchange": 0, "side": "request", "pointer": "/" + "\n" * 100_000}},
         {"role": "assistant", "parts": [{"type": "invocation", "id": "i1", "name": "f", "arguments": {}}]}]}]}
@@ -541,3 +541,9 @@ def test_a_canonical_file_with_a_100000_line_pointer_and_id_shows_in_bounded_out
     for command in (["show", "--width", "100"], ["check"]):
         code, out, err = run(capsys, *command, str(path))
         assert code in (0, 1) and len(out.splitlines()) < 60 and len(out) < 20_000, (command, len(out))
+    # A conversation id names it on the command line, in file names and on screen: one short line.
+    doc["conversations"][0]["id"] = "c1" + "\n" * 50_000
+    path.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "show", str(path))
+    line = one_line_error(err, str(path))
+    assert code == 2 and "/conversations/0/id: a conversation id is one line" in line

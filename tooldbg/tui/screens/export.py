@@ -25,6 +25,7 @@ from ...checks import Finding, preflight
 from ...convert import Export, export, write_atomically
 from ...errors import ToolDbgError
 from ...render import safe
+from ...shorten import one_line
 from ...targets import PROFILES, wire_format
 from ..session import Location, Session
 
@@ -90,7 +91,7 @@ def report(target: str, result: Export, findings: list[Finding]) -> Group:
             line.append_text(safe(finding.message))
             if finding.pointer:
                 line.append("  at ", "dim")
-                line.append_text(safe(finding.pointer, "dim"))
+                line.append_text(safe(one_line(finding.pointer, 300), "dim"))
             rows.append(line)
         if len(findings) > SHOWN:
             rows.append(Text(f"  … and {len(findings) - SHOWN} more", "dim"))
