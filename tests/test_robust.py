@@ -511,3 +511,39 @@ def test_errors_problems_and_losses_are_one_bounded_line_when_made():
     for made in (FormatError("a\n" * 10_000), InputError("f", "", "b\n" * 10_000),
                  StreamProblem("other", "c\n" * 10_000), Loss("d\n" * 10_000)):
         assert "\n" not in made.message and len(made.message) < 1100
+
+
+@pytest.mark.parametrize("kept", [3.5, ["x"], "id"])
+def test_a_canonical_file_with_format_details_of_the_wrong_type_still_converts(kept):
+    """Found by the long fuzz run (seed 2025, input 56374): a canonical document whose text part
+    kept `{"openai-responses": {"message": 3.5}}` ended the Responses writer in a TypeError. A
+    canonical file is the storage format users keep (and edit): details of the wrong shape are
+    ignored by the writer that owns them."""
+    doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "turns": [
+        {"role": "user", "parts": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "parts": [{"type": "text", "text": "hello",
+                                         "meta": {"openai-responses": {"message": kept}}}]}]}]}
+    [conv] = load_bytes("c.json", json.dumps(doc).encode()).conversations
+    body = export([conv], "openai-responses").body
+    assert body["input"][-1]["content"][0]["text"] == "hello"
+
+
+def test_a_canonical_file_with_a_100000_line_pointer_and_id_shows_in_bounded_output(tmp_path, capsys):
+    """Found by the long fuzz run (seed 2025, input 51975): a canonical document whose turn source
+    pointer held 100,000 line breaks took `show` 24 s (rich split the title line by line). Where a
+    node came from, and a conversation's id, are cut to one line before they are drawn."""
+    doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "turns": [
+        {"role": "user", "parts": [{"type": "text", "text": "hi"}],
+         "source": {"file": "x", "exchange": 0, "side": "request", "pointer": "/" + "\n" * 100_000}},
+        {"role": "assistant", "parts": [{"type": "invocation", "id": "i1", "name": "f", "arguments": {}}]}]}]}
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    for command in (["show", "--width", "100"], ["check"]):
+        code, out, err = run(capsys, *command, str(path))
+        assert code in (0, 1) and len(out.splitlines()) < 60 and len(out) < 20_000, (command, len(out))
+    # A conversation id names it on the command line, in file names and on screen: one short line.
+    doc["conversations"][0]["id"] = "c1" + "\n" * 50_000
+    path.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "show", str(path))
+    line = one_line_error(err, str(path))
+    assert code == 2 and "/conversations/0/id: a conversation id is one line" in line

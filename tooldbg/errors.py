@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from .shorten import cut, describe_exception
+from .shorten import describe_exception, one_line
 from .shorten import message as one_message
 
 #: A location longer than this (a JSON pointer 200 levels deep) is cut in the middle when printed.
@@ -19,7 +19,7 @@ _LOCATION = 160
 
 
 def _short(location: str) -> str:
-    return cut(location, _LOCATION)
+    return one_line(location, _LOCATION)  # a pointer is made of a log's keys: any characters
 
 
 class ToolDbgError(Exception):

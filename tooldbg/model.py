@@ -444,11 +444,24 @@ def conversation_from_dict(data: Any, pointer: str = "") -> Conversation:
                           origin=_typed(t.get("origin"), _OPT_STR, "origin", at), raw=t.get("raw"),
                           meta=_typed(t.get("meta") or {}, (dict,), "meta", at)))
     return Conversation(
-        id=_typed(data.get("id", "c1"), _STR, "id", pointer),
+        id=_conversation_id(data.get("id", "c1"), pointer),
         model=_typed(data.get("model"), _OPT_STR, "model", pointer),
         system=parts("system", data.get("system", [])), tools=tuple(tools),
         tool_choice=_tool_choice(data.get("tool_choice"), f"{pointer}/tool_choice"),
         turns=tuple(turns), meta=_typed(data.get("meta") or {}, (dict,), "meta", pointer))
+
+
+#: The longest conversation id a canonical document may give (ids name conversations on the command
+#: line, in file names and on screen).
+ID_LENGTH = 200
+
+
+def _conversation_id(value: Any, pointer: str) -> str:
+    text: str = _typed(value, _STR, "id", pointer)
+    if not text or len(text) > ID_LENGTH or not text.isprintable():
+        raise FormatError(f"a conversation id is one line of 1 to {ID_LENGTH} printable characters, not "
+                          f"{quote(text)}", f"{pointer}/id")
+    return text
 
 
 def _tool_choice(data: Any, pointer: str) -> ToolChoice | None:

@@ -22,6 +22,10 @@ from .diff import SIDES, Diff, Place, SidedFinding
 from .jsonio import dumps_str
 from .load import Loaded
 from .render import code, safe
+from .shorten import one_line
+
+#: Characters of a conversation id and of a location shown (the rest is cut: shorten.one_line).
+LABEL, LOCATION = 200, 500
 
 SEVERITY_STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 #: Lines of offending JSON shown under a finding in text output.
@@ -107,7 +111,7 @@ def text_report(results: list[Checked]) -> Iterator[RenderableType]:
 def _group_header(loaded: Loaded, finding: Finding) -> Text:
     if finding.conversation is None:
         return Text(f"  exchange {finding.exchange}", "bold")
-    header = safe(f"  {finding.conversation}", "bold")
+    header = safe(f"  {one_line(finding.conversation, LABEL)}", "bold")
     if finding.turn is not None:
         conv = loaded.conversation(finding.conversation)
         role = conv.turns[finding.turn].role if conv and finding.turn < len(conv.turns) else ""
@@ -122,7 +126,7 @@ def _finding(loaded: Loaded, finding: Finding) -> RenderableType:
     line.append(f"{finding.name}: ", "bold")
     line.append_text(safe(finding.message))
     where = Text("      at ", "dim")
-    where.append_text(safe(f"exchange {finding.exchange} {finding.pointer}", "dim"))
+    where.append_text(safe(f"exchange {finding.exchange} {one_line(finding.pointer, LOCATION)}", "dim"))
     if finding.chunk is not None:
         where.append(f" chunk {finding.chunk}", "dim")
     value = _wire(loaded, finding)

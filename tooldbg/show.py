@@ -46,7 +46,7 @@ def render_conversation(loaded: Loaded, conv: Conversation,
     exchanges = [r.exchange.index for r in reads]
     head = Text()
     head.append("conversation ", "bold")
-    head.append_text(safe(label or conv.id, "bold"))
+    head.append_text(safe(one_line(label or conv.id, LABEL), "bold"))
     if conv.model:
         head.append("  model ")
         head.append_text(safe(one_line(conv.model, LABEL), "bold"))
@@ -106,7 +106,7 @@ def _turn_table(loaded: Loaded, index: int, turn: Turn) -> Table:
     title = Text()
     title.append(f"turn {index} ", "bold")
     title.append(turn.role, ROLE_STYLES.get(turn.role, ""))
-    title.append_text(safe(f"   {_where(turn.source)}", "dim"))
+    title.append_text(safe(f"   {one_line(_where(turn.source), URL)}", "dim"))
     table = Table(title=title, title_justify="left", expand=True, show_header=False,
                   show_lines=False, box=None, padding=(0, 1))
     table.add_column("canonical", ratio=1)

@@ -33,6 +33,7 @@ from ...errors import ToolDbgError
 from ...render import clean, safe, visible
 from ...repair import Blank, Fixed, Repair, blanks, fix_conversation
 from ...repair.base import at
+from ...shorten import one_line
 from ...targets import PROFILES, wire_format
 from ..session import Location, Session
 
@@ -104,7 +105,7 @@ def report(target: str, result: Export, findings: list[Finding], fixed: Fixed | 
             line.append_text(safe(finding.message))
             if finding.pointer:
                 line.append("  at ", "dim")
-                line.append_text(safe(finding.pointer, "dim"))
+                line.append_text(safe(one_line(finding.pointer, 300), "dim"))
             rows.append(line)
         if len(findings) > SHOWN:
             rows.append(Text(f"  … and {len(findings) - SHOWN} more", "dim"))
