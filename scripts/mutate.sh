@@ -14,15 +14,6 @@ cd "$(dirname "$0")/.."
 MUTMUT=${MUTMUT:-.venv/bin/mutmut}
 PY=${PY:-.venv/bin/python}
 
-# The corpus tests read ../shared/corpus from the repository root; mutmut runs the tests from
-# ./mutants/, whose parent is this folder: give it the same corpus while the run lasts.
-made_link=""
-if [[ ! -e tests/corpus && ! -e shared && -d ../shared/corpus ]]; then
-    ln -s ../shared shared
-    made_link=shared
-fi
-trap '[[ -n "$made_link" ]] && rm -f "$made_link"' EXIT
-
 selection=("$@")
 if [[ -n "${SAMPLE:-}" ]]; then
     # mutmut generates every mutant first; then run a reproducible random sample of the selected ones

