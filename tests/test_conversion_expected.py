@@ -7,7 +7,7 @@ written as a request in each of the five wire formats (SOURCES), each read and c
 format; the whole body is compared with the documented body (dict keys in any order, every value
 exact) and the losses with the exact list the writer must report.
 
-Documentation (quoted in /work/shared/reference/formats.md, which cites the SDK types):
+Documentation (the official SDKs' request types and the providers' guides):
 * OpenAI Chat Completions — assistant `tool_calls[]` with `function.arguments` a JSON *string*, one
   `role: "tool"` message per result bound by `tool_call_id`, no failure flag (`content` text only);
   user `image_url` parts. openai-python `types/chat/chat_completion_*_message_param.py`,
