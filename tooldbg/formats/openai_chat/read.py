@@ -29,6 +29,7 @@ from ..base import (
     with_meta,
 )
 from .common import NAME, _api_error, _audio_type, _choice
+from .reasoning import FIELD, mirrored, read_details, visible
 
 # Top-level request keys the reader models; every other key is a parameter kept in meta.
 _MODELED_PARAMS = frozenset({"model", "messages", "tools", "functions", "tool_choice",
@@ -133,14 +134,21 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
     """Reasoning, then content (text and refusal parts), the `refusal` field, then the calls."""
     parts: list[Part] = []
     modeled = {"role", "content", "refusal", "tool_calls", "function_call"}
+    details = message.get(FIELD)
+    blocks = read_details(details, at.child(FIELD)) if isinstance(details, list) else []
+    if isinstance(details, list):
+        modeled.add(FIELD)
     for key in ("reasoning_content", "reasoning"):
         text = message.get(key)
         if isinstance(text, str):  # a non-string `reasoning` stays in meta, verbatim
             modeled.add(key)
-            if text:
+            if key == "reasoning" and blocks and text == visible(blocks):
+                blocks = mirrored(blocks)  # OpenRouter's string repeats the blocks' text
+            elif text:
                 kept = {"field": key} if key != "reasoning_content" else {}
                 parts.append(Reasoning(text=text, origin=NAME, source=at.child(key),
                                        meta=meta_for(NAME, kept)))
+    parts.extend(blocks)
     parts.extend(_content(message.get("content"), at.child("content")))
     refusal = optional_field(message, "refusal", str, at)
     if refusal:
