@@ -23,14 +23,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from .. import formats
 from ..formats.meta import own_meta
 from ..model import Invocation, Opaque, Reasoning
 from .replay import Pair, Placed, signature_key
 
-#: Origins whose signature covers the reasoning text: an edited text with its signature kept is refused.
-TEXT_SIGNED = frozenset({"anthropic", "bedrock", "openai-chat"})
-#: Origins whose unsigned reasoning text itself must come back with the calls.
-TEXT_REQUIRED = frozenset({"openai-chat"})
 RESPONSES = "openai-responses"
 
 Kind = Literal["dropped", "altered", "edited", "unstored"]
@@ -73,7 +70,7 @@ def losses(pair: Pair) -> Iterator[Lost]:
         key = signature_key(part)
         twin = by_key.get(key) if key is not None else None
         if twin is not None:
-            if part.origin in TEXT_SIGNED and twin[2].text != part.text:
+            if _replay(part) in ("signed-text", "text") and twin[2].text != part.text:
                 yield Lost("edited", k, part, call, twin)
             continue
         if part.origin == RESPONSES and part.wire_id:
@@ -82,7 +79,7 @@ def losses(pair: Pair) -> Iterator[Lost]:
                 if (twin is None or not twin[2].signature) and _unstored(pair):
                     yield Lost("unstored", k, part, call, twin)
                 continue
-        elif key is None and (part.origin not in TEXT_REQUIRED or spoken or not _said(part)):
+        elif key is None and (_replay(part) != "text" or spoken or not _said(part)):
             continue
         yield Lost("altered" if altered and key is not None else "dropped", k, part, call)
 
@@ -100,6 +97,11 @@ def _unstored(pair: Pair) -> bool:
     replaying request say `store: false`? Then an id alone names nothing the API can find."""
     return any(own_meta(RESPONSES, request.meta).get("store") is False
                for request in (pair.replay.replayed, pair.replay.request))
+
+
+def _replay(part: Reasoning) -> str | None:
+    """What of it must come back (`Facts.reasoning_replay` of the format that issued it)."""
+    return formats.facts(part.origin).reasoning_replay if part.origin in formats.FORMATS else None
 
 
 def _said(part: Reasoning) -> bool:

@@ -205,6 +205,12 @@ class Facts:
     reasoning: str | None
     """What the format calls the reasoning that has to come back with a call (`thinking block`,
     `reasoning item`, `thoughtSignature`), None when it has none: TD307 names it."""
+    reasoning_replay: Literal["signature", "signed-text", "text"]
+    """What of the reasoning before a call must come back intact on replay (`checks.reasoning`, TD307):
+    its `signature` only (or redacted data, or item id; the text beside it is not verified: Gemini,
+    Responses); `signed-text`, the signature and, unchanged, the text it signs (Anthropic, Bedrock);
+    `text`, the reasoning text even unsigned, and signed blocks unchanged (Chat Completions dialects:
+    DeepSeek and Kimi `reasoning_content`, OpenRouter `reasoning_details`)."""
     strict_pairing: bool
     """The provider rejects a history whose results are not in the turn right after their calls:
     TD402 is then an error, not a warning."""

@@ -120,9 +120,8 @@ def _what(lost: Lost) -> str:
         return f"the reasoning item {plain(part.wire_id)} before the call {name}"
     if part.origin == "openai-chat":
         own = own_meta("openai-chat", part.meta)
-        field = own.get("field") or "reasoning_content"
-        kind = f" {own['type']}" if isinstance(own.get("type"), str) else ""
-        return f"the {field}{kind} before the call {name}" if field != "reasoning_details" else \
-            f"the reasoning_details block{kind} before the call {name}"
-    kind = formats.facts(part.origin).reasoning if part.origin in formats.FORMATS else None
-    return f"the {kind or 'signed reasoning'} before the call {name}"
+        if own.get("field") == "reasoning_details":
+            return f"the reasoning_details block {plain(str(own.get('type')))} before the call {name}"
+        return f"the {own.get('field') or 'reasoning_content'} before the call {name}"
+    named = formats.facts(part.origin).reasoning if part.origin in formats.FORMATS else None
+    return f"the {named or 'signed reasoning'} before the call {name}"

@@ -22,6 +22,7 @@ FACTS = Facts(
     failure="flag",
     failure_wording="is_error: true",
     reasoning="thinking block",
+    reasoning_replay="signed-text",
     strict_pairing=True,
     merges_roles=True,
     calls_last=True,

@@ -21,6 +21,7 @@ FACTS = Facts(
     failure="flag",
     failure_wording='status: "error"',
     reasoning="reasoningContent block",
+    reasoning_replay="signed-text",
     strict_pairing=True,
     merges_roles=False,
     calls_last=True,

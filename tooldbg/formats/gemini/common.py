@@ -24,6 +24,7 @@ FACTS = Facts(
     failure="error-key",
     failure_wording='an {"error": …} response',
     reasoning="thoughtSignature",
+    reasoning_replay="signature",
     strict_pairing=True,
     merges_roles=False,
     calls_last=False,

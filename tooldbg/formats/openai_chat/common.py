@@ -24,6 +24,7 @@ FACTS = Facts(
     failure="text",
     failure_wording=None,
     reasoning="reasoning_content",
+    reasoning_replay="text",
     strict_pairing=True,
     merges_roles=False,
     calls_last=False,

@@ -23,6 +23,7 @@ FACTS = Facts(
     failure="text",
     failure_wording=None,
     reasoning="reasoning item",
+    reasoning_replay="signature",
     strict_pairing=False,
     merges_roles=False,
     calls_last=False,
