@@ -179,6 +179,22 @@ EXPECTED = {
         ('TD306', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/input/2', None,
          'call \'search_flights\' (call_Tq7Wm2Xk9Rb4Nv1Lc6Zs3Hd8) from exchange 0\'s response is replayed with other arguments at /cabin: "business" became (absent)'),
     ],
+    "TD307-context-compactor-shortens-signed-thinking-rejected.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/1/content/0', None,
+         "the thinking block before the call 'read_file' in exchange 0's response was edited on replay, its signature kept: the text no longer matches the signature (Anthropic: “`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.”)"),
+    ],
+    "TD307-deepseek-agent-memory-drops-reasoning-content-rejected.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
+         "the reasoning_content before the call 'get_exchange_rate' in exchange 0's response was dropped on replay"),
+    ],
+    "TD307-openrouter-client-keeps-reasoning-drops-reasoning-details.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/messages/2/tool_calls/0', None,
+         "the reasoning_details block reasoning.encrypted before the call 'get_order_status' in exchange 0's response was dropped on replay"),
+    ],
+    "TD307-responses-reasoning-replayed-by-id-under-store-false-rejected.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/input/1', None,
+         "the reasoning item rs_0a7c3e5f9b1d24680068e2f1c4a9b7d3e5f1a2c8b6d4e0f9a3 before the call 'run_sql' in exchange 0's response was replayed by id only, without its encrypted_content, while store is false: “Item with id 'rs_0a7c3e5f9b1d24680068e2f1c4a9b7d3e5f1a2c8b6d4e0f9a3' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.”"),
+    ],
     "TD307-gemini-3-thought-signature-dropped-rejected.jsonl": [
         ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/contents/1/parts/0', None,
          "the thoughtSignature of the call 'spot_price' in exchange 0's response was dropped on replay"),

@@ -97,8 +97,9 @@ def _finding(ctx: Context, pair: Pair, lost: Lost) -> Finding:
     if lost.kind == "edited":
         assert lost.twin is not None
         ti, pi, _ = lost.twin
+        said = f" (Anthropic: “{_EDITED}”)" if part.origin == "anthropic" else ""
         return pair.finding(ctx, f"{what} {where} was edited on replay, its signature kept: the text no "
-                                 f"longer matches the signature (Anthropic: “{_EDITED}”)", ti, pi)
+                                 f"longer matches the signature{said}", ti, pi)
     if lost.kind == "unstored":
         ti, pi, _ = lost.twin if lost.twin is not None else lost.call
         return pair.finding(ctx, f"{what} {where} was replayed by id only, without its encrypted_content, "
