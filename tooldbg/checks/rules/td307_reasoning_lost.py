@@ -10,9 +10,11 @@ Providers that reason before calling a tool want that reasoning back with the ca
   #63203; https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking, "Preserving
   thinking blocks"). Bedrock: "include the text and its signature unmodified" (ReasoningTextBlock,
   https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html).
+
 * Gemini `thoughtSignature`: "Function call is missing a thought_signature in functionCall parts"
   (https://ai.google.dev/gemini-api/docs/thought-signatures). With parallel calls only the first
   carries one; the others need none.
+
 * DeepSeek thinking mode and Kimi K2 thinking, `reasoning_content` on the assistant message: "For
   turns that do perform tool calls, the reasoning_content must be fully passed back to the API in
   all subsequent requests … the API will return a 400 error"
@@ -22,11 +24,13 @@ Providers that reason before calling a tool want that reasoning back with the ca
   continuedev/continue#11806). The same field as `reasoning` (vLLM, gpt-oss servers, OpenRouter)
   carries the chain of thought the next step builds on; Qwen's chat template renders it back for the
   tool steps after the last user message.
+
 * OpenRouter `reasoning_details` (`reasoning.text` with `signature`, `reasoning.summary`,
   `reasoning.encrypted` with `data`): "Reasoning Details must be preserved when using multi-turn tool
   calling" (https://openrouter.ai/docs/use-cases/reasoning-tokens, "Preserving Reasoning Blocks";
   issue dotnet/extensions#7172: Gemini 3 through OpenRouter then answers "Function call is missing a
   thought_signature").
+
 * OpenAI Responses `reasoning` items: dropped before a call replayed with its item id, "Item 'fc_…'
   of type 'function_call' was provided without its required 'reasoning' item: 'rs_…'." (issue
   continuedev/continue#10018); https://platform.openai.com/docs/guides/reasoning recommends passing
@@ -70,8 +74,7 @@ replayed in exchange 1's request:
   "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Oslo\\"}"}}]}
 """
 GOOD = """
-replayed in exchange 1's request with the reasoning it came with (a Gemini thoughtSignature
-re-encoded in URL-safe base64 is the same signature):
+replayed in exchange 1's request with the reasoning it came with:
 {"role": "assistant", "content": null, "reasoning_content": "The user wants Oslo's weather…",
  "tool_calls": [{"id": "call_00_Xy7", "type": "function",
   "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Oslo\\"}"}}]}
