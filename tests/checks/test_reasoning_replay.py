@@ -26,6 +26,9 @@ from tests.checks.test_replay import (
     gemini_response,
     log,
 )
+from tooldbg.load import load_bytes
+from tooldbg.model import Reasoning
+from tooldbg.repair import fix_conversation
 
 DEEPSEEK = "https://api.deepseek.com/chat/completions"
 OPENROUTER = "https://openrouter.ai/api/v1/chat/completions"
@@ -235,3 +238,38 @@ def test_gemini_parallel_calls_carry_the_signature_on_the_first_call_only():
     other = base64.b64encode(b"a signature from another turn").decode()
     [f] = check(two(answer, [call("Oslo", other), call("Bergen")]))
     assert "replayed with a different signature" in f.message
+
+
+# ------------------------------------------------------------------------------------------- fix
+
+
+def fixed(data):
+    """The replaying request's conversation, repaired (a changed replay may be stitched apart)."""
+    loaded = load_bytes("run.jsonl", data)
+    return fix_conversation(loaded, loaded.conversations[-1])
+
+
+def test_fix_puts_back_the_thinking_as_the_response_gave_it():
+    result = fixed(anthropic_two([{**THINKING, "thinking": "Oslo: one call."}, USE]))
+    [repair] = result.repairs
+    assert (repair.code, repair.turn, repair.part) == ("TD307", 1, 0)
+    thought = result.conversation.turns[1].parts[0]
+    assert isinstance(thought, Reasoning) and thought.text == THINKING["thinking"]
+    assert thought.signature == THINKING["signature"]
+
+
+def test_fix_sends_the_encrypted_content_back_and_refuses_to_guess_about_a_reference():
+    result = fixed(responses_two([{"type": "reasoning", "id": "rs_0a7c3e5f", "summary": []}], False, False))
+    [repair] = result.repairs
+    item = result.conversation.turns[1].parts[repair.part]
+    assert isinstance(item, Reasoning) and item.signature == ITEM["encrypted_content"]
+    result = fixed(responses_two([{"type": "item_reference", "id": "rs_0a7c3e5f"}], False, False))
+    assert result.repairs == [] and [r.code for r in result.refusals] == ["TD307"]
+
+
+def test_fix_restores_dropped_reasoning_content():
+    first = {"content": "", "reasoning_content": THOUGHT, "tool_calls": [CALL]}
+    result = fixed(chat_two(first, {"content": "", "tool_calls": [CALL]}))
+    [repair] = result.repairs
+    assert (repair.turn, repair.part, repair.before) == (1, 0, "(missing)")
+    assert result.conversation.turns[1].parts[0] == Reasoning(text=THOUGHT, origin="openai-chat")

@@ -109,6 +109,13 @@ def restore_reasoning(conv: Conversation, log: Log) -> Outcome:
                                               f"signature than {origin(pair)}: which one the provider "
                                               "accepts is a guess"))
                 break
+            if lost.kind == "unstored" and lost.twin is None:  # an item_reference, which nothing resolves
+                where = _find(conv, lost.call)
+                if where is not None:
+                    records.append(log.refuse("TD307", *where, "an item_reference names the reasoning item "
+                                              "while store is false: it must go, and the item be sent with "
+                                              "its encrypted_content in its place"))
+                continue
             if lost.twin is not None:  # edited, or an item replayed by id only: the original replaces it
                 where = _find(conv, lost.twin)
                 if where is None:
