@@ -299,6 +299,14 @@ EXPECTED = {
         ('TD805', 'error', 0, 'c1', 1, 0, '/request/body#/messages/2/tool_calls/0', None,
          'the turn calling \'get_exchange_rate\' carries no reasoning_content (a tool turn needs it): deepseek rejects it, “Missing `reasoning_content` field in the assistant message at message index N. (newer models: "The `reasoning_content` in the thinking mode must be passed back to the API.")”'),
     ],
+    "TD805-kimi-k2-thinking-history-saved-without-reasoning-content.jsonl": [
+        ('TD805', 'error', 0, 'c1', 1, 0, '/request/body#/messages/2/tool_calls/0', None,
+         "the turn calling 'search_docs' carries no reasoning_content (a tool turn needs it): kimi rejects it, “thinking is enabled but reasoning_content is missing in assistant tool call message at index N”"),
+    ],
+    "TD805-openai-responses-stateless-history-names-reasoning-by-id.jsonl": [
+        ('TD805', 'error', 0, 'c1', 1, 1, '/request/body#/input/2', None,
+         "the turn calling 'get_invoice' carries no reasoning item with its encrypted_content (store is false) (it must come before the call): openai-responses rejects it, “Item with id 'rs_…' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.”"),
+    ],
     "TD806-openai-chat-gemini-mcp-tool-names-with-dots.jsonl": [
         ('TD806', 'error', 1, 'c1', None, None, 'line 2/request/body#/tools/0/functionDeclarations/1', None,
          "openai-chat rejects the declared tool name 'github.get_issue': “Invalid 'tools[N].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.”"),
