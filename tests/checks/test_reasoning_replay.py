@@ -273,3 +273,19 @@ def test_fix_restores_dropped_reasoning_content():
     [repair] = result.repairs
     assert (repair.turn, repair.part, repair.before) == (1, 0, "(missing)")
     assert result.conversation.turns[1].parts[0] == Reasoning(text=THOUGHT, origin="openai-chat")
+
+
+def test_a_second_reasoning_item_dropped_beside_a_re_encrypted_first_is_dropped_not_altered():
+    second = {**ITEM, "id": "rs_1b8d4f6a", "encrypted_content": "gAAAAABo4vHFx2Pq"}
+    fc2 = {**FC, "id": "fc_1b8d4f6a", "call_id": "call_Jr7W", "arguments": '{"city":"Bergen"}'}
+    output2 = {**OUTPUT, "call_id": "call_Jr7W"}
+    data = log(
+        exchange(RESPONSES, {"model": "gpt-5", "input": [R_ASK], "store": False},
+                 {"id": "resp_1", "object": "response", "status": "completed", "output": [ITEM, FC, second, fc2]}),
+        exchange(RESPONSES, {"model": "gpt-5", "store": False, "input": [
+            R_ASK, {**ITEM, "encrypted_content": "gAAAAABo4vHEzz"}, FC, fc2, OUTPUT, output2]},
+            {"id": "resp_2", "object": "response", "status": "completed", "output": []}),
+    )
+    [f] = check(data)
+    assert f.message.startswith("the reasoning item rs_1b8d4f6a before the call 'get_weather'")
+    assert f.message.endswith("was dropped on replay") and f.pointer.endswith("#/input/3")
