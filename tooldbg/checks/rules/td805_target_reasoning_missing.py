@@ -8,9 +8,9 @@ thought_signature in functionCall parts…" — the signature rides on the first
 The Responses API, for a call replayed with its `fc_…` item id: "Item 'fc_…' of type
 'function_call' was provided without its required 'reasoning' item: 'rs_…'."; with `store: false`
 an item sent by id alone is not found ("Items are not persisted when `store` is set to false"):
-it must carry its `encrypted_content`. DeepSeek and Kimi in
-thinking mode: "Missing `reasoning_content` field in the assistant message at message index 2." /
-"thinking is enabled but reasoning_content is missing in assistant tool call message at index N".
+it must carry its `encrypted_content`. DeepSeek and Kimi in thinking mode: "Missing
+`reasoning_content` field in the assistant message at message index 2." / "thinking is enabled but
+reasoning_content is missing in assistant tool call message at index N".
 Agent frameworks drop reasoning when they store history as plain messages, and converters cannot
 carry one provider's signed reasoning to another, so the tool loop dies on its second request.
 When each target requires it (which parameter, model or observed reasoning turns thinking on, which
