@@ -20,7 +20,7 @@ Providers that reason before calling a tool want that reasoning back with the ca
   all subsequent requests … the API will return a 400 error"
   (https://api-docs.deepseek.com/guides/thinking_mode, "Tool Calls"; issue anomalyco/opencode#24722);
   Kimi: "thinking is enabled but reasoning_content is missing in assistant tool call message"
-  (https://platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model; issue
+  (https://platform.moonshot.cn/docs/guide/use-kimi-k2-thinking-model; issue
   continuedev/continue#11806). The same field as `reasoning` (vLLM, gpt-oss servers, OpenRouter)
   carries the chain of thought the next step builds on; Qwen's chat template renders it back for the
   tool steps after the last user message.
