@@ -127,6 +127,10 @@ EXPECTED = {
         ('TD108', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1', None,
          "call i1 get_weather has an id that is empty: ''"),
     ],
+    "TD108-jan-server-returns-calls-without-id.jsonl": [
+        ('TD108', 'error', 0, 'c1', 1, 0, 'line 1/response/body#/choices/0/message/tool_calls/0', None,
+         "call i1 add has no id (openai-chat requires 'id'), so its result cannot name it"),
+    ],
     "TD201-litellm-proxy-double-encodes-arguments.jsonl": [
         ('TD201', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
          'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Paris","unit":"celsius"}, not to the object'),

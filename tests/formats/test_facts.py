@@ -154,6 +154,38 @@ def test_arguments_are_where_and_as_the_facts_say(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_call_ids_are_under_the_keys_the_facts_name(name):
+    """The writer puts the call's id and the result's reference under the declared keys (a format
+    with optional ids declares none); without them the reader keeps the call id-less, invents none."""
+    keys = formats.facts(name).call_id_keys
+    body, turns = _written(name)
+    [call] = [p for t in turns for p in t.parts if isinstance(p, Invocation)]
+    [result] = [p for t in turns for p in t.parts if isinstance(p, Result)]
+    if keys is None:
+        return
+    call_key, result_key = keys
+    assert _holds(resolve(body, call.source.pointer), call_key, call.wire_id), (name, call_key)
+    assert _holds(resolve(body, result.source.pointer), result_key, call.wire_id), (name, result_key)
+    _drop(body, {call_key, result_key}, call.wire_id)
+    read = [p for t in formats.get(name).read_request(body, Source(side="request")).turns for p in t.parts]
+    [bare_call] = [p for p in read if isinstance(p, Invocation)]
+    [bare_result] = [p for p in read if isinstance(p, Result)]
+    assert (bare_call.wire_id, bare_result.wire_id) == (None, None), name
+    assert bare_result.invocation_id == bare_call.id, f"{name}: the id-less result pairs by position"
+
+
+def _drop(node: Any, keys: set[str], value: Any) -> None:
+    """Remove every `key: value` of `keys` from the objects in `node`."""
+    if isinstance(node, dict):
+        for key in [k for k in node if k in keys and node[k] == value]:
+            del node[key]
+        node = list(node.values())
+    if isinstance(node, list):
+        for item in node:
+            _drop(item, keys, value)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_failure_is_marked_as_the_facts_say(name):
     """A flag or an error key survives writing and reading back; a text format has neither. A flag's
     wording is the wire's own `key: value`."""

@@ -194,6 +194,13 @@ class Facts:
     """The keys from a function call's wire node to its arguments (`("function", "arguments")`,
     `("input",)`): `checks.arguments` reads the wire value there (custom tools and legacy shapes are
     its special cases), and TD204 names the field by the last key."""
+    call_id_keys: tuple[str, ...] | None
+    """The key of a call's id and the key by which its result names it (`("id", "tool_call_id")`),
+    both required by the provider's own types (openai-python `ChatCompletionMessageToolCallParam.id`
+    and `ChatCompletionToolMessageParam.tool_call_id`, `ResponseFunctionToolCallParam.call_id`,
+    anthropic-sdk `ToolUseBlockParam.id` and `ToolResultBlockParam.tool_use_id`, botocore's
+    `ToolUseBlock` and `ToolResultBlock` `toolUseId`); None where ids are optional (Gemini pairs by
+    name): TD108 reports a call or result without its id."""
     failure: Literal["flag", "error-key", "text"]
     """How a tool result says that the tool failed: a `flag` beside the content (Anthropic `is_error`,
     Bedrock `status`), an `error-key` in place of the output (Gemini `response.error`), or only in

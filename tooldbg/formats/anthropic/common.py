@@ -19,6 +19,7 @@ FACTS = Facts(
     finish_pointer="/stop_reason",
     arguments="object",
     arguments_path=("input",),
+    call_id_keys=("id", "tool_use_id"),
     failure="flag",
     failure_wording="is_error: true",
     reasoning="thinking block",

@@ -18,6 +18,7 @@ FACTS = Facts(
     finish_pointer="/stopReason",
     arguments="object",
     arguments_path=("toolUse", "input"),
+    call_id_keys=("toolUseId", "toolUseId"),
     failure="flag",
     failure_wording='status: "error"',
     reasoning="reasoningContent block",

@@ -21,6 +21,7 @@ FACTS = Facts(
     finish_pointer="/candidates/0/finishReason",
     arguments="object",
     arguments_path=("functionCall", "args"),
+    call_id_keys=None,
     failure="error-key",
     failure_wording='an {"error": …} response',
     reasoning="thoughtSignature",

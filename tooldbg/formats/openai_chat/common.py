@@ -21,6 +21,7 @@ FACTS = Facts(
     finish_pointer="/choices/0/finish_reason",
     arguments="string",
     arguments_path=("function", "arguments"),
+    call_id_keys=("id", "tool_call_id"),
     failure="text",
     failure_wording=None,
     reasoning="reasoning_content",

@@ -20,6 +20,7 @@ FACTS = Facts(
     finish_pointer="/status",
     arguments="string",
     arguments_path=("arguments",),
+    call_id_keys=("call_id", "call_id"),
     failure="text",
     failure_wording=None,
     reasoning="reasoning item",
