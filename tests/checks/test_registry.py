@@ -221,6 +221,10 @@ EXPECTED = {
         ('TD501', 'error', 0, 'c1', 1, None, '/response/body#', 2,
          "tool call 0 repeats its id 'toolu_01HZq7VfT3kWc8rN2mYbL5xD' and its name 'get_weather' on a later fragment: assemblers that concatenate strings, as openai-python's does, glue them into 'toolu_01HZq7VfT3kWc8rN2mYbL5xDtoolu_01HZq7VfT3kWc8rN2mYbL5xD'"),
     ],
+    "TD501-litellm-proxy-passes-on-anthropic-block-index.jsonl": [
+        ('TD501', 'error', 0, 'c1', 1, 1, '/response/body#', 1,
+         "the first tool call arrives at index 1, not 0: openai-python files it at position 0 and makes its later fragments a second call, with the arguments but no id or name (another format's block index passed on: Anthropic counts the text block before the call)"),
+    ],
     "TD501-openai-responses-relay-forwards-deltas-out-of-order.json": [
         ('TD501', 'error', 0, 'c1', 1, None, '/interactions/0/response/body#', 5,
          'sequence_number 4 after 5: events repeated or reordered'),
