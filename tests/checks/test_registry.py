@@ -201,6 +201,16 @@ EXPECTED = {
         ('TD403', 'error', 1, 'c1', 3, 0, 'line 2/request/body#/messages/2/content/1', None,
          "tool_result 'toolu_01Hq8vYbT3kZr5nWx2LcPd7F' comes after a text block (/messages/2/content/0); tool_result blocks must open the user message"),
     ],
+    "TD404-anthropic-blocks-replayed-to-chat-endpoint.jsonl": [
+        ('TD404', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/messages/2/content/1', None,
+         "a block of type 'tool_use' in an assistant message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the call i1 lookup_order"),
+        ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/0', None,
+         "a block of type 'tool_result' in a user message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the result for i1 lookup_order"),
+    ],
+    "TD404-langchain-image-block-in-tool-message.jsonl": [
+        ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/1', None,
+         "a block of type 'image' in a tool message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as image (image/png)"),
+    ],
     "TD404-legacy-function-role.jsonl": [
         ('TD404', 'error', 1, 'c1', 2, None, 'line 2/request/body#/contents/2/role', None,
          'contents[2] has the legacy `function` role (function responses go in a `user` content): Gemini answers "Please use a valid role: user, model."'),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import types
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
@@ -20,7 +21,7 @@ from tooldbg import formats, targets
 from tooldbg.formats.base import Facts, link
 from tooldbg.jsonio import loads, resolve
 from tooldbg.load import load_file
-from tooldbg.model import Conversation, Invocation, Result, Source, Text, Tool, Turn
+from tooldbg.model import Conversation, Invocation, Media, Result, Source, Text, Tool, Turn
 
 NAMES = list(formats.FORMATS)
 HINTS = get_type_hints(Facts)
@@ -183,6 +184,31 @@ def _drop(node: Any, keys: set[str], value: Any) -> None:
     if isinstance(node, list):
         for item in node:
             _drop(item, keys, value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_content_types_cover_what_the_writer_writes(name):
+    """Every block the format's own writer puts in a `content` array (an image, text, a call and its
+    result included) has a type the facts declare: TD404 never reports the format's own blocks."""
+    types = formats.facts(name).content_types
+    if types is None:
+        return
+    conv = _conversation()
+    asked = Turn(role="user", parts=(Text(text="And this one?"), Media(kind="image", media_type="image/png",
+                                                                      data="iVBORw0KGgo=")))
+    body = formats.get(name).write(dataclasses.replace(conv, turns=(*conv.turns, asked))).body
+    written = list(_block_types(body[formats.facts(name).messages_key]))
+    assert {"text", "image_url" if name == "openai-chat" else "image"} <= set(written), written
+    assert [t for t in written if not any(fnmatchcase(t, p) for p in types)] == [], name
+
+
+def _block_types(messages: list[Any]) -> Any:
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and isinstance(block.get("type"), str):
+                yield block["type"]
+                yield from _block_types([block])
 
 
 @pytest.mark.parametrize("name", NAMES)

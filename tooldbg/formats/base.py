@@ -212,6 +212,12 @@ class Facts:
     reasoning: str | None
     """What the format calls the reasoning that has to come back with a call (`thinking block`,
     `reasoning item`, `thoughtSignature`), None when it has none: TD307 names it."""
+    content_types: tuple[str, ...] | None
+    """The `type`s a block in a message's `content` array (or in a tool result's) may have, as the
+    provider's own types define them (`fnmatch` patterns: Anthropic names its many server-tool blocks
+    `*_tool_use` / `*_tool_result`); None where tooldbg does not judge them (Gemini parts and Bedrock
+    blocks are keyed by field, Responses content sits in typed items). TD404 reports a block of
+    another type — another format's or an agent framework's, forwarded unconverted."""
     strict_pairing: bool
     """The provider rejects a history whose results are not in the turn right after their calls:
     TD402 is then an error, not a warning."""

@@ -22,6 +22,7 @@ FACTS = Facts(
     failure="flag",
     failure_wording='status: "error"',
     reasoning="reasoningContent block",
+    content_types=None,
     strict_pairing=True,
     merges_roles=False,
     calls_last=True,

@@ -25,6 +25,7 @@ FACTS = Facts(
     failure="error-key",
     failure_wording='an {"error": …} response',
     reasoning="thoughtSignature",
+    content_types=None,
     strict_pairing=True,
     merges_roles=False,
     calls_last=False,

@@ -25,6 +25,9 @@ FACTS = Facts(
     failure="text",
     failure_wording=None,
     reasoning="reasoning_content",
+    # openai-python `ChatCompletionContentPartParam` (text, image_url, input_audio, file) and, in
+    # assistant messages, `ChatCompletionContentPartRefusalParam`
+    content_types=("text", "image_url", "input_audio", "file", "refusal"),
     strict_pairing=True,
     merges_roles=False,
     calls_last=False,

@@ -24,6 +24,7 @@ FACTS = Facts(
     failure="text",
     failure_wording=None,
     reasoning="reasoning item",
+    content_types=None,
     strict_pairing=False,
     merges_roles=False,
     calls_last=False,
