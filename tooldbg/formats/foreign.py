@@ -48,6 +48,8 @@ def foreign_part(block: dict[str, Any], source: Source, role: str) -> Part | Non
 def foreign_media(block: dict[str, Any], source: Source) -> Media | None:
     """An Anthropic media block, a Chat `image_url` part or a LangChain data block → Media."""
     kind = block.get("type")
+    if not isinstance(kind, str):
+        return None
     wire = block.get("source")
     if kind in ("image", "document") and isinstance(wire, dict):
         return _anthropic_media(kind, wire, source)
