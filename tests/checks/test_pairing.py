@@ -559,6 +559,19 @@ def test_td108_a_missing_id_is_reported_once_at_the_call_not_as_orphan_or_unansw
     assert finding.message == f"call i1 get_weather has no id ({fmt} requires {key}), so its result cannot name it"
 
 
+def test_td108_a_response_without_ids_is_reported_where_the_client_made_one_up():
+    """The history replays the call under an id the client invented (valid, so no finding there):
+    the server's response that sent none is the defect, reported once, at the response."""
+    bare = {"type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}
+    made_up = {**bare, "id": "get_weather"}  # openai-node's fallback: the tool name
+    data = log((OPENAI, chat(user("Weather?")), completion(tool_calls=[bare])),
+               (OPENAI, chat(user("Weather?"), assistant(made_up), tool("get_weather", "4°C")), None))
+    [finding] = check(data, ["TD1"])
+    assert (finding.code, finding.exchange, finding.turn) == ("TD108", 0, None)
+    assert finding.pointer == "line 1/response/body#/choices/0/message/tool_calls/0"
+    assert finding.message.startswith("call get_weather has no id (openai-chat requires 'id') in the response")
+
+
 def test_td108_gemini_ids_are_optional():
     data = log((GEMINI, gemini(OSLO_ASKED, OSLO_CALLED, {"role": "user", "parts": [
         fresponse("get_weather", {"temp_c": 4})]}), None))

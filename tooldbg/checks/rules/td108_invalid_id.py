@@ -16,7 +16,8 @@ returned `tool_calls` without `id` (janhq/jan#4420, ggml-org/llama.cpp#11992), s
 nothing to put in `tool_call_id`, and every provider whose types require the id
 (`Facts.call_id_keys`) rejects the replay; Gemini's ids are optional (pairing by name, TD107). The
 legacy Chat `function_call` / `function` role never had ids. A streamed call that never got its id is
-reported at its chunk (TD503).
+reported at its chunk (TD503); a response whose calls the client replayed under ids it made up is
+reported at the response, since the history itself is then valid.
 
 Each call's id is checked; a result's only when it differs from the id of the call it answers and
 that call's own id is sound, so one bad id yields one finding, at its cause — a result that could not
@@ -25,7 +26,7 @@ name an id-less call is paired by position, not reported again (nor as TD101 / T
 
 from collections.abc import Iterator
 
-from ...model import Invocation, Result
+from ...model import Invocation, Result, Source
 from ...shorten import plain, quote
 from ..base import Context, Finding
 from ..pairing import calls, invalid_id, missing_id, results, short
@@ -53,16 +54,19 @@ GOOD = """
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    seen: set[Source] = set()
     for conv in ctx.conversations:
         owners: dict[str, Invocation] = {}
         unsound: set[str] = set()  # calls reported here: their results are not reported again
         for call in calls(conv):
             node = call.node
+            seen.add(node.source)
             owners[node.id] = node
             why = _why(ctx, node)
             if why is not None:
                 unsound.add(node.id)
-                yield ctx.at(f"call {node.id} {plain(node.name)} {why}",
+                unnamed = ", so its result cannot name it" if node.wire_id is None else ""
+                yield ctx.at(f"call {node.id} {plain(node.name)} {why}{unnamed}",
                              conversation=conv, turn=call.turn, part=call.part)
         for result in results(conv):
             node = result.node
@@ -77,6 +81,23 @@ def check(ctx: Context) -> Iterator[Finding]:
                          part=result.part)
 
 
+    yield from _answered_without_ids(ctx, seen)
+
+
+def _answered_without_ids(ctx: Context, seen: set[Source]) -> Iterator[Finding]:
+    """Calls of a response that the stitched conversation holds in their replayed form: a client
+    that made up the id the server did not send (openai/openai-node#1946 falls back to the tool
+    name) hides the server's defect from the history, so it is reported at the response."""
+    for read in ctx.reads:
+        for response in read.responses:
+            for call in response.turn.invocations() if response.turn is not None else ():
+                why = _why(ctx, call) if call.source not in seen and call.wire_id is None else None
+                if why is not None:
+                    yield ctx.at_exchange(read, f"call {plain(call.name)} {why} in the "
+                                          "response: the id the history replays it under was made up "
+                                          "by the client", pointer=call.source.pointer)
+
+
 def _why(ctx: Context, node: Invocation | Result) -> str | None:
     """What is wrong with the id of a call or result, quoting it; None when it is fine."""
     why = invalid_id(node.wire_id)
@@ -86,5 +107,4 @@ def _why(ctx: Context, node: Invocation | Result) -> str | None:
     if missing is None:
         return None
     fmt, key = missing
-    return f"has no id ({fmt} requires {quote(key)})" + (
-        ", so its result cannot name it" if isinstance(node, Invocation) else "")
+    return f"has no id ({fmt} requires {quote(key)})"
