@@ -79,8 +79,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             whose = f" for {owner.id} {plain(owner.name)}" if owner is not None else ""
             yield ctx.at(f"result{whose} {why}", conversation=conv, turn=result.turn,
                          part=result.part)
-
-
     yield from _answered_without_ids(ctx, seen)
 
 

@@ -186,12 +186,12 @@ def _responses_roles(ctx: Context, view: View) -> Iterator[Finding]:
 def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
     """Blocks in the request's content arrays (and in its own tool results' content) of a type the
     format does not define (`Facts.content_types`)."""
-    read = view.request
-    types = formats.facts(view.format).content_types if view.format is not None else None
+    read, fmt = view.request, view.format
+    facts = formats.facts(fmt) if fmt is not None else None
     body = read.exchange.request.body if read is not None and read.exchange.request is not None else None
-    if read is None or types is None or not isinstance(body, dict):
+    if read is None or facts is None or facts.content_types is None or not isinstance(body, dict):
         return
-    key = formats.facts(read.format or "").messages_key
+    key, types = facts.messages_key, facts.content_types
     parts = _parts_at(view)
     messages = body.get(key)
     for i, message in enumerate(messages if isinstance(messages, list) else ()):
@@ -202,7 +202,7 @@ def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
             read_as = _read_as(found[2]) if found is not None else "kept verbatim"
             whose = f"an {plain(role)} message" if role == "assistant" else \
                 f"a {plain(role)} message" if isinstance(role, str) else "a message"
-            message_text = (f"a block of type {quote(kind)} in {whose}: {view.format} has no such content "
+            message_text = (f"a block of type {quote(kind)} in {whose}: {fmt} has no such content "
                             f"type — another format's block (or an agent framework's) forwarded unconverted; "
                             f"{read_as}")
             if found is not None:
