@@ -127,6 +127,10 @@ EXPECTED = {
         ('TD108', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1', None,
          "call i1 get_weather has an id that is empty: ''"),
     ],
+    "TD108-jan-server-returns-calls-without-id.jsonl": [
+        ('TD108', 'error', 0, 'c1', 1, 0, 'line 1/response/body#/choices/0/message/tool_calls/0', None,
+         "call i1 add has no id (openai-chat requires 'id'), so its result cannot name it"),
+    ],
     "TD201-litellm-proxy-double-encodes-arguments.jsonl": [
         ('TD201', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
          'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Paris","unit":"celsius"}, not to the object'),
@@ -213,6 +217,16 @@ EXPECTED = {
         ('TD403', 'error', 1, 'c1', 3, 0, 'line 2/request/body#/messages/2/content/1', None,
          "tool_result 'toolu_01Hq8vYbT3kZr5nWx2LcPd7F' comes after a text block (/messages/2/content/0); tool_result blocks must open the user message"),
     ],
+    "TD404-anthropic-blocks-replayed-to-chat-endpoint.jsonl": [
+        ('TD404', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/messages/2/content/1', None,
+         "a block of type 'tool_use' in an assistant message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the call i1 lookup_order"),
+        ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/0', None,
+         "a block of type 'tool_result' in a user message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the result for i1 lookup_order"),
+    ],
+    "TD404-langchain-image-block-in-tool-message.jsonl": [
+        ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/1', None,
+         "a block of type 'image' in a tool message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as image (image/png)"),
+    ],
     "TD404-legacy-function-role.jsonl": [
         ('TD404', 'error', 1, 'c1', 2, None, 'line 2/request/body#/contents/2/role', None,
          'contents[2] has the legacy `function` role (function responses go in a `user` content): Gemini answers "Please use a valid role: user, model."'),
@@ -232,6 +246,10 @@ EXPECTED = {
     "TD501-litellm-proxy-repeats-call-id-on-every-fragment.jsonl": [
         ('TD501', 'error', 0, 'c1', 1, None, '/response/body#', 2,
          "tool call 0 repeats its id 'toolu_01HZq7VfT3kWc8rN2mYbL5xD' and its name 'get_weather' on a later fragment: assemblers that concatenate strings, as openai-python's does, glue them into 'toolu_01HZq7VfT3kWc8rN2mYbL5xDtoolu_01HZq7VfT3kWc8rN2mYbL5xD'"),
+    ],
+    "TD501-litellm-proxy-passes-on-anthropic-block-index.jsonl": [
+        ('TD501', 'error', 0, 'c1', 1, 1, '/response/body#', 1,
+         "the first tool call arrives at index 1, not 0: openai-python files it at position 0 and makes its later fragments a second call, with the arguments but no id or name (another format's block index passed on: Anthropic counts the text block before the call)"),
     ],
     "TD501-openai-responses-relay-forwards-deltas-out-of-order.json": [
         ('TD501', 'error', 0, 'c1', 1, None, '/interactions/0/response/body#', 5,
