@@ -7,8 +7,7 @@ annotation lines are data, cleaned where they are printed (`render.clean_json`, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -16,12 +15,12 @@ from rich.padding import Padding
 from rich.syntax import Syntax
 from rich.text import Text
 
-from . import __version__
 from .checks import SEVERITIES, Finding, Rule
 from .diff import SIDES, Diff, Place, SidedFinding
 from .jsonio import dumps_str
 from .load import Loaded
 from .render import code, safe
+from .scan import Checked, skipped_line, summary, to_json
 from .shorten import one_line
 
 #: Characters of a conversation id and of a location shown (the rest is cut: shorten.one_line).
@@ -32,34 +31,6 @@ SEVERITY_STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 EXCERPT_LINES = 12
 #: Lines of each side's JSON shown under a difference.
 DIFF_EXCERPT_LINES = 8
-
-
-@dataclass(slots=True)
-class Checked:
-    loaded: Loaded
-    findings: list[Finding] = field(default_factory=list)
-
-
-def summary(results: list[Checked]) -> dict[str, int]:
-    counts = dict.fromkeys(reversed(SEVERITIES), 0)
-    for result in results:
-        for finding in result.findings:
-            counts[finding.severity] += 1
-    return counts
-
-
-def to_json(results: list[Checked]) -> dict[str, Any]:
-    """The documented, versioned document of `check --format json` (keys are only ever added)."""
-    return {
-        "tooldbg": __version__,
-        "inputs": [{"path": r.loaded.path, "container": r.loaded.container,
-                    "formats": r.loaded.formats, "exchanges": len(r.loaded.reads),
-                    "conversations": len(r.loaded.conversations),
-                    "errors": [{"location": e.location, "message": e.message} for e in r.loaded.errors]}
-                   for r in results],
-        "findings": [f.to_dict() for r in results for f in r.findings],
-        "summary": summary(results),
-    }
 
 
 def github(results: list[Checked]) -> Iterator[str]:
@@ -83,13 +54,19 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def text_report(results: list[Checked]) -> Iterator[RenderableType]:
-    """Findings grouped by file, conversation and turn, each with the JSON it points at."""
+def text_report(results: list[Checked], skipped: Sequence[str] = ()) -> Iterator[RenderableType]:
+    """Findings grouped by file, conversation and turn, each with the JSON it points at; then what
+    was skipped (files of a folder that are not logs, entries in no provider's format) and the
+    counts."""
     for result in results:
         loaded = result.loaded
         yield safe(loaded.path, "bold underline")
         for err in loaded.errors:
             yield safe(f"  unreadable: {err}", "bold red")
+        if loaded.skipped and loaded.conversations:  # else the error says it
+            many = loaded.skipped != 1
+            yield Text(f"  skipped {loaded.skipped} entr{'ies' if many else 'y'} that no provider format "
+                       f"recognizes (not LLM exchange{'s' if many else ''})", "dim")
         group: tuple[Any, ...] | None = None
         for finding in result.findings:
             key = (finding.conversation, finding.turn)
@@ -99,6 +76,9 @@ def text_report(results: list[Checked]) -> Iterator[RenderableType]:
             yield _finding(loaded, finding)
         if not result.findings and not loaded.errors:
             yield Text("  no findings", "green")
+    said = skipped_line(skipped)
+    if said:
+        yield safe(said, "dim")
     counts = summary(results)
     line = Text()
     for i, (severity, count) in enumerate(counts.items()):

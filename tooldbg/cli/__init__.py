@@ -265,24 +265,43 @@ def _rules(select: tuple[str, ...], ignore: tuple[str, ...], target: str | None)
               help="Also check that this provider would accept the conversation (TD8xx).")
 @click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
 @click.option("--no-redact", is_flag=True, help="Show API keys and tokens unmasked.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Check the files over this many local processes (the same report as one).")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Check the files on a Dask cluster (tcp://host:8786; pip install 'tooldbg[dask]').")
 def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], ignore: tuple[str, ...],
-          fail_on: str, target: str | None, input_format: str | None, no_redact: bool) -> None:
+          fail_on: str, target: str | None, input_format: str | None, no_redact: bool, jobs: int,
+          scheduler: str | None) -> None:
     """Find tool-call defects in FILES (- for standard input). Exit 0 clean, 1 findings at or above
-    --fail-on, 2 when an input is unreadable or holds no LLM exchange (after reporting the rest)."""
+    --fail-on, 2 when an input is unreadable or holds no LLM exchange (after reporting the rest).
+    Files of a folder that are not logs (a README, an image) are skipped and counted."""
     redact(not no_redact)
-    from ..checks import run_checks, severity_rank
-    from ..report import Checked, github, text_report, to_json
+    from ..checks import severity_rank
+    from ..scan import Options, check_files, dask_map, processes, skipped_line
 
-    rules = _rules(select, ignore, target)
-    loaded = read_inputs(files, input_format)
-    results = [Checked(item, run_checks(item, rules, target)) for item in loaded]
+    if list(files).count("-") > 1:
+        fail("standard input (-) given more than once")
+    if scheduler and jobs > 1:
+        fail("--jobs and --scheduler: choose one (the cluster's workers are the jobs)")
+    options = Options(tuple(rule.code for rule in _rules(select, ignore, target)), target, input_format)
+    stdin = sys.stdin.buffer.read() if "-" in files else None
+    scan = check_files(files, options, map=dask_map(scheduler) if scheduler else processes(jobs),
+                       stdin=stdin)
+    results, loaded = scan.results, [r.loaded for r in scan.results]
     if output_format == "json":
-        click.echo(json_text(to_json(results)), nl=False)
+        click.echo(json_text(scan.document()), nl=False)
     elif output_format == "github":
+        from ..report import github
+
         for line in github(results):
             echo(line)
+        said = skipped_line(scan.skipped, sum(item.skipped for item in loaded if item.conversations))
+        if said:
+            echo(f"tooldbg: {said}", err=True)
     else:
-        emit(text_report(results))
+        from ..report import text_report
+
+        emit(text_report(results, scan.skipped))
     problem = unreadable(loaded)
     if problem is not None:
         fail(problem)
