@@ -233,10 +233,8 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
     for message in (request, response):
         if message is not None and message.body is None and message.events is None \
                 and message.text and message.text.strip():
-            kind = message.headers.get("content-type", "")
             errors.append(InputError(path, message.location or _where(exchange),
-                                     f"body is not JSON{f' ({kind})' if kind else ''}: "
-                                     f"{quote(message.text.strip())}"))
+                                     f"body is not JSON: {quote(message.text.strip())}"))
     if request is not None and request.body is not None:
         try:
             read.request = module.read_request(request.body, _source(path, exchange, request, "request"))
