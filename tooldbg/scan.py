@@ -188,8 +188,19 @@ def dask_map(address: str) -> Mapper:
 
     def run(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         with Client(address, set_as_default=False) as client:
-            return list(client.gather(client.map(function, list(items), pure=False)))
+            workers = max(1, len(client.scheduler_info().get("workers", {})))
+            # a few batches per worker: a task per file would cost more in scheduling than a small
+            # log costs to check, and a few per worker still even out files of unequal size
+            size = max(1, -(-len(items) // (workers * 4)))
+            batches = [list(items[i:i + size]) for i in range(0, len(items), size)]
+            done = client.gather(client.map(partial(_each, function), batches, pure=False))
+            return [result for batch in done for result in batch]
     return run
+
+
+def _each(function: Callable[[Any], Any], batch: list[Any]) -> list[Any]:
+    """One Dask task: a batch of files, in order."""
+    return [function(item) for item in batch]
 
 
 # -- the document -----------------------------------------------------------------------------------
