@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -35,16 +36,22 @@ def make_folder(folder: Path, count: int) -> None:
         shutil.copy(sample, folder / f"{i:04d}-{sample.name}")
 
 
-def timed(argv: list[str], repeat: int) -> tuple[float, bytes]:
-    best, out = float("inf"), b""
+def timed(argv: list[str], repeat: int) -> tuple[float, float, bytes]:
+    """The best wall time of `repeat` runs, the CPU time (user + system, the command and the worker
+    processes it waited for) of that run, and its output."""
+    best, cpu, out = float("inf"), 0.0, b""
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, check=False)
-        best = min(best, time.perf_counter() - start)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode not in (0, 1):
             raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.decode()[-500:]}")
-        out = done.stdout
-    return best, out
+        if wall < best:
+            best, out = wall, done.stdout
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return best, cpu, out
 
 
 def main() -> None:
@@ -60,19 +67,22 @@ def main() -> None:
         size = sum(p.stat().st_size for p in folder.iterdir())
         print(f"{args.files} logs, {size / 1e6:.1f} MB; {platform.processor() or platform.machine()}, "
               f"{os.cpu_count()} cores, Python {platform.python_version()}")
+        print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         check = [str(TOOLDBG), "check", str(folder), "--format", "json"]
-        serial, expected = timed(check, args.repeat)
-        print(f"serial          {serial:6.2f} s")
-        jobs, out = timed([*check, "--jobs", str(args.jobs)], args.repeat)
+        serial, cpu, expected = timed(check, args.repeat)
+        print(f"serial          {serial:6.2f} s wall  {cpu:6.2f} s CPU")
+        jobs, cpu, out = timed([*check, "--jobs", str(args.jobs)], args.repeat)
         assert out == expected, "--jobs gave another document than the serial run"
-        print(f"--jobs {args.jobs}        {jobs:6.2f} s")
+        print(f"--jobs {args.jobs}        {jobs:6.2f} s wall  {cpu:6.2f} s CPU (with its workers)")
         from distributed import LocalCluster
 
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                           dashboard_address=None) as cluster:
-            dask, out = timed([*check, "--scheduler", cluster.scheduler_address], args.repeat)
+            dask, cpu, out = timed([*check, "--scheduler", cluster.scheduler_address], args.repeat)
         assert out == expected, "--scheduler gave another document than the serial run"
-        print(f"--scheduler     {dask:6.2f} s   (local cluster: 2 worker processes)")
+        print(f"--scheduler     {dask:6.2f} s wall  {cpu:6.2f} s CPU (the client; local cluster: "
+              "2 worker processes)")
+        print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -8,20 +8,21 @@ annotation lines are data, cleaned where they are printed (`render.clean_json`, 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
-from rich.syntax import Syntax
 from rich.text import Text
 
 from .checks import SEVERITIES, Finding, Rule
-from .diff import SIDES, Diff, Place, SidedFinding
 from .jsonio import dumps_str
 from .load import Loaded
 from .render import code, safe
 from .scan import Checked, skipped_line, summary, to_json
 from .shorten import one_line
+
+if TYPE_CHECKING:  # `check` needs neither: imported by the `diff` and `rules` output that does
+    from .diff import Diff, Place, SidedFinding
 
 #: Characters of a conversation id and of a location shown (the rest is cut: shorten.one_line).
 LABEL, LOCATION = 200, 500
@@ -159,6 +160,8 @@ def rule_doc(rule: Rule) -> Iterator[RenderableType]:
     for label, example in (("Bad", rule.bad), ("Good", rule.good)):
         yield Text("")
         yield Text(label, "bold red" if label == "Bad" else "bold green")
+        from rich.syntax import Syntax
+
         yield Padding(Syntax(example, "json", theme="ansi_dark", word_wrap=True), (0, 0, 0, 2))
 
 
@@ -169,6 +172,8 @@ def diff_json(d: Diff) -> dict[str, Any]:
     """`diff --format json`: the `check` document (both inputs, every finding, the summary), each
     finding with its `side` and its place on each side (`a`, `b`: null where there is none), then
     the conversations and exchanges paired and the notes. Keys are only ever added."""
+    from .diff import SIDES
+
     doc = to_json([Checked(d.a, [f for f in d.own if f.side == "a"]),
                    Checked(d.b, [f for f in d.own if f.side == "b"])])
     for entry, side, loaded in zip(doc["inputs"], SIDES, (d.a, d.b), strict=True):
@@ -189,6 +194,8 @@ def diff_json(d: Diff) -> dict[str, Any]:
 def diff_text(d: Diff) -> Iterator[RenderableType]:
     """Both inputs, the conversations paired, each difference under the turns it is about with the
     wire JSON of each side, the notes, then each file's own findings."""
+    from .diff import SIDES
+
     for side, loaded in zip(SIDES, (d.a, d.b), strict=True):
         line = Text(f"{side}  ", "bold")
         line.append_text(safe(loaded.path, "bold underline"))
@@ -303,6 +310,8 @@ def _difference(d: Diff, finding: SidedFinding) -> Iterator[RenderableType]:
 
 
 def _diff_summary(d: Diff) -> Text:
+    from .diff import SIDES
+
     line = Text("")
     differences = len(d.findings)
     line.append(f"{differences} difference{'s' if differences != 1 else ''}",

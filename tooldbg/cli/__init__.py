@@ -15,13 +15,11 @@ $COLUMNS, else 120).
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -51,6 +49,8 @@ def bundled_samples() -> tuple[Path, Path]:
     """The logs shipped inside the package, opened when no file is given: an on-call agent whose
     failed tool result was replayed without its `is_error` flag (TD303), and a clean capture of the
     official anthropic client (two parallel calls, one failing)."""
+    from importlib.resources import files
+
     samples = files("tooldbg") / "samples"
     return (Path(str(samples / "oncall-agent-lost-is-error.jsonl")),
             Path(str(samples / "weather-agent.jsonl")))
@@ -73,6 +73,8 @@ class DefaultGroup(click.Group):
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             word = args[0]
             if not os.path.lexists(word) and _COMMAND_WORD.fullmatch(word):
+                import difflib
+
                 close = difflib.get_close_matches(word, list(self.commands), n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 raise NoSuchCommand(f"no such command '{word}'{hint} (commands: "
