@@ -59,6 +59,7 @@ def test_the_library_maps_files_over_any_map_and_gathers_the_serial_document(log
     options = Options(target="anthropic", codes=("TD303", "TD801", "TD102"))
     expected = check_files([str(logs)], options).document()
     assert check_files([str(logs)], options, map=processes(2)).document() == expected
+    assert check_files([str(logs)], options, map=processes(2), logs=True).document() == expected
     assert {f["code"] for f in expected["findings"]} == {"TD303", "TD801", "TD102"}
 
 
@@ -79,8 +80,12 @@ def test_a_dask_cluster_reports_exactly_what_the_serial_run_reports(logs, capsys
         address = cluster.scheduler_address
         code, out, err = run(capsys, "check", str(logs), "--format", "json", "--scheduler", address)
         scan = check_files([str(logs)], map=dask_map(address))
+        logs_back = check_files([str(logs)], map=dask_map(address), logs=True)
     assert code == 2 and out == expected
     serial = check_files([str(logs)])
-    assert scan.document() == serial.document()
-    assert [r.loaded.path for r in scan.results] == [r.loaded.path for r in serial.results]
-    assert len(scan.results) > 40 and scan.skipped == [str(logs / "README.md")]
+    assert scan.document() == serial.document() == logs_back.document()
+    assert [r.path for r in scan.reports] == [r.path for r in serial.reports]
+    assert len(scan.reports) > 40 and scan.skipped == [str(logs / "README.md")]
+    # with the logs sent back (what the text report quotes), each file's findings are the serial run's
+    assert [(c.loaded.path, c.findings) for c in logs_back.results] == \
+        [(r.path, list(r.findings)) for r in serial.reports]

@@ -18,7 +18,7 @@ from .checks import SEVERITIES, Finding, Rule
 from .jsonio import dumps_str
 from .load import Loaded
 from .render import code, safe
-from .scan import Checked, skipped_line, summary, to_json
+from .scan import Checked, Report, skipped_line, summary, to_json
 from .shorten import one_line
 
 if TYPE_CHECKING:  # `check` needs neither: imported by the `diff` and `rules` output that does
@@ -34,11 +34,11 @@ EXCERPT_LINES = 12
 DIFF_EXCERPT_LINES = 8
 
 
-def github(results: list[Checked]) -> Iterator[str]:
+def github(reports: Sequence[Report]) -> Iterator[str]:
     """One workflow command per finding: `::error file=…,title=TD303 lost-is-error::message`."""
     level = {"error": "error", "warning": "warning", "info": "notice"}
-    for result in results:
-        for err in result.loaded.errors:
+    for result in reports:
+        for err in result.errors:
             yield (f"::error file={_escape_property(err.path)},title=unreadable input::"
                    f"{_escape_data(str(err))}")
         for f in result.findings:

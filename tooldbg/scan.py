@@ -48,17 +48,41 @@ class Checked:
     loaded: Loaded
     findings: list[Finding] = field(default_factory=list)
 
+    def report(self) -> Report:
+        loaded = self.loaded
+        entry = {"path": loaded.path, "container": loaded.container, "formats": loaded.formats,
+                 "exchanges": len(loaded.reads), "conversations": len(loaded.conversations),
+                 "errors": [{"location": e.location, "message": e.message} for e in loaded.errors],
+                 "skipped": loaded.skipped}
+        return Report(loaded.path, entry, tuple(self.findings), tuple(loaded.errors), loaded.skipped,
+                      bool(loaded.conversations))
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What the JSON document and the annotations say of one input: its `inputs[]` entry, findings
+    and errors. What a worker sends back unless the logs themselves are wanted (the text report
+    quotes their JSON): a `Loaded` holds every parsed body, and costs more to send than to check."""
+
+    path: str
+    entry: dict[str, Any]
+    findings: tuple[Finding, ...]
+    errors: tuple[InputError, ...]
+    skipped: int  # entries in no provider's format
+    conversations: bool
+
 
 @dataclass(slots=True)
 class Scan:
-    """What `check_files` found: each input in order, and the files of folders left out because
-    their content is not a log (a README, a LICENSE, an image)."""
+    """What `check_files` found: each input's report in order (and with `logs=True` each input
+    read and checked), and the files of folders left out because their content is not a log."""
 
-    results: list[Checked]
+    reports: list[Report] = field(default_factory=list)
+    results: list[Checked] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
     def document(self) -> dict[str, Any]:
-        return to_json(self.results, self.skipped)
+        return document(self.reports, self.skipped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,30 +114,38 @@ def tasks(paths: Sequence[str]) -> list[Task]:
 
 
 def check_files(paths: Sequence[str], options: Options = Options(), *, map: Mapper = map,
-                stdin: bytes | None = None) -> Scan:
+                stdin: bytes | None = None, logs: bool = False) -> Scan:
     """Read and check every file `paths` name (`-` is `stdin`, read here, not sent to a worker),
-    `map` spreading the files over its workers; the result is the serial run's whatever `map` is."""
+    `map` spreading the files over its workers; the result is the serial run's whatever `map` is.
+    With `logs`, the workers send back each file as read (`Scan.results`), not only its report."""
     work = tasks(paths)
     remote = [task for task in work if task.path != "-"]
-    done: Iterator[Checked | None] = iter(list(map(partial(check_task, options), remote)))
-    scan = Scan([])
+    done: Iterator[Checked | Report | None] = iter(list(map(partial(check_task, options, logs), remote)))
+    scan = Scan()
     for task in work:
         if task.path == "-":
-            result: Checked | None = check_loaded(load_bytes(STDIN, stdin or b"", options.input_format),
-                                                   options)
+            result: Checked | Report | None = check_loaded(
+                load_bytes(STDIN, stdin or b"", options.input_format), options)
         else:
             result = next(done)
         if result is None:
             scan.skipped.append(task.path)
-        else:
+        elif isinstance(result, Checked):
             scan.results.append(result)
+            scan.reports.append(result.report())
+        else:
+            scan.reports.append(result)
     return scan
 
 
-def check_task(options: Options, task: Task) -> Checked | None:
-    """One file read and checked (None: a file of a folder that is not a log). Runs in a worker."""
+def check_task(options: Options, logs: bool, task: Task) -> Checked | Report | None:
+    """One file read and checked, or only its report (None: a file of a folder that is not a log).
+    Runs in a worker."""
     loaded = read_task(task, options.input_format)
-    return None if loaded is None else check_loaded(loaded, options)
+    if loaded is None:
+        return None
+    checked = check_loaded(loaded, options)
+    return checked if logs else checked.report()
 
 
 def read_task(task: Task, input_format: str | None = None) -> Loaded | None:
@@ -205,7 +237,8 @@ def _each(function: Callable[[Any], Any], batch: list[Any]) -> list[Any]:
 
 # -- the document -----------------------------------------------------------------------------------
 
-def summary(results: Sequence[Checked]) -> dict[str, int]:
+def summary(results: Sequence[Checked | Report]) -> dict[str, int]:
+    """How many findings of each severity, most severe first."""
     from .checks import SEVERITIES
 
     counts = dict.fromkeys(reversed(SEVERITIES), 0)
@@ -217,18 +250,18 @@ def summary(results: Sequence[Checked]) -> dict[str, int]:
 
 def to_json(results: Sequence[Checked], skipped: Sequence[str] = ()) -> dict[str, Any]:
     """The documented, versioned document of `check --format json` (keys are only ever added)."""
+    return document([r.report() for r in results], skipped)
+
+
+def document(reports: Sequence[Report], skipped: Sequence[str] = ()) -> dict[str, Any]:
+    """`to_json` of the inputs' reports."""
     return {
         "tooldbg": __version__,
-        "inputs": [{"path": r.loaded.path, "container": r.loaded.container,
-                    "formats": r.loaded.formats, "exchanges": len(r.loaded.reads),
-                    "conversations": len(r.loaded.conversations),
-                    "errors": [{"location": e.location, "message": e.message} for e in r.loaded.errors],
-                    "skipped": r.loaded.skipped}
-                   for r in results],
-        "findings": [f.to_dict() for r in results for f in r.findings],
-        "summary": summary(results),
+        "inputs": [r.entry for r in reports],
+        "findings": [f.to_dict() for r in reports for f in r.findings],
+        "summary": summary(reports),
         "skipped": {"files": len(skipped), "paths": list(skipped),
-                    "entries": sum(r.loaded.skipped for r in results)},
+                    "entries": sum(r.skipped for r in reports)},
     }
 
 

@@ -288,27 +288,26 @@ def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], i
     options = Options(tuple(rule.code for rule in _rules(select, ignore, target)), target, input_format)
     stdin = sys.stdin.buffer.read() if "-" in files else None
     scan = check_files(files, options, map=dask_map(scheduler) if scheduler else processes(jobs),
-                       stdin=stdin)
-    results, loaded = scan.results, [r.loaded for r in scan.results]
+                       stdin=stdin, logs=output_format == "text")  # the text report quotes the logs
     if output_format == "json":
         click.echo(json_text(scan.document()), nl=False)
     elif output_format == "github":
         from ..report import github
 
-        for line in github(results):
+        for line in github(scan.reports):
             echo(line)
-        said = skipped_line(scan.skipped, sum(item.skipped for item in loaded if item.conversations))
+        said = skipped_line(scan.skipped, sum(r.skipped for r in scan.reports if r.conversations))
         if said:
             echo(f"tooldbg: {said}", err=True)
     else:
         from ..report import text_report
 
-        emit(text_report(results, scan.skipped))
-    problem = unreadable(loaded)
+        emit(text_report(scan.results, scan.skipped))
+    problem = unreadable(scan.reports)
     if problem is not None:
         fail(problem)
     threshold = None if fail_on == "never" else severity_rank(fail_on)
-    found = [f for r in results for f in r.findings]
+    found = [f for r in scan.reports for f in r.findings]
     if threshold is not None and any(severity_rank(f.severity) >= threshold for f in found):
         sys.exit(1)
 

@@ -7,7 +7,9 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
+from ..errors import InputError
 from ..load import Loaded, load_bytes
 from ..model import Conversation
 from ..scan import STDIN, note_empty, read_task, skipped_line, tasks
@@ -35,7 +37,14 @@ def read_inputs(paths: Sequence[str], input_format: str | None,
     return out
 
 
-def unreadable(loaded: list[Loaded]) -> str | None:
+class _Read(Protocol):
+    """An input as read (a `Loaded`), or as a worker reported it (a `scan.Report`)."""
+
+    @property
+    def errors(self) -> Sequence[InputError]: ...
+
+
+def unreadable(loaded: Sequence[_Read]) -> str | None:
     """The one-line summary for exit code 2, or None when every input was read in full."""
     bad = [item for item in loaded if item.errors]
     if not bad:
