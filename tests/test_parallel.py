@@ -89,3 +89,10 @@ def test_a_dask_cluster_reports_exactly_what_the_serial_run_reports(logs, capsys
     # with the logs sent back (what the text report quotes), each file's findings are the serial run's
     assert [(c.loaded.path, c.findings) for c in logs_back.results] == \
         [(r.path, list(r.findings)) for r in serial.reports]
+
+
+def test_a_scheduler_address_that_is_not_one_is_a_one_line_error(capsys):
+    code, out, err = run(capsys, "check", str(paths.SAMPLES), "--scheduler", "http://scheduler")
+    assert code == 2 and out == ""
+    assert err.startswith("tooldbg: http://scheduler: not a Dask scheduler address: unknown address scheme "
+                          "'http'") and err.count("\n") == 1

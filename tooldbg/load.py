@@ -20,7 +20,7 @@ from .formats.base import ApiError, Assembled, Format, Request, Response, with_c
 from .jsonio import resolve
 from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
-from .records.sniff import looks_like_log
+from .records.sniff import HEAD, looks_like_log
 from .shorten import quote
 from .stitch import Stitcher
 
@@ -145,14 +145,17 @@ def load(paths: Iterable[str | Path], input_format: str | None = None,
 
 def load_found(path: str | Path, input_format: str | None = None,
                progress: Progress | None = None) -> Loaded | None:
-    """A file found in a folder: read as `load_file` does, or None when its content is not a log."""
+    """A file found in a folder: read as `load_file` does, or None when its content is not a log
+    (told from its first bytes: a folder's video is not read whole to be skipped)."""
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            head = file.read(HEAD)
+            if not looks_like_log(name, head):
+                return None
+            data = head + file.read()
     except OSError as err:
         return Loaded(name, "unknown", errors=[InputError(name, "", err.strerror or str(err))])
-    if not looks_like_log(name, data):
-        return None
     return load_bytes(name, data, input_format, progress)
 
 

@@ -215,11 +215,20 @@ def dask_map(address: str) -> Mapper:
     (`tcp://host:8786`), gathered in order. Needs `pip install 'tooldbg[dask]'`."""
     try:
         from distributed import Client
+        from distributed.comm import resolve_address
     except ImportError:
         raise InputError(address, "", "--scheduler needs Dask: pip install 'tooldbg[dask]'") from None
+    try:  # before a client is made: one made for a malformed address never closes quietly
+        resolve_address(address)
+    except (ValueError, TypeError) as err:
+        raise InputError(address, "", f"not a Dask scheduler address: {err}") from None
 
     def run(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        with Client(address, set_as_default=False) as client:
+        try:
+            client = Client(address, set_as_default=False, timeout="10s")
+        except OSError as err:  # nothing answers there
+            raise InputError(address, "", f"cannot reach the Dask scheduler: {err}") from None
+        with client:
             workers = max(1, len(client.scheduler_info().get("workers", {})))
             # a few batches per worker: a task per file would cost more in scheduling than a small
             # log costs to check, and a few per worker still even out files of unequal size

@@ -15,7 +15,7 @@ from . import eventstream, sse
 #: An empty file named like a capture is a capture that went wrong (reported, not skipped).
 CAPTURE_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".har", ".sse"})
 #: How much of a file is looked at to tell whether it could be a log.
-_HEAD = 4096
+HEAD = 4096
 
 
 def looks_like_log(name: str, data: bytes) -> bool:
@@ -24,7 +24,7 @@ def looks_like_log(name: str, data: bytes) -> bool:
     event stream; or nothing at all in a file named like a capture (`.json`, `.jsonl`, `.har`, …)."""
     if eventstream.looks_like_eventstream(data):
         return True
-    head = data[:_HEAD].removeprefix(b"\xef\xbb\xbf").lstrip()
+    head = data[:HEAD].removeprefix(b"\xef\xbb\xbf").lstrip()
     if not head:
         return name.lower().endswith(tuple(CAPTURE_SUFFIXES))
     if head[:1] in (b"{", b"["):
