@@ -199,8 +199,9 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
             progress(capture.path, number, len(capture.exchanges))
         read = read_exchange(capture.path, exchange, input_format, loaded.errors)
         loaded.reads.append(read)
-        if read.format is None:
-            loaded.skipped += exchange.request is not None or exchange.response is not None
+        if read.format is None:  # not an LLM exchange (a record with neither side is not counted)
+            if exchange.request is not None or exchange.response is not None:
+                loaded.skipped += 1
             continue
         if read.request is None and not read.responses:
             continue
