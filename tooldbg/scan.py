@@ -225,7 +225,7 @@ def dask_map(address: str) -> Mapper:
 
     def run(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         try:
-            client = Client(address, set_as_default=False, timeout="10s")
+            client = Client(address, set_as_default=False)  # Dask's connect timeout (30 s; configurable)
         except OSError as err:  # nothing answers there
             raise InputError(address, "", f"cannot reach the Dask scheduler: {err}") from None
         with client:
