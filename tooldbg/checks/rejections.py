@@ -48,13 +48,15 @@ KNOWN: tuple[Known, ...] = (
           "quoting the 400)"),
     Known(r"`tool_use` ids must be unique", ("TD104",), "issue anthropics/claude-code#28515"),
     Known(r"tool_use\.id: String should match pattern", ("TD108", "TD801"), "issue BlockRunAI/ClawRouter#17"),
-    Known(r"tool_use\.input: Input should be a valid dictionary", ("TD204",), "issue ComposioHQ/composio#3429"),
+    Known(r"tool_use\.input: Input should be a valid dictionary", ("TD204",),
+          "issue ComposioHQ/composio#3429"),
     Known(r"text content blocks must (?:be non-empty|contain non-whitespace text)", ("TD406",),
           "issues NousResearch/hermes-agent#55092, NousResearch/hermes-agent#61318"),
     Known(r"Expected `thinking` or `redacted_thinking`, but found", ("TD307", "TD805"),
           "issue Kilo-Org/kilocode#5219"),
     Known(r"all messages must have non-empty content", ("TD404",), "issue anthropics/claude-code#6774"),
-    Known(r"tools\.\d+\.custom\.name: String should match pattern", ("TD806",), "issue microsoft/vscode#262790"),
+    Known(r"tools\.\d+\.custom\.name: String should match pattern", ("TD806",),
+          "issue microsoft/vscode#262790"),
     # OpenAI Chat Completions, and the providers that answer with its texts
     Known(r"messages with role 'tool' must be a response to a prece+ding", ("TD101", "TD402"),
           "issues miurla/morphic#136 (`preceeding`), FoundationAgents/OpenManus#744 (`preceding`)"),
@@ -66,8 +68,9 @@ KNOWN: tuple[Known, ...] = (
           "issue continuedev/continue#9784 (the validator's wording for an empty tool-call field)"),
     Known(r"'messages\[\d+\]\.tool_calls\[\d+\]\.function\.arguments': expected a string", ("TD203",),
           "pull request aaif-goose/goose-mobile#20"),
-    Known(r"'tools\[\d+\]\.(?:function\.)?name': (?:string does not match pattern|string too long|empty string)",
-          ("TD806",), "issues brekkylab/ailoy#109, justrach/codegraff#930, continuedev/continue#9784"),
+    Known(r"'tools\[\d+\]\.(?:function\.)?name': "
+          r"(?:string does not match pattern|string too long|empty string)", ("TD806",),
+          "issues brekkylab/ailoy#109, justrach/codegraff#930, continuedev/continue#9784"),
     Known(r"Tool call id was \S* but must be a-z, A-Z, 0-9, with a length of 9", ("TD801",),
           "Mistral; issues nearai/ironclaw#1241, karthink/gptel#1203"),
     Known(r"`reasoning_content`.{0,80}(?:missing|must be passed back)|Missing `reasoning_content`|"
@@ -75,7 +78,8 @@ KNOWN: tuple[Known, ...] = (
           "DeepSeek, Kimi; issues abhigyanpatwari/GitNexus#43, earendil-works/pi#3636, "
           "continuedev/continue#11806"),
     # OpenAI Responses
-    Known(r"No tool output found for function call", ("TD102", "TD803"), "issue router-for-me/CLIProxyAPI#2368"),
+    Known(r"No tool output found for function call", ("TD102", "TD803"),
+          "issue router-for-me/CLIProxyAPI#2368"),
     Known(r"No tool call found for function call output with call_id", ("TD101",),
           "issue microsoft/vscode#320060"),
     Known(r"was provided without its required 'reasoning' item", ("TD307", "TD805"),
@@ -103,7 +107,8 @@ KNOWN: tuple[Known, ...] = (
           "issue aws-samples/bedrock-engineer#8"),
     Known(r"The content field in the Message object at messages\.\d+ is empty", ("TD404",),
           "pull request earendil-works/pi#3443"),
-    Known(r"toolUse\.toolUseId' failed to satisfy constraint", ("TD108", "TD801"), "issue openclaw/openclaw#12892"),
+    Known(r"toolUse\.toolUseId' failed to satisfy constraint", ("TD108", "TD801"),
+          "issue openclaw/openclaw#12892"),
     Known(r"(?:toolSpec|toolUse)\.name' failed to satisfy constraint", ("TD806",),
           "issues BerriAI/litellm#24668, aws-samples/remote-swe-agents#457, openclaw/openclaw#12892"),
 )
@@ -179,4 +184,5 @@ def rejections(loaded: Loaded) -> Iterator[Rejection]:
                 yield Rejection(read, error, chunk=events[0].chunk if events else None)
                 continue
             body = read.exchange.response.body if read.exchange.response is not None else None
-            yield Rejection(read, error, pointer="/error" if isinstance(body, dict) and "error" in body else "")
+            at = "/error" if isinstance(body, dict) and "error" in body else ""  # Bedrock: the body itself
+            yield Rejection(read, error, pointer=at)
