@@ -188,6 +188,10 @@ EXPECTED = {
         ('TD304', 'warning', 1, 'c1', 2, 0, 'line 2/request/body#/messages/2/content/0', None,
          'result \'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9\' reports a failure (a Python traceback) but is sent without status: "error"'),
     ],
+    "TD304-gemini-adk-error-status-sent-as-output.jsonl": [
+        ('TD304', 'warning', 1, 'c1', 2, 0, 'line 2/request/body#/contents/2/parts/0', None,
+         'result of \'get_departures\' reports a failure ("error_message": "Entur journey planner returned HTTP 503 Service …) but is sent without an {"error": …} response'),
+    ],
     "TD305-context-trimmer-strips-screenshot.jsonl": [
         ('TD305', 'error', 2, 'c1', 2, 0, 'line 3/request/body#/messages/2/content/0', None,
          "image (image/png) in result 'toolu_01Sv6Nq3Xk8Wb1Lt4Rz7Hm2Pd' of exchange 1's request is missing from its replay"),
