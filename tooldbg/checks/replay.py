@@ -486,8 +486,8 @@ def _failure_value(value: Any) -> str | None:
     if isinstance(status, str) and status.strip().lower() in _FAILED_STATUS:
         return f'"status": {dumps_str(status[:20])}'
     for key in _OUTPUT_KEYS:
-        text = value.get(key)
-        if isinstance(text, str) and (found := _failure_text(text)):
+        output = value.get(key)
+        if isinstance(output, str) and (found := _failure_text(output)):
             return found
     return None
 
