@@ -47,7 +47,6 @@ class Loaded:
     reads: list[ExchangeRead] = field(default_factory=list)
     conversations: list[Conversation] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
-    api_errors: dict[str, list[tuple[int, ApiError]]] = field(default_factory=dict)
     #: conversation id → its index in `conversations`, and the list (its identity and length)
     #: the index was built from: `conversation()` is a dictionary probe, not a scan per call.
     _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -184,7 +183,6 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
             continue
         read.conversation = thread.conversation.id
     loaded.conversations = [t.conversation for t in stitcher.threads]
-    loaded.api_errors = {t.conversation.id: t.errors for t in stitcher.threads if t.errors}
     return loaded
 
 
