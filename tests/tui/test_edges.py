@@ -72,8 +72,11 @@ async def test_the_findings_panel_has_a_file_column_with_several_files(folder):
         assert "agents/TD303-session-store-…" in shown  # relative to the folder, cut to 28 cells
         assert "TD102-failed-parallel-resul…" in shown
         assert "logs/" not in shown and str(folder) not in shown
-        rows = [line for line in shown.splitlines() if "TD303" in line or "TD102" in line]
-        assert len(rows) == 2 and all(" c1 turn " in row for row in rows)
+        cells = [line.split() for line in shown.splitlines()]
+        rows = {c[2]: " ".join(c) for c in cells if len(c) > 2 and c[2].startswith("TD")}  # by code column
+        assert {"TD303", "TD102", "TD901"} <= set(rows)
+        assert " c1 turn " in rows["TD303"] and " c1 turn " in rows["TD102"]
+        assert " exchange 1 " in rows["TD901"]  # the TD102 sample's 400: on its conversation, at its exchange
 
 
 async def test_one_file_has_no_file_column():
