@@ -274,6 +274,10 @@ QUOTED = [
     ("The text field in the ContentBlock object at messages.15.content.0 is blank. Add text to the text field, and "
      "try again.", ("TD406",)),
     ("Tool call id was call_0fypS1hVX but must be a-z, A-Z, 0-9, with a length of 9.", ("TD801",)),
+    ("messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
+     "modified. These blocks must remain as they were in the original response.", ("TD307",)),
+    ("Item with id 'rs_0a7c' not found. Items are not persisted when `store` is set to false. Try again with "
+     "`store` set to true, or remove this item from your input.", ("TD307", "TD805")),
     ("The content field at messages.3.content.0.toolResult cannot be empty when status value is error.", ()),
 ]
 

@@ -54,6 +54,8 @@ KNOWN: tuple[Known, ...] = (
           "issues NousResearch/hermes-agent#55092, NousResearch/hermes-agent#61318"),
     Known(r"Expected `thinking` or `redacted_thinking`, but found", ("TD307", "TD805"),
           "issue Kilo-Org/kilocode#5219"),
+    Known(r"`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified",
+          ("TD307",), "issues anthropics/claude-code#19539, anthropics/claude-code#63203"),
     Known(r"all messages must have non-empty content", ("TD404",), "issue anthropics/claude-code#6774"),
     Known(r"tools\.\d+\.custom\.name: String should match pattern", ("TD806",),
           "issue microsoft/vscode#262790"),
@@ -84,6 +86,8 @@ KNOWN: tuple[Known, ...] = (
           "issue microsoft/vscode#320060"),
     Known(r"was provided without its required 'reasoning' item", ("TD307", "TD805"),
           "issue continuedev/continue#10018"),
+    Known(r"Item with id '[^']*' not found\. Items are not persisted when `store` is set to false",
+          ("TD307", "TD805"), "issues vercel/ai#7543, openai/openai-agents-js#546"),
     Known(r"'input\[\d+\]\.call_id': (?:empty string|string too long)", ("TD108", "TD801"),
           "issues diegosouzapw/OmniRoute#707, AnswerDotAI/fastllm#45"),
     # Gemini
