@@ -3,8 +3,9 @@
 A rejection is a response that is an error: an error body of any of the five formats (or, at an
 HTTP error status, a body no reader recognised: a gateway's HTML page), an SSE `error` event, a
 Responses `response.failed`, an OpenAI Chat error chunk, a Bedrock exception in the event stream.
-`rejections(loaded)` finds them once, for the TD901 rule and for the views that list them (`show`,
-`diff --format json`), so every view says the same.
+`rejections(loaded)` finds them, for the TD901 rule (which `check`, `show`, the debugger and `diff`
+report) and for the provider's own fields that `diff --format json` lists as `rejections`: one
+source, so every view says the same.
 
 `KNOWN` is the table that links a provider's error text to the tooldbg rules that explain it: each
 row a pattern of the provider's own words, the rules, and the public source quoting that text.
