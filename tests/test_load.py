@@ -53,8 +53,9 @@ def test_an_error_response_is_kept_with_its_request(tmp_path):
     loaded = load_bytes("err.jsonl", (json.dumps(record) + "\n").encode())
     [conv] = loaded.conversations
     assert [t.role for t in conv.turns] == ["user"]
-    [(exchange, error)] = loaded.api_errors[conv.id]
-    assert exchange == 0 and error.message == "max_tokens: too small"
+    [read] = loaded.reads
+    [response] = read.responses
+    assert read.conversation == conv.id and response.error.message == "max_tokens: too small"
 
 
 def test_a_folder_loads_every_file_and_an_unreadable_one_does_not_stop_it(tmp_path):

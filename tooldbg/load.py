@@ -7,6 +7,7 @@ that cannot be read at all.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -17,11 +18,11 @@ from urllib.parse import unquote
 from . import formats
 from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
-from .jsonio import resolve
+from .jsonio import dumps_str, resolve
 from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
 from .records.sniff import HEAD, looks_like_log
-from .shorten import quote
+from .shorten import plain, quote
 from .stitch import Stitcher
 
 
@@ -50,7 +51,6 @@ class Loaded:
     #: Entries of the capture no provider format recognizes (a browser's page loads and analytics
     #: in a HAR): left unread and counted, not reported as errors. They stay in `reads` (format None).
     skipped: int = 0
-    api_errors: dict[str, list[tuple[int, ApiError]]] = field(default_factory=dict)
     #: conversation id → its index in `conversations`, and the list (its identity and length)
     #: the index was built from: `conversation()` is a dictionary probe, not a scan per call.
     _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -116,6 +116,9 @@ class Loaded:
                     stream = candidate
         return resolve(stream.body, pointer)
 
+
+#: Characters of an error body quoted when no format reader could read it (`http_error`).
+EXCERPT = 300
 
 #: Called as `progress(file, exchanges read, exchanges in the file)` while a file is read.
 Progress = Callable[[str, int, int], None]
@@ -213,7 +216,6 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
             continue
         read.conversation = thread.conversation.id
     loaded.conversations = [t.conversation for t in stitcher.threads]
-    loaded.api_errors = {t.conversation.id: t.errors for t in stitcher.threads if t.errors}
     return loaded
 
 
@@ -250,6 +252,7 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
         _name_model(read)
         return read
     source = _source(path, exchange, response, "response")
+    failed = response.status is not None and response.status >= 400 and response.events is None
     try:
         if response.events is not None:
             streams = tuple(module.assemble_stream(events, source)
@@ -259,12 +262,35 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
         elif response.body is not None:
             read.responses = (module.read_response(response.body, source),)
     except FormatError as err:
-        errors.append(_error(path, response, err))
+        if not failed:  # an error status is reported below, whatever its body
+            errors.append(_error(path, response, err))
     except Exception as err:  # noqa: BLE001
         read.streams, read.responses = (), ()
         errors.append(_error(path, response, FormatError(unexpected(err))))
+    if failed and not any(r.error is not None for r in read.responses):
+        read.responses = (Response(error=http_error(response)),)
     _name_model(read)
     return read
+
+
+#: An HTML page's markup, and the scripts and styles whose text is not what the page says.
+_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.I | re.S)
+#: Characters of an error body read for its excerpt (a gateway page can be long).
+_EXCERPT_READ = 20_000
+
+
+def http_error(message: Message) -> ApiError:
+    """An HTTP error status whose body no format reader read as an error — a gateway's HTML 502, a
+    proxy's `{"detail": …}`, an empty body: the body as a one-line excerpt (an HTML page by its
+    text, without its markup), so the rejection is still reported and says what it can."""
+    if message.body is not None:
+        text = dumps_str(message.body)[:_EXCERPT_READ]
+    else:
+        text = (message.text or "")[:_EXCERPT_READ]
+        if text.lstrip()[:1] == "<":
+            text = html.unescape(_MARKUP.sub(" ", text))
+    return ApiError(message=plain(" ".join(text.split()), EXCERPT) or "(an empty body)",
+                    code=str(message.status))
 
 
 #: The model an endpoint URL names, for formats whose request body does not: Gemini

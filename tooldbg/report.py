@@ -15,6 +15,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from .checks import SEVERITIES, Finding, Rule
+from .checks.rejections import rejections
 from .jsonio import dumps_str
 from .load import Loaded
 from .render import code, safe
@@ -179,10 +180,9 @@ def diff_json(d: Diff) -> dict[str, Any]:
                    Checked(d.b, [f for f in d.own if f.side == "b"])])
     for entry, side, loaded in zip(doc["inputs"], SIDES, (d.a, d.b), strict=True):
         entry["side"] = side
-        entry["rejections"] = [{"conversation": conversation, "exchange": exchange, "message": error.message,
-                                "type": error.type, "code": error.code}
-                               for conversation, errors in loaded.api_errors.items()
-                               for exchange, error in errors]
+        entry["rejections"] = [{"conversation": r.read.conversation, "exchange": r.exchange,
+                                "message": r.error.message, "type": r.error.type, "code": r.error.code}
+                               for r in rejections(loaded)]  # TD901's, with the provider's own fields
     findings = d.everything
     doc["findings"] = [f.to_dict() for f in findings]
     doc["summary"] = diff_counts(findings)
@@ -239,12 +239,6 @@ def diff_text(d: Diff) -> Iterator[RenderableType]:
         else:
             head.append_text(safe(loaded.path, "bold"))
         yield head
-        for conversation, errors in loaded.api_errors.items():
-            for exchange, error in errors:
-                line = Text(f"    {conversation} exchange {exchange}: the provider rejected the request: ",
-                            "red")
-                line.append_text(safe(error.message))
-                yield line
         if not own:
             continue
         turn: Any = None

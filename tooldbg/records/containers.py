@@ -297,6 +297,8 @@ def _fill_text(path: str, message: Message, text: str, content_type: str) -> Non
         message.body = loads(text)
         message.text = None
     except FormatError as err:
+        if message.status is not None and message.status >= 400:
+            return  # a gateway's HTML error page: kept as text, reported as the rejection it is
         where = f"{message.location}#{err.pointer}" if err.pointer else message.location
         raise InputError(path, where, err.message) from None
 
