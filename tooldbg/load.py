@@ -178,6 +178,7 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
             read.request, read.responses, read.streams = None, (), ()
             continue
         read.conversation = thread.conversation.id
+        read.request = thread.request  # a chained Responses request: with the history it continues
     loaded.conversations = [t.conversation for t in stitcher.threads]
     loaded.api_errors = {t.conversation.id: t.errors for t in stitcher.threads if t.errors}
     return loaded

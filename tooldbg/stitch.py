@@ -15,6 +15,10 @@ second run of the same task, or a session interleaved with one that began with t
 That is a request whose history is only an earlier part of the conversation's last request, and
 either ends there or goes on with a call or result under other ids than the conversation's at that
 place. Without this, the new run would replace the old one's timeline.
+
+A Responses request that continues stored state (`previous_response_id`, `conversation`) replays
+nothing: `chains.ResponseChains` stitches it, and `Thread.request` is that request as the provider
+read it, the stored history first.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, replace
 
+from .chains import ResponseChains
 from .formats.base import ApiError, Request, Response, link
 from .jsonio import dumps
 from .model import Conversation, Invocation, Result, Turn, turn_to_dict
@@ -37,6 +42,8 @@ class Thread:
     hashes: list[bytes] = field(default_factory=list)
     #: How many turns the last request of the conversation sent.
     requested: int = 0
+    #: The last request as the provider read it (a chained request: with the stored history).
+    request: Request | None = None
 
 
 def turn_hash(turn: Turn) -> bytes:
@@ -54,8 +61,21 @@ class Stitcher:
     def __init__(self) -> None:
         self.threads: list[Thread] = []
         self._by_chain: dict[bytes, Thread] = {}
+        self._chains = ResponseChains()
 
     def add(self, exchange: int, request: Request | None, responses: tuple[Response, ...]) -> Thread:
+        stored = self._chains.find(request) if request is not None else None
+        if request is not None and stored is not None:
+            thread, read = self._chains.add(stored, exchange, request, responses, self._new, turn_hash)
+            thread.request = read
+        else:
+            thread = self._add_replayed(exchange, request, responses)
+            thread.request = request
+        self._chains.record(thread, request, responses)
+        return thread
+
+    def _add_replayed(self, exchange: int, request: Request | None,
+                      responses: tuple[Response, ...]) -> Thread:
         answers = [r.turn for r in responses if r.turn is not None]
         errors = [(exchange, r.error) for r in responses if r.error is not None]
         if request is None:

@@ -548,8 +548,11 @@ def test_td101_a_responses_request_continuing_a_stored_response_is_not_an_orphan
 
 
 def test_td101_a_stored_response_in_the_log_without_the_call_leaves_an_orphan():
-    [finding] = check(_responses_chain("resp_1", "call_Q7"), ["TD1"])
-    assert (finding.code, finding.exchange, finding.turn, finding.part) == ("TD101", 1, 0, 0)
+    """The chained request is stitched after resp_1 (turns 0-1): its output answers no call there,
+    and resp_1's call_X9 goes unanswered (the API: "No tool output found for function call")."""
+    findings = check(_responses_chain("resp_1", "call_Q7"), ["TD1"])
+    assert [(f.code, f.exchange, f.turn, f.part) for f in findings] == [
+        ("TD102", 0, 1, 0), ("TD101", 1, 2, 0)]
 
 
 def _chunk(delta, finish=None, **extra):

@@ -1,0 +1,150 @@
+"""Responses requests that continue state stored by the provider, stitched into one timeline.
+
+In the OpenAI Responses API a client can continue a conversation without replaying it: a request
+names `previous_response_id` (the server prepends that response's input and output) or a
+`conversation` (the Conversations API: the server prepends the conversation's items, and adds each
+completed response's input and output to it). The next request then carries only the new input
+items, typically the `function_call_output` items. See `previous_response_id` and `conversation` in
+openai-python `src/openai/types/responses/response_create_params.py` and
+https://platform.openai.com/docs/guides/conversation-state. Such a chain has no replayed history to
+hash, so `Stitcher` hands these requests to `ResponseChains`, which keeps, for each response id and
+conversation id the log has shown, the conversation it belongs to and how long its timeline was
+when that response completed.
+
+A chained request continues that conversation: its timeline is the stored turns (the same objects,
+so each turn still points at the exchange that sent or received it), then its own input, then the
+response. The request is read back as the provider read it — the stored turns, then its input — so
+the checks see the history the model saw, as for a request that replays it.
+
+Choices, for what the log cannot say:
+
+- Branches. A request that names a response its conversation has already gone past (a second
+  request with the same `previous_response_id`: a retry after a rejection, a regenerated answer) is
+  a new conversation sharing the prefix up to that response; the first continuation keeps the
+  original conversation. Likewise a `conversation` whose last request got no response (the server
+  added nothing) is continued by a new conversation from its last completed response.
+- A stored response that is not in the log (the capture began mid-session): the request starts a
+  conversation of its own, mid-way. Its results may answer calls the log never showed; TD101 does
+  not call them orphans (`checks.pairing.continues_unseen`).
+- `instructions` and `tools` are not inherited by `previous_response_id` (the docstring of
+  `instructions` says so): each request's own are the conversation's, as for replayed requests.
+- `store: false` makes a response that cannot be continued later; a request that names one anyway is
+  answered with an error the log then holds (TD901). It is stitched like any other.
+
+Cost: one dictionary probe per chained request, and the new turns hashed once; the stored turns are
+not hashed again. A chained conversation is not registered in the replay index, so a request that
+replays a chained conversation in full (a client that changed mode mid-session) starts a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from .formats.base import ApiError, Request, Response, link
+from .model import Conversation, Turn
+
+if TYPE_CHECKING:
+    from .stitch import Thread
+
+#: The only wire format with provider-stored conversation state.
+FORMAT = "openai-responses"
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What a chained request continues: the key it named, and where the log last saw that state."""
+
+    key: str  # "previous_response_id" or "conversation"
+    value: str
+    thread: Thread | None  # None: the state is not in the log
+    length: int  # turns of the thread's timeline that the state holds
+
+
+def stored_key(request: Request) -> tuple[str, str] | None:
+    """The stored state a request continues: `("previous_response_id", id)` or `("conversation",
+    id)` (a string or `{"id": …}` on the wire), or None for a request that replays its history."""
+    meta = request.meta.get(FORMAT)
+    if not isinstance(meta, Mapping):
+        return None
+    previous = meta.get("previous_response_id")
+    if isinstance(previous, str) and previous:
+        return "previous_response_id", previous
+    conversation = meta.get("conversation")
+    if isinstance(conversation, Mapping):
+        conversation = conversation.get("id")
+    if isinstance(conversation, str) and conversation:
+        return "conversation", conversation
+    return None
+
+
+def response_id(response: Response) -> str | None:
+    meta = response.meta.get(FORMAT)
+    rid = meta.get("id") if isinstance(meta, Mapping) else None
+    return rid if isinstance(rid, str) else None
+
+
+NewThread = Callable[[int, Conversation, list[tuple[int, ApiError]], list[bytes]], "Thread"]
+Hash = Callable[[Turn], bytes]
+
+
+class ResponseChains:
+    """Response id / conversation id → (conversation, timeline length). `Stitcher` calls `find` and
+    `add` for a chained request, and `record` after every exchange."""
+
+    def __init__(self) -> None:
+        self._states: dict[tuple[str, str], tuple[Thread, int]] = {}
+
+    def find(self, request: Request) -> Stored | None:
+        key = stored_key(request)
+        if key is None:
+            return None
+        thread, length = self._states.get(key, (None, 0))
+        return Stored(key[0], key[1], thread, length)
+
+    def add(self, stored: Stored, exchange: int, request: Request, responses: tuple[Response, ...],
+            new_thread: NewThread, turn_hash: Hash) -> tuple[Thread, Request]:
+        """Stitch a chained request; returns its conversation and the request as the provider read it."""
+        thread = stored.thread
+        prefix: tuple[Turn, ...] = ()
+        hashes: list[bytes] = []
+        if thread is not None:
+            prefix = thread.conversation.turns[:stored.length]
+            hashes = thread.hashes[:stored.length]
+            if stored.length != len(thread.conversation.turns):  # gone past it already: a branch
+                thread = None
+        answers = [r.turn for r in responses if r.turn is not None]
+        errors = [(exchange, r.error) for r in responses if r.error is not None]
+        linked = link((*request.turns, *answers), prior=prefix)
+        sent = linked[:len(request.turns)]
+        hashes = hashes + [turn_hash(t) for t in linked]
+        read = replace(request, turns=(*prefix, *sent))
+        conversation = Conversation(
+            id=thread.conversation.id if thread else "", model=request.model, system=request.system,
+            tools=request.tools, tool_choice=request.tool_choice, turns=(*prefix, *linked),
+            meta=dict(request.meta))
+        if thread is None:
+            thread = new_thread(exchange, conversation, errors, hashes)
+        else:
+            thread.conversation = conversation
+            thread.exchanges.append(exchange)
+            thread.errors.extend(errors)
+            thread.hashes = hashes
+        thread.requested = len(read.turns)
+        return thread, read
+
+    def record(self, thread: Thread, request: Request | None, responses: tuple[Response, ...]) -> None:
+        """Remember where each response of an exchange left its conversation; a `conversation` id
+        moves on only with a completed response (a rejected request adds nothing to it)."""
+        if not any(r.turn is not None for r in responses):
+            return
+        state = (thread, len(thread.conversation.turns))
+        for response in responses:
+            rid = response_id(response)
+            if rid is not None:
+                self._states["previous_response_id", rid] = state
+        key = stored_key(request) if request is not None else None
+        if key is not None and key[0] == "conversation":
+            self._states[key] = state
+
