@@ -29,7 +29,7 @@ Choices, for what the log cannot say:
 - `instructions` and `tools` are not inherited by `previous_response_id` (the docstring of
   `instructions` says so): each request's own are the conversation's, as for replayed requests.
 - `store: false` makes a response that cannot be continued later; a request that names one anyway is
-  answered with an error the log then holds (TD901). It is stitched like any other.
+  answered with an error, which the log then holds. It is stitched like any other.
 
 Cost: one dictionary probe per chained request, and the new turns hashed once; the stored turns are
 not hashed again. A chained conversation is not registered in the replay index, so a request that
@@ -77,6 +77,16 @@ def stored_key(request: Request) -> tuple[str, str] | None:
     if isinstance(conversation, str) and conversation:
         return "conversation", conversation
     return None
+
+
+def unseen_start(conversation: Conversation, first: Request | None, exchange: int) -> tuple[str, str] | None:
+    """The stored state (key, id) a conversation begins by continuing when the log does not hold it
+    (the capture began mid-session), given the conversation's first request as stitched and its
+    exchange: its timeline then starts with that request's own input, not with turns before it."""
+    key = stored_key(first) if first is not None else None
+    if key is None or (conversation.turns and conversation.turns[0].source.exchange != exchange):
+        return None
+    return key
 
 
 def response_id(response: Response) -> str | None:

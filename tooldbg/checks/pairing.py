@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..chains import response_id, stored_key
+from ..chains import unseen_start
 from ..jsonio import dumps_str
 from ..model import Conversation, Invocation, Json, Part, Result, Text
 from ..shorten import plain, quote
@@ -208,18 +208,7 @@ def continues_unseen(ctx: Context, conv: Conversation) -> bool:
     stored response is in the log was stitched after it (`tooldbg.chains`): its calls are in the
     timeline, and a result answering none of them is an orphan."""
     reads = ctx.exchanges(conv)
-    request = reads[0].request if reads else None
-    key = stored_key(request) if request is not None else None
-    if key is None:
-        return False
-    if key[0] == "conversation":  # the first request of its conversation id in the log
-        return True
-    return key[1] not in ctx.shared("pairing.response_ids", lambda: _response_ids(ctx))
-
-
-def _response_ids(ctx: Context) -> set[str]:
-    """Every response id of the file, gathered once for all conversations."""
-    return {rid for read in ctx.reads for r in read.responses if (rid := response_id(r)) is not None}
+    return bool(reads) and unseen_start(conv, reads[0].request, reads[0].exchange.index) is not None
 
 
 def short(wire_id: str | None, limit: int = 40) -> str:
