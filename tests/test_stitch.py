@@ -317,9 +317,9 @@ def test_a_previous_response_id_chain_is_one_conversation():
     calls, results = conv.turns[1].parts, conv.turns[2].parts
     assert [r.invocation_id for r in results] == [c.id for c in calls] == ["i1", "i2"]
     assert conv.turns[2].parts[0].source.pointer == "/input/0"
-    # each request is read as the provider read it: the stored history, then its own input
-    assert [len(r.request.turns) for r in loaded.reads] == [1, 3, 5]
-    assert loaded.reads[2].request.turns[:4] == conv.turns[:4]
+    # each request keeps its own turns, placed after the `stored` turns the provider prepended
+    assert [(r.stored, len(r.request.turns)) for r in loaded.reads] == [(0, 1), (2, 1), (4, 1)]
+    assert loaded.reads[1].request.turns == conv.turns[2:3]
     assert run_checks(loaded) == []
 
 

@@ -13,8 +13,9 @@ when that response completed.
 
 A chained request continues that conversation: its timeline is the stored turns (the same objects,
 so each turn still points at the exchange that sent or received it), then its own input, then the
-response. The request is read back as the provider read it — the stored turns, then its input — so
-the checks see the history the model saw, as for a request that replays it.
+response. The request keeps its own turns (linked after the stored ones, so a call's id and a
+result's binding are the timeline's); `Thread.stored` says how many stored turns precede them, which
+is where the request's turns start in the timeline.
 
 Choices, for what the log cannot say:
 
@@ -31,9 +32,10 @@ Choices, for what the log cannot say:
 - `store: false` makes a response that cannot be continued later; a request that names one anyway is
   answered with an error, which the log then holds. It is stitched like any other.
 
-Cost: one dictionary probe per chained request, and the new turns hashed once; the stored turns are
-not hashed again. A chained conversation is not registered in the replay index, so a request that
-replays a chained conversation in full (a client that changed mode mid-session) starts a new one.
+Cost: one dictionary probe per chained request, and the new turns hashed and linked once; the
+stored turns are neither hashed nor linked again (a branch links its prefix once). A chained
+conversation is not registered in the replay index, so a request that replays a chained
+conversation in full (a client that changed mode mid-session) starts a new one.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .formats.base import ApiError, Request, Response, link
+from .formats.base import ApiError, Request, Response
+from .formats.reading import Linker
 from .model import Conversation, Turn
 
 if TYPE_CHECKING:
@@ -105,6 +108,9 @@ class ResponseChains:
 
     def __init__(self) -> None:
         self._states: dict[tuple[str, str], tuple[Thread, int]] = {}
+        #: Per conversation, the links of its timeline so far (and that timeline's length): a
+        #: continued chain links only its new turns.
+        self._links: dict[int, tuple[Linker, int]] = {}
 
     def find(self, request: Request) -> Stored | None:
         key = stored_key(request)
@@ -115,7 +121,8 @@ class ResponseChains:
 
     def add(self, stored: Stored, exchange: int, request: Request, responses: tuple[Response, ...],
             new_thread: NewThread, turn_hash: Hash) -> tuple[Thread, Request]:
-        """Stitch a chained request; returns its conversation and the request as the provider read it."""
+        """Stitch a chained request; returns its conversation and the request with its turns linked
+        after the stored ones."""
         thread = stored.thread
         prefix: tuple[Turn, ...] = ()
         hashes: list[bytes] = []
@@ -126,10 +133,13 @@ class ResponseChains:
                 thread = None
         answers = [r.turn for r in responses if r.turn is not None]
         errors = [(exchange, r.error) for r in responses if r.error is not None]
-        linked = link((*request.turns, *answers), prior=prefix)
+        linker, covered = self._links.get(id(thread), (None, -1)) if thread is not None else (None, -1)
+        if linker is None or covered != len(prefix):  # a branch, or a timeline the replay path grew
+            linker = Linker(prefix)
+        linked = linker.link((*request.turns, *answers))
         sent = linked[:len(request.turns)]
         hashes = hashes + [turn_hash(t) for t in linked]
-        read = replace(request, turns=(*prefix, *sent))
+        read = replace(request, turns=sent)
         conversation = Conversation(
             id=thread.conversation.id if thread else "", model=request.model, system=request.system,
             tools=request.tools, tool_choice=request.tool_choice, turns=(*prefix, *linked),
@@ -141,7 +151,9 @@ class ResponseChains:
             thread.exchanges.append(exchange)
             thread.errors.extend(errors)
             thread.hashes = hashes
-        thread.requested = len(read.turns)
+        self._links[id(thread)] = (linker, len(thread.conversation.turns))
+        thread.stored = len(prefix)
+        thread.requested = len(prefix) + len(sent)
         return thread, read
 
     def record(self, thread: Thread, request: Request | None, responses: tuple[Response, ...]) -> None:

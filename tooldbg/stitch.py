@@ -17,8 +17,7 @@ either ends there or goes on with a call or result under other ids than the conv
 place. Without this, the new run would replace the old one's timeline.
 
 A Responses request that continues stored state (`previous_response_id`, `conversation`) replays
-nothing: `chains.ResponseChains` stitches it, and `Thread.request` is that request as the provider
-read it, the stored history first.
+nothing: `chains.ResponseChains` stitches it after the stored turns (`Thread.stored` of them).
 """
 
 from __future__ import annotations
@@ -42,8 +41,10 @@ class Thread:
     hashes: list[bytes] = field(default_factory=list)
     #: How many turns the last request of the conversation sent.
     requested: int = 0
-    #: The last request as the provider read it (a chained request: with the stored history).
+    #: The last request, its turns linked as in the timeline, and how many turns of the timeline
+    #: precede them: stored by the provider for a chained Responses request, else none.
     request: Request | None = None
+    stored: int = 0
 
 
 def turn_hash(turn: Turn) -> bytes:
@@ -70,7 +71,7 @@ class Stitcher:
             thread.request = read
         else:
             thread = self._add_replayed(exchange, request, responses)
-            thread.request = request
+            thread.request, thread.stored = request, 0
         self._chains.record(thread, request, responses)
         return thread
 

@@ -1,6 +1,7 @@
 """A request that ends on the model's calls (TD102, and TD803 against a target): the model is asked
 to go on past calls it has no result for. A response that ends on calls is the model asking for a
-tool, and a log that ends there is waiting for the results: neither is a finding."""
+tool, a log that ends there is waiting for the results, and a body with no response that ends there
+is a history at rest (what `convert` and `fix` write for such a conversation): none is a finding."""
 
 import json
 
@@ -73,10 +74,10 @@ TEXT_ANSWER = {
 
 
 @pytest.mark.parametrize("fmt", ENDING_ON_A_CALL)
-@pytest.mark.parametrize("answered", [False, True], ids=["request-only", "answered-with-text"])
-def test_td102_a_request_that_ends_on_a_call(fmt, answered):
+def test_td102_a_request_that_ends_on_a_call(fmt):
+    """A lenient server answered it: the model went on as if the tool had run."""
     url, body, pointer, wire_id = ENDING_ON_A_CALL[fmt]
-    data = log((url, body, TEXT_ANSWER[fmt] if answered else None))
+    data = log((url, body, TEXT_ANSWER[fmt]))
     [finding] = check(data, ["TD1"])
     assert (finding.code, finding.exchange, finding.turn, finding.part) == ("TD102", 0, 1, 0)
     assert finding.pointer == f"/request/body#{pointer}"
@@ -85,9 +86,16 @@ def test_td102_a_request_that_ends_on_a_call(fmt, answered):
 
 
 @pytest.mark.parametrize("fmt", ENDING_ON_A_CALL)
+def test_a_body_with_no_response_that_ends_on_a_call_is_a_history_not_a_finding(fmt):
+    url, body, _, _ = ENDING_ON_A_CALL[fmt]
+    loaded = load_bytes("log.jsonl", log((url, body, None)))
+    assert run_checks(loaded, select_rules(["TD1", "TD8"], target="anthropic"), "anthropic") == []
+
+
+@pytest.mark.parametrize("fmt", ENDING_ON_A_CALL)
 def test_td803_a_request_that_ends_on_a_call_is_rejected_by_the_target(fmt):
     url, body, pointer, wire_id = ENDING_ON_A_CALL[fmt]
-    loaded = load_bytes("log.jsonl", log((url, body, None)))
+    loaded = load_bytes("log.jsonl", log((url, body, TEXT_ANSWER[fmt])))
     findings = run_checks(loaded, select_rules(["TD803"], target="anthropic"), "anthropic")
     assert [(f.code, f.turn, f.part, f.pointer) for f in findings] == [("TD803", 1, 0, f"/request/body#{pointer}")]
     assert findings[0].message.startswith("call 'get_weather' has no result: the request ends on it, and "

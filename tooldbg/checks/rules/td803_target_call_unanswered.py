@@ -15,8 +15,9 @@ conversation that was fine where it was recorded still says what the target will
 
 A conversation that ends on the model's calls is a history awaiting results, not a finding; nor
 are calls followed straight by the next response of a capture that recorded responses only (the
-request that carried the results is not in the log). A request that itself ends on calls, though,
-sends them without results: the target rejects it as it would with anything else after them.
+request that carried the results is not in the log). A request the provider answered that itself
+ends on calls, though, sent them without results: the target rejects it as it would with anything
+else after them (a body with no response that ends there is a history at rest, e.g. an export).
 """
 
 from collections.abc import Iterator
@@ -54,8 +55,11 @@ def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
         turns = conv.turns
         reads = ctx.exchanges(conv)
-        # how many turns the last request sent (a canonical document: none, it is a history)
-        sent = len(reads[-1].request.turns) if reads and reads[-1].request is not None else 0
+        # how many turns the last request sent and had answered (a canonical document, a body with
+        # no response: none, it is a history at rest)
+        last = reads[-1] if reads else None
+        sent = last.stored + len(last.request.turns) \
+            if last is not None and last.request is not None and last.responses else 0
         answered: dict[str, int] = {}  # call → the last turn holding a result for it
         for t, turn in enumerate(turns):
             answered.update((r.invocation_id, t) for r in turn.results() if r.invocation_id)
