@@ -320,6 +320,8 @@ def test_a_previous_response_id_chain_is_one_conversation():
     # each request keeps its own turns, placed after the `stored` turns the provider prepended
     assert [(r.stored, len(r.request.turns)) for r in loaded.reads] == [(0, 1), (2, 1), (4, 1)]
     assert loaded.reads[1].request.turns == conv.turns[2:3]
+    # the conversation holds its whole history: it continues no stored state
+    assert "previous_response_id" not in conv.meta.get("openai-responses", {})
     assert run_checks(loaded) == []
 
 
@@ -374,8 +376,10 @@ def test_a_chain_whose_first_response_is_not_in_the_log_starts_mid_way():
     console = Console(file=io.StringIO(), width=200)
     for renderable in render_loaded(loaded):
         console.print(renderable)
-    assert ("continues previous_response_id resp_0ld, which is not in this log: the turns before it were "
-            "stored by the provider and are not shown") in console.file.getvalue()
+    assert ("continues previous_response_id resp_0ld, which is not in this log: turns the provider stored "
+            "before it are not shown") in console.file.getvalue()
+    # the conversation names the stored response it starts from; a writer replaying it says what is lost
+    assert conv.meta["openai-responses"]["previous_response_id"] == "resp_0ld"
 
 
 def test_a_mid_way_chain_still_reports_an_output_that_answers_no_call_after_it_began():

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .formats.base import ApiError, Request, Response
 from .formats.reading import Linker
@@ -51,8 +51,9 @@ from .model import Conversation, Turn
 if TYPE_CHECKING:
     from .stitch import Thread
 
-#: The only wire format with provider-stored conversation state.
+#: The only wire format with provider-stored conversation state, and its request keys naming it.
 FORMAT = "openai-responses"
+STATE_KEYS = ("previous_response_id", "conversation")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,27 @@ NewThread = Callable[[int, Conversation, list[tuple[int, ApiError]], list[bytes]
 Hash = Callable[[Turn], bytes]
 
 
+def _state_of(request: Request) -> dict[str, Any]:
+    """The stored-state keys of a request as the wire had them."""
+    own = request.meta.get(FORMAT)
+    return {k: own[k] for k in STATE_KEYS if k in own} if isinstance(own, Mapping) else {}
+
+
+def _with_state(meta: Mapping[str, Any], start: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A chained conversation's meta: the last request's, but naming stored state only when the
+    conversation begins with state the log does not hold (the turns it has are then not the whole
+    history, and a writer that replays them must say so); a chain stitched from its first request
+    holds its whole history."""
+    out = dict(meta)
+    own = {k: v for k, v in (out.get(FORMAT) or {}).items() if k not in STATE_KEYS}
+    own.update(start or {})
+    if own:
+        out[FORMAT] = own
+    else:
+        out.pop(FORMAT, None)
+    return out
+
+
 class ResponseChains:
     """Response id / conversation id → (conversation, timeline length). `Stitcher` calls `find` and
     `add` for a chained request, and `record` after every exchange."""
@@ -111,6 +133,8 @@ class ResponseChains:
         #: Per conversation, the links of its timeline so far (and that timeline's length): a
         #: continued chain links only its new turns.
         self._links: dict[int, tuple[Linker, int]] = {}
+        #: Per conversation that began mid-way, the stored state its first request named.
+        self._starts: dict[int, dict[str, Any]] = {}
 
     def find(self, request: Request) -> Stored | None:
         key = stored_key(request)
@@ -133,6 +157,7 @@ class ResponseChains:
                 thread = None
         answers = [r.turn for r in responses if r.turn is not None]
         errors = [(exchange, r.error) for r in responses if r.error is not None]
+        start = self._starts.get(id(stored.thread)) if stored.thread is not None else _state_of(request)
         linker, covered = self._links.get(id(thread), (None, -1)) if thread is not None else (None, -1)
         if linker is None or covered != len(prefix):  # a branch, or a timeline the replay path grew
             linker = Linker(prefix)
@@ -143,7 +168,7 @@ class ResponseChains:
         conversation = Conversation(
             id=thread.conversation.id if thread else "", model=request.model, system=request.system,
             tools=request.tools, tool_choice=request.tool_choice, turns=(*prefix, *linked),
-            meta=dict(request.meta))
+            meta=_with_state(request.meta, start))
         if thread is None:
             thread = new_thread(exchange, conversation, errors, hashes)
         else:
@@ -152,6 +177,8 @@ class ResponseChains:
             thread.errors.extend(errors)
             thread.hashes = hashes
         self._links[id(thread)] = (linker, len(thread.conversation.turns))
+        if start:
+            self._starts[id(thread)] = start
         thread.stored = len(prefix)
         thread.requested = len(prefix) + len(sent)
         return thread, read

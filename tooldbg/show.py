@@ -56,8 +56,8 @@ def render_conversation(loaded: Loaded, conv: Conversation,
     unseen = unseen_start(conv, reads[0].request, reads[0].exchange.index) if reads else None
     if unseen is not None:
         key, value = unseen
-        yield safe(f"continues {key} {one_line(value, LABEL)}, which is not in this log: the turns "
-                   "before it were stored by the provider and are not shown", "yellow")
+        yield safe(f"continues {key} {one_line(value, LABEL)}, which is not in this log: turns the "
+                   "provider stored before it are not shown", "yellow")
     for read in reads:
         yield from _exchange_header(read)
     if conv.system:

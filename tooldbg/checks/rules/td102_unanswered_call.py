@@ -24,6 +24,7 @@ whose result came back under a damaged id is reported once, as TD103.
 
 from collections.abc import Iterator
 
+from ...chains import stored_key
 from ...load import ExchangeRead
 from ...model import Conversation, Invocation
 from ...shorten import plain
@@ -88,9 +89,20 @@ def check(ctx: Context) -> Iterator[Finding]:
             # Moved on: the call was sent back in a request and something followed it.
             if call.turn >= sent or call.turn == final:
                 continue
-            yield ctx.at(f"call {node.id} {plain(node.name)} ({short(node.wire_id)}) has no result, but "
-                         f"the conversation continues after turn {call.turn}",
+            going_on = _continuing(exchanges, call.turn)
+            after = (f"the conversation continues after turn {call.turn}" if going_on is None else
+                     f"the request continuing it ({going_on[0]} {short(going_on[1])}) sends none")
+            yield ctx.at(f"call {node.id} {plain(node.name)} ({short(node.wire_id)}) has no result, but {after}",
                          conversation=conv, turn=call.turn, part=call.part)
+
+
+def _continuing(exchanges: list[ExchangeRead], turn: int) -> tuple[str, str] | None:
+    """The stored state (`previous_response_id`, id) named by the first chained request whose stored
+    history holds `turn`: the request that should have sent the call's output."""
+    for read in exchanges:
+        if read.stored > turn and read.request is not None:
+            return stored_key(read.request)
+    return None
 
 
 def _requests_ending_on_calls(conv: Conversation, exchanges: list[ExchangeRead]
