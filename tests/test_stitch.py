@@ -405,3 +405,19 @@ def test_requests_naming_one_conversation_id_are_one_conversation():
     assert [t.role for t in first.turns] == ["user", "assistant", "tool", "assistant"]
     assert [r.invocation_id for r in first.turns[2].parts] == ["i1", "i2"]
     assert run_checks(loaded) == []
+
+
+def test_a_client_that_switches_from_a_chain_to_replaying_the_history_stays_in_the_conversation():
+    """The third request drops `previous_response_id` and replays everything: the same conversation,
+    each replayed turn still pointing at the exchange that first carried it."""
+    replayed = [{"role": "user", "content": "Weather in Oslo and Bergen?"}, *CALLS, *OUTPUTS,
+                _said("Oslo 4C, Bergen 7C.", "msg_2"), {"role": "user", "content": "Thanks!"}]
+    loaded = _load(_responses_exchange(ASK, "resp_1", CALLS),
+                   _responses_exchange({"previous_response_id": "resp_1", "input": OUTPUTS}, "resp_2",
+                                       [_said("Oslo 4C, Bergen 7C.", "msg_2")]),
+                   _responses_exchange({"input": replayed}, "resp_3", [_said("Welcome.", "msg_3")]))
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1"]
+    [conv] = loaded.conversations
+    assert [(t.source.exchange, t.source.side) for t in conv.turns] == [
+        (0, "request"), (0, "response"), (1, "request"), (1, "response"), (2, "request"), (2, "response")]
+    assert run_checks(loaded) == []

@@ -34,8 +34,8 @@ Choices, for what the log cannot say:
 
 Cost: one dictionary probe per chained request, and the new turns hashed and linked once; the
 stored turns are neither hashed nor linked again (a branch links its prefix once). A chained
-conversation is not registered in the replay index, so a request that replays a chained
-conversation in full (a client that changed mode mid-session) starts a new one.
+conversation keeps the turn hashes the replay path compares, so a client that switches mid-session
+to replaying the history in full goes on in the same conversation.
 """
 
 from __future__ import annotations
