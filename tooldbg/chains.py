@@ -58,10 +58,8 @@ STATE_KEYS = ("previous_response_id", "conversation")
 
 @dataclass(frozen=True, slots=True)
 class Stored:
-    """What a chained request continues: the key it named, and where the log last saw that state."""
+    """What a chained request continues: where the log last saw the state it named."""
 
-    key: str  # "previous_response_id" or "conversation"
-    value: str
     thread: Thread | None  # None: the state is not in the log
     length: int  # turns of the thread's timeline that the state holds
 
@@ -141,7 +139,7 @@ class ResponseChains:
         if key is None:
             return None
         thread, length = self._states.get(key, (None, 0))
-        return Stored(key[0], key[1], thread, length)
+        return Stored(thread, length)
 
     def add(self, stored: Stored, exchange: int, request: Request, responses: tuple[Response, ...],
             new_thread: NewThread, turn_hash: Hash) -> tuple[Thread, Request]:

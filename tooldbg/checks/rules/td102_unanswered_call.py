@@ -17,9 +17,9 @@ the model's calls, though, is not a finding (the results were not sent yet), nor
 response-only captures, nor a body with no response that ends on calls (a history at rest: an export
 of a conversation that ends on the model's calls, a fixture): only a call the client sent back in a
 request, with turns after it or as the last turn of a request the provider answered, has provably
-moved on without its result. For a Responses request chained by `previous_response_id`, the stored response's calls are
-part of its history (`tooldbg.chains`): an output the next request does not send is missing. A call
-whose result came back under a damaged id is reported once, as TD103.
+moved on without its result. For a Responses request chained by `previous_response_id`, the stored
+response's calls are part of its history (`tooldbg.chains`): an output the next request does not send
+is missing. A call whose result came back under a damaged id is reported once, as TD103.
 """
 
 from collections.abc import Iterator
@@ -86,7 +86,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             node = call.node
             if node.id in answered or node.id in damaged or (call.turn, call.part) in reported:
                 continue
-            # Moved on: the call was sent back in a request and something followed it.
+            # Moved on: the call was sent back in a request and something followed it (a request
+            # that ended on it was reported above; one with no response is a history at rest).
             if call.turn >= sent or call.turn == final:
                 continue
             going_on = _continuing(exchanges, call.turn)
