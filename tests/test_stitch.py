@@ -8,6 +8,7 @@ from dataclasses import replace
 from rich.console import Console
 
 from tooldbg.checks import run_checks
+from tooldbg.diff import diff
 from tooldbg.formats.base import ApiError, Request, Response, link
 from tooldbg.load import load_bytes
 from tooldbg.model import Invocation, Result, Source, Text, Turn
@@ -421,3 +422,21 @@ def test_a_client_that_switches_from_a_chain_to_replaying_the_history_stays_in_t
     assert [(t.source.exchange, t.source.side) for t in conv.turns] == [
         (0, "request"), (0, "response"), (1, "request"), (1, "response"), (2, "request"), (2, "response")]
     assert run_checks(loaded) == []
+
+
+def test_diff_counts_a_chained_requests_stored_turns_as_sent():
+    """A relay in front of a stateless backend expands `previous_response_id` into the full input.
+    Diffing the client's chained log with what went upstream finds nothing lost — and still finds
+    what the expansion did lose (here the user's question)."""
+    client = _load(_responses_exchange(ASK, "resp_1", CALLS),
+                   _responses_exchange({"previous_response_id": "resp_1", "input": OUTPUTS}, "resp_2",
+                                       [_said("Oslo 4C, Bergen 7C.", "msg_2")]))
+
+    def upstream(history):
+        return _load(_responses_exchange(ASK, "resp_1", CALLS),
+                     _responses_exchange({"input": [*history, *CALLS, *OUTPUTS]}, "resp_2",
+                                         [_said("Oslo 4C, Bergen 7C.", "msg_2")]))
+
+    assert diff(client, upstream([{"role": "user", "content": ASK["input"]}])).findings == []
+    [lost] = diff(client, upstream([])).findings
+    assert (lost.code, lost.side, lost.exchange) == ("TD703", "b", 1)
