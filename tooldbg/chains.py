@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from .formats.base import ApiError, Request, Response
 from .formats.reading import Linker
 from .model import Conversation, Turn
+from .shorten import one_line
 
 if TYPE_CHECKING:
     from .stitch import Thread
@@ -89,6 +90,15 @@ def unseen_start(conversation: Conversation, first: Request | None, exchange: in
     if key is None or (conversation.turns and conversation.turns[0].source.exchange != exchange):
         return None
     return key
+
+
+def unseen_note(conversation: Conversation, first: Request | None, exchange: int) -> str | None:
+    """What the views say of a conversation that begins mid-way (see `unseen_start`)."""
+    key = unseen_start(conversation, first, exchange)
+    if key is None:
+        return None
+    return (f"continues {key[0]} {one_line(key[1], 200)}, which is not in this log: turns the provider "
+            "stored before it are not shown")
 
 
 def response_id(response: Response) -> str | None:

@@ -12,7 +12,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from .chains import unseen_start
+from .chains import unseen_note
 from .jsonio import dumps_str
 from .load import ExchangeRead, Loaded
 from .model import Conversation, Source, Turn
@@ -53,11 +53,9 @@ def render_conversation(loaded: Loaded, conv: Conversation,
         head.append_text(safe(one_line(conv.model, LABEL), "bold"))
     head.append(f"  ·  {len(conv.turns)} turns  ·  exchanges {', '.join(map(str, exchanges)) or '-'}")
     yield head
-    unseen = unseen_start(conv, reads[0].request, reads[0].exchange.index) if reads else None
+    unseen = unseen_note(conv, reads[0].request, reads[0].exchange.index) if reads else None
     if unseen is not None:
-        key, value = unseen
-        yield safe(f"continues {key} {one_line(value, LABEL)}, which is not in this log: turns the "
-                   "provider stored before it are not shown", "yellow")
+        yield safe(unseen, "yellow")
     for read in reads:
         yield from _exchange_header(read)
     if conv.system:
