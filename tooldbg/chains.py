@@ -152,9 +152,9 @@ class ResponseChains:
         return Stored(thread, length)
 
     def add(self, stored: Stored, exchange: int, request: Request, responses: tuple[Response, ...],
-            new_thread: NewThread, turn_hash: Hash) -> tuple[Thread, Request]:
-        """Stitch a chained request; returns its conversation and the request with its turns linked
-        after the stored ones."""
+            new_thread: NewThread, turn_hash: Hash) -> Thread:
+        """Stitch a chained request into its conversation; `Thread.request` is the request with its
+        turns linked after the stored ones."""
         thread = stored.thread
         prefix: tuple[Turn, ...] = ()
         hashes: list[bytes] = []
@@ -172,7 +172,6 @@ class ResponseChains:
         linked = linker.link((*request.turns, *answers))
         sent = linked[:len(request.turns)]
         hashes = hashes + [turn_hash(t) for t in linked]
-        read = replace(request, turns=sent)
         conversation = Conversation(
             id=thread.conversation.id if thread else "", model=request.model, system=request.system,
             tools=request.tools, tool_choice=request.tool_choice, turns=(*prefix, *linked),
@@ -187,9 +186,9 @@ class ResponseChains:
         self._links[id(thread)] = (linker, len(thread.conversation.turns))
         if start:
             self._starts[id(thread)] = start
-        thread.stored = len(prefix)
+        thread.request, thread.stored = replace(request, turns=sent), len(prefix)
         thread.requested = len(prefix) + len(sent)
-        return thread, read
+        return thread
 
     def record(self, thread: Thread, request: Request | None, responses: tuple[Response, ...]) -> None:
         """Remember where each response of an exchange left its conversation; a `conversation` id

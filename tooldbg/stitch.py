@@ -39,7 +39,8 @@ class Thread:
     exchanges: list[int] = field(default_factory=list)
     errors: list[tuple[int, ApiError]] = field(default_factory=list)
     hashes: list[bytes] = field(default_factory=list)
-    #: How many turns the last request of the conversation sent.
+    #: How many turns of the timeline the last request of the conversation carried (a chained
+    #: request: the stored ones and its own).
     requested: int = 0
     #: The last request, its turns linked as in the timeline, and how many turns of the timeline
     #: precede them: stored by the provider for a chained Responses request, else none.
@@ -67,8 +68,7 @@ class Stitcher:
     def add(self, exchange: int, request: Request | None, responses: tuple[Response, ...]) -> Thread:
         stored = self._chains.find(request) if request is not None else None
         if request is not None and stored is not None:
-            thread, read = self._chains.add(stored, exchange, request, responses, self._new, turn_hash)
-            thread.request = read
+            thread = self._chains.add(stored, exchange, request, responses, self._new, turn_hash)
         else:
             thread = self._add_replayed(exchange, request, responses)
             thread.request, thread.stored = request, 0
