@@ -80,7 +80,7 @@ def test_convert_never_writes_over_its_input(tmp_path, capsys):
     (b"", "empty file"),
     (b'{"messages": [', "invalid JSON at line 1"),
     (b"\xff\xfe", "invalid UTF-8"),
-    (b'{"hello": "world"}', "unknown format"),
+    (b'{"hello": "world"}', "no LLM exchange found"),
 ])
 def test_bad_input_is_one_line_naming_the_file_exit_2(tmp_path, capsys, content, needle):
     bad = tmp_path / "bad.json"

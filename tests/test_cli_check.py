@@ -33,9 +33,10 @@ def test_json_document_follows_the_documented_schema(orphan, capsys):
     code, out, _ = run(capsys, "check", str(orphan), "--format", "json")
     doc = json.loads(out)
     assert code == 1
-    assert set(doc) == {"tooldbg", "inputs", "findings", "summary"}
+    assert set(doc) == {"tooldbg", "inputs", "findings", "summary", "skipped"}
     assert doc["inputs"] == [{"path": str(orphan), "container": "json", "formats": ["openai-chat"],
-                              "exchanges": 1, "conversations": 1, "errors": []}]
+                              "exchanges": 1, "conversations": 1, "errors": [], "skipped": 0}]
+    assert doc["skipped"] == {"files": 0, "paths": [], "entries": 0}
     [finding] = [f for f in doc["findings"] if f["code"] == "TD101"]
     assert finding == {"code": "TD101", "name": "orphan-result", "severity": "error",
                        "message": "result 'call_9' answers no earlier call", "path": str(orphan),

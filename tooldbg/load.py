@@ -20,6 +20,8 @@ from .formats.base import ApiError, Assembled, Format, Request, Response, with_c
 from .jsonio import resolve
 from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
+from .records.sniff import HEAD, looks_like_log
+from .shorten import quote
 from .stitch import Stitcher
 
 
@@ -48,6 +50,9 @@ class Loaded:
     reads: list[ExchangeRead] = field(default_factory=list)
     conversations: list[Conversation] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
+    #: Entries of the capture no provider format recognizes (a browser's page loads and analytics
+    #: in a HAR): left unread and counted, not reported as errors. They stay in `reads` (format None).
+    skipped: int = 0
     api_errors: dict[str, list[tuple[int, ApiError]]] = field(default_factory=dict)
     #: conversation id → its index in `conversations`, and the list (its identity and length)
     #: the index was built from: `conversation()` is a dictionary probe, not a scan per call.
@@ -120,16 +125,41 @@ Progress = Callable[[str, int, int], None]
 
 
 def load(paths: Iterable[str | Path], input_format: str | None = None,
-         progress: Progress | None = None) -> list[Loaded]:
-    """Every file under `paths`; raises InputError only for a path that does not exist."""
+         progress: Progress | None = None, skipped: list[str] | None = None) -> list[Loaded]:
+    """Every file under `paths`; raises InputError only for a path that does not exist. A file of a
+    folder that is not a log (`sniff.looks_like_log`) is left out, and its path added to `skipped`;
+    a file named in `paths` is always read."""
     out = []
     for path in paths:
         path = Path(path)
         if not path.exists():
             raise InputError(str(path), "", "no such file or folder")
+        if not path.is_dir():
+            out.append(load_file(path, input_format, progress))
+            continue
         for file in iter_files(path):
-            out.append(load_file(file, input_format, progress))
+            loaded = load_found(file, input_format, progress)
+            if loaded is not None:
+                out.append(loaded)
+            elif skipped is not None:
+                skipped.append(str(file))
     return out
+
+
+def load_found(path: str | Path, input_format: str | None = None,
+               progress: Progress | None = None) -> Loaded | None:
+    """A file found in a folder: read as `load_file` does, or None when its content is not a log
+    (told from its first bytes: a folder's video is not read whole to be skipped)."""
+    name = str(path)
+    try:
+        with open(path, "rb") as file:
+            head = file.read(HEAD)
+            if not looks_like_log(name, head):
+                return None
+            data = head + file.read()
+    except OSError as err:
+        return Loaded(name, "unknown", errors=[InputError(name, "", err.strerror or str(err))])
+    return load_bytes(name, data, input_format, progress)
 
 
 def load_file(path: str | Path, input_format: str | None = None,
@@ -172,6 +202,10 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
             progress(capture.path, number, len(capture.exchanges))
         read = read_exchange(capture.path, exchange, input_format, loaded.errors)
         loaded.reads.append(read)
+        if read.format is None:  # not an LLM exchange (a record with neither side is not counted)
+            if exchange.request is not None or exchange.response is not None:
+                loaded.skipped += 1
+            continue
         if read.request is None and not read.responses:
             continue
         try:
@@ -190,19 +224,25 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
 def read_exchange(path: str, exchange: Exchange, input_format: str | None,
                   errors: list[InputError]) -> ExchangeRead:
     """Read both sides of one exchange in its format; a side that fails becomes an error (and an
-    exception a reader should not raise is caught here too: `errors.unexpected`)."""
+    exception a reader should not raise is caught here too: `errors.unexpected`). An exchange in no
+    provider's format is not an LLM exchange: it comes back with format None and no error (with
+    `input_format`, one that holds no JSON body or stream to read)."""
     try:
-        detected = input_format or _detect(exchange)
+        detected = _detect(exchange) if input_format is None else \
+            input_format if _has_payload(exchange) else None
     except Exception as err:  # noqa: BLE001
         errors.append(InputError(path, _where(exchange), unexpected(err)))
         return ExchangeRead(exchange)
     read = ExchangeRead(exchange, format=detected)
     if read.format is None:
-        if exchange.request is not None or exchange.response is not None:
-            errors.append(InputError(path, _where(exchange), "unknown format (use --input-format)"))
         return read
     module = formats.get(read.format)
     request, response = exchange.request, exchange.response
+    for message in (request, response):
+        if message is not None and message.body is None and message.events is None \
+                and message.text and message.text.strip():
+            errors.append(InputError(path, message.location or _where(exchange),
+                                     f"body is not JSON: {quote(message.text.strip())}"))
     if request is not None and request.body is not None:
         try:
             read.request = module.read_request(request.body, _source(path, exchange, request, "request"))
@@ -254,6 +294,12 @@ def _name_model(read: ExchangeRead) -> None:
 def _stream_response(module: Format, assembled: Assembled, source: Source) -> Response:
     response = module.read_response(assembled.body, source)
     return replace(response, turn=with_chunks(response.turn, assembled.chunks))
+
+
+def _has_payload(exchange: Exchange) -> bool:
+    """Either side holds a body or a stream a reader could read."""
+    return any(m is not None and (m.body is not None or m.events is not None)
+               for m in (exchange.request, exchange.response))
 
 
 def _detect(exchange: Exchange) -> str | None:

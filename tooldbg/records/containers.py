@@ -21,6 +21,7 @@ from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_dept
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
+from .sniff import is_api_text
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
 _EXCERPT = 60
@@ -68,17 +69,12 @@ class Capture:
 CONTAINERS = ("json", "jsonl", "interactions", "har", "sse", "eventstream", "canonical")
 
 
-#: What a folder walk reads; a file named on the command line is read whatever its name.
-LOG_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".har", ".sse", ".txt", ".log", ".bin", ""})
-
-
 def iter_files(path: Path) -> Iterator[Path]:
-    """A file, or every log file below a folder in name order (hidden files and documents such as
-    README.md skipped)."""
+    """A file, or every file below a folder in name order, hidden ones left out. Which of a folder's
+    files are logs is told by their content when they are read (`sniff.looks_like_log`)."""
     if path.is_dir():
         for child in sorted(path.rglob("*")):
-            if child.is_file() and child.suffix.lower() in LOG_SUFFIXES and \
-                    not any(p.startswith(".") for p in child.relative_to(path).parts):
+            if child.is_file() and not any(p.startswith(".") for p in child.relative_to(path).parts):
                 yield child
     else:
         yield path
@@ -294,6 +290,8 @@ def _fill_text(path: str, message: Message, text: str, content_type: str) -> Non
         return
     if "event-stream" in content_type or sse.looks_like_sse(text):
         message.events = sse.parse(text)
+        return
+    if not is_api_text(text, content_type):  # a page, a script, an image: kept as text, not parsed
         return
     try:
         message.body = loads(text)
