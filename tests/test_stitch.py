@@ -1,13 +1,18 @@
 """Stitching: the exchanges of one agent session become one timeline whose turns point to the
 exchange they first appeared in."""
 
+import io
 import json
 from dataclasses import replace
 
+from rich.console import Console
+
 from tooldbg.checks import run_checks
+from tooldbg.diff import diff
 from tooldbg.formats.base import ApiError, Request, Response, link
 from tooldbg.load import load_bytes
 from tooldbg.model import Invocation, Result, Source, Text, Turn
+from tooldbg.show import render_loaded
 from tooldbg.stitch import Stitcher
 
 
@@ -252,3 +257,189 @@ def test_a_response_only_exchange_keeps_its_exchange():
     stitcher = Stitcher()
     thread = stitcher.add(3, None, (Response(error=ApiError(message="overloaded", type="overloaded_error")),))
     assert thread.exchanges == [3] and thread.conversation.turns == ()
+
+
+# ---------------------------------------------- Responses requests chained by previous_response_id
+
+RESPONSES = "https://api.openai.com/v1/responses"
+
+
+def _weather_call(call_id, city):
+    return {"id": f"fc_{call_id[5:]}", "type": "function_call", "status": "completed", "call_id": call_id,
+            "name": "get_weather", "arguments": json.dumps({"city": city})}
+
+
+def _said(text, item_id):
+    return {"id": item_id, "type": "message", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+
+
+def _output(call_id, output):
+    return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+def _responses_exchange(request, response_id, output, status=200):
+    """One Responses exchange: `request` is the body's stored-state key and input; a 400 answers with
+    the API's error body instead of a response."""
+    body = {"model": "gpt-5.5", "tools": [{"type": "function", "name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}], **request}
+    if status != 200:
+        answer = {"error": {"message": output, "type": "invalid_request_error", "param": "input", "code": None}}
+    else:
+        answer = {"id": response_id, "object": "response", "status": "completed", "model": "gpt-5.5",
+                  "previous_response_id": request.get("previous_response_id"), "output": output}
+    return {"request": {"method": "POST", "url": RESPONSES, "body": body},
+            "response": {"status": status, "body": answer}}
+
+
+ASK = {"input": "Weather in Oslo and Bergen?"}
+CALLS = [_weather_call("call_Oslo1", "Oslo"), _weather_call("call_Bgn2", "Bergen")]
+OUTPUTS = [_output("call_Oslo1", "4C"), _output("call_Bgn2", "7C")]
+
+
+def _load(*exchanges):
+    loaded = load_bytes("chain.jsonl", "".join(json.dumps(x) + "\n" for x in exchanges).encode())
+    assert loaded.errors == [], [str(e) for e in loaded.errors]
+    return loaded
+
+
+def test_a_previous_response_id_chain_is_one_conversation():
+    """Each request sends only its new input; the timeline is the whole conversation, each turn
+    pointing at the exchange that sent or received it, the outputs bound to the stored calls."""
+    loaded = _load(_responses_exchange(ASK, "resp_1", CALLS),
+                   _responses_exchange({"previous_response_id": "resp_1", "input": OUTPUTS}, "resp_2",
+                                       [_said("Oslo 4C, Bergen 7C.", "msg_2")]),
+                   _responses_exchange({"previous_response_id": "resp_2", "input": "Thanks!"}, "resp_3",
+                                       [_said("You're welcome.", "msg_3")]))
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1"]
+    [conv] = loaded.conversations
+    assert [t.role for t in conv.turns] == ["user", "assistant", "tool", "assistant", "user", "assistant"]
+    assert [(t.source.exchange, t.source.side) for t in conv.turns] == [
+        (0, "request"), (0, "response"), (1, "request"), (1, "response"), (2, "request"), (2, "response")]
+    calls, results = conv.turns[1].parts, conv.turns[2].parts
+    assert [r.invocation_id for r in results] == [c.id for c in calls] == ["i1", "i2"]
+    assert conv.turns[2].parts[0].source.pointer == "/input/0"
+    # each request keeps its own turns, placed after the `stored` turns the provider prepended
+    assert [(r.stored, len(r.request.turns)) for r in loaded.reads] == [(0, 1), (2, 1), (4, 1)]
+    assert loaded.reads[1].request.turns == conv.turns[2:3]
+    # the conversation holds its whole history: it continues no stored state
+    assert "previous_response_id" not in conv.meta.get("openai-responses", {})
+    assert run_checks(loaded) == []
+
+
+def test_two_requests_continuing_the_same_response_are_two_conversations_sharing_a_prefix():
+    """A branch (an answer regenerated from the same point): the first continuation keeps the
+    conversation, the second starts one that shares the stored turns, still pointing at exchange 0."""
+    loaded = _load(_responses_exchange(ASK, "resp_1", CALLS),
+                   _responses_exchange({"previous_response_id": "resp_1", "input": OUTPUTS}, "resp_2",
+                                       [_said("Oslo 4C, Bergen 7C.", "msg_2")]),
+                   _responses_exchange({"previous_response_id": "resp_1", "input": OUTPUTS}, "resp_3",
+                                       [_said("Both are cold: 4C and 7C.", "msg_3")]),
+                   _responses_exchange({"previous_response_id": "resp_3", "input": "Thanks!"}, "resp_4",
+                                       [_said("Welcome.", "msg_4")]))
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c2", "c2"]
+    first, second = loaded.conversations
+    assert first.turns[:2] == second.turns[:2]
+    assert [(t.source.exchange, t.source.side) for t in second.turns] == [
+        (0, "request"), (0, "response"), (2, "request"), (2, "response"), (3, "request"), (3, "response")]
+    assert [t.parts[0].text for t in (first.turns[3], second.turns[3])] == [
+        "Oslo 4C, Bergen 7C.", "Both are cold: 4C and 7C."]
+    assert run_checks(loaded) == []
+
+
+def test_a_rejected_continuation_and_its_retry_are_two_conversations():
+    """The first continuation forgot Bergen's output and was rejected; the retry names the same
+    response. The rejected attempt stays a conversation of its own, with its defect and the
+    provider's answer; the retry goes on as another."""
+    loaded = _load(_responses_exchange(ASK, "resp_1", CALLS),
+                   _responses_exchange({"previous_response_id": "resp_1", "input": OUTPUTS[:1]}, None,
+                                       "No tool output found for function call call_Bgn2.", status=400),
+                   _responses_exchange({"previous_response_id": "resp_1", "input": OUTPUTS}, "resp_2",
+                                       [_said("Oslo 4C, Bergen 7C.", "msg_2")]))
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c2"]
+    findings = run_checks(loaded)
+    assert [(f.code, f.conversation, f.exchange, f.turn, f.part) for f in findings] == [
+        ("TD901", "c1", 1, None, None), ("TD102", "c1", 0, 1, 1)]  # the conversation's own first
+    assert "No tool output found for function call call_Bgn2." in findings[0].message
+    assert "see TD102" in findings[0].message
+
+
+def test_a_chain_whose_first_response_is_not_in_the_log_starts_mid_way():
+    """The capture began after resp_0ld: the outputs answer calls the log never showed. That is a
+    conversation of its own, starting mid-way — not orphan results (TD101) — and it says which
+    stored response it continues."""
+    loaded = _load(_responses_exchange({"previous_response_id": "resp_0ld", "input": OUTPUTS}, "resp_2",
+                                       [_said("Oslo 4C, Bergen 7C.", "msg_2")]),
+                   _responses_exchange({"previous_response_id": "resp_2", "input": "Thanks!"}, "resp_3",
+                                       [_said("Welcome.", "msg_3")]))
+    [conv] = loaded.conversations
+    assert [t.role for t in conv.turns] == ["tool", "assistant", "user", "assistant"]
+    assert [r.invocation_id for r in conv.turns[0].parts] == [None, None]
+    assert loaded.reads[0].request.meta["openai-responses"]["previous_response_id"] == "resp_0ld"
+    assert run_checks(loaded) == []
+    console = Console(file=io.StringIO(), width=200)
+    for renderable in render_loaded(loaded):
+        console.print(renderable)
+    assert ("continues previous_response_id resp_0ld, which is not in this log: turns the provider stored "
+            "before it are not shown") in console.file.getvalue()
+    # the conversation names the stored response it starts from; a writer replaying it says what is lost
+    assert conv.meta["openai-responses"]["previous_response_id"] == "resp_0ld"
+
+
+def test_a_mid_way_chain_still_reports_an_output_that_answers_no_call_after_it_began():
+    """Only the calls before the capture are unknown: in a later request of the same chain, an
+    output whose call the log does show unanswered is still a defect (TD102 for the dropped one)."""
+    loaded = _load(_responses_exchange({"previous_response_id": "resp_0ld", "input": "Weather?"}, "resp_2",
+                                       CALLS),
+                   _responses_exchange({"previous_response_id": "resp_2", "input": OUTPUTS[:1]}, "resp_3",
+                                       [_said("Oslo 4C.", "msg_3")]))
+    assert [(f.code, f.exchange, f.turn, f.part) for f in run_checks(loaded)] == [("TD102", 0, 1, 1)]
+
+
+def test_requests_naming_one_conversation_id_are_one_conversation():
+    """The Conversations API: the server prepends the conversation's items and appends each
+    completed response; `conversation` is an id or `{"id": …}`."""
+    loaded = _load(_responses_exchange({"conversation": "conv_68a1", **ASK}, "resp_1", CALLS),
+                   _responses_exchange({"conversation": {"id": "conv_68a1"}, "input": OUTPUTS}, "resp_2",
+                                       [_said("Oslo 4C, Bergen 7C.", "msg_2")]),
+                   _responses_exchange({"conversation": "conv_other", "input": "Hello"}, "resp_3",
+                                       [_said("Hi.", "msg_3")]))
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c2"]
+    first, _ = loaded.conversations
+    assert [t.role for t in first.turns] == ["user", "assistant", "tool", "assistant"]
+    assert [r.invocation_id for r in first.turns[2].parts] == ["i1", "i2"]
+    assert run_checks(loaded) == []
+
+
+def test_a_client_that_switches_from_a_chain_to_replaying_the_history_stays_in_the_conversation():
+    """The third request drops `previous_response_id` and replays everything: the same conversation,
+    each replayed turn still pointing at the exchange that first carried it."""
+    replayed = [{"role": "user", "content": "Weather in Oslo and Bergen?"}, *CALLS, *OUTPUTS,
+                _said("Oslo 4C, Bergen 7C.", "msg_2"), {"role": "user", "content": "Thanks!"}]
+    loaded = _load(_responses_exchange(ASK, "resp_1", CALLS),
+                   _responses_exchange({"previous_response_id": "resp_1", "input": OUTPUTS}, "resp_2",
+                                       [_said("Oslo 4C, Bergen 7C.", "msg_2")]),
+                   _responses_exchange({"input": replayed}, "resp_3", [_said("Welcome.", "msg_3")]))
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1"]
+    [conv] = loaded.conversations
+    assert [(t.source.exchange, t.source.side) for t in conv.turns] == [
+        (0, "request"), (0, "response"), (1, "request"), (1, "response"), (2, "request"), (2, "response")]
+    assert run_checks(loaded) == []
+
+
+def test_diff_counts_a_chained_requests_stored_turns_as_sent():
+    """A relay in front of a stateless backend expands `previous_response_id` into the full input.
+    Diffing the client's chained log with what went upstream finds nothing lost — and still finds
+    what the expansion did lose (here the user's question)."""
+    client = _load(_responses_exchange(ASK, "resp_1", CALLS),
+                   _responses_exchange({"previous_response_id": "resp_1", "input": OUTPUTS}, "resp_2",
+                                       [_said("Oslo 4C, Bergen 7C.", "msg_2")]))
+
+    def upstream(history):
+        return _load(_responses_exchange(ASK, "resp_1", CALLS),
+                     _responses_exchange({"input": [*history, *CALLS, *OUTPUTS]}, "resp_2",
+                                         [_said("Oslo 4C, Bergen 7C.", "msg_2")]))
+
+    assert diff(client, upstream([{"role": "user", "content": ASK["input"]}])).findings == []
+    [lost] = diff(client, upstream([])).findings
+    assert (lost.code, lost.side, lost.exchange) == ("TD703", "b", 1)

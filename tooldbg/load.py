@@ -37,6 +37,9 @@ class ExchangeRead:
     responses: tuple[Response, ...] = ()
     streams: tuple[Assembled, ...] = ()
     conversation: str | None = None
+    #: Turns of the conversation before the request's own: those the provider prepended from stored
+    #: state (a Responses request chained by `previous_response_id` or `conversation`), else 0.
+    stored: int = 0
 
 
 @dataclass(slots=True)
@@ -215,6 +218,7 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
             read.request, read.responses, read.streams = None, (), ()
             continue
         read.conversation = thread.conversation.id
+        read.request, read.stored = thread.request, thread.stored  # see tooldbg.chains
     loaded.conversations = [t.conversation for t in stitcher.threads]
     return loaded
 

@@ -12,6 +12,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from .chains import unseen_note
 from .checks import RULES, Finding, run_checks
 from .jsonio import dumps_str
 from .load import ExchangeRead, Loaded
@@ -63,6 +64,9 @@ def render_conversation(loaded: Loaded, conv: Conversation, label: str | None = 
         head.append_text(safe(one_line(conv.model, LABEL), "bold"))
     head.append(f"  ·  {len(conv.turns)} turns  ·  exchanges {', '.join(map(str, exchanges)) or '-'}")
     yield head
+    unseen = unseen_note(conv, reads[0].request, reads[0].exchange.index) if reads else None
+    if unseen is not None:
+        yield safe(unseen, "yellow")
     for read in reads:
         yield from _exchange_header(read)
     if conv.system:

@@ -15,6 +15,9 @@ second run of the same task, or a session interleaved with one that began with t
 That is a request whose history is only an earlier part of the conversation's last request, and
 either ends there or goes on with a call or result under other ids than the conversation's at that
 place. Without this, the new run would replace the old one's timeline.
+
+A Responses request that continues stored state (`previous_response_id`, `conversation`) replays
+nothing: `chains.ResponseChains` stitches it after the stored turns (`Thread.stored` of them).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, replace
 
+from .chains import ResponseChains
 from .formats.base import Request, Response, link
 from .jsonio import dumps
 from .model import Conversation, Invocation, Result, Turn, turn_to_dict
@@ -34,8 +38,13 @@ class Thread:
     conversation: Conversation
     exchanges: list[int] = field(default_factory=list)
     hashes: list[bytes] = field(default_factory=list)
-    #: How many turns the last request of the conversation sent.
+    #: How many turns of the timeline the last request of the conversation carried (a chained
+    #: request: the stored ones and its own).
     requested: int = 0
+    #: The last request, its turns linked as in the timeline, and how many turns of the timeline
+    #: precede them: stored by the provider for a chained Responses request, else none.
+    request: Request | None = None
+    stored: int = 0
 
 
 def turn_hash(turn: Turn) -> bytes:
@@ -53,8 +62,20 @@ class Stitcher:
     def __init__(self) -> None:
         self.threads: list[Thread] = []
         self._by_chain: dict[bytes, Thread] = {}
+        self._chains = ResponseChains()
 
     def add(self, exchange: int, request: Request | None, responses: tuple[Response, ...]) -> Thread:
+        stored = self._chains.find(request) if request is not None else None
+        if request is not None and stored is not None:
+            thread = self._chains.add(stored, exchange, request, responses, self._new, turn_hash)
+        else:
+            thread = self._add_replayed(exchange, request, responses)
+            thread.request, thread.stored = request, 0
+        self._chains.record(thread, request, responses)
+        return thread
+
+    def _add_replayed(self, exchange: int, request: Request | None,
+                      responses: tuple[Response, ...]) -> Thread:
         answers = [r.turn for r in responses if r.turn is not None]
         if request is None:
             model = next((r.model for r in responses if r.model), None)

@@ -108,6 +108,14 @@ EXPECTED = {
         ('TD102', 'error', 0, 'c1', 1, 2, 'line 1/response/body#/content/2', None,
          "call i2 get_weather ('toolu_01Fa3JyW6uGe1PqD5sKr0MtV') has no result, but the conversation continues after turn 1"),
     ],
+    "TD102-request-ends-on-unanswered-call.jsonl": [
+        ('TD102', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
+         "call i1 read_file ('call_x7k2m9qa') has no result, but the request ends on it: the model is asked to go on without the result"),
+    ],
+    "TD102-responses-chain-drops-function-output.jsonl": [
+        ('TD102', 'error', 0, 'c1', 1, 2, 'line 1/response/body#/output/2', None,
+         "call i2 get_weather ('call_7d2f8a1c4e6b4d9a0c3e5f7b9d1a8c64') has no result, but the request continuing it (previous_response_id 'resp_6b1f0e8d2c4a4e9b8f3d7a1c5e2b9d04') sends none"),
+    ],
     "TD103-tool-use-id-lowercased-by-relay.jsonl": [
         ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
          'the provider rejected the request (HTTP 400 invalid_request_error): “messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01hqz5fwm3tkxb8ycn2plr7v. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.” — see TD101, TD103, TD402'),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import formats
+from ..chains import unseen_start
 from ..formats.meta import own_meta
 from ..jsonio import dumps_str
 from ..load import ExchangeRead
@@ -221,39 +222,14 @@ def explained_orphans(conv: Conversation) -> set[tuple[int, int]]:
             | {(r.turn, r.part) for r, _ in extra} | {(r.turn, r.part) for r in continued})
 
 
-#: Request keys that continue a conversation stored by the provider (OpenAI Responses): the calls the
-#: results answer are on the server, not in the request.
-STATEFUL = ("previous_response_id", "conversation")
-
-
-def stored_calls(ctx: Context, conv: Conversation) -> set[str] | None:
-    """For a conversation whose first request continues a stored one (Responses
-    `previous_response_id` / `conversation`): the call ids the server can hold, as far as the log
-    shows (every call of every response in the file), or an empty set standing for "unknown" when the
-    stored response is not in the log. None when the conversation is not chained."""
+def continues_unseen(ctx: Context, conv: Conversation) -> bool:
+    """Does the conversation begin by continuing provider-stored state the log does not hold (a
+    Responses `previous_response_id` of a response not in the log, or a `conversation` first seen
+    here)? Its results may then answer calls made before the capture began. A chained request whose
+    stored response is in the log was stitched after it (`tooldbg.chains`): its calls are in the
+    timeline, and a result answering none of them is an orphan."""
     reads = ctx.exchanges(conv)
-    request = reads[0].request if reads else None
-    if request is None:
-        return None
-    chained = {k: v for fmt in request.meta.values() if isinstance(fmt, Mapping)
-               for k, v in fmt.items() if k in STATEFUL and v}
-    if not chained:
-        return None
-    # Every response id and call id of the file, gathered once for all conversations (a log of
-    # 50,000 chained exchanges would otherwise scan every exchange for each of them).
-    response_ids, call_ids = ctx.shared("pairing.stored", lambda: _stored(ctx))
-    previous = chained.get("previous_response_id")
-    if "conversation" in chained or not isinstance(previous, str) or previous not in response_ids:
-        return set()
-    return set(call_ids)
-
-
-def _stored(ctx: Context) -> tuple[set[str], set[str]]:
-    response_ids = {own["id"] for read in ctx.reads for r in read.responses for own in r.meta.values()
-                    if isinstance(own, Mapping) and isinstance(own.get("id"), str)}
-    call_ids = {c.wire_id for read in ctx.reads for r in read.responses if r.turn is not None
-                for c in r.turn.invocations() if c.wire_id is not None}
-    return response_ids, call_ids
+    return bool(reads) and unseen_start(conv, reads[0].request, reads[0].exchange.index) is not None
 
 
 def short(wire_id: str | None, limit: int = 40) -> str:

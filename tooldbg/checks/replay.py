@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .. import formats
+from ..chains import stored_key
 from ..formats.base import Request
 from ..jsonio import dumps_str, try_loads
 from ..load import ExchangeRead, Loaded
@@ -205,10 +206,16 @@ def _compute(loaded: Loaded) -> Iterator[Replay]:
         before = last_in.get(read.conversation)
         if before is None and previous is not None and _continues(previous, read):
             before = previous
-        if before is not None and before.request is not None and not _rejected(before):
+        if before is not None and before.request is not None and not _rejected(before) \
+                and not _chained(before) and not _chained(read):
             yield _pairs(Replay(conversations.get(read.conversation), before, read))
         last_in[read.conversation] = read
         previous = read
+
+
+def _chained(read: ExchangeRead) -> bool:
+    """A Responses request that continues stored state replays nothing (`tooldbg.chains`)."""
+    return read.request is not None and stored_key(read.request) is not None
 
 
 def _rejected(read: ExchangeRead) -> bool:

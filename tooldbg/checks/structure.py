@@ -78,7 +78,8 @@ def views(ctx: Context) -> Iterator[View]:
         elif last.request is None:  # a response-only capture
             fmt, wire = last.format, ()
         else:
-            fmt, wire = last.format, last.request.turns[:len(conv.turns)]
+            # a chained Responses request: the stored turns, then its own (see tooldbg.chains)
+            fmt, wire = last.format, (*conv.turns[:last.stored], *last.request.turns)[:len(conv.turns)]
         sent = len(wire)
         units: list[int] = []
         roles: list[str] = []

@@ -205,7 +205,8 @@ def _snapshots(loaded: Loaded, conv: Conversation, whole: bool = False) -> list[
     out = []
     for read in reads:
         request = read.request
-        prior = request.turns if request is not None else ()
+        # a chained Responses request: the provider prepends the stored turns (tooldbg.chains)
+        prior = (*conv.turns[:read.stored], *request.turns) if request is not None else ()
         turns = [(i, t, "request") for i, t in enumerate(prior)]
         # Unlinked (no own ids): nothing in an answer refers to a call by its own id.
         answers = [r.turn for r in read.responses if r.turn is not None]

@@ -33,30 +33,42 @@ def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
     A bound result without a tool name of its own takes its call's, so a result reads the same
     whether or not its format carries the name.
     """
-    counter = sum(1 for t in prior for _ in t.invocations())
-    names = {c.id: c.name for t in prior for c in t.invocations()}
-    by_wire: dict[str, str] = {}
-    last_calls: list[Invocation] = []
-    answered: set[str] = set()
-    for t in prior:
-        _index(t, by_wire, last_calls, answered)
-    out = []
-    for turn in turns:
-        parts = []
-        for part in turn.parts:
-            if isinstance(part, Invocation):
-                counter += 1
-                part = replace(part, id=f"i{counter}")
-                names[part.id] = part.name
-            elif isinstance(part, Result):
-                bound = _bind(part, by_wire, last_calls, answered)
-                name = part.name if part.name is not None or bound is None else names[bound]
-                part = replace(part, invocation_id=bound, name=name)
-            parts.append(part)
-        turn = replace(turn, parts=tuple(parts))
-        _index(turn, by_wire, last_calls, answered)
-        out.append(turn)
-    return tuple(out)
+    return Linker(prior).link(turns)
+
+
+class Linker:
+    """`link` as it goes: what the turns linked so far declared and bound. A timeline that grows a
+    few turns at a time (a chained Responses conversation, `tooldbg.chains`) keeps one and links only
+    its new turns, instead of reading its whole history again each time."""
+
+    def __init__(self, prior: Sequence[Turn] = ()) -> None:
+        self.counter = sum(1 for t in prior for _ in t.invocations())
+        self.names = {c.id: c.name for t in prior for c in t.invocations()}
+        self.by_wire: dict[str, str] = {}
+        self.last_calls: list[Invocation] = []
+        self.answered: set[str] = set()
+        for t in prior:
+            _index(t, self.by_wire, self.last_calls, self.answered)
+
+    def link(self, turns: Sequence[Turn]) -> tuple[Turn, ...]:
+        """`turns` linked after everything linked (or given as prior) before them."""
+        out = []
+        for turn in turns:
+            parts = []
+            for part in turn.parts:
+                if isinstance(part, Invocation):
+                    self.counter += 1
+                    part = replace(part, id=f"i{self.counter}")
+                    self.names[part.id] = part.name
+                elif isinstance(part, Result):
+                    bound = _bind(part, self.by_wire, self.last_calls, self.answered)
+                    name = part.name if part.name is not None or bound is None else self.names[bound]
+                    part = replace(part, invocation_id=bound, name=name)
+                parts.append(part)
+            turn = replace(turn, parts=tuple(parts))
+            _index(turn, self.by_wire, self.last_calls, self.answered)
+            out.append(turn)
+        return tuple(out)
 
 
 def _index(turn: Turn, by_wire: dict[str, str], last_calls: list[Invocation],

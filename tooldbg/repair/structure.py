@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..checks.pairing import (
+    continues_unseen,
     explained_orphans,
     extra_results,
     mismatches,
     results_by_call,
-    stored_calls,
     will_continue,
 )
 from ..checks.structure import blank
@@ -69,11 +69,11 @@ def dedupe_results(conv: Conversation, log: Log) -> Outcome:
 def orphans(conv: Conversation, log: Log) -> Outcome:
     """TD101: a result that answers no call in the conversation is taken out — or, with
     `keep_orphans`, kept as user text that says what it was."""
+    if continues_unseen(log.context, log.original):  # its calls were made before the log began
+        return Outcome(conv)
     explained = explained_orphans(conv)
-    stored = stored_calls(log.context, log.original)
     found = [(t, p, part) for t, turn in enumerate(conv.turns) for p, part in enumerate(turn.parts)
-             if isinstance(part, Result) and part.invocation_id is None and (t, p) not in explained
-             and not (stored is not None and (not stored or part.wire_id in stored))]
+             if isinstance(part, Result) and part.invocation_id is None and (t, p) not in explained]
     if not found:
         return Outcome(conv)
     records: list[Record] = []

@@ -7,8 +7,9 @@ usual cause is history trimmed between a call and its result, or an id rewritten
 
 A result whose id is a damaged copy of an unanswered call's id is reported as TD103, and one result
 too many for an id-less call as TD105, not here. A Responses request that continues a stored response
-(`previous_response_id`, `conversation`) answers calls held by the server: its results are orphans
-only when the stored response is in the log and no response there made the call.
+(`previous_response_id`, `conversation`) is stitched after it, so its results bind to the stored
+calls; a conversation that continues one the log does not hold (the capture began mid-session)
+answers calls the log never showed, and its unbound results are not reported.
 """
 
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from ...model import Result
 from ...shorten import quote
 from ..base import Context, Finding
-from ..pairing import explained_orphans, stored_calls
+from ..pairing import continues_unseen, explained_orphans
 
 CODE = "TD101"
 NAME = "orphan-result"
@@ -39,10 +40,9 @@ GOOD = """
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
         explained = explained_orphans(conv)  # a near-miss id (TD103) or an extra result (TD105)
-        stored = stored_calls(ctx, conv)  # a Responses request continuing a stored response
+        if continues_unseen(ctx, conv):  # its calls were made before the log began
+            continue
         for t, _, p, part in ctx.parts(conv):
             if isinstance(part, Result) and part.invocation_id is None and (t, p) not in explained:
-                if stored is not None and (not stored or part.wire_id in stored):
-                    continue
                 ident = quote(part.wire_id) if part.wire_id is not None else f"for {quote(part.name)}"
                 yield ctx.at(f"result {ident} answers no earlier call", conversation=conv, turn=t, part=p)

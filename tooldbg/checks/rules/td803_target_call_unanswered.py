@@ -15,7 +15,9 @@ conversation that was fine where it was recorded still says what the target will
 
 A conversation that ends on the model's calls is a history awaiting results, not a finding; nor
 are calls followed straight by the next response of a capture that recorded responses only (the
-request that carried the results is not in the log).
+request that carried the results is not in the log). A request the provider answered that itself
+ends on calls, though, sent them without results: the target rejects it as it would with anything
+else after them (a body with no response that ends there is a history at rest, e.g. an export).
 """
 
 from collections.abc import Iterator
@@ -52,11 +54,17 @@ def check(ctx: Context) -> Iterator[Finding]:
         return
     for conv in ctx.conversations:
         turns = conv.turns
+        reads = ctx.exchanges(conv)
+        # how many turns the last request sent and had answered (a canonical document, a body with
+        # no response: none, it is a history at rest)
+        last = reads[-1] if reads else None
+        sent = last.stored + len(last.request.turns) \
+            if last is not None and last.request is not None and last.responses else 0
         answered: dict[str, int] = {}  # call → the last turn holding a result for it
         for t, turn in enumerate(turns):
             answered.update((r.invocation_id, t) for r in turn.results() if r.invocation_id)
         for t, turn, calls in call_turns(conv):
-            if t == len(turns) - 1:
+            if t == len(turns) - 1 and t >= sent:
                 continue  # the history ends on these calls: their results are not sent yet
             direct = [(p, c) for p, c in calls if not _programmatic(c)]
             if rule.calls_last and direct:
@@ -69,9 +77,16 @@ def check(ctx: Context) -> Iterator[Finding]:
                                  "reads the call as unanswered, "
                                  + quote(rule.error, id=call.wire_id or call.id),
                                  conversation=conv, turn=t, part=p)
-            following = turns[t + 1]
-            if following.role == "assistant" and following.source.side == "response":
+            following = turns[t + 1] if t + 1 < len(turns) else None
+            if t >= sent and following is not None and following.role == "assistant" \
+                    and following.source.side == "response":
                 continue  # responses back to back: the request carrying the results is not in the log
+            if following is None or t == sent - 1:  # the request ends on these calls
+                for p, call in calls:
+                    yield ctx.at(f"call {shown(call.name)} has no result: the request ends on it, and "
+                                 f"{ctx.target} rejects it, " + quote(rule.error, id=call.wire_id or call.id),
+                                 conversation=conv, turn=t, part=p)
+                continue
             here = {r.invocation_id for r in following.results() if r.invocation_id}
             if rule.exact_count:
                 count = sum(1 for part in following.parts if isinstance(part, Result))

@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar
 
+from ...chains import unseen_start
 from ...diff import Diff, diff
 from ...render import clean
 from ..session import Location, Session
@@ -96,7 +97,10 @@ class MainScreen(Screen):
         if key not in self._links:
             self._links[key] = links(conversation)
         findings = session.findings_at(location.file, conversation.id, location.turn)
-        canonical.show(conversation, location.turn or 0, turn, findings, self._links[key])
+        reads = session.files[location.file].reads_of(conversation.id)
+        mid_way = bool(reads) and unseen_start(conversation, reads[0].request,
+                                               reads[0].exchange.index) is not None
+        canonical.show(conversation, location.turn or 0, turn, findings, self._links[key], mid_way=mid_way)
 
     def on_turn_tree_selected(self, event: TurnTree.Selected) -> None:
         if event.location != self.location:

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ...chains import unseen_note
 from ...load import Loaded
 from ...model import Conversation, Invocation, Result, Turn
 from ...render import LABEL, ROLE_STYLES, part_line, safe
@@ -59,7 +60,9 @@ class CanonicalView(VerticalScroll):
         return "\n".join(row.plain for row in self.rows)
 
     def show(self, conversation: Conversation, index: int, turn: Turn, findings: list,  # noqa: ANN001
-             links_: tuple[dict, dict]) -> None:
+             links_: tuple[dict, dict], *, mid_way: bool = False) -> None:
+        """`mid_way`: the conversation continues provider-stored turns the log does not hold
+        (`tooldbg.chains`), so a result may answer a call made before the log began."""
         answered, calls = links_
         title = Text.assemble((f"turn {index} ", "bold"))
         title.append_text(safe(turn.role, "bold " + ROLE_STYLES.get(turn.role, "")))
@@ -81,6 +84,8 @@ class CanonicalView(VerticalScroll):
                 where = calls.get(part.invocation_id or "")
                 if where:
                     line.append(f"  ← call in turn {where[0]}", "green")
+                elif mid_way:
+                    line.append("  its call is not in this log (stored by the provider)", "yellow")
                 else:
                     line.append("  orphan result: no call", "bold red")
             part_findings = [f for f in findings if f.part == p]
@@ -111,6 +116,10 @@ class CanonicalView(VerticalScroll):
             title.append_text(badge(findings))
             tools = one_line(", ".join(t.name for t in conversation.tools), 4 * LABEL)
             rows = [title]
+            reads = loaded.reads_of(conversation.id)
+            unseen = unseen_note(conversation, reads[0].request, reads[0].exchange.index) if reads else None
+            if unseen is not None:
+                rows.append(safe(unseen, "yellow"))
             if tools:
                 rows.append(Text.assemble(("tools ", "dim"), safe(tools)))
         rows.extend(explain(f) for f in findings)
