@@ -56,17 +56,23 @@ is in every file)."""
             self._file_names = file_names(files) if len(files) > 1 else {}
         self.headers = self.FILE_HEADERS if self._file_names else self.HEADERS
         row = self.cursor_row if findings == self.findings else 0
-        self.clear(columns=True)  # columns keep the widest cell they ever held
-        self.add_columns(*self.headers)
         self.findings = list(findings)
         rows = [self._cells(f) for f in self.findings]
         if self._file_names:
             self._fit_file_names(rows)
-        room = self._message_room(rows)
-        for finding, cells in zip(self.findings, rows, strict=True):
-            message = safe(finding.message)
-            if room is not None:
+        fixed = self._widths(rows)
+        room = self._message_room(fixed)
+        messages = [safe(f.message) for f in self.findings]
+        if room is not None:
+            for message in messages:
                 message.truncate(room, overflow="ellipsis")
+        widths = [*fixed, max([len(self.headers[-1]), *(m.cell_len for m in messages)])]
+        # Columns get their widths now (a column left to measure itself would do it when the app is
+        # next idle: a frame drawn before that shows every column at its header's width).
+        self.clear(columns=True)
+        for header, width in zip(self.headers, widths, strict=True):
+            self.add_column(header, width=width)
+        for cells, message in zip(rows, messages, strict=True):
             self.add_row(*cells, message)
         if row:
             self.move_cursor(row=row, scroll=True)
@@ -95,14 +101,18 @@ is in every file)."""
         for cells in rows:
             cells[column].truncate(room, overflow="ellipsis")
 
-    def _message_room(self, rows: Sequence[tuple[Text, ...]]) -> int | None:
-        """Cells left for the message column, once the others (and cell padding) are laid out."""
+    def _widths(self, rows: Sequence[tuple[Text, ...]]) -> list[int]:
+        """The width of each column but the message: its widest cell or its header."""
+        return [max([len(header), *(cells[c].cell_len for cells in rows)])
+                for c, header in enumerate(self.headers[:-1])]
+
+    def _message_room(self, fixed: Sequence[int]) -> int | None:
+        """Cells left for the message column, once the others (and cell padding) are laid out;
+        None before the panel has a width (the column then measures its cells)."""
         width = self.scrollable_content_region.width
         self._laid_out_for = width
         if width <= 0:
             return None
-        fixed = [max([len(header), *(cells[c].cell_len for cells in rows)])
-                 for c, header in enumerate(self.headers[:-1])]
         padding = 2 * self.cell_padding * len(self.headers)
         return max(len(self.headers[-1]), width - sum(fixed) - padding - 1)
 
