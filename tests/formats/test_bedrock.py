@@ -47,7 +47,8 @@ B = "bedrock"
 
 def as_conversation(req: Request) -> Conversation:
     return Conversation(model=req.model, system=req.system, tools=req.tools,
-                        tool_choice=req.tool_choice, turns=req.turns, meta=req.meta)
+                        tool_choice=req.tool_choice, turns=req.turns, meta=req.meta,
+                        settings=req.settings)
 
 
 def canon(body: dict) -> dict:

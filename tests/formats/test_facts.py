@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import types
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
@@ -36,6 +37,11 @@ def _valid(value: Any, hint: Any) -> bool:
         return any(_valid(value, arm) for arm in get_args(hint))
     if hint is type(None):
         return value is None
+    if origin in (Mapping, dict):  # a mapping may be empty (a format without such a field)
+        key, item = get_args(hint)
+        return isinstance(value, Mapping) and all(_valid(k, key) and _valid(v, item) for k, v in value.items())
+    if hint is Any:
+        return True
     if origin is tuple:
         item, rest = get_args(hint)
         assert rest is Ellipsis, f"no check for {hint}"

@@ -47,7 +47,7 @@ def read(body: dict[str, Any]) -> dict[str, Any]:
 
 def as_conversation(req: Any) -> Conversation:
     return Conversation(system=req.system, tools=req.tools, tool_choice=req.tool_choice,
-                        turns=req.turns, meta=req.meta)
+                        turns=req.turns, meta=req.meta, settings=req.settings)
 
 
 def events(*data: Any) -> list[StreamEvent]:

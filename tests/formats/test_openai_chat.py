@@ -50,7 +50,8 @@ def read(body: dict[str, Any]) -> dict[str, Any]:
 
 def as_conversation(request) -> Conversation:
     return Conversation(model=request.model, system=request.system, tools=request.tools,
-                        tool_choice=request.tool_choice, turns=request.turns, meta=request.meta)
+                        tool_choice=request.tool_choice, turns=request.turns, meta=request.meta,
+                        settings=request.settings)
 
 
 def events(*payloads: Any) -> list[StreamEvent]:

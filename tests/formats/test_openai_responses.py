@@ -48,7 +48,8 @@ def conv_of(body: Any) -> Conversation:
     """A request body read back as the conversation it replays."""
     r = fmt.read_request(body, SRC)
     return Conversation(
-        model=r.model, system=r.system, tools=r.tools, tool_choice=r.tool_choice, turns=r.turns, meta=r.meta
+        model=r.model, system=r.system, tools=r.tools, tool_choice=r.tool_choice, turns=r.turns, meta=r.meta,
+        settings=r.settings
     )
 
 

@@ -26,6 +26,13 @@ FACTS = Facts(
     merges_roles=True,
     calls_last=True,
     rejects_blank_text=True,
+    title="Anthropic",
+    model_key="model",
+    # https://docs.anthropic.com/en/api/messages: `max_tokens` is required.
+    settings={"max_tokens": (("max_tokens",),), "temperature": (("temperature",),), "top_p": (("top_p",),),
+              "stop": (("stop_sequences",),)},
+    restated={},
+    max_tokens_default=4096,
 )
 
 # `tool_choice.type` → the canonical mode.

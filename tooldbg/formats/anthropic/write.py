@@ -20,9 +20,8 @@ from ..base import (
     type_name,
     writer_target,
 )
-from .common import _CHOICE_MODES, NAME, _type
+from .common import _CHOICE_MODES, FACTS, NAME, _type
 
-_DEFAULT_MAX_TOKENS = 4096  # required by the API, which has no default of its own
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 _SCHEMA_COMBINATORS = frozenset({"oneOf", "anyOf", "allOf"})
 _THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
@@ -48,14 +47,11 @@ class _Writer(Writer):
     def write(self) -> Written:
         conv = self.conv
         body: dict[str, Any] = {}
-        if conv.model:
-            body["model"] = conv.model
-        else:
-            self.lose("the conversation names no model; Anthropic requires one")
-        body["max_tokens"] = _DEFAULT_MAX_TOKENS
+        self.write_model(body, FACTS)
         body.update((k, v) for k, v in own_meta(NAME, conv.meta).items()
                     if k not in ("model", "messages", "system", "tools", "stream"))
-        report_foreign(NAME, conv.meta, self.losses, what="request parameters")
+        self.write_settings(body, FACTS, self.fit.target)
+        self.report_parameters(FACTS)
         system = [b for k, p in enumerate(conv.system) if (b := self.block(p, "system", None, k)) is not None]
         tools = self.tools()
         choice = self.tool_choice(bool(tools))

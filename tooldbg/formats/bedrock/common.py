@@ -25,6 +25,14 @@ FACTS = Facts(
     merges_roles=False,
     calls_last=True,
     rejects_blank_text=True,
+    title="Bedrock Converse",
+    model_key=None,
+    # https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InferenceConfiguration.html
+    settings={"max_tokens": (("inferenceConfig", "maxTokens"),),
+              "temperature": (("inferenceConfig", "temperature"),),
+              "top_p": (("inferenceConfig", "topP"),), "stop": (("inferenceConfig", "stopSequences"),)},
+    restated={"status": "success"},
+    max_tokens_default=None,
 )
 
 # Media blocks: wire `format` → media type (botocore ImageFormat, DocumentFormat, VideoFormat,

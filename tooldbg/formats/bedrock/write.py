@@ -18,7 +18,7 @@ from ..base import (
     split_data_url,
     writer_target,
 )
-from .common import _FORMATS, _OWN_KEYS, NAME
+from .common import _FORMATS, _OWN_KEYS, FACTS, NAME
 
 _WIRE_FORMATS: dict[str, dict[str, str]] = {
     kind: {media_type: fmt for fmt, media_type in reversed(table.items())}
@@ -57,8 +57,6 @@ class _Writer(Writer):
     def run(self) -> Written:
         conv = self.conv
         body: dict[str, Any] = {}
-        if conv.model:
-            body["modelId"] = conv.model
         entries = [e for t, turn in enumerate(conv.turns) for e in self.turn(t, turn)]
         messages = self.messages(entries)
         body["messages"] = [{"role": m[0].role,
@@ -69,7 +67,8 @@ class _Writer(Writer):
             body["system"] = system
         own = own_meta(NAME, conv.meta)
         body.update({k: v for k, v in own.items() if k not in _OWN_KEYS})
-        report_foreign(NAME, conv.meta, self.losses, what="details of the request")
+        self.write_settings(body, FACTS, self.fit.target)
+        self.report_parameters(FACTS)
         config = self.tool_config([e for m in messages for e in m], own.get("toolConfig"))
         if config:
             body["toolConfig"] = config

@@ -28,6 +28,14 @@ FACTS = Facts(
     merges_roles=False,
     calls_last=False,
     rejects_blank_text=False,
+    title="Gemini",
+    model_key=None,
+    # https://ai.google.dev/api/generate-content#generationconfig
+    settings={"max_tokens": (("generationConfig", "maxOutputTokens"),),
+              "temperature": (("generationConfig", "temperature"),),
+              "top_p": (("generationConfig", "topP"),), "stop": (("generationConfig", "stopSequences"),)},
+    restated={},
+    max_tokens_default=None,
 )
 
 _SIGNATURE = "thoughtSignature"

@@ -30,7 +30,7 @@ from ..base import (
     split_data_url,
     writer_target,
 )
-from .common import _SIGNATURE, NAME
+from .common import _SIGNATURE, FACTS, NAME
 
 _MODES_OUT = {"auto": "AUTO", "none": "NONE", "required": "ANY", "tool": "ANY"}
 _END_OF_HISTORY = ("Gemini rejects a history that ends on a model turn; append a user turn before "
@@ -63,7 +63,8 @@ class _Writer(Writer):
         if conv.tool_choice is not None:
             body["toolConfig"] = {"functionCallingConfig": self.tool_choice(conv.tool_choice)}
         _merge(body, own_meta(NAME, conv.meta))
-        report_foreign(NAME, conv.meta, self.losses, what="request settings")
+        self.write_settings(body, FACTS, self.fit.target)
+        self.report_parameters(FACTS)
         self.check_order(contents)
         return Written(body=body, losses=tuple(self.losses), origins=self.origins(body))
 

@@ -28,6 +28,14 @@ FACTS = Facts(
     merges_roles=False,
     calls_last=False,
     rejects_blank_text=False,
+    title="OpenAI Chat Completions",
+    model_key="model",
+    # https://platform.openai.com/docs/api-reference/chat/create: `max_completion_tokens` (the older
+    # `max_tokens` is deprecated for it, and rejected by reasoning models), `stop` (a string or up to 4).
+    settings={"max_tokens": (("max_completion_tokens",), ("max_tokens",)), "temperature": (("temperature",),),
+              "top_p": (("top_p",),), "stop": (("stop",),)},
+    restated={},
+    max_tokens_default=None,
 )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
 from ..base import Fitting, Writer, Written, is_own_opaque, own_meta, report_foreign, writer_target
-from .common import NAME, _audio_type, _choice
+from .common import FACTS, NAME, _audio_type, _choice
 
 
 def write(conversation: Conversation, *, target: str | None = None) -> Written:
@@ -45,10 +45,7 @@ class _Writer(Writer):
     def run(self) -> Written:
         self.plan_calls()
         body: dict[str, Any] = {}
-        if self.conv.model is not None:
-            body["model"] = self.conv.model
-        else:
-            self.lose("no model: the request needs one")
+        self.write_model(body, FACTS)
         outs = self.system_messages()
         for t, turn in enumerate(self.conv.turns):
             outs.extend(self.turn(t, turn))
@@ -57,7 +54,8 @@ class _Writer(Writer):
         params = own_meta(NAME, self.conv.meta)
         params.pop("tool_choice", None)
         body.update({k: v for k, v in params.items() if k not in body})
-        report_foreign(NAME, self.conv.meta, self.losses, what="request parameters")
+        self.write_settings(body, FACTS, self.fit.target)
+        self.report_parameters(FACTS)
         return Written(body=body, losses=tuple(sorted(
             self.losses, key=lambda x: (-1 if x.turn is None else x.turn, -1 if x.part is None else x.part))),
             origins=self.origins(body))

@@ -27,6 +27,13 @@ FACTS = Facts(
     merges_roles=False,
     calls_last=False,
     rejects_blank_text=False,
+    title="OpenAI Responses",
+    model_key="model",
+    # https://platform.openai.com/docs/api-reference/responses/create: no stop sequences.
+    settings={"max_tokens": (("max_output_tokens",),), "temperature": (("temperature",),),
+              "top_p": (("top_p",),)},
+    restated={},
+    max_tokens_default=None,
 )
 
 #: The tool choices Responses spells as a bare string.
