@@ -27,6 +27,7 @@ from tooldbg.model import (
     Opaque,
     Reasoning,
     Result,
+    Settings,
     Source,
     Text,
     Tool,
@@ -145,7 +146,7 @@ def test_request_with_reasoning_parallel_calls_failure_and_image():
                  "content": [{"type": "text", "text": "upstream timeout"}]}]},
             {"role": "user", "parts": [{"type": "text", "text": "Answer briefly."}]},
         ],
-        "meta": {B: {"inferenceConfig": {"maxTokens": 512}}},
+        "settings": {"max_tokens": 512},
     }
 
 
@@ -508,9 +509,11 @@ def test_split_streams_on_message_start():
 
 
 def test_writer_replays_a_clean_conversation_exactly():
-    """A Bedrock conversation read and written back gives the same wire body, with no losses."""
+    """A Bedrock conversation read and written back gives the same wire body, with no losses — but
+    for `modelId`, which Converse takes in the URL path (`POST /model/{modelId}/converse`; botocore
+    `ConverseRequest.modelId` has `location: uri`), never in the JSON body."""
     written = bedrock.write(as_conversation(bedrock.read_request(ROUND_TRIP, SRC)))
-    assert written.body == ROUND_TRIP
+    assert written.body == {k: v for k, v in ROUND_TRIP.items() if k != "modelId"}
     assert written.losses == ()
 
 
@@ -713,7 +716,8 @@ def test_corpus_tool_call_stream_facts():
     interaction = json.loads(path.read_text())["interactions"][0]
     request = bedrock.read_request(json.loads(interaction["request"]["body"]), SRC)
     assert request.tool_choice == ToolChoice(mode="tool", name="get_weather")
-    assert request.meta == {B: {"inferenceConfig": {"maxTokens": 80, "temperature": 0}}}
+    assert request.meta == {}
+    assert request.settings == Settings(max_tokens=80, temperature=0)
     assert request.tools[0].parameters["required"] == ["city"]
     assembled = bedrock.assemble_stream(
         eventstream.parse(base64.b64decode(interaction["response"]["body"])), SRC)
@@ -800,7 +804,7 @@ def test_write_then_read_loses_only_what_is_reported(conv):
     written = bedrock.write(conv)
     back = _read_back(written.body)
     assert_losses_explain(conv, back, written.losses)
-    assert back.model == conv.model
+    assert back.model is None  # the model travels in the URL (`/model/{modelId}/converse`)
 
 
 @PROPERTY

@@ -114,7 +114,7 @@ def test_reads_a_tool_loop_with_text_parallel_calls_a_failure_and_an_image() -> 
                 result("i1", [{"type": "json", "value": {"temp_c": 22}}]),
                 result("i2", [text("upstream timeout")], is_error=True)]},
         ],
-        "meta": {"gemini": {"generationConfig": {"temperature": 0}}},
+        "settings": {"temperature": 0},
     }
 
 
@@ -743,7 +743,7 @@ def test_opencode_recordings_read(name: str, i: int, interaction: dict[str, Any]
     assert out.problems == () and out.complete
     response = gemini.read_response(out.body, SRC)
     assert response.finish_reason == "STOP" and response.model == "gemini-2.5-flash"
-    assert req.meta["gemini"]["generationConfig"]["temperature"] == 0
+    assert req.settings.temperature == 0
     if name == "streams-tool-call.json":
         assert req.tool_choice == ToolChoice(mode="tool", name="get_weather")
         assert req.tools[0].meta == {"gemini": {"schema": "parameters"}}

@@ -112,14 +112,37 @@ def _has(body: Mapping[str, Any], path: tuple[str, ...]) -> bool:
     return True
 
 
-def write_settings(body: dict[str, Any], conv: Conversation, title: str, paths: Paths,
+def lifted(conv: Conversation, own: str,
+           paths_of: Callable[[str], Paths | None]) -> tuple[Settings, dict[str, Any]]:
+    """The conversation's settings, completed from those a format's meta holds (canonical documents
+    written before `settings` existed kept them there: `{"anthropic": {"max_tokens": 1024}}`), the
+    writer's `own` format first; and the meta without them. A value that disagrees with the one
+    taken stays in the meta, to be reported. `paths_of(origin)`: the origin's `Facts.settings`."""
+    values = dict(conv.settings.items())
+    rest: dict[str, Any] = {}
+    for origin in sorted(conv.meta, key=lambda name: name != own):
+        meta = conv.meta[origin]
+        paths = paths_of(origin) if isinstance(meta, Mapping) else None
+        if not paths:
+            rest[origin] = meta
+            continue
+        found, taken = read_settings(meta, paths)
+        agreed = []
+        for name, value in found.items():
+            values.setdefault(name, value)
+            if values[name] == value:
+                agreed += [path for path in taken if path in paths[name]]
+        rest[origin] = without(meta, agreed)
+    return Settings(**values), rest
+
+
+def write_settings(body: dict[str, Any], settings: Settings, title: str, paths: Paths,
                    losses: list[Loss], *, max_tokens_default: int | None = None,
                    max_tokens_key: str | None = None) -> None:
-    """Write each setting of `conv` at its first spelling in `paths` (unless the body already holds
-    it under another spelling, put back from the format's own meta); report those `title` has no
-    field for, and a required `max_tokens` the source did not set, written as a default.
-    `max_tokens_key` overrides the key of `max_tokens` (a profile that documents another)."""
-    settings = conv.settings
+    """Write each setting at its first spelling in `paths` (unless the body already holds it under
+    another spelling, put back from the format's own meta); report those `title` has no field for,
+    and a required `max_tokens` the source did not set, written as a default. `max_tokens_key`
+    overrides the key of `max_tokens` (a profile that documents another)."""
     for name, value in settings.items():
         spellings = paths.get(name)
         if not spellings:
@@ -147,20 +170,22 @@ def write_model(body: dict[str, Any], conv: Conversation, title: str, key: str |
                                         "body and the conversation names none (give one with --model)")))
 
 
-def report_parameters(name: str, title: str, conv: Conversation, losses: list[Loss],
-                      paths_of: Callable[[str], Paths | None]) -> None:
-    """Report, one line each, the request parameters other formats kept in the conversation's meta:
-    only their writers can put them back. A parameter that is a setting's other spelling, carried
-    by `conv.settings` with the same value, is not lost (`paths_of(origin)`: the origin's paths)."""
-    for origin in sorted(set(conv.meta) - {name}):
-        values = conv.meta[origin]
+def report_parameters(name: str, title: str, settings: Settings, meta: Mapping[str, Any],
+                      losses: list[Loss], paths_of: Callable[[str], Paths | None]) -> None:
+    """Report, one line each, the request parameters other formats kept in the conversation's meta
+    (`lifted`: the settings out of it): only their writers can put them back. A parameter that is a
+    setting's other spelling, carried by `settings` with the same value, is not lost."""
+    for origin in sorted(set(meta) - {name}):
+        values = meta[origin]
         if not isinstance(values, Mapping):
             continue
         carried = {path[0]: setting for setting, spellings in (paths_of(origin) or {}).items()
                    for path in spellings if len(path) == 1}
         for key in sorted(map(str, values)):
             setting = carried.get(key)
-            if setting is not None and getattr(conv.settings, setting) == _valid(setting, values[key]):
-                continue
-            losses.append(Loss(request_loss(key, values[key], "not carried",
-                                            f"{title} has no field for this {origin} parameter")))
+            why = f"{title} has no field for this {origin} parameter"
+            if setting is not None and getattr(settings, setting) is not None:
+                if getattr(settings, setting) == _valid(setting, values[key]):
+                    continue
+                why = f"the request carries another {setting}"
+            losses.append(Loss(request_loss(key, values[key], "not carried", why)))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
 from ..targets import Table, describe, fit_call_ids, fit_tool_name, fit_tool_names, passes, table, wire_format
 from .origins import Origin, Origins
-from .settings import Paths, report_parameters, write_model, write_settings
+from .settings import Paths, lifted, report_parameters, write_model, write_settings
 
 if TYPE_CHECKING:
     from .base import Facts
@@ -52,13 +52,15 @@ class Writer:
 
     def write_settings(self, body: dict[str, Any], facts: Facts, target: str) -> None:
         """The conversation's settings at the format's fields (after its own meta is back in `body`)."""
-        write_settings(body, self.conv, facts.title, facts.settings, self.losses,
+        settings, _ = lifted(self.conv, facts.name, _settings_paths)
+        write_settings(body, settings, facts.title, facts.settings, self.losses,
                        max_tokens_default=facts.max_tokens_default,
                        max_tokens_key=(table(target) or Table()).max_tokens_key)
 
     def report_parameters(self, facts: Facts) -> None:
         """Each request parameter another format kept in the conversation's meta, as not carried."""
-        report_parameters(facts.name, facts.title, self.conv, self.losses, _settings_paths)
+        settings, meta = lifted(self.conv, facts.name, _settings_paths)
+        report_parameters(facts.name, facts.title, settings, meta, self.losses, _settings_paths)
 
     def origins(self, body: dict[str, Any]) -> Mapping[str, Origin]:
         """Where the nodes marked so far sit in the final `body`, found when first read (see
