@@ -31,7 +31,7 @@ from ...checks import Finding, preflight
 from ...convert import Export, check_writable, export, write_atomically
 from ...errors import ToolDbgError
 from ...render import clean, safe, visible
-from ...repair import Blank, Fixed, Repair, blanks, fix_conversation
+from ...repair import Blank, Fixed, Repair, fix_conversation
 from ...repair.base import at
 from ...shorten import one_line
 from ...targets import PROFILES, wire_format
@@ -288,9 +288,9 @@ class ExportScreen(ModalScreen[Path | None]):
         try:
             fixed = fix_conversation(self.loaded, self.conversation, target=target) if repairs else None
             conversation = fixed.conversation if fixed is not None else self.conversation
-            result = export([conversation], target)
+            result = export([conversation], target, allow_blanks=True)  # blanks listed, write refused
             findings = preflight(result.body, target) if target != "canonical" else []
-            blanked = blanks(conversation, target, result.origins)
+            blanked = list(result.blanks)
         except Exception as err:  # noqa: BLE001 - a writer failing on odd input is shown, not raised
             message = str(err) if isinstance(err, (ToolDbgError, ValueError)) else \
                 f"internal error: {type(err).__name__}: {err}"
