@@ -864,7 +864,7 @@ def test_write_tools_names_and_conversation_level_losses():
     empty = anthropic.write(Conversation(model="m", settings=MAX_TOKENS, tool_choice=ToolChoice(mode="auto")))
     assert empty.body == {"model": "m", "max_tokens": 1024, "messages": []}
     assert [loss.message for loss in empty.losses] == [
-        "tool choice 'auto' dropped: no tool is declared",
+        "tool_choice: 'auto' — not carried: no tool is declared",
         "no message to send; Anthropic requires at least one"]
 
 

@@ -585,7 +585,7 @@ def test_writer_from_another_format():
         Loss("anthropic details of the text not carried: cache_control", None, 0),
         Loss("no tools declared; wrote an empty-schema toolSpec for get_weather (Bedrock needs "
              "toolConfig beside toolUse/toolResult blocks)"),
-        Loss("parallel tool-call control dropped (Converse has none)"),
+        Loss("tool_choice.parallel: False — not carried: Bedrock Converse has no such control"),
     )
 
 
@@ -646,7 +646,7 @@ def test_writer_pairs_calls_with_the_next_message():
              "toolUse answered there)", 1, 1),
         Loss("tool results moved before the other content of their message", 2),
         Loss("tool results moved before the other content of their message", 3),
-        Loss("tool choice 'none' dropped (Converse has auto, any and tool)"),
+        Loss("tool_choice: 'none' — not carried: Bedrock Converse has auto, any and tool"),
     )
 
 

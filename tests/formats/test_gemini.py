@@ -594,7 +594,7 @@ def test_writes_a_whole_conversation_and_reports_what_it_cannot_carry() -> None:
              1, 0),
         Loss("anthropic details not carried: cache_control", 2, 1),
         Loss("anthropic's hosted tool web_search (web_search_20250305) has no Gemini equivalent: dropped"),
-        Loss("Gemini cannot forbid parallel calls explicitly: setting dropped"),
+        Loss("tool_choice.parallel: False — not carried: Gemini cannot forbid parallel calls explicitly"),
         Loss("Gemini rejects a history that ends on a model turn; append a user turn before sending"),
     )
 
@@ -639,7 +639,7 @@ def test_writer_reports_rule_breaks_and_repairs_nothing_silently() -> None:
         Loss("thought signature with no part after it to ride on: written on an empty thought part", 3, 1),
         Loss("empty turn omitted: Gemini rejects a content without parts", 4),
         Loss(bad_name),
-        Loss("forced tool choice names no tool: wrote ANY (any tool)"),
+        Loss("tool_choice: 'tool' — written as ANY (any tool): the forced choice names no tool"),
         Loss("the function call turn (turn 0) does not follow a user turn or a function response turn: "
              "Gemini rejects it"),
     )

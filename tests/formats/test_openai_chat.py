@@ -644,7 +644,7 @@ def test_a_conversation_without_model_or_tools_still_writes():
     assert [str(loss) for loss in written.losses] == [
         "conversation: model: none — missing: OpenAI Chat Completions requires model in the request body "
         "and the conversation names none (give one with --model)",
-        "conversation: tool choice dropped: there are no tools to choose from"]
+        "conversation: tool_choice: 'required' — not carried: no tools to choose from"]
 
 
 # ---------------------------------------------------------------------------------------- streams

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
 from ..targets import Table, describe, fit_call_ids, fit_tool_name, fit_tool_names, passes, table, wire_format
 from .origins import Origin, Origins
-from .settings import Paths, lifted, report_parameters, write_model, write_settings
+from .settings import Paths, lifted, report_parameters, request_loss, write_model, write_settings
 
 if TYPE_CHECKING:
     from .base import Facts
@@ -45,6 +45,10 @@ class Writer:
         self.marks.moved(node, holder, at)
 
     # ---- the request: model, settings, other formats' parameters (one wording: settings.request_loss)
+
+    def lose_setting(self, name: str, value: Any, verdict: str, why: str) -> None:
+        """A request-level loss, in the one wording `settings.request_loss` gives them all."""
+        self.lose(request_loss(name, value, verdict, why))
 
     def write_model(self, body: dict[str, Any], facts: Facts) -> None:
         """The model where the format's body names it; reported when the body needs one and has none."""

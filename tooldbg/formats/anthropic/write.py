@@ -124,17 +124,18 @@ class _Writer(Writer):
         if choice is None:
             return None
         if not has_tools:
-            self.lose(f"tool choice {choice.mode!r} dropped: no tool is declared")
+            self.lose_setting("tool_choice", choice.mode, "not carried", "no tool is declared")
             return None
         if choice.mode not in _CHOICE_TYPES or (choice.mode == "tool" and not choice.name):
-            self.lose(f"tool choice {choice.mode!r} has no Anthropic form; dropped")
+            self.lose_setting("tool_choice", choice.mode, "not carried", "Anthropic has no such tool choice")
             return None
         wire: dict[str, Any] = {"type": _CHOICE_TYPES[choice.mode]}
         if choice.mode == "tool":
             wire["name"] = self.tool_name(choice.name, None, None)  # type: ignore[arg-type]
         if choice.parallel is not None:
             if choice.mode == "none":
-                self.lose("the parallel-calls setting is not carried with tool choice 'none'")
+                self.lose_setting("tool_choice.parallel", choice.parallel, "not carried",
+                                  "Anthropic takes it only beside a tool choice other than none")
             else:
                 wire["disable_parallel_tool_use"] = not choice.parallel
         return wire

@@ -309,7 +309,8 @@ class _Writer(Writer):
         if choice is not None and tools:
             config["toolChoice"] = choice
         elif choice is not None:
-            self.lose("tool choice dropped: no tools to choose from")
+            self.lose_setting("tool_choice", self.conv.tool_choice.mode if self.conv.tool_choice else None,
+                              "not carried", "no tools to choose from")
         if config and isinstance(extra, dict):
             config.update({k: v for k, v in extra.items() if k not in config})
         return config
@@ -333,14 +334,16 @@ class _Writer(Writer):
         if choice is None:
             return None
         if choice.parallel is not None:
-            self.lose("parallel tool-call control dropped (Converse has none)")
+            self.lose_setting("tool_choice.parallel", choice.parallel, "not carried",
+                              "Bedrock Converse has no such control")
         if choice.mode == "auto":
             return {"auto": {}}
         if choice.mode == "required":
             return {"any": {}}
         if choice.mode == "tool" and choice.name:
             return {"tool": {"name": self.tool_name(choice.name, None, None)}}
-        self.lose(f"tool choice {choice.mode!r} dropped (Converse has auto, any and tool)")
+        self.lose_setting("tool_choice", choice.mode, "not carried",
+                          "Bedrock Converse has auto, any and tool")
         return None
 
 

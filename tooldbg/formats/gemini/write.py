@@ -350,15 +350,17 @@ class _Writer(Writer):
     def tool_choice(self, choice: ToolChoice) -> dict[str, Any]:
         mode = _MODES_OUT.get(choice.mode)
         if mode is None:
-            self.lose(f"tool choice {choice.mode!r} has no Gemini mode: wrote AUTO")
+            self.lose_setting("tool_choice", choice.mode, "written as AUTO", "Gemini has no such mode")
         out: dict[str, Any] = {"mode": mode or "AUTO"}
         if choice.mode == "tool" and choice.name:
             out["allowedFunctionNames"] = [self.fit.name(choice.name, None, None)]
         elif choice.mode == "tool":
-            self.lose("forced tool choice names no tool: wrote ANY (any tool)")
+            self.lose_setting("tool_choice", choice.mode, "written as ANY (any tool)",
+                              "the forced choice names no tool")
         if choice.parallel is not None:
-            self.lose(f"Gemini cannot {'allow' if choice.parallel else 'forbid'} parallel calls "
-                      "explicitly: setting dropped")
+            verb = "allow" if choice.parallel else "forbid"
+            self.lose_setting("tool_choice.parallel", choice.parallel, "not carried",
+                              f"Gemini cannot {verb} parallel calls explicitly")
         return out
 
     # ----- details

@@ -460,7 +460,7 @@ class _Writer(Writer):
             return
         if not kinds:
             if choice is not None:
-                self.lose("tool choice dropped: there are no tools to choose from")
+                self.lose_setting("tool_choice", choice.mode, "not carried", "no tools to choose from")
             return
         renamed = choice is not None and choice.name is not None and \
             self.fit.written_name(choice.name) != choice.name
@@ -476,13 +476,15 @@ class _Writer(Writer):
             name = self.name(choice.name, None, None)
             value = {"name": name} if functions else {"type": kind, kind: {"name": name}}
         else:
-            self.lose(f"tool choice {choice.mode} {choice.name or ''}".rstrip()
-                      + " cannot be written; dropped")
+            why = "no such tool to choose" if choice.mode == "tool" else "functions have no such choice"
+            what = f"{choice.mode} {choice.name or ''}".rstrip()
+            self.lose_setting("tool_choice", what, "not carried", why)
             return
         body["function_call" if functions else "tool_choice"] = value
         if choice is not None and choice.parallel is not None:
             if functions:
-                self.lose("parallel_tool_calls needs tools[], not legacy functions; dropped")
+                self.lose_setting("tool_choice.parallel", choice.parallel, "not carried",
+                                  "parallel_tool_calls needs tools[], not legacy functions")
             else:
                 body["parallel_tool_calls"] = choice.parallel
 

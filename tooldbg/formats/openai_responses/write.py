@@ -109,7 +109,8 @@ class _Writer(Writer):
             out["tool_choice"] = {"type": "custom" if kind == "custom" else "function",
                                   "name": self.fit.name(choice.name)}
         else:
-            self.lose(f"tool choice {choice.mode!r} has no Responses form: sent 'auto'", None)
+            self.lose_setting("tool_choice", choice.mode, "written as auto",
+                              "OpenAI Responses has no such tool choice")
             out["tool_choice"] = "auto"
         if choice.parallel is not None:
             out["parallel_tool_calls"] = choice.parallel
