@@ -191,6 +191,23 @@ def test_chats_older_max_tokens_is_written_back_under_its_own_name_and_carried_e
     assert anthropic.body["max_tokens"] == 100 and not anthropic.losses
 
 
+@pytest.mark.parametrize(("target", "wanted", "line"), [
+    ("anthropic", Settings(temperature=1.5), "temperature: 1.5 — not carried: Anthropic accepts 0 to 1"),
+    ("bedrock", Settings(temperature=1.5), "temperature: 1.5 — not carried: Bedrock Converse accepts 0 to 1"),
+    ("openai-chat", Settings(stop=("a", "b", "c", "d", "e")),
+     "stop: ['a', 'b', 'c', 'd', 'e'] — not carried: OpenAI Chat Completions takes 0 to 4 stop sequences"),
+])
+def test_a_value_the_target_does_not_accept_is_reported_not_written(target, wanted, line):
+    """Anthropic's and Bedrock's temperature is 0 to 1 (https://docs.anthropic.com/en/api/messages,
+    https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InferenceConfiguration.html),
+    Chat takes up to 4 stop sequences (https://platform.openai.com/docs/api-reference/chat/create)."""
+    written = export([_conversation(wanted)], target)
+    assert line in [loss.message for loss in written.losses]
+    back = formats.get(formats.facts(target).name).read_request(written.body, Source())
+    assert back.settings.temperature is None and back.settings.stop is None
+    assert export([_conversation(wanted)], "gemini").losses == ()  # Gemini takes 0 to 2, up to 5
+
+
 def test_anthropic_requires_max_tokens_and_a_default_is_stated():
     written = export([_conversation(Settings())], "anthropic")
     assert written.body["max_tokens"] == 4096
@@ -227,7 +244,7 @@ SETTINGS = st.builds(
     max_tokens=st.none() | st.integers(1, 200_000),
     temperature=st.none() | st.integers(0, 1) | st.floats(0, 2, allow_nan=False),
     top_p=st.none() | st.floats(0, 1, allow_nan=False),
-    stop=st.none() | st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=4).map(tuple))
+    stop=st.none() | st.lists(st.text(min_size=1, max_size=8), max_size=6).map(tuple))
 CHOICES = st.none() | st.builds(ToolChoice, mode=st.sampled_from(["auto", "none", "required"]),
                                 parallel=st.none() | st.booleans()) \
     | st.builds(ToolChoice, mode=st.just("tool"), name=st.just(TOOL.name), parallel=st.none() | st.booleans())
@@ -241,14 +258,15 @@ def test_settings_and_tool_choice_survive_or_are_reported(target, wanted, choice
     written = export([conv], target)
     back = formats.get(target).read_request(written.body, Source())
     said = " ".join(loss.message for loss in written.losses)
-    paths = formats.facts(target).settings
+    facts = formats.facts(target)
     for name, value in wanted.items():
-        if name in paths:
+        low, high = facts.setting_ranges.get(name, (float("-inf"), float("inf")))
+        if name in facts.settings and low <= (len(value) if name == "stop" else value) <= high:
             assert getattr(back.settings, name) == value, (name, written.body)
         else:
-            assert f"{name}: " in said and "not carried" in said
+            assert getattr(back.settings, name) is None and f"{name}: " in said and "not carried" in said
     for name in {"max_tokens", "temperature", "top_p", "stop"} - {n for n, _ in wanted.items()}:
-        default = name == "max_tokens" and formats.facts(target).max_tokens_default is not None
+        default = name == "max_tokens" and facts.max_tokens_default is not None
         assert getattr(back.settings, name) is None or default, f"{name} invented"
     if back.tool_choice != choice:
         assert "tool_choice" in said, (choice, back.tool_choice, said)

@@ -228,6 +228,9 @@ class Facts:
     """Where each `model.Settings` field travels in a request: the keys from the body to it, the
     first spelling the one written, any other one also read (Chat's older `max_tokens`, kept on
     rewriting that format). A setting the format has no field for is absent (Responses: `stop`)."""
+    setting_ranges: Mapping[str, tuple[int | float, int | float]]
+    """The values the provider documents for a setting, low and high inclusive (for `stop`, the
+    number of sequences): a value outside is not written but reported, since the provider rejects it."""
     max_tokens_default: int | None
     restated: Mapping[str, Any]
     """Details the reader keeps in a node's meta only to write them back as recorded, which say

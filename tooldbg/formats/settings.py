@@ -136,17 +136,31 @@ def lifted(conv: Conversation, own: str,
     return Settings(**values), rest
 
 
+def _outside(name: str, value: Any, ranges: Mapping[str, tuple[int | float, int | float]],
+             title: str) -> str | None:
+    """Why `value` is outside what `title` documents for setting `name`, or None when it is not."""
+    if name not in ranges:
+        return None
+    low, high = ranges[name]
+    if name == "stop":
+        return None if low <= len(value) <= high else f"{title} takes {low} to {high} stop sequences"
+    return None if low <= value <= high else f"{title} accepts {low} to {high}"
+
+
 def write_settings(body: dict[str, Any], settings: Settings, title: str, paths: Paths,
-                   losses: list[Loss], *, max_tokens_default: int | None = None,
-                   max_tokens_key: str | None = None) -> None:
+                   losses: list[Loss], *, ranges: Mapping[str, tuple[int | float, int | float]],
+                   max_tokens_default: int | None = None, max_tokens_key: str | None = None) -> None:
     """Write each setting at its first spelling in `paths` (unless the body already holds it under
-    another spelling, put back from the format's own meta); report those `title` has no field for,
-    and a required `max_tokens` the source did not set, written as a default. `max_tokens_key`
-    overrides the key of `max_tokens` (a profile that documents another)."""
+    another spelling, put back from the format's own meta); report those `title` has no field for or
+    does not accept (`ranges`), and a required `max_tokens` the source did not set, written as a
+    default. `max_tokens_key` overrides the key of `max_tokens` (a profile that documents another)."""
     for name, value in settings.items():
         spellings = paths.get(name)
+        outside = _outside(name, value, ranges, title) if spellings else None
         if not spellings:
             losses.append(Loss(request_loss(name, value, "not carried", f"{title} has no field for it")))
+        elif outside is not None:
+            losses.append(Loss(request_loss(name, value, "not carried", outside)))
         elif not any(_has(body, path) for path in spellings[1:]):
             path = (max_tokens_key,) if name == "max_tokens" and max_tokens_key else spellings[0]
             _put(body, path, list(value) if isinstance(value, tuple) else value)

@@ -57,7 +57,7 @@ class Writer:
     def write_settings(self, body: dict[str, Any], facts: Facts, target: str) -> None:
         """The conversation's settings at the format's fields (after its own meta is back in `body`)."""
         settings, _ = lifted(self.conv, facts.name, _settings_paths)
-        write_settings(body, settings, facts.title, facts.settings, self.losses,
+        write_settings(body, settings, facts.title, facts.settings, self.losses, ranges=facts.setting_ranges,
                        max_tokens_default=facts.max_tokens_default,
                        max_tokens_key=(table(target) or Table()).max_tokens_key)
 

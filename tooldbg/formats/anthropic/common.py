@@ -32,6 +32,7 @@ FACTS = Facts(
     settings={"max_tokens": (("max_tokens",),), "temperature": (("temperature",),), "top_p": (("top_p",),),
               "stop": (("stop_sequences",),)},
     restated={},
+    setting_ranges={"temperature": (0, 1), "top_p": (0, 1)},
     max_tokens_default=4096,
 )
 

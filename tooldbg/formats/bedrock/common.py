@@ -32,6 +32,7 @@ FACTS = Facts(
               "temperature": (("inferenceConfig", "temperature"),),
               "top_p": (("inferenceConfig", "topP"),), "stop": (("inferenceConfig", "stopSequences"),)},
     restated={"status": "success"},
+    setting_ranges={"temperature": (0, 1), "top_p": (0, 1)},
     max_tokens_default=None,
 )
 

@@ -35,6 +35,7 @@ FACTS = Facts(
               "temperature": (("generationConfig", "temperature"),),
               "top_p": (("generationConfig", "topP"),), "stop": (("generationConfig", "stopSequences"),)},
     restated={},
+    setting_ranges={"temperature": (0, 2), "top_p": (0, 1), "stop": (0, 5)},
     max_tokens_default=None,
 )
 

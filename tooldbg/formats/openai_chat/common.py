@@ -35,6 +35,7 @@ FACTS = Facts(
     settings={"max_tokens": (("max_completion_tokens",), ("max_tokens",)), "temperature": (("temperature",),),
               "top_p": (("top_p",),), "stop": (("stop",),)},
     restated={},
+    setting_ranges={"temperature": (0, 2), "top_p": (0, 1), "stop": (0, 4)},
     max_tokens_default=None,
 )
 

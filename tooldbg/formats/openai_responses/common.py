@@ -33,6 +33,7 @@ FACTS = Facts(
     settings={"max_tokens": (("max_output_tokens",),), "temperature": (("temperature",),),
               "top_p": (("top_p",),)},
     restated={},
+    setting_ranges={"temperature": (0, 2), "top_p": (0, 1)},
     max_tokens_default=None,
 )
 
