@@ -28,7 +28,7 @@ FACTS = Facts(
     rejects_blank_text=True,
     title="Anthropic",
     model_key="model",
-    # https://docs.anthropic.com/en/api/messages: `max_tokens` is required.
+    # https://docs.anthropic.com/en/api/messages: `max_tokens` is required; temperature, top_p 0 to 1.
     settings={"max_tokens": (("max_tokens",),), "temperature": (("temperature",),), "top_p": (("top_p",),),
               "stop": (("stop_sequences",),)},
     restated={},

@@ -27,7 +27,8 @@ FACTS = Facts(
     rejects_blank_text=True,
     title="Bedrock Converse",
     model_key=None,
-    # https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InferenceConfiguration.html
+    # https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InferenceConfiguration.html:
+    # temperature and topP 0 to 1.
     settings={"max_tokens": (("inferenceConfig", "maxTokens"),),
               "temperature": (("inferenceConfig", "temperature"),),
               "top_p": (("inferenceConfig", "topP"),), "stop": (("inferenceConfig", "stopSequences"),)},

@@ -30,7 +30,7 @@ FACTS = Facts(
     rejects_blank_text=False,
     title="Gemini",
     model_key=None,
-    # https://ai.google.dev/api/generate-content#generationconfig
+    # https://ai.google.dev/api/generate-content#generationconfig: temperature 0 to 2, up to 5 stop sequences.
     settings={"max_tokens": (("generationConfig", "maxOutputTokens"),),
               "temperature": (("generationConfig", "temperature"),),
               "top_p": (("generationConfig", "topP"),), "stop": (("generationConfig", "stopSequences"),)},

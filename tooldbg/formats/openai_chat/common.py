@@ -31,7 +31,8 @@ FACTS = Facts(
     title="OpenAI Chat Completions",
     model_key="model",
     # https://platform.openai.com/docs/api-reference/chat/create: `max_completion_tokens` (the older
-    # `max_tokens` is deprecated for it, and rejected by reasoning models), `stop` (a string or up to 4).
+    # `max_tokens` is deprecated for it, and rejected by reasoning models), `stop` (a string or up to 4),
+    # temperature 0 to 2.
     settings={"max_tokens": (("max_completion_tokens",), ("max_tokens",)), "temperature": (("temperature",),),
               "top_p": (("top_p",),), "stop": (("stop",),)},
     restated={},

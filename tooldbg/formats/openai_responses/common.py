@@ -29,7 +29,7 @@ FACTS = Facts(
     rejects_blank_text=False,
     title="OpenAI Responses",
     model_key="model",
-    # https://platform.openai.com/docs/api-reference/responses/create: no stop sequences.
+    # https://platform.openai.com/docs/api-reference/responses/create: no stop sequences; temperature 0 to 2.
     settings={"max_tokens": (("max_output_tokens",),), "temperature": (("temperature",),),
               "top_p": (("top_p",),)},
     restated={},
