@@ -127,6 +127,10 @@ EXPECTED = {
         ('TD108', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1', None,
          "call i1 get_weather has an id that is empty: ''"),
     ],
+    "TD108-jan-server-returns-calls-without-id.jsonl": [
+        ('TD108', 'error', 0, 'c1', 1, 0, 'line 1/response/body#/choices/0/message/tool_calls/0', None,
+         "call i1 add has no id (openai-chat requires 'id'), so its result cannot name it"),
+    ],
     "TD201-litellm-proxy-double-encodes-arguments.jsonl": [
         ('TD201', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
          'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Paris","unit":"celsius"}, not to the object'),
@@ -179,6 +183,22 @@ EXPECTED = {
         ('TD306', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/input/2', None,
          'call \'search_flights\' (call_Tq7Wm2Xk9Rb4Nv1Lc6Zs3Hd8) from exchange 0\'s response is replayed with other arguments at /cabin: "business" became (absent)'),
     ],
+    "TD307-context-compactor-shortens-signed-thinking-rejected.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/1/content/0', None,
+         "the thinking block before the call 'read_file' in exchange 0's response was edited on replay, its signature kept: the text no longer matches the signature (Anthropic: “`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.”)"),
+    ],
+    "TD307-deepseek-agent-memory-drops-reasoning-content-rejected.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
+         "the reasoning_content before the call 'get_exchange_rate' in exchange 0's response was dropped on replay"),
+    ],
+    "TD307-openrouter-client-keeps-reasoning-drops-reasoning-details.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/messages/2/tool_calls/0', None,
+         "the reasoning_details block reasoning.encrypted before the call 'get_order_status' in exchange 0's response was dropped on replay"),
+    ],
+    "TD307-responses-reasoning-replayed-by-id-under-store-false-rejected.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/input/1', None,
+         "the reasoning item rs_0a7c3e5f9b1d24680068e2f1c4a9b7d3e5f1a2c8b6d4e0f9a3 before the call 'run_sql' in exchange 0's response was replayed by id only, without its encrypted_content, while store is false: “Item with id 'rs_0a7c3e5f9b1d24680068e2f1c4a9b7d3e5f1a2c8b6d4e0f9a3' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.”"),
+    ],
     "TD307-gemini-3-thought-signature-dropped-rejected.jsonl": [
         ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/contents/1/parts/0', None,
          "the thoughtSignature of the call 'spot_price' in exchange 0's response was dropped on replay"),
@@ -196,6 +216,16 @@ EXPECTED = {
     "TD403-text-before-tool-results.jsonl": [
         ('TD403', 'error', 1, 'c1', 3, 0, 'line 2/request/body#/messages/2/content/1', None,
          "tool_result 'toolu_01Hq8vYbT3kZr5nWx2LcPd7F' comes after a text block (/messages/2/content/0); tool_result blocks must open the user message"),
+    ],
+    "TD404-anthropic-blocks-replayed-to-chat-endpoint.jsonl": [
+        ('TD404', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/messages/2/content/1', None,
+         "a block of type 'tool_use' in an assistant message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the call i1 lookup_order"),
+        ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/0', None,
+         "a block of type 'tool_result' in a user message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the result for i1 lookup_order"),
+    ],
+    "TD404-langchain-image-block-in-tool-message.jsonl": [
+        ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/1', None,
+         "a block of type 'image' in a tool message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as image (image/png)"),
     ],
     "TD404-legacy-function-role.jsonl": [
         ('TD404', 'error', 1, 'c1', 2, None, 'line 2/request/body#/contents/2/role', None,
@@ -216,6 +246,10 @@ EXPECTED = {
     "TD501-litellm-proxy-repeats-call-id-on-every-fragment.jsonl": [
         ('TD501', 'error', 0, 'c1', 1, None, '/response/body#', 2,
          "tool call 0 repeats its id 'toolu_01HZq7VfT3kWc8rN2mYbL5xD' and its name 'get_weather' on a later fragment: assemblers that concatenate strings, as openai-python's does, glue them into 'toolu_01HZq7VfT3kWc8rN2mYbL5xDtoolu_01HZq7VfT3kWc8rN2mYbL5xD'"),
+    ],
+    "TD501-litellm-proxy-passes-on-anthropic-block-index.jsonl": [
+        ('TD501', 'error', 0, 'c1', 1, 1, '/response/body#', 1,
+         "the first tool call arrives at index 1, not 0: openai-python files it at position 0 and makes its later fragments a second call, with the arguments but no id or name (another format's block index passed on: Anthropic counts the text block before the call)"),
     ],
     "TD501-openai-responses-relay-forwards-deltas-out-of-order.json": [
         ('TD501', 'error', 0, 'c1', 1, None, '/interactions/0/response/body#', 5,
@@ -282,6 +316,14 @@ EXPECTED = {
     "TD805-deepseek-reasoner-tool-turn-without-reasoning-content.jsonl": [
         ('TD805', 'error', 0, 'c1', 1, 0, '/request/body#/messages/2/tool_calls/0', None,
          'the turn calling \'get_exchange_rate\' carries no reasoning_content (a tool turn needs it): deepseek rejects it, “Missing `reasoning_content` field in the assistant message at message index N. (newer models: "The `reasoning_content` in the thinking mode must be passed back to the API.")”'),
+    ],
+    "TD805-kimi-k2-thinking-history-saved-without-reasoning-content.jsonl": [
+        ('TD805', 'error', 0, 'c1', 1, 0, '/request/body#/messages/2/tool_calls/0', None,
+         "the turn calling 'search_docs' carries no reasoning_content (a tool turn needs it): kimi rejects it, “thinking is enabled but reasoning_content is missing in assistant tool call message at index N”"),
+    ],
+    "TD805-openai-responses-stateless-history-names-reasoning-by-id.jsonl": [
+        ('TD805', 'error', 0, 'c1', 1, 1, '/request/body#/input/2', None,
+         "the turn calling 'get_invoice' carries no reasoning item with its encrypted_content (store is false) (it must come before the call): openai-responses rejects it, “Item with id 'rs_…' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.”"),
     ],
     "TD806-openai-chat-gemini-mcp-tool-names-with-dots.jsonl": [
         ('TD806', 'error', 1, 'c1', None, None, 'line 2/request/body#/tools/0/functionDeclarations/1', None,

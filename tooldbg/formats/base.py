@@ -195,6 +195,13 @@ class Facts:
     """The keys from a function call's wire node to its arguments (`("function", "arguments")`,
     `("input",)`): `checks.arguments` reads the wire value there (custom tools and legacy shapes are
     its special cases), and TD204 names the field by the last key."""
+    call_id_keys: tuple[str, ...] | None
+    """The key of a call's id and the key by which its result names it (`("id", "tool_call_id")`),
+    both required by the provider's own types (openai-python `ChatCompletionMessageToolCallParam.id`
+    and `ChatCompletionToolMessageParam.tool_call_id`, `ResponseFunctionToolCallParam.call_id`,
+    anthropic-sdk `ToolUseBlockParam.id` and `ToolResultBlockParam.tool_use_id`, botocore's
+    `ToolUseBlock` and `ToolResultBlock` `toolUseId`); None where ids are optional (Gemini pairs by
+    name): TD108 reports a call or result without its id."""
     failure: Literal["flag", "error-key", "text"]
     """How a tool result says that the tool failed: a `flag` beside the content (Anthropic `is_error`,
     Bedrock `status`), an `error-key` in place of the output (Gemini `response.error`), or only in
@@ -206,6 +213,18 @@ class Facts:
     reasoning: str | None
     """What the format calls the reasoning that has to come back with a call (`thinking block`,
     `reasoning item`, `thoughtSignature`), None when it has none: TD307 names it."""
+    reasoning_replay: Literal["signature", "signed-text", "text"]
+    """What of the reasoning before a call must come back intact on replay (`checks.reasoning`, TD307):
+    its `signature` only (or redacted data, or item id; the text beside it is not verified: Gemini,
+    Responses); `signed-text`, the signature and, unchanged, the text it signs (Anthropic, Bedrock);
+    `text`, the reasoning text even unsigned, and signed blocks unchanged (Chat Completions dialects:
+    DeepSeek and Kimi `reasoning_content`, OpenRouter `reasoning_details`)."""
+    content_types: tuple[str, ...] | None
+    """The `type`s a block in a message's `content` array (or in a tool result's) may have, as the
+    provider's own types define them (`fnmatch` patterns: Anthropic names its many server-tool blocks
+    `*_tool_use` / `*_tool_result`); None where tooldbg does not judge them (Gemini parts and Bedrock
+    blocks are keyed by field, Responses content sits in typed items). TD404 reports a block of
+    another type — another format's or an agent framework's, forwarded unconverted."""
     strict_pairing: bool
     """The provider rejects a history whose results are not in the turn right after their calls:
     TD402 is then an error, not a warning."""
@@ -219,7 +238,7 @@ class Facts:
     """The provider rejects a request holding an empty or whitespace-only text block: TD406 judges
     the format."""
     title: str
-    """The format as its provider names it (`Anthropic Messages`): loss lines name it."""
+    """The format as its provider names it (`Bedrock Converse`): loss lines name it."""
     model_key: str | None
     """The request key naming the model (`model`), None when the model travels in the URL (Gemini
     `…/models/{model}:generateContent`, Bedrock `/model/{modelId}/converse`): the writer writes it,
@@ -232,12 +251,12 @@ class Facts:
     """The values the provider documents for a setting, low and high inclusive (for `stop`, the
     number of sequences): a value outside is not written but reported, since the provider rejects it."""
     max_tokens_default: int | None
+    """The `max_tokens` written when the conversation sets none because the provider requires one
+    (Anthropic), reported as a default; None: the provider does not require one."""
     restated: Mapping[str, Any]
     """Details the reader keeps in a node's meta only to write them back as recorded, which say
     nothing the canonical form does not (Bedrock's `status: "success"` is `is_error: false`): no
     other writer reports them as lost. Empty for most formats."""
-    """The `max_tokens` written when the conversation sets none because the provider requires one
-    (Anthropic), reported as a default; None: the provider does not require one."""
 
 
 # ------------------------------------------------------------------------------- the protocol
