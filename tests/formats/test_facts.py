@@ -44,13 +44,16 @@ def _valid(value: Any, hint: Any) -> bool:
     if hint is Any:
         return True
     if origin is tuple:
-        item, rest = get_args(hint)
-        assert rest is Ellipsis, f"no check for {hint}"
-        return isinstance(value, tuple) and bool(value) and all(_valid(v, item) for v in value)
+        args = get_args(hint)
+        if args[-1] is not Ellipsis:  # a fixed-size tuple: (low, high)
+            return isinstance(value, tuple) and len(value) == len(args) and all(map(_valid, value, args))
+        return isinstance(value, tuple) and bool(value) and all(_valid(v, args[0]) for v in value)
     if hint is bool:
         return type(value) is bool
     if hint is int:
         return type(value) is int
+    if hint is float:
+        return type(value) is float
     if hint is str:
         return isinstance(value, str) and value.strip() != ""
     raise AssertionError(f"no check for a field of type {hint}: add one to _valid")
