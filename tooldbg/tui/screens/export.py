@@ -187,8 +187,10 @@ class ExportScreen(ModalScreen[Path | None]):
         self.findings: list[Finding] = []
         self.fixed: Fixed | None = None
         self.blanked: list[Blank] = []
-        #: The model the export names (`convert --model`): the conversation's, unless edited.
+        #: The model the export names (`convert --model`): the conversation's, unless edited. The
+        #: field shows it on one line, control characters escaped (it comes from the log).
         self.model = conversation.model
+        self._model_shown = one_line(conversation.model or "", 200)
         self._computed_for: tuple[str, bool, str | None] | None = None
         self._auto_path = str(self._default_path(self.target))
         self._confirmed: Path | None = None
@@ -213,7 +215,7 @@ class ExportScreen(ModalScreen[Path | None]):
                 yield Static(what, id="export-conversation")
             with Horizontal(classes="export-row"):
                 yield Label("Model", classes="export-label")
-                yield Input(value=conv.model or "", placeholder="none named: OpenAI and Anthropic need one",
+                yield Input(value=self._model_shown, placeholder="none named: OpenAI and Anthropic need one",
                             id="export-model", compact=True)
             with Horizontal(classes="export-row"):
                 yield Label("Path", classes="export-label")
@@ -256,7 +258,7 @@ class ExportScreen(ModalScreen[Path | None]):
 
     @on(Input.Changed, "#export-model")
     def _model_changed(self, event: Input.Changed) -> None:
-        model = event.value.strip() or None
+        model = self.conversation.model if event.value == self._model_shown else event.value.strip() or None
         if model == self.model:
             return
         self.model = model
