@@ -9,6 +9,7 @@ An export never holds an empty value in place of recorded content (`repair.guard
 raises `NotWritten` instead, unless the caller shows the blanks and refuses on its own (the CLI and
 the dialog, which name the repair). What the target requires and the body lacks (a model) is in
 `Export.missing`, its loss line in `losses`: `convert` exits 1 on it.
+
 Writing a file is `writing.py` (`check_writable`, `write_atomically`, re-exported here): never over
 the input, over an existing file only when told to, atomically.
 """
