@@ -4,6 +4,12 @@
 or the request body that replays the conversation in a wire format) and every loss the writer
 reported; `Export.text` is the bytes written or printed, secrets masked in one pass over the whole
 text (`secrets.redact_text`) and no raw control or bidi character in it (`render.inert_json`).
+
+An export never holds an empty value in place of recorded content (`repair.guard.blanks`): `export`
+raises `NotWritten` instead, unless the caller shows the blanks and refuses on its own (the CLI and
+the dialog, which name the repair). What the target requires and the body lacks (a model) is in
+`Export.missing`, its loss line in `losses`: `convert` exits 1 on it.
+
 Writing a file is `writing.py` (`check_writable`, `write_atomically`, re-exported here): never over
 the input, over an existing file only when told to, atomically.
 """
@@ -11,10 +17,11 @@ the input, over an existing file only when told to, atomically.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from . import formats
+from .errors import ToolDbgError
 from .jsonio import dumps
 from .model import Conversation, Loss, document
 from .render import inert_json
@@ -22,7 +29,10 @@ from .secrets import redact_text
 from .targets import wire_format
 from .writing import check_writable, write_atomically
 
-__all__ = ["TARGETS", "Export", "check_writable", "export", "write_atomically"]
+if TYPE_CHECKING:
+    from .repair import Blank
+
+__all__ = ["TARGETS", "Export", "NotWritten", "check_writable", "export", "write_atomically"]
 
 TARGETS: tuple[str, ...] = (*formats.WIRE_FORMATS, "canonical")
 
@@ -34,6 +44,10 @@ class Export:
     losses: tuple[Loss, ...]
     #: Where each wire node came from (`Written.origins`; empty for the canonical document).
     origins: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: The body keys the target requires that the conversation could not fill (`model`).
+    missing: tuple[str, ...] = ()
+    #: Where the body would hold an empty value in place of recorded content (see `export`).
+    blanks: tuple[Blank, ...] = field(default=(), compare=False, repr=False)
 
     def text(self, *, redact: bool = True) -> str:
         """The body as written: JSON, credentials masked unless `redact` is false."""
@@ -41,13 +55,41 @@ class Export:
         return inert_json(redact_text(out) if redact else out)
 
 
-def export(conversations: list[Conversation], target: str) -> Export:
+class NotWritten(ToolDbgError):
+    """The export would put an empty value in place of recorded content; `export` holds the body
+    that would have been written (and its losses), `blanks` where and which repair prevents it."""
+
+    def __init__(self, export: Export) -> None:
+        self.export = export
+        self.blanks = export.blanks
+        count = len(export.blanks)
+        super().__init__(f"not written: {export.target} cannot carry {count} recorded value"
+                         f"{'s' if count != 1 else ''} as the log has {'them' if count != 1 else 'it'} "
+                         f"(first: {export.blanks[0]}); tooldbg never writes an empty value in its place")
+
+
+def export(conversations: list[Conversation], target: str, *, model: str | None = None,
+           allow_blanks: bool = False) -> Export:
     """One conversation to a wire format, or to a provider profile of one (`mistral` writes OpenAI
     Chat Completions with the ids and tool names Mistral accepts), or any number to the canonical
-    document."""
+    document. `model` replaces the conversations' model (`convert --model`).
+
+    Raises `NotWritten` where the body would hold an empty value in place of recorded content,
+    unless `allow_blanks` (a caller that shows `Export.blanks` and refuses on its own)."""
+    if model is not None:
+        conversations = [replace(conv, model=model) for conv in conversations]
     if target == "canonical":
         return Export(target, document(conversations), ())
     if len(conversations) != 1:
         raise ValueError("a wire format holds exactly one conversation")
-    written = formats.get(wire_format(target)).write(conversations[0], target=target)
-    return Export(target, written.body, written.losses, written.origins)
+    from .repair import blanks  # the repairs import the checks: loaded when a wire export is made
+
+    conv, wire = conversations[0], wire_format(target)
+    written = formats.get(wire).write(conv, target=target)
+    key = formats.facts(wire).model_key
+    result = Export(target, written.body, written.losses, written.origins,
+                    missing=("model",) if key is not None and not written.body.get(key) else (),
+                    blanks=tuple(blanks(conv, target, written.origins)))
+    if result.blanks and not allow_blanks:
+        raise NotWritten(result)
+    return result

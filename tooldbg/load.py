@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from . import formats
 from .errors import FormatError, InputError, unexpected
@@ -305,21 +305,45 @@ def http_error(message: Message) -> ApiError:
                     code=str(message.status))
 
 
-#: The model an endpoint URL names, for formats whose request body does not: Gemini
-#: `…/models/gemini-2.5-flash:generateContent`, Bedrock `…/model/<modelId>/converse-stream`.
-_URL_MODEL = re.compile(r"/model/([^/?#]+)/(?:converse|invoke)|/models/([^/?#:]+):\w")
+#: Where an endpoint URL names the model, for requests whose body does not (each matched against
+#: the URL's path, still percent-encoded, so an ARN's own `/` and `:` arrive as `%2F`, `%3A`):
+_URL_MODELS = (
+    # Gemini API `/v1beta/models/{model}:generateContent` (https://ai.google.dev/api/generate-content)
+    # and Vertex AI `/v1/projects/{p}/locations/{l}/publishers/{google|anthropic|…}/models/{model}:
+    # {generateContent|streamGenerateContent|rawPredict|streamRawPredict}` (https://cloud.google.com/
+    # vertex-ai/generative-ai/docs/reference/rest/v1/projects.locations.publishers.models/generateContent,
+    # https://docs.anthropic.com/en/api/claude-on-vertex-ai: the model is in the URL, not the body).
+    re.compile(r"/models/([^/:]+):[A-Za-z]+$"),
+    # Bedrock `/model/{modelId}/converse`, `/converse-stream`, `/invoke`, `/invoke-with-response-stream`
+    # (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html and its
+    # ConverseStream, InvokeModel, InvokeModelWithResponseStream pages); a model id may be an ARN.
+    re.compile(r"/model/(.+?)/(?:converse|converse-stream|invoke|invoke-with-response-stream)$"),
+    # Azure OpenAI `/openai/deployments/{deployment}/chat/completions?api-version=…`
+    # (https://learn.microsoft.com/azure/ai-services/openai/reference): the deployment is the model
+    # as far as the wire says.
+    re.compile(r"/openai/deployments/([^/]+)/"),
+)
+
+
+def url_model(url: str) -> str | None:
+    """The model an endpoint URL names (decoded), or None when its shape names none."""
+    path = urlsplit(url).path
+    for pattern in _URL_MODELS:
+        found = pattern.search(path)
+        if found and unquote(found.group(1)).strip():
+            return unquote(found.group(1))
+    return None
 
 
 def _name_model(read: ExchangeRead) -> None:
-    """A request whose body names no model (Gemini, Bedrock) takes the one its URL names, else the
-    one its response names: the log says which model it talked to, so the conversation says it too."""
+    """A request whose body names no model (Gemini, Bedrock, Claude on Vertex AI, Azure OpenAI) takes
+    the one its URL names, else the one its response names: the log says which model it talked to,
+    so the conversation says it too."""
     if read.request is None or read.request.model is not None:
         return
     message = read.exchange.request
-    found = _URL_MODEL.search(message.url) if message is not None and message.url else None
-    if found:
-        model: str | None = unquote(found.group(1) or found.group(2))
-    else:
+    model = url_model(message.url) if message is not None and message.url else None
+    if model is None:
         model = next((r.model for r in read.responses if r.model), None)
     if model:
         read.request = replace(read.request, model=model)

@@ -223,9 +223,29 @@ class ToolChoice:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    """The sampling settings every format has a field for, read out of whichever field the source
+    used (`max_tokens` is Chat's `max_completion_tokens`, Gemini's `generationConfig.maxOutputTokens`,
+    Bedrock's `inferenceConfig.maxTokens`…; `formats.base.Facts.settings` says where). None: not set."""
+
+    max_tokens: int | None = None
+    temperature: int | float | None = None
+    top_p: int | float | None = None
+    stop: tuple[str, ...] | None = None
+
+    def items(self) -> list[tuple[str, Any]]:
+        """(name, value) of each setting that is set, in field order."""
+        return [(f.name, v) for f in fields(self) if (v := getattr(self, f.name)) is not None]
+
+
+NO_SETTINGS = Settings()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Conversation:
     id: str = "c1"
     model: str | None = None
+    settings: Settings = NO_SETTINGS
     system: tuple[Part, ...] = ()
     tools: tuple[Tool, ...] = ()
     tool_choice: ToolChoice | None = None
@@ -396,6 +416,8 @@ def conversation_to_dict(conv: Conversation, *, sources: bool = True) -> dict[st
     out: dict[str, Any] = {"id": conv.id}
     if conv.model is not None:
         out["model"] = conv.model
+    if conv.settings != NO_SETTINGS:
+        out["settings"] = {k: list(v) if isinstance(v, tuple) else v for k, v in conv.settings.items()}
     out["system"] = [part_to_dict(p, sources=sources) for p in conv.system]
     out["tools"] = [tool_to_dict(t) for t in conv.tools]
     if conv.tool_choice is not None:
@@ -446,6 +468,7 @@ def conversation_from_dict(data: Any, pointer: str = "") -> Conversation:
     return Conversation(
         id=_conversation_id(data.get("id", "c1"), pointer),
         model=_typed(data.get("model"), _OPT_STR, "model", pointer),
+        settings=_settings(data.get("settings"), f"{pointer}/settings"),
         system=parts("system", data.get("system", [])), tools=tuple(tools),
         tool_choice=_tool_choice(data.get("tool_choice"), f"{pointer}/tool_choice"),
         turns=tuple(turns), meta=_typed(data.get("meta") or {}, (dict,), "meta", pointer))
@@ -471,6 +494,21 @@ def _tool_choice(data: Any, pointer: str) -> ToolChoice | None:
     return ToolChoice(mode=_typed(data.get("mode", "auto"), _STR, "mode", pointer),
                       name=_typed(data.get("name"), _OPT_STR, "name", pointer),
                       parallel=_typed(data.get("parallel"), (bool, None), "parallel", pointer))
+
+
+def _settings(data: Any, pointer: str) -> Settings:
+    """`settings`: every key optional, each of its JSON type (an unknown key is kept out, not an
+    error: the document is only ever extended)."""
+    if data is None:
+        return NO_SETTINGS
+    data = _typed(data, (dict,), "settings", pointer.rsplit("/", 1)[0])
+    number = (int, float, None)
+    stop = _typed(data.get("stop"), (list, None), "stop", pointer)
+    return Settings(max_tokens=_typed(data.get("max_tokens"), (int, None), "max_tokens", pointer),
+                    temperature=_typed(data.get("temperature"), number, "temperature", pointer),
+                    top_p=_typed(data.get("top_p"), number, "top_p", pointer),
+                    stop=None if stop is None else
+                    tuple(_typed(v, _STR, str(i), f"{pointer}/stop") for i, v in enumerate(stop)))
 
 
 def _list(data: Mapping[str, Any], key: str, pointer: str) -> list[Any]:

@@ -96,7 +96,7 @@ class Stitcher:
                      for i, (t, h) in enumerate(zip(turns, hashes, strict=True))]
         answered = link(answers, prior=turns)
         conversation = Conversation(
-            id=thread.conversation.id if thread else "", model=request.model,
+            id=thread.conversation.id if thread else "", model=request.model, settings=request.settings,
             system=request.system, tools=request.tools, tool_choice=request.tool_choice,
             turns=(*turns, *answered), meta=dict(request.meta))
         all_hashes = hashes + [turn_hash(t) for t in answered]

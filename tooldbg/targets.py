@@ -152,6 +152,9 @@ class Table:
     pairing: Pairing | None = None
     result_media: ResultMedia | None = None
     reasoning: ReasoningReplay | None = None
+    #: The request key a profile takes `max_tokens` under when it is not its format's own field
+    #: (Chat Completions writes `max_completion_tokens`).
+    max_tokens_key: str | None = None
 
 
 # ------------------------------------------------------------------------------------- the tables
@@ -331,6 +334,7 @@ _OPENAI_PAIRING = OPENAI_CHAT.pairing
 _OPENAI_MEDIA = OPENAI_CHAT.result_media
 
 MISTRAL = Table(
+    max_tokens_key="max_tokens",  # https://docs.mistral.ai/api/ (chat completion request)
     call_id=(
         Limit("pattern", "Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9.",
               "issues nearai/ironclaw#1241, karthink/gptel#1203", value=r"[a-zA-Z0-9]{9}"),
@@ -340,6 +344,7 @@ MISTRAL = Table(
 )
 
 DEEPSEEK = Table(
+    max_tokens_key="max_tokens",  # https://api-docs.deepseek.com/api/create-chat-completion
     # DeepSeek issues opaque ids of its own (`call_00_…`); OpenAI's 40-character limit is not its own.
     tool_name=(
         Limit("pattern", _OPENAI_NAME, "api.deepseek.com answers with OpenAI's text, issue "
@@ -357,6 +362,7 @@ DEEPSEEK = Table(
 )
 
 KIMI = Table(
+    max_tokens_key="max_tokens",  # https://platform.moonshot.ai/docs/api/chat
     # Kimi issues ids like `functions.get_weather:0` itself: no id limit of its own is known.
     pairing=_OPENAI_PAIRING,
     result_media=_OPENAI_MEDIA,

@@ -26,6 +26,7 @@ from tooldbg.model import (
     Opaque,
     Reasoning,
     Result,
+    Settings,
     Source,
     Text,
     Tool,
@@ -39,13 +40,16 @@ from tooldbg.records import sse
 CORPUS = paths.CORPUS
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts" / "anthropic"
 A = "anthropic"
+#: Anthropic requires max_tokens: conversations written here set it, so a default is no loss of theirs.
+MAX_TOKENS = Settings(max_tokens=1024)
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 PNG = "iVBORw0KGgo="
 
 
 def as_conversation(request: Request) -> Conversation:
     return Conversation(model=request.model, system=request.system, tools=request.tools,
-                        tool_choice=request.tool_choice, turns=request.turns, meta=request.meta)
+                        tool_choice=request.tool_choice, turns=request.turns, meta=request.meta,
+                        settings=request.settings)
 
 
 def canonical(request: Request) -> dict[str, Any]:
@@ -139,7 +143,7 @@ def test_request_with_text_beside_parallel_calls_a_failure_an_image_and_thinking
                 result(2, "toolu_01B", [text_part("upstream timeout")], is_error=True,
                        name="get_weather")]},
             {"role": "user", "parts": [text_part("Answer in Celsius.")]}],
-        "meta": {A: {"max_tokens": 1024}}}
+        "settings": {"max_tokens": 1024}}
     assert request.stream is False
 
 
@@ -190,7 +194,7 @@ def test_content_variants_unknown_keys_and_meta():
                 {"type": "media", "kind": "document", "media_type": "application/pdf",
                  "data": "JVBERi0=", "meta": {A: {"title": "Spec"}}},
                 {"type": "media", "kind": "image", "file_id": "file_011"}]}],
-        "meta": {A: {"max_tokens": 64, "temperature": 0, "x_gateway": {"trace": "abc"}}}}
+        "settings": {"max_tokens": 64, "temperature": 0}, "meta": {A: {"x_gateway": {"trace": "abc"}}}}
 
 
 def test_blocks_tooldbg_does_not_model_stay_opaque():
@@ -262,8 +266,9 @@ def test_tools_tool_choice_and_request_parameters():
         Tool(name="memory", kind="memory_20250818", origin=A, raw=memory))
     assert request.tool_choice == ToolChoice(mode="required", parallel=False)
     assert request.stream is True and request.model == "claude-opus-4-5"
-    assert request.meta == {A: {"max_tokens": 2048, "thinking": {"type": "enabled", "budget_tokens": 1024},
+    assert request.meta == {A: {"thinking": {"type": "enabled", "budget_tokens": 1024},
                                 "metadata": {"user_id": "u1"}}}
+    assert request.settings == Settings(max_tokens=2048)
     for wire, choice in [({"type": "tool", "name": "get_weather"},
                           ToolChoice(mode="tool", name="get_weather")),
                          ({"type": "none"}, ToolChoice(mode="none")),
@@ -629,7 +634,7 @@ def test_write_a_clean_conversation():
                        content=(Text(text="upstream timeout"),
                                 Media(kind="image", media_type="image/jpeg", data="/9j/4AAQ"))))),
             Turn(role="user", parts=(Text(text="Answer in Celsius."),))]),
-        meta={A: {"max_tokens": 1024, "temperature": 0}})
+        settings=Settings(max_tokens=1024, temperature=0))
     written = anthropic.write(conv)
     assert written.losses == ()
     assert written.body == {
@@ -661,7 +666,7 @@ def test_write_a_clean_conversation():
 
 
 def test_write_repairs_a_foreign_history_and_reports_every_change():
-    conv = Conversation(model="m", turns=link([
+    conv = Conversation(model="m", settings=MAX_TOKENS, turns=link([
         Turn(role="user", parts=(Text(text="Weather in Oslo and Bergen?"), Text(text="  "))),
         Turn(role="assistant", parts=(
             Reasoning(text="two calls", signature="gAAAA", origin="openai-responses"),
@@ -710,7 +715,7 @@ def test_write_repairs_a_foreign_history_and_reports_every_change():
 
 
 def test_write_pairs_results_with_the_previous_calls_only():
-    conv = Conversation(model="m", turns=link([
+    conv = Conversation(model="m", settings=MAX_TOKENS, turns=link([
         Turn(role="user", parts=(Text(text="go"),)),
         Turn(role="assistant", parts=(Invocation(name="f", arguments={}, wire_id="call_0"),)),
         Turn(role="tool", parts=(Result(wire_id="call_0", content=(Text(text="one"),)),)),
@@ -740,7 +745,7 @@ def test_write_pairs_results_with_the_previous_calls_only():
 
 
 def test_write_reports_a_result_name_only_when_it_differs_from_its_call():
-    conv = Conversation(model="m", turns=link([
+    conv = Conversation(model="m", settings=MAX_TOKENS, turns=link([
         Turn(role="user", parts=(Text(text="go"),)),
         Turn(role="assistant", parts=(Invocation(name="f", arguments={}, wire_id="toolu_1"),
                                       Invocation(name="g", arguments={}, wire_id="toolu_2"),
@@ -763,7 +768,7 @@ def test_write_reports_a_result_name_only_when_it_differs_from_its_call():
 
 
 def test_write_history_ending_on_calls_keeps_them():
-    conv = Conversation(model="m", turns=link([
+    conv = Conversation(model="m", settings=MAX_TOKENS, turns=link([
         Turn(role="user", parts=(Text(text="go"),)),
         Turn(role="assistant", parts=(Invocation(name="f", arguments={}, wire_id="toolu_1"),))]))
     written = anthropic.write(conv)
@@ -774,7 +779,7 @@ def test_write_history_ending_on_calls_keeps_them():
 
 def test_write_keeps_an_empty_final_assistant_message():
     """Rule 8: every message needs content, except the final assistant message."""
-    conv = Conversation(model="m", turns=(
+    conv = Conversation(model="m", settings=MAX_TOKENS, turns=(
         Turn(role="user", parts=(Text(text="go"),)), Turn(role="assistant"),
         Turn(role="user", parts=(Text(text="again"),)),
         Turn(role="assistant", parts=(Reasoning(text="x", origin="gemini"),))))
@@ -783,7 +788,7 @@ def test_write_keeps_an_empty_final_assistant_message():
                                         {"role": "user", "content": [{"type": "text", "text": "again"}]},
                                         {"role": "assistant", "content": []}]
     assert [(loss.turn, loss.part) for loss in written.losses] == [(1, None), (3, 0)]
-    assert anthropic.write(Conversation(model="m", turns=(Turn(role="assistant"),))).body["messages"] == [
+    assert anthropic.write(Conversation(model="m", settings=MAX_TOKENS, turns=(Turn(role="assistant"),))).body["messages"] == [
         {"role": "assistant", "content": []}]
 
 
@@ -793,15 +798,15 @@ def test_write_thinking_rules():
     history = [Turn(role="user", parts=(Text(text="go"),)),
                Turn(role="assistant", parts=(Invocation(name="f", arguments={}, wire_id="toolu_1"),)),
                Turn(role="tool", parts=(Result(wire_id="toolu_1", content=(Text(text="ok"),)),))]
-    unsigned = anthropic.write(Conversation(model="m", turns=link(history), meta=thinking_on))
+    unsigned = anthropic.write(Conversation(model="m", settings=MAX_TOKENS, turns=link(history), meta=thinking_on))
     assert "thinking" not in unsigned.body
     assert unsigned.losses == (Loss(
         "thinking turned off: the assistant message with the latest tool calls has no thinking block to "
         "replay, which Anthropic rejects while thinking is on"),)
     history[1] = Turn(role="assistant", parts=(signed, *history[1].parts))
-    replayed = anthropic.write(Conversation(model="m", turns=link(history), meta=thinking_on))
+    replayed = anthropic.write(Conversation(model="m", settings=MAX_TOKENS, turns=link(history), meta=thinking_on))
     assert replayed.losses == () and replayed.body["thinking"] == thinking_on[A]["thinking"]
-    final = anthropic.write(Conversation(model="m", turns=link([
+    final = anthropic.write(Conversation(model="m", settings=MAX_TOKENS, turns=link([
         history[0], Turn(role="assistant", parts=(signed, Text(text="answer")))])))
     assert final.body["messages"][-1]["content"] == [{"type": "text", "text": "answer"}]
     assert final.losses == (Loss("thinking dropped from the final assistant message: Anthropic rejects it "
@@ -835,7 +840,9 @@ def test_write_tools_names_and_conversation_level_losses():
                                            "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1"}]}]
     assert [str(loss) for loss in written.losses] == [
-        "conversation: the conversation names no model; Anthropic requires one",
+        "conversation: model: none — missing: Anthropic requires model in the request body and the "
+        "conversation names none (give one with --model)",
+        "conversation: max_tokens: 4096 — a default: Anthropic requires max_tokens and the source had none",
         "conversation part 1: media part cannot be carried in system content; dropped",
         "conversation: tool name 'mcp.search' does not fit anthropic (letters, digits, - and _, "
         "1 to 128 characters); wrote 'mcp_search'",
@@ -854,10 +861,10 @@ def test_write_tools_names_and_conversation_level_losses():
         "reads back as 'mcp_search', its call's written name",
         "turn 3: empty turn dropped: Anthropic rejects a message without content"]
     assert_losses_explain(conv, as_conversation(anthropic.read_request(written.body)), written.losses)
-    empty = anthropic.write(Conversation(model="m", tool_choice=ToolChoice(mode="auto")))
-    assert empty.body == {"model": "m", "max_tokens": 4096, "messages": []}
+    empty = anthropic.write(Conversation(model="m", settings=MAX_TOKENS, tool_choice=ToolChoice(mode="auto")))
+    assert empty.body == {"model": "m", "max_tokens": 1024, "messages": []}
     assert [loss.message for loss in empty.losses] == [
-        "tool choice 'auto' dropped: no tool is declared",
+        "tool_choice: 'auto' — not carried: no tool is declared",
         "no message to send; Anthropic requires at least one"]
 
 
@@ -870,7 +877,7 @@ def test_write_system_turns_and_unknown_request_parameters():
     assert written.losses == ()
     assert written.body["tool_choice"] == {"type": "future"}
     assert written.body["messages"][1] == {"role": "system", "content": [{"type": "text", "text": "mid"}]}
-    leading = anthropic.write(Conversation(model="m", system=(Text(text="top"),), turns=(
+    leading = anthropic.write(Conversation(model="m", settings=MAX_TOKENS, system=(Text(text="top"),), turns=(
         Turn(role="user"), Turn(role="system", parts=(Text(text="first"),)),
         Turn(role="user", parts=(Text(text="hi"),)))))
     assert leading.body["system"] == [{"type": "text", "text": "top"}, {"type": "text", "text": "first"}]
@@ -887,7 +894,7 @@ def test_write_media_forms():
              Media(kind="audio", media_type="audio/wav", data="UklGR"),
              Media(kind="image", media_type="image/bmp", data="Qk0="),
              Media(kind="image"))
-    written = anthropic.write(Conversation(model="m", turns=(Turn(role="user", parts=parts),)))
+    written = anthropic.write(Conversation(model="m", settings=MAX_TOKENS, turns=(Turn(role="user", parts=parts),)))
     assert written.body["messages"][0]["content"] == [
         {"type": "image", "source": {"type": "base64", "media_type": "image/webp", "data": "UklGR"}},
         {"type": "image", "source": {"type": "url", "url": "https://x/a.png"}},
@@ -919,7 +926,7 @@ def test_write_reports_the_details_other_formats_kept():
     """Responses item ids and message phases (and any other format's meta) have no Anthropic form:
     each is a loss at its node, while Anthropic's own meta is written back."""
     r = "openai-responses"
-    conv = Conversation(model="m", meta={r: {"store": False}},
+    conv = Conversation(model="m", settings=MAX_TOKENS, meta={r: {"store": False}},
                         tools=(Tool(name="f", parameters=SCHEMA, meta={r: {"strict": True}}),),
                         turns=link([
         Turn(role="user", parts=(Text(text="Weather in Paris?"),), meta={"openai-chat": {"name": "ann"}}),
@@ -939,12 +946,11 @@ def test_write_reports_the_details_other_formats_kept():
              "cache_control": {"type": "ephemeral"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "sunny"}]}]
     assert written.losses == (
-        Loss("openai-responses request parameters not carried: store"),
+        Loss("store: False — not carried: Anthropic has no field for this openai-responses parameter"),
         Loss("openai-responses details of tool 'f' not carried: strict"),
         Loss("openai-chat details not carried: name", 0),
         Loss("openai-responses details not carried: message", 1, 0),
         Loss("openai-responses details not carried: id", 1, 1),
-        Loss("bedrock details not carried: status", 2, 0),
         Loss("gemini details not carried: extra", 2, 0),
         Loss("openai-responses details not carried: message", 3, 0))
     assert_losses_explain(conv, as_conversation(anthropic.read_request(written.body)), written.losses)
@@ -1027,7 +1033,8 @@ def test_opencode_recordings_facts():
     request = anthropic.read_request(req)
     assert request.tool_choice == ToolChoice(mode="tool", name="get_weather")
     assert request.system == (Text(text="Call tools exactly as requested."),)
-    assert request.meta == {A: {"max_tokens": 80, "temperature": 0}} and request.stream
+    assert request.meta == {} and request.stream
+    assert request.settings == Settings(max_tokens=80, temperature=0)
     tool_use = next(response_of(res).turn.invocations())
     assert (tool_use.arguments, tool_use.wire_id, tool_use.meta) == (
         {"city": "Paris"}, "toolu_01NGuJD7Pku4wqQzegRiBDyH", {})  # the default `caller` is not kept

@@ -27,6 +27,7 @@ from tooldbg.model import (
     Opaque,
     Reasoning,
     Result,
+    Settings,
     Source,
     Text,
     Tool,
@@ -47,7 +48,8 @@ B = "bedrock"
 
 def as_conversation(req: Request) -> Conversation:
     return Conversation(model=req.model, system=req.system, tools=req.tools,
-                        tool_choice=req.tool_choice, turns=req.turns, meta=req.meta)
+                        tool_choice=req.tool_choice, turns=req.turns, meta=req.meta,
+                        settings=req.settings)
 
 
 def canon(body: dict) -> dict:
@@ -144,7 +146,7 @@ def test_request_with_reasoning_parallel_calls_failure_and_image():
                  "content": [{"type": "text", "text": "upstream timeout"}]}]},
             {"role": "user", "parts": [{"type": "text", "text": "Answer briefly."}]},
         ],
-        "meta": {B: {"inferenceConfig": {"maxTokens": 512}}},
+        "settings": {"max_tokens": 512},
     }
 
 
@@ -507,9 +509,11 @@ def test_split_streams_on_message_start():
 
 
 def test_writer_replays_a_clean_conversation_exactly():
-    """A Bedrock conversation read and written back gives the same wire body, with no losses."""
+    """A Bedrock conversation read and written back gives the same wire body, with no losses — but
+    for `modelId`, which Converse takes in the URL path (`POST /model/{modelId}/converse`; botocore
+    `ConverseRequest.modelId` has `location: uri`), never in the JSON body."""
     written = bedrock.write(as_conversation(bedrock.read_request(ROUND_TRIP, SRC)))
-    assert written.body == ROUND_TRIP
+    assert written.body == {k: v for k, v in ROUND_TRIP.items() if k != "modelId"}
     assert written.losses == ()
 
 
@@ -581,7 +585,7 @@ def test_writer_from_another_format():
         Loss("anthropic details of the text not carried: cache_control", None, 0),
         Loss("no tools declared; wrote an empty-schema toolSpec for get_weather (Bedrock needs "
              "toolConfig beside toolUse/toolResult blocks)"),
-        Loss("parallel tool-call control dropped (Converse has none)"),
+        Loss("tool_choice.parallel: False — not carried: Bedrock Converse has no such control"),
     )
 
 
@@ -642,7 +646,7 @@ def test_writer_pairs_calls_with_the_next_message():
              "toolUse answered there)", 1, 1),
         Loss("tool results moved before the other content of their message", 2),
         Loss("tool results moved before the other content of their message", 3),
-        Loss("tool choice 'none' dropped (Converse has auto, any and tool)"),
+        Loss("tool_choice: 'none' — not carried: Bedrock Converse has auto, any and tool"),
     )
 
 
@@ -712,7 +716,8 @@ def test_corpus_tool_call_stream_facts():
     interaction = json.loads(path.read_text())["interactions"][0]
     request = bedrock.read_request(json.loads(interaction["request"]["body"]), SRC)
     assert request.tool_choice == ToolChoice(mode="tool", name="get_weather")
-    assert request.meta == {B: {"inferenceConfig": {"maxTokens": 80, "temperature": 0}}}
+    assert request.meta == {}
+    assert request.settings == Settings(max_tokens=80, temperature=0)
     assert request.tools[0].parameters["required"] == ["city"]
     assembled = bedrock.assemble_stream(
         eventstream.parse(base64.b64decode(interaction["response"]["body"])), SRC)
@@ -799,7 +804,7 @@ def test_write_then_read_loses_only_what_is_reported(conv):
     written = bedrock.write(conv)
     back = _read_back(written.body)
     assert_losses_explain(conv, back, written.losses)
-    assert back.model == conv.model
+    assert back.model is None  # the model travels in the URL (`/model/{modelId}/converse`)
 
 
 @PROPERTY

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import types
+from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -37,14 +38,22 @@ def _valid(value: Any, hint: Any) -> bool:
         return any(_valid(value, arm) for arm in get_args(hint))
     if hint is type(None):
         return value is None
+    if origin in (Mapping, dict):  # a mapping may be empty (a format without such a field)
+        key, item = get_args(hint)
+        return isinstance(value, Mapping) and all(_valid(k, key) and _valid(v, item) for k, v in value.items())
+    if hint is Any:
+        return True
     if origin is tuple:
-        item, rest = get_args(hint)
-        assert rest is Ellipsis, f"no check for {hint}"
-        return isinstance(value, tuple) and bool(value) and all(_valid(v, item) for v in value)
+        args = get_args(hint)
+        if args[-1] is not Ellipsis:  # a fixed-size tuple: (low, high)
+            return isinstance(value, tuple) and len(value) == len(args) and all(map(_valid, value, args))
+        return isinstance(value, tuple) and bool(value) and all(_valid(v, args[0]) for v in value)
     if hint is bool:
         return type(value) is bool
     if hint is int:
         return type(value) is int
+    if hint is float:
+        return type(value) is float
     if hint is str:
         return isinstance(value, str) and value.strip() != ""
     raise AssertionError(f"no check for a field of type {hint}: add one to _valid")

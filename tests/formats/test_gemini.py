@@ -47,7 +47,7 @@ def read(body: dict[str, Any]) -> dict[str, Any]:
 
 def as_conversation(req: Any) -> Conversation:
     return Conversation(system=req.system, tools=req.tools, tool_choice=req.tool_choice,
-                        turns=req.turns, meta=req.meta)
+                        turns=req.turns, meta=req.meta, settings=req.settings)
 
 
 def events(*data: Any) -> list[StreamEvent]:
@@ -114,7 +114,7 @@ def test_reads_a_tool_loop_with_text_parallel_calls_a_failure_and_an_image() -> 
                 result("i1", [{"type": "json", "value": {"temp_c": 22}}]),
                 result("i2", [text("upstream timeout")], is_error=True)]},
         ],
-        "meta": {"gemini": {"generationConfig": {"temperature": 0}}},
+        "settings": {"temperature": 0},
     }
 
 
@@ -594,7 +594,7 @@ def test_writes_a_whole_conversation_and_reports_what_it_cannot_carry() -> None:
              1, 0),
         Loss("anthropic details not carried: cache_control", 2, 1),
         Loss("anthropic's hosted tool web_search (web_search_20250305) has no Gemini equivalent: dropped"),
-        Loss("Gemini cannot forbid parallel calls explicitly: setting dropped"),
+        Loss("tool_choice.parallel: False — not carried: Gemini cannot forbid parallel calls explicitly"),
         Loss("Gemini rejects a history that ends on a model turn; append a user turn before sending"),
     )
 
@@ -639,7 +639,7 @@ def test_writer_reports_rule_breaks_and_repairs_nothing_silently() -> None:
         Loss("thought signature with no part after it to ride on: written on an empty thought part", 3, 1),
         Loss("empty turn omitted: Gemini rejects a content without parts", 4),
         Loss(bad_name),
-        Loss("forced tool choice names no tool: wrote ANY (any tool)"),
+        Loss("tool_choice: 'tool' — written as ANY (any tool): the forced choice names no tool"),
         Loss("the function call turn (turn 0) does not follow a user turn or a function response turn: "
              "Gemini rejects it"),
     )
@@ -743,7 +743,7 @@ def test_opencode_recordings_read(name: str, i: int, interaction: dict[str, Any]
     assert out.problems == () and out.complete
     response = gemini.read_response(out.body, SRC)
     assert response.finish_reason == "STOP" and response.model == "gemini-2.5-flash"
-    assert req.meta["gemini"]["generationConfig"]["temperature"] == 0
+    assert req.settings.temperature == 0
     if name == "streams-tool-call.json":
         assert req.tool_choice == ToolChoice(mode="tool", name="get_weather")
         assert req.tools[0].meta == {"gemini": {"schema": "parameters"}}

@@ -50,7 +50,8 @@ def read(body: dict[str, Any]) -> dict[str, Any]:
 
 def as_conversation(request) -> Conversation:
     return Conversation(model=request.model, system=request.system, tools=request.tools,
-                        tool_choice=request.tool_choice, turns=request.turns, meta=request.meta)
+                        tool_choice=request.tool_choice, turns=request.turns, meta=request.meta,
+                        settings=request.settings)
 
 
 def events(*payloads: Any) -> list[StreamEvent]:
@@ -139,7 +140,7 @@ def test_request_with_text_beside_parallel_calls_a_failure_and_images():
             {"role": "assistant", "parts": [], "meta": {"openai-chat": {"x_trace": "abc"}}},
         ],
         # Parameters stay for the rewrite; nulls and the default `stream: false` do not.
-        "meta": {"openai-chat": {"temperature": 0}},
+        "settings": {"temperature": 0},
     }
 
 
@@ -553,7 +554,7 @@ def test_own_reasoning_is_written_as_reasoning_content_and_other_formats_details
         "max_tokens": 512,
     }
     assert [str(loss) for loss in written.losses] == [
-        "conversation: anthropic request parameters not carried: max_tokens",
+        "conversation: max_tokens: 1024 — not carried: the request carries another max_tokens",
         "turn 1 part 1: gemini details not carried: thoughtSignature",
         "turn 3 part 1: moved: Chat Completions keeps reasoning, then content, then tool calls",
     ]
@@ -641,8 +642,9 @@ def test_a_conversation_without_model_or_tools_still_writes():
                                     turns=(Turn(role="user", parts=(Text(text="hi"),)),)))
     assert written.body == {"messages": [{"role": "user", "content": "hi"}]}
     assert [str(loss) for loss in written.losses] == [
-        "conversation: no model: the request needs one",
-        "conversation: tool choice dropped: there are no tools to choose from"]
+        "conversation: model: none — missing: OpenAI Chat Completions requires model in the request body "
+        "and the conversation names none (give one with --model)",
+        "conversation: tool_choice: 'required' — not carried: no tools to choose from"]
 
 
 # ---------------------------------------------------------------------------------------- streams

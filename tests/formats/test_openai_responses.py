@@ -48,7 +48,8 @@ def conv_of(body: Any) -> Conversation:
     """A request body read back as the conversation it replays."""
     r = fmt.read_request(body, SRC)
     return Conversation(
-        model=r.model, system=r.system, tools=r.tools, tool_choice=r.tool_choice, turns=r.turns, meta=r.meta
+        model=r.model, system=r.system, tools=r.tools, tool_choice=r.tool_choice, turns=r.turns, meta=r.meta,
+        settings=r.settings
     )
 
 
@@ -371,7 +372,8 @@ def test_request_unknown_keys_opaque_items_files_refusal_and_bad_arguments():
     assert fmt.write(conv_of(body)) == fmt.Written(
         body={"input": expected},
         losses=(
-            Loss("no model: the Responses API requires one", None),
+            Loss("model: none — missing: OpenAI Responses requires model in the request body and the "
+                 "conversation names none (give one with --model)", None),
             Loss(
                 "assistant message id 'msg_2' left out: only a message replayed with its msg_ id "
                 "after its reasoning item carries them",
@@ -1472,7 +1474,7 @@ def test_write_restores_request_params_but_not_stored_state():
         "temperature": 0.2,
     }
     assert written.losses == (
-        Loss("previous_response_id left out: the request replays the whole history", None),
+        Loss("previous_response_id: 'resp_0' — not carried: the request replays the whole history", None),
     )
 
 

@@ -503,3 +503,28 @@ def test_palette_runs_commands(tmp_path: Path) -> None:
         assert main.query_one(WireView).wire_format == "source"
 
     run(sample(tmp_path), body)
+
+
+def test_export_model_field_sets_the_model_and_a_missing_one_is_said(tmp_path: Path) -> None:
+    """The Model row is `convert --model`: the body names what it holds; emptied, a target that needs
+    a model in the body says so among the losses, and the written file is announced without one."""
+    path = sample(tmp_path)
+
+    async def body(pilot: Pilot) -> None:
+        screen = await open_export(pilot)
+        field = screen.query_one("#export-model", Input)
+        assert field.value == screen.conversation.model and screen.conversation.model
+        field.value = "gpt-4.1-mini"
+        await settle(pilot)
+        assert screen.result is not None and screen.result.body["model"] == "gpt-4.1-mini"
+        field.value = ""
+        await settle(pilot)
+        assert screen.result is not None and "model" not in screen.result.body
+        assert screen.result.missing == ("model",)
+        assert "model: none — missing: OpenAI Chat Completions requires model" in report(screen)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        written = json.loads((tmp_path / "weather.openai-chat.json").read_text(encoding="utf-8"))
+        assert "model" not in written and written["messages"]
+
+    run(path, body)

@@ -30,6 +30,7 @@ from ..convert import TARGETS, check_writable, export, write_atomically
 from ..errors import ToolDbgError
 from ..load import Loaded, load_bytes
 from ..model import CANONICAL_FORMAT
+from ..shorten import plain
 from ..targets import PROFILES, wire_format
 from .inputs import load_inputs, named, pick, read_inputs, report_errors, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
@@ -154,15 +155,20 @@ def show(files: tuple[str, ...], conversation_id: str | None, input_format: str 
 @click.option("--fix", "repair", is_flag=True,
               help="Make the safe repairs first (as `tooldbg fix` does), each listed on stderr.")
 @click.option("--keep-orphans", is_flag=True, help="With --fix: keep results that answer no call, as text.")
+@click.option("--model", help="The model the export names (the log's otherwise; Gemini and Bedrock take it "
+                              "in the URL, not the body).")
 @click.option("--no-redact", is_flag=True, help="Keep API keys and tokens unmasked.")
 def convert(file: str, target: str, output: str | None, conversation_id: str | None,
             input_format: str | None, output_format: str, force: bool, repair: bool, keep_orphans: bool,
-            no_redact: bool) -> None:
+            model: str | None, no_redact: bool) -> None:
     """Re-serialize FILE (- for standard input): the canonical document, or the request body that
     replays one conversation in another provider's format. Losses go to stderr, one line each.
     Nothing recorded is written empty: where the target cannot carry something as the log has it
     (arguments it would write as {}, a call or result it would leave out), convert stops (exit 1)
-    naming the repair, which --fix makes."""
+    naming the repair, which --fix makes. A body the target requires a model in (OpenAI, Anthropic)
+    when the log names none and --model gives none is written with the loss line, and exit 1."""
+    if model is not None and not model.strip():
+        fail("--model: give a model name")
     redact(not no_redact)
     inputs = [Path(file)] if file != "-" else []
     if output:
@@ -186,9 +192,9 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
     # Ids written are the ones the user sees: FILE#c1 when a folder's files are merged.
     conversations = [replace(n.conversation, id=n.name) if n.name != n.conversation.id else n.conversation
                      for n in chosen]
-    result = export(conversations, target)
+    result = export(conversations, target, model=model, allow_blanks=True)
     if target != "canonical":  # before the losses: a body that is not written loses nothing
-        refuse_blanks(chosen[0].name, conversations[0], target, result, fixed=repair)
+        refuse_blanks(chosen[0].name, target, result, fixed=repair)
     for loss in result.losses:
         echo(f"loss: {chosen[0].name} {loss}", err=True)
     if not repair:
@@ -204,10 +210,15 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
             rejected = rejected or finding.severity == "error"
             echo(f"preflight: {finding.code} {finding.severity} {finding.name}: "
                   f"{finding.message} at {finding.pointer}", err=True)
+    wire = formats.facts(wire_format(target)) if target != "canonical" else None
+    if model is not None and wire is not None and wire.model_key is None:
+        echo(f"note: {chosen[0].name} {wire.title} takes the model in the request URL, not the body: "
+             f"{plain(model)}", err=True)
     if output_format == "json":
         doc = {"tooldbg": __version__, "target": target,
                "conversations": [n.name for n in chosen],
-               "losses": [loss.to_dict() for loss in result.losses], "body": result.body}
+               "losses": [loss.to_dict() for loss in result.losses], "missing": list(result.missing),
+               "body": result.body}
         text = json_text(doc)
     else:
         text = result.text(redact=not no_redact)
@@ -215,7 +226,7 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
         write_atomically(Path(output), text, inputs=inputs, force=force)
     else:
         click.echo(text, nl=False)
-    if rejected:
+    if rejected or result.missing:
         sys.exit(1)
 
 
@@ -401,8 +412,8 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     fixed = fix_chosen(chosen, target, only=selected["--only"], skip=selected["--skip"],
                        keep_orphans=keep_orphans)
     conversations = [replace(f.conversation, id=f.name) for f in fixed]
-    result = export(conversations, target)
-    blocked = [] if target == "canonical" else blank_lines(fixed[0].name, conversations[0], target, result)
+    result = export(conversations, target, allow_blanks=True)
+    blocked = [] if target == "canonical" else blank_lines(fixed[0].name, result)
     text = result.text(redact=not no_redact)
     where = output if output and not dry_run else ("<dry-run>" if dry_run else "<stdout>")
     rule_target = None if target == "canonical" else target

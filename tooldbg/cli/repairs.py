@@ -12,7 +12,6 @@ from .output import echo
 if TYPE_CHECKING:
     from ..checks import Finding
     from ..convert import Export
-    from ..model import Conversation
     from ..repair import Fixed, Record
     from .inputs import Named
 
@@ -53,17 +52,15 @@ def record_line(record: Record) -> str:
     return f"not repaired {where}: {record.reason}"
 
 
-def blank_lines(name: str, conversation: Conversation, target: str, result: Export) -> list[str]:
-    from ..repair import blanks
+def blank_lines(name: str, result: Export) -> list[str]:
+    """What `export` found it would write empty (`Export.blanks`), one line each."""
+    return [f"{name} {blank}" for blank in result.blanks]
 
-    return [f"{name} {blank}" for blank in blanks(conversation, target, result.origins)]
 
-
-def refuse_blanks(name: str, conversation: Conversation, target: str, result: Export, *,
-                   fixed: bool) -> None:
+def refuse_blanks(name: str, target: str, result: Export, *, fixed: bool) -> None:
     """Stop (exit 1, nothing written) when the body would hold an empty value in place of recorded
     content, naming the repair that prevents it."""
-    lines = blank_lines(name, conversation, target, result)
+    lines = blank_lines(name, result)
     if not lines:
         return
     for line in lines:

@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..model import Conversation, Loss, Part, Side, Source, Tool, ToolChoice, Turn
+from ..model import NO_SETTINGS, Conversation, Loss, Part, Settings, Side, Source, Tool, ToolChoice, Turn
 from ..shorten import message as one_message
 from .meta import meta_for, own_meta, report_foreign, unmodeled, with_meta
 from .origins import Origin, Origins
@@ -88,6 +88,7 @@ class Request:
     model: str | None = None
     stream: bool = False
     meta: dict[str, Any] = field(default_factory=dict)
+    settings: Settings = NO_SETTINGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +237,26 @@ class Facts:
     rejects_blank_text: bool
     """The provider rejects a request holding an empty or whitespace-only text block: TD406 judges
     the format."""
+    title: str
+    """The format as its provider names it (`Bedrock Converse`): loss lines name it."""
+    model_key: str | None
+    """The request key naming the model (`model`), None when the model travels in the URL (Gemini
+    `…/models/{model}:generateContent`, Bedrock `/model/{modelId}/converse`): the writer writes it,
+    and `convert` reports an export without it as incomplete (exit 1)."""
+    settings: Mapping[str, tuple[tuple[str, ...], ...]]
+    """Where each `model.Settings` field travels in a request: the keys from the body to it, the
+    first spelling the one written, any other one also read (Chat's older `max_tokens`, kept on
+    rewriting that format). A setting the format has no field for is absent (Responses: `stop`)."""
+    setting_ranges: Mapping[str, tuple[int | float, int | float]]
+    """The values the provider documents for a setting, low and high inclusive (for `stop`, the
+    number of sequences): a value outside is not written but reported, since the provider rejects it."""
+    max_tokens_default: int | None
+    """The `max_tokens` written when the conversation sets none because the provider requires one
+    (Anthropic), reported as a default; None: the provider does not require one."""
+    restated: Mapping[str, Any]
+    """Details the reader keeps in a node's meta only to write them back as recorded, which say
+    nothing the canonical form does not (Bedrock's `status: "success"` is `is_error: false`): no
+    other writer reports them as lost. Empty for most formats."""
 
 
 # ------------------------------------------------------------------------------- the protocol

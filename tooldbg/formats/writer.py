@@ -5,11 +5,15 @@ names made to fit that target."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
 from ..targets import Table, describe, fit_call_ids, fit_tool_name, fit_tool_names, passes, table, wire_format
 from .origins import Origin, Origins
+from .settings import Paths, lifted, report_parameters, request_loss, write_model, write_settings
+
+if TYPE_CHECKING:
+    from .base import Facts
 
 _Emitted = TypeVar("_Emitted")
 
@@ -40,10 +44,40 @@ class Writer:
         """What `node` carried is now `holder`'s `at` (see `Origins.moved`)."""
         self.marks.moved(node, holder, at)
 
+    # ---- the request: model, settings, other formats' parameters (one wording: settings.request_loss)
+
+    def lose_setting(self, name: str, value: Any, verdict: str, why: str) -> None:
+        """A request-level loss, in the one wording `settings.request_loss` gives them all."""
+        self.lose(request_loss(name, value, verdict, why))
+
+    def write_model(self, body: dict[str, Any], facts: Facts) -> None:
+        """The model where the format's body names it; reported when the body needs one and has none."""
+        write_model(body, self.conv, facts.title, facts.model_key, self.losses)
+
+    def write_settings(self, body: dict[str, Any], facts: Facts, target: str) -> None:
+        """The conversation's settings at the format's fields (after its own meta is back in `body`)."""
+        settings, _ = lifted(self.conv, facts.name, _settings_paths)
+        write_settings(body, settings, facts.title, facts.settings, self.losses, ranges=facts.setting_ranges,
+                       max_tokens_default=facts.max_tokens_default,
+                       max_tokens_key=(table(target) or Table()).max_tokens_key)
+
+    def report_parameters(self, facts: Facts) -> None:
+        """Each request parameter another format kept in the conversation's meta, as not carried."""
+        settings, meta = lifted(self.conv, facts.name, _settings_paths)
+        report_parameters(facts.name, facts.title, settings, meta, self.losses, _settings_paths)
+
     def origins(self, body: dict[str, Any]) -> Mapping[str, Origin]:
         """Where the nodes marked so far sit in the final `body`, found when first read (see
         `Origins.resolve`)."""
         return self.marks.later(body)
+
+
+def _settings_paths(name: str) -> Paths | None:
+    """Format `name`'s setting fields (None for a name that is no format)."""
+    from . import FORMATS  # the registry imports the writers: looked up when a writer runs
+
+    module = FORMATS.get(name)
+    return module.FACTS.settings if module is not None else None
 
 
 def is_own_opaque(part: Part, name: str) -> TypeGuard[Opaque]:

@@ -34,6 +34,14 @@ FACTS = Facts(
     merges_roles=True,
     calls_last=True,
     rejects_blank_text=True,
+    title="Anthropic",
+    model_key="model",
+    # https://docs.anthropic.com/en/api/messages: `max_tokens` is required; temperature, top_p 0 to 1.
+    settings={"max_tokens": (("max_tokens",),), "temperature": (("temperature",),), "top_p": (("top_p",),),
+              "stop": (("stop_sequences",),)},
+    restated={},
+    setting_ranges={"temperature": (0, 1), "top_p": (0, 1)},
+    max_tokens_default=4096,
 )
 
 # `tool_choice.type` → the canonical mode.

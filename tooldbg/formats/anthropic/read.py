@@ -40,7 +40,8 @@ from ..base import (
     unmodeled,
 )
 from ..foreign import foreign_media
-from .common import _CHOICE_MODES, NAME, _type
+from ..settings import read_settings, without
+from .common import _CHOICE_MODES, FACTS, NAME, _type
 
 _DIRECT_CALLER = {"type": "direct"}  # the default `caller`, not worth keeping in meta
 
@@ -122,12 +123,13 @@ def read_request(body: Any, source: Source = NO_SOURCE) -> Request:
     tools = tuple(_tool(t, source.child("tools", i))
                   for i, t in enumerate(optional_list(body.get("tools"), source.child("tools"), "tools")))
     choice, unknown_choice = _tool_choice(body.get("tool_choice"), source.child("tool_choice"))
-    params = unmodeled(body, _REQUEST_KEYS)
+    settings, taken = read_settings(body, FACTS.settings)
+    params = without(unmodeled(body, _REQUEST_KEYS), taken)
     if unknown_choice is not None:
         params["tool_choice"] = unknown_choice
     return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
                    model=optional_field(body, "model", str, source), stream=body.get("stream") is True,
-                   meta=meta_for(NAME, params))
+                   meta=meta_for(NAME, params), settings=settings)
 
 
 def read_response(body: Any, source: Source = NO_SOURCE) -> Response:

@@ -20,9 +20,8 @@ from ..base import (
     type_name,
     writer_target,
 )
-from .common import _CHOICE_MODES, NAME, _type
+from .common import _CHOICE_MODES, FACTS, NAME, _type
 
-_DEFAULT_MAX_TOKENS = 4096  # required by the API, which has no default of its own
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 _SCHEMA_COMBINATORS = frozenset({"oneOf", "anyOf", "allOf"})
 _THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
@@ -48,14 +47,11 @@ class _Writer(Writer):
     def write(self) -> Written:
         conv = self.conv
         body: dict[str, Any] = {}
-        if conv.model:
-            body["model"] = conv.model
-        else:
-            self.lose("the conversation names no model; Anthropic requires one")
-        body["max_tokens"] = _DEFAULT_MAX_TOKENS
+        self.write_model(body, FACTS)
         body.update((k, v) for k, v in own_meta(NAME, conv.meta).items()
                     if k not in ("model", "messages", "system", "tools", "stream"))
-        report_foreign(NAME, conv.meta, self.losses, what="request parameters")
+        self.write_settings(body, FACTS, self.fit.target)
+        self.report_parameters(FACTS)
         system = [b for k, p in enumerate(conv.system) if (b := self.block(p, "system", None, k)) is not None]
         tools = self.tools()
         choice = self.tool_choice(bool(tools))
@@ -128,17 +124,18 @@ class _Writer(Writer):
         if choice is None:
             return None
         if not has_tools:
-            self.lose(f"tool choice {choice.mode!r} dropped: no tool is declared")
+            self.lose_setting("tool_choice", choice.mode, "not carried", "no tool is declared")
             return None
         if choice.mode not in _CHOICE_TYPES or (choice.mode == "tool" and not choice.name):
-            self.lose(f"tool choice {choice.mode!r} has no Anthropic form; dropped")
+            self.lose_setting("tool_choice", choice.mode, "not carried", "Anthropic has no such tool choice")
             return None
         wire: dict[str, Any] = {"type": _CHOICE_TYPES[choice.mode]}
         if choice.mode == "tool":
             wire["name"] = self.tool_name(choice.name, None, None)  # type: ignore[arg-type]
         if choice.parallel is not None:
             if choice.mode == "none":
-                self.lose("the parallel-calls setting is not carried with tool choice 'none'")
+                self.lose_setting("tool_choice.parallel", choice.parallel, "not carried",
+                                  "Anthropic takes it only beside a tool choice other than none")
             else:
                 wire["disable_parallel_tool_use"] = not choice.parallel
         return wire

@@ -28,6 +28,16 @@ FACTS = Facts(
     merges_roles=False,
     calls_last=True,
     rejects_blank_text=True,
+    title="Bedrock Converse",
+    model_key=None,
+    # https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InferenceConfiguration.html:
+    # temperature and topP 0 to 1.
+    settings={"max_tokens": (("inferenceConfig", "maxTokens"),),
+              "temperature": (("inferenceConfig", "temperature"),),
+              "top_p": (("inferenceConfig", "topP"),), "stop": (("inferenceConfig", "stopSequences"),)},
+    restated={"status": "success"},
+    setting_ranges={"temperature": (0, 1), "top_p": (0, 1)},
+    max_tokens_default=None,
 )
 
 # Media blocks: wire `format` → media type (botocore ImageFormat, DocumentFormat, VideoFormat,

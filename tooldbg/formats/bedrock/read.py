@@ -36,7 +36,8 @@ from ..base import (
     unmodeled,
     with_meta,
 )
-from .common import _FORMATS, _OWN_KEYS, NAME, _union_key
+from ..settings import read_settings, without
+from .common import _FORMATS, _OWN_KEYS, FACTS, NAME, _union_key
 
 _MESSAGE_BLOCKS = ("text", "image", "document", "video", "audio", "toolUse", "toolResult",
                    "reasoningContent", "cachePoint")
@@ -94,11 +95,12 @@ def read_request(body: Any, source: Source) -> Request:
         else:
             turns.append(Turn(role=role, parts=parts, source=at))
     tools, choice, config_meta = _tool_config(body.get("toolConfig"), source.child("toolConfig"))
-    meta = unmodeled(body, _OWN_KEYS)
+    settings, taken = read_settings(body, FACTS.settings)
+    meta = without(unmodeled(body, _OWN_KEYS), taken)
     if config_meta:
         meta["toolConfig"] = config_meta
     return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
-                   model=model, meta=meta_for(NAME, meta))
+                   model=model, meta=meta_for(NAME, meta), settings=settings)
 
 
 def read_response(body: Any, source: Source) -> Response:

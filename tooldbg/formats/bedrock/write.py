@@ -18,7 +18,7 @@ from ..base import (
     split_data_url,
     writer_target,
 )
-from .common import _FORMATS, _OWN_KEYS, NAME
+from .common import _FORMATS, _OWN_KEYS, FACTS, NAME
 
 _WIRE_FORMATS: dict[str, dict[str, str]] = {
     kind: {media_type: fmt for fmt, media_type in reversed(table.items())}
@@ -57,8 +57,6 @@ class _Writer(Writer):
     def run(self) -> Written:
         conv = self.conv
         body: dict[str, Any] = {}
-        if conv.model:
-            body["modelId"] = conv.model
         entries = [e for t, turn in enumerate(conv.turns) for e in self.turn(t, turn)]
         messages = self.messages(entries)
         body["messages"] = [{"role": m[0].role,
@@ -69,7 +67,8 @@ class _Writer(Writer):
             body["system"] = system
         own = own_meta(NAME, conv.meta)
         body.update({k: v for k, v in own.items() if k not in _OWN_KEYS})
-        report_foreign(NAME, conv.meta, self.losses, what="details of the request")
+        self.write_settings(body, FACTS, self.fit.target)
+        self.report_parameters(FACTS)
         config = self.tool_config([e for m in messages for e in m], own.get("toolConfig"))
         if config:
             body["toolConfig"] = config
@@ -310,7 +309,8 @@ class _Writer(Writer):
         if choice is not None and tools:
             config["toolChoice"] = choice
         elif choice is not None:
-            self.lose("tool choice dropped: no tools to choose from")
+            self.lose_setting("tool_choice", self.conv.tool_choice.mode if self.conv.tool_choice else None,
+                              "not carried", "no tools to choose from")
         if config and isinstance(extra, dict):
             config.update({k: v for k, v in extra.items() if k not in config})
         return config
@@ -334,14 +334,16 @@ class _Writer(Writer):
         if choice is None:
             return None
         if choice.parallel is not None:
-            self.lose("parallel tool-call control dropped (Converse has none)")
+            self.lose_setting("tool_choice.parallel", choice.parallel, "not carried",
+                              "Bedrock Converse has no such control")
         if choice.mode == "auto":
             return {"auto": {}}
         if choice.mode == "required":
             return {"any": {}}
         if choice.mode == "tool" and choice.name:
             return {"tool": {"name": self.tool_name(choice.name, None, None)}}
-        self.lose(f"tool choice {choice.mode!r} dropped (Converse has auto, any and tool)")
+        self.lose_setting("tool_choice", choice.mode, "not carried",
+                          "Bedrock Converse has auto, any and tool")
         return None
 
 

@@ -31,6 +31,15 @@ FACTS = Facts(
     merges_roles=False,
     calls_last=False,
     rejects_blank_text=False,
+    title="Gemini",
+    model_key=None,
+    # https://ai.google.dev/api/generate-content#generationconfig: temperature 0 to 2, up to 5 stop sequences.
+    settings={"max_tokens": (("generationConfig", "maxOutputTokens"),),
+              "temperature": (("generationConfig", "temperature"),),
+              "top_p": (("generationConfig", "topP"),), "stop": (("generationConfig", "stopSequences"),)},
+    restated={},
+    setting_ranges={"temperature": (0, 2), "top_p": (0, 1), "stop": (0, 5)},
+    max_tokens_default=None,
 )
 
 _SIGNATURE = "thoughtSignature"

@@ -35,7 +35,8 @@ from ..base import (
     split_results,
     type_name,
 )
-from .common import _SIGNATURE, NAME, _camel, _extra, _find, _get, _read_error, _Spec
+from ..settings import read_settings
+from .common import _SIGNATURE, FACTS, NAME, _camel, _extra, _find, _get, _read_error, _Spec
 
 _ROLES = {None: "user", "user": "user", "model": "assistant", "function": "user", "system": "system"}
 _MODES_IN = {"AUTO": "auto", "ANY": "required", "NONE": "none"}
@@ -84,11 +85,14 @@ def read_request(body: Any, source: Source) -> Request:
         split[0] = replace(split[0], meta=_kept(content, {"role": None, "parts": None}))
         turns.extend(split)
     choice, choice_used = _read_choice(body, source)
-    extra = _extra(body, {"contents": None, "systemInstruction": system_used, "tools": None,
-                          "toolConfig": choice_used})
+    settings, taken = read_settings(body, FACTS.settings, _get)
+    used: dict[str, Any] = {"contents": None, "systemInstruction": system_used, "tools": None,
+                            "toolConfig": choice_used}
+    if taken:  # the settings read leave the rest of generationConfig in meta
+        used["generationConfig"] = {path[1]: None for path in taken}
     return Request(turns=link(turns), system=tuple(system), tools=_read_tools(body, source),
                    tool_choice=choice, model=optional_field(body, "model", str, source),
-                   meta=meta_for(NAME, extra))
+                   meta=meta_for(NAME, _extra(body, used)), settings=settings)
 
 
 def read_response(body: Any, source: Source) -> Response:

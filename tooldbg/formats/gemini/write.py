@@ -30,7 +30,7 @@ from ..base import (
     split_data_url,
     writer_target,
 )
-from .common import _SIGNATURE, NAME
+from .common import _SIGNATURE, FACTS, NAME
 
 _MODES_OUT = {"auto": "AUTO", "none": "NONE", "required": "ANY", "tool": "ANY"}
 _END_OF_HISTORY = ("Gemini rejects a history that ends on a model turn; append a user turn before "
@@ -63,7 +63,8 @@ class _Writer(Writer):
         if conv.tool_choice is not None:
             body["toolConfig"] = {"functionCallingConfig": self.tool_choice(conv.tool_choice)}
         _merge(body, own_meta(NAME, conv.meta))
-        report_foreign(NAME, conv.meta, self.losses, what="request settings")
+        self.write_settings(body, FACTS, self.fit.target)
+        self.report_parameters(FACTS)
         self.check_order(contents)
         return Written(body=body, losses=tuple(self.losses), origins=self.origins(body))
 
@@ -349,15 +350,17 @@ class _Writer(Writer):
     def tool_choice(self, choice: ToolChoice) -> dict[str, Any]:
         mode = _MODES_OUT.get(choice.mode)
         if mode is None:
-            self.lose(f"tool choice {choice.mode!r} has no Gemini mode: wrote AUTO")
+            self.lose_setting("tool_choice", choice.mode, "written as AUTO", "Gemini has no such mode")
         out: dict[str, Any] = {"mode": mode or "AUTO"}
         if choice.mode == "tool" and choice.name:
             out["allowedFunctionNames"] = [self.fit.name(choice.name, None, None)]
         elif choice.mode == "tool":
-            self.lose("forced tool choice names no tool: wrote ANY (any tool)")
+            self.lose_setting("tool_choice", choice.mode, "written as ANY (any tool)",
+                              "the forced choice names no tool")
         if choice.parallel is not None:
-            self.lose(f"Gemini cannot {'allow' if choice.parallel else 'forbid'} parallel calls "
-                      "explicitly: setting dropped")
+            verb = "allow" if choice.parallel else "forbid"
+            self.lose_setting("tool_choice.parallel", choice.parallel, "not carried",
+                              f"Gemini cannot {verb} parallel calls explicitly")
         return out
 
     # ----- details

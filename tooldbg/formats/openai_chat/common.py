@@ -33,6 +33,16 @@ FACTS = Facts(
     merges_roles=False,
     calls_last=False,
     rejects_blank_text=False,
+    title="OpenAI Chat Completions",
+    model_key="model",
+    # https://platform.openai.com/docs/api-reference/chat/create: `max_completion_tokens` (the older
+    # `max_tokens` is deprecated for it, and rejected by reasoning models), `stop` (a string or up to 4),
+    # temperature 0 to 2.
+    settings={"max_tokens": (("max_completion_tokens",), ("max_tokens",)), "temperature": (("temperature",),),
+              "top_p": (("top_p",),), "stop": (("stop",),)},
+    restated={},
+    setting_ranges={"temperature": (0, 2), "top_p": (0, 1), "stop": (0, 4)},
+    max_tokens_default=None,
 )
 
 

@@ -30,7 +30,8 @@ from ..base import (
     with_meta,
 )
 from ..foreign import foreign_part
-from .common import NAME, _api_error, _audio_type, _choice
+from ..settings import read_settings, without
+from .common import FACTS, NAME, _api_error, _audio_type, _choice
 from .reasoning import FIELD, mirrored, read_details, visible
 
 # Top-level request keys the reader models; every other key is a parameter kept in meta.
@@ -60,7 +61,8 @@ def read_request(body: Any, source: Source) -> Request:
     body = expect_dict(body, source, "a Chat Completions request")
     messages = expect_list(body.get("messages"), source.child("messages"), "messages")
     system, turns = _read_messages(messages, source.child("messages"))
-    params = unmodeled(body, _MODELED_PARAMS, defaults={"stream": False})
+    settings, taken = read_settings(body, FACTS.settings)
+    params = without(unmodeled(body, _MODELED_PARAMS, defaults={"stream": False}), taken)
     choice, verbatim = _read_tool_choice(body, source)
     if verbatim is not None:
         params["tool_choice"] = verbatim
@@ -68,7 +70,7 @@ def read_request(body: Any, source: Source) -> Request:
         params["function_call"] = body["function_call"]  # the modern choice wins; keep the other
     return Request(turns=link(turns), system=tuple(system), tools=tuple(_read_tools(body, source)),
                    tool_choice=choice, model=optional_field(body, "model", str, source),
-                   stream=body.get("stream") is True, meta=meta_for(NAME, params))
+                   stream=body.get("stream") is True, meta=meta_for(NAME, params), settings=settings)
 
 
 def read_response(body: Any, source: Source) -> Response:

@@ -9,7 +9,7 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
 from ..base import Fitting, Writer, Written, is_own_opaque, own_meta, report_foreign, writer_target
-from .common import NAME, _audio_type, _choice
+from .common import FACTS, NAME, _audio_type, _choice
 from .reasoning import FIELD, is_detail, visible, write_detail
 
 
@@ -46,10 +46,7 @@ class _Writer(Writer):
     def run(self) -> Written:
         self.plan_calls()
         body: dict[str, Any] = {}
-        if self.conv.model is not None:
-            body["model"] = self.conv.model
-        else:
-            self.lose("no model: the request needs one")
+        self.write_model(body, FACTS)
         outs = self.system_messages()
         for t, turn in enumerate(self.conv.turns):
             outs.extend(self.turn(t, turn))
@@ -58,7 +55,8 @@ class _Writer(Writer):
         params = own_meta(NAME, self.conv.meta)
         params.pop("tool_choice", None)
         body.update({k: v for k, v in params.items() if k not in body})
-        report_foreign(NAME, self.conv.meta, self.losses, what="request parameters")
+        self.write_settings(body, FACTS, self.fit.target)
+        self.report_parameters(FACTS)
         return Written(body=body, losses=tuple(sorted(
             self.losses, key=lambda x: (-1 if x.turn is None else x.turn, -1 if x.part is None else x.part))),
             origins=self.origins(body))
@@ -472,7 +470,7 @@ class _Writer(Writer):
             return
         if not kinds:
             if choice is not None:
-                self.lose("tool choice dropped: there are no tools to choose from")
+                self.lose_setting("tool_choice", choice.mode, "not carried", "no tools to choose from")
             return
         renamed = choice is not None and choice.name is not None and \
             self.fit.written_name(choice.name) != choice.name
@@ -488,13 +486,15 @@ class _Writer(Writer):
             name = self.name(choice.name, None, None)
             value = {"name": name} if functions else {"type": kind, kind: {"name": name}}
         else:
-            self.lose(f"tool choice {choice.mode} {choice.name or ''}".rstrip()
-                      + " cannot be written; dropped")
+            why = "no such tool to choose" if choice.mode == "tool" else "functions have no such choice"
+            what = f"{choice.mode} {choice.name or ''}".rstrip()
+            self.lose_setting("tool_choice", what, "not carried", why)
             return
         body["function_call" if functions else "tool_choice"] = value
         if choice is not None and choice.parallel is not None:
             if functions:
-                self.lose("parallel_tool_calls needs tools[], not legacy functions; dropped")
+                self.lose_setting("tool_choice.parallel", choice.parallel, "not carried",
+                                  "parallel_tool_calls needs tools[], not legacy functions")
             else:
                 body["parallel_tool_calls"] = choice.parallel
 

@@ -30,6 +30,14 @@ FACTS = Facts(
     merges_roles=False,
     calls_last=False,
     rejects_blank_text=False,
+    title="OpenAI Responses",
+    model_key="model",
+    # https://platform.openai.com/docs/api-reference/responses/create: no stop sequences; temperature 0 to 2.
+    settings={"max_tokens": (("max_output_tokens",),), "temperature": (("temperature",),),
+              "top_p": (("top_p",),)},
+    restated={},
+    setting_ranges={"temperature": (0, 2), "top_p": (0, 1)},
+    max_tokens_default=None,
 )
 
 #: The tool choices Responses spells as a bare string.

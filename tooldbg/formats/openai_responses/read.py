@@ -41,7 +41,8 @@ from ..base import (
     unmodeled,
     with_meta,
 )
-from .common import NAME, _media_type, _read_choice, _text_type
+from ..settings import read_settings, without
+from .common import FACTS, NAME, _media_type, _read_choice, _text_type
 
 #: Request keys read into the canonical form; every other key is kept in `Request.meta`.
 _MODELED = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream")
@@ -84,14 +85,15 @@ def read_request(body: Any, source: Source) -> Request:
     if conversation is not None and not isinstance(conversation, str | dict):
         raise FormatError(f"conversation must be a string or an object, not {type_name(conversation)}",
                           source.child("conversation").pointer)
-    rest = unmodeled(body, _MODELED)
+    settings, taken = read_settings(body, FACTS.settings)
+    rest = without(unmodeled(body, _MODELED), taken)
     if verbatim is not None:
         rest["tool_choice"] = verbatim
     tools = expect_list(body.get("tools") or [], source.child("tools"), "tools")
     return Request(turns=link(turns), system=tuple(system),
                    tools=tuple(_read_tool(t, source.child("tools", i)) for i, t in enumerate(tools)),
                    tool_choice=choice, model=optional_field(body, "model", str, source),
-                   stream=body.get("stream") is True, meta=meta_for(NAME, rest))
+                   stream=body.get("stream") is True, meta=meta_for(NAME, rest), settings=settings)
 
 
 def read_response(body: Any, source: Source) -> Response:

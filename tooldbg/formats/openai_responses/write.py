@@ -8,7 +8,8 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
 from ..base import Fitting, Writer, Written, own_meta, report_foreign, writer_target
-from .common import _MODES, NAME, _media_type, _read_choice, _text_type
+from ..settings import request_loss
+from .common import _MODES, FACTS, NAME, _media_type, _read_choice, _text_type
 
 #: Replaying these next to the whole history would duplicate it, so the writer leaves them out.
 _STATEFUL = ("previous_response_id", "conversation")
@@ -32,11 +33,8 @@ class _Writer(Writer):
     def body(self) -> dict[str, Any]:
         conv = self.conv
         body: dict[str, Any] = {}
-        if conv.model:
-            body["model"] = conv.model
-        else:
-            self.lose("no model: the Responses API requires one", None)
-        report_foreign(NAME, conv.meta, self.losses)
+        self.write_model(body, FACTS)
+        self.report_parameters(FACTS)
         items = self.system(body)
         last_role = None
         for t, turn in enumerate(conv.turns):
@@ -54,9 +52,10 @@ class _Writer(Writer):
         body.update(self.choice())
         for key, value in own_meta(NAME, conv.meta).items():
             if key in _STATEFUL:
-                self.lose(f"{key} left out: the request replays the whole history", None)
+                self.lose(request_loss(key, value, "not carried", "the request replays the whole history"))
             elif key != "tool_choice":
                 body.setdefault(key, value)
+        self.write_settings(body, FACTS, self.fit.target)
         self.check_pairs()
         return body
 
@@ -110,7 +109,8 @@ class _Writer(Writer):
             out["tool_choice"] = {"type": "custom" if kind == "custom" else "function",
                                   "name": self.fit.name(choice.name)}
         else:
-            self.lose(f"tool choice {choice.mode!r} has no Responses form: sent 'auto'", None)
+            self.lose_setting("tool_choice", choice.mode, "written as auto",
+                              "OpenAI Responses has no such tool choice")
             out["tool_choice"] = "auto"
         if choice.parallel is not None:
             out["parallel_tool_calls"] = choice.parallel

@@ -15,6 +15,7 @@ after the user confirms in the dialog. Secrets are masked unless the user untick
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Group
@@ -31,7 +32,7 @@ from ...checks import Finding, preflight
 from ...convert import Export, check_writable, export, write_atomically
 from ...errors import ToolDbgError
 from ...render import clean, safe, visible
-from ...repair import Blank, Fixed, Repair, blanks, fix_conversation
+from ...repair import Blank, Fixed, Repair, fix_conversation
 from ...repair.base import at
 from ...shorten import one_line
 from ...targets import PROFILES, wire_format
@@ -186,7 +187,11 @@ class ExportScreen(ModalScreen[Path | None]):
         self.findings: list[Finding] = []
         self.fixed: Fixed | None = None
         self.blanked: list[Blank] = []
-        self._computed_for: tuple[str, bool] | None = None
+        #: The model the export names (`convert --model`): the conversation's, unless edited. The
+        #: field shows it on one line, control characters escaped (it comes from the log).
+        self.model = conversation.model
+        self._model_shown = one_line(conversation.model or "", 200)
+        self._computed_for: tuple[str, bool, str | None] | None = None
         self._auto_path = str(self._default_path(self.target))
         self._confirmed: Path | None = None
 
@@ -209,6 +214,10 @@ class ExportScreen(ModalScreen[Path | None]):
                 what.append_text(safe(f"{conv.model or ''}  {self.loaded.path.rsplit('/', 1)[-1]}", "dim"))
                 yield Static(what, id="export-conversation")
             with Horizontal(classes="export-row"):
+                yield Label("Model", classes="export-label")
+                yield Input(value=self._model_shown, placeholder="none named: OpenAI and Anthropic need one",
+                            id="export-model", compact=True)
+            with Horizontal(classes="export-row"):
                 yield Label("Path", classes="export-label")
                 yield Input(value=self._auto_path, id="export-path", compact=True)
             with Horizontal(id="export-boxes"):
@@ -225,7 +234,7 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         self.query_one("#export-format", Select).focus()
-        self.call_after_refresh(self.compute, self.target, self.repairs)  # paint the dialog first
+        self.call_after_refresh(self.compute, self.target, self.repairs, self.model)  # paint the dialog first
 
     # ------------------------------------------------------------------------------------ state
 
@@ -247,11 +256,19 @@ class ExportScreen(ModalScreen[Path | None]):
         self.repairs = event.value
         self._recompute()
 
+    @on(Input.Changed, "#export-model")
+    def _model_changed(self, event: Input.Changed) -> None:
+        model = self.conversation.model if event.value == self._model_shown else event.value.strip() or None
+        if model == self.model:
+            return
+        self.model = model
+        self._recompute()
+
     def _recompute(self) -> None:
         self.result = None
         self.query_one("#export-report-body", Static).update(Text("computing the losses…", "dim"))
         self._set_status(Text(""))
-        self.compute(self.target, self.repairs)
+        self.compute(self.target, self.repairs, self.model)
 
     @on(Input.Changed, "#export-path")
     def _path_changed(self, _event: Input.Changed) -> None:
@@ -282,29 +299,31 @@ class ExportScreen(ModalScreen[Path | None]):
         status.set_class(not text.plain, "-empty")
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
-    def compute(self, target: str, repairs: bool = False) -> None:
+    def compute(self, target: str, repairs: bool = False, model: str | None = None) -> None:
         """The body, the writer's losses, the pre-flight findings, the repairs (`repairs`) and what
         would be blanked, for `target`, off the UI thread."""
         try:
             fixed = fix_conversation(self.loaded, self.conversation, target=target) if repairs else None
             conversation = fixed.conversation if fixed is not None else self.conversation
-            result = export([conversation], target)
+            conversation = replace(conversation, model=model)  # the Model field, emptied: none
+            result = export([conversation], target, allow_blanks=True)  # blanks: listed below
             findings = preflight(result.body, target) if target != "canonical" else []
-            blanked = blanks(conversation, target, result.origins)
+            blanked = list(result.blanks)
         except Exception as err:  # noqa: BLE001 - a writer failing on odd input is shown, not raised
             message = str(err) if isinstance(err, (ToolDbgError, ValueError)) else \
                 f"internal error: {type(err).__name__}: {err}"
             self.app.call_from_thread(self._failed, target, message)
             return
-        self.app.call_from_thread(self._computed, target, repairs, result, findings, fixed, blanked)
+        self.app.call_from_thread(self._computed, (target, repairs, model), result, findings, fixed, blanked)
 
-    def _computed(self, target: str, repairs: bool, result: Export, findings: list[Finding],
+    def _computed(self, inputs: tuple[str, bool, str | None], result: Export, findings: list[Finding],
                   fixed: Fixed | None, blanked: list[Blank]) -> None:
-        if (target, repairs) != (self.target, self.repairs):
-            return  # the user picked another format, or flipped the box, meanwhile
-        self.result, self.findings, self._computed_for = result, findings, (target, repairs)
+        if inputs != (self.target, self.repairs, self.model):
+            return  # the user picked another format, flipped the box or edited the model meanwhile
+        self.result, self.findings, self._computed_for = result, findings, inputs
         self.fixed, self.blanked = fixed, blanked
-        self.query_one("#export-report-body", Static).update(report(target, result, findings, fixed, blanked))
+        shown = report(inputs[0], result, findings, fixed, blanked)
+        self.query_one("#export-report-body", Static).update(shown)
 
     def _failed(self, target: str, message: str) -> None:
         if target == self.target:
@@ -317,7 +336,7 @@ class ExportScreen(ModalScreen[Path | None]):
         self.dismiss(None)
 
     def action_write(self) -> None:
-        if self.result is None or self._computed_for != (self.target, self.repairs):
+        if self.result is None or self._computed_for != (self.target, self.repairs, self.model):
             self._set_status(Text("still computing the losses: write again in a moment", "yellow"))
             return
         if self.blanked:
@@ -361,8 +380,10 @@ class ExportScreen(ModalScreen[Path | None]):
             detail += f", {made} repair{'s' if made != 1 else ''}"
         if errors:
             detail += f", {errors} pre-flight error{'s' if errors != 1 else ''}"
+        if self.result.missing:
+            detail += f", no {' or '.join(self.result.missing)} ({self.target} requires one)"
         if not redact:
             detail += ", secrets NOT masked"
         self.app.notify(clean(f"wrote {path.resolve()} ({detail})"), title="export", markup=False,
-                        severity="warning" if errors or not redact else "information")
+                        severity="warning" if errors or not redact or self.result.missing else "information")
         self.dismiss(path)
