@@ -172,8 +172,9 @@ class ResponseChains:
         sent = linked[:len(request.turns)]
         hashes = hashes + [turn_hash(t) for t in linked]
         conversation = Conversation(
-            id=thread.conversation.id if thread else "", model=request.model, system=request.system,
-            tools=request.tools, tool_choice=request.tool_choice, turns=(*prefix, *linked),
+            id=thread.conversation.id if thread else "", model=request.model, settings=request.settings,
+            system=request.system, tools=request.tools, tool_choice=request.tool_choice,
+            turns=(*prefix, *linked),
             meta=_with_state(request.meta, start))
         if thread is None:
             thread = new_thread(exchange, conversation, hashes)
