@@ -17,6 +17,7 @@ from urllib.parse import unquote
 from . import formats
 from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
+from .history import History, Reuse
 from .jsonio import resolve
 from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
@@ -162,53 +163,87 @@ def load_bytes(name: str, data: bytes, input_format: str | None = None,
 
 
 def _read_capture(capture: Capture, input_format: str | None, progress: Progress | None) -> Loaded:
+    """Each exchange read and stitched in log order. A request's replayed history is recognised by
+    `History` before it is read, and keeps the turn objects of the conversation's previous request
+    — but only when the stitcher continues that conversation with it; otherwise it is read whole
+    (see `tooldbg.history`)."""
     loaded = Loaded(capture.path, capture.container, errors=list(capture.errors))
     stitcher = Stitcher()
+    history = History()
     for number, exchange in enumerate(capture.exchanges, start=1):
         if progress is not None:
             progress(capture.path, number, len(capture.exchanges))
-        read = read_exchange(capture.path, exchange, input_format, loaded.errors)
+        read, reuse, digests = _read_exchange(capture.path, exchange, input_format, loaded.errors, history)
         loaded.reads.append(read)
         if read.request is None and not read.responses:
             continue
         try:
+            if reuse is not None and read.request is not None:
+                thread = stitcher.match(read.request)
+                if thread is None or thread.conversation.id != reuse.conversation:
+                    read.request = _read_request(read, capture.path)  # another conversation's turns
             thread = stitcher.add(exchange.index, read.request, read.responses)
         except Exception as err:  # noqa: BLE001 - one exchange lost, not the file
             loaded.errors.append(InputError(capture.path, _where(exchange), unexpected(err)))
             read.request, read.responses, read.streams = None, (), ()
             continue
         read.conversation = thread.conversation.id
+        if read.request is not None and read.format is not None and exchange.request is not None:
+            history.remember(read.conversation, exchange.request.body, read.format, digests, read.request)
     loaded.conversations = [t.conversation for t in stitcher.threads]
     loaded.api_errors = {t.conversation.id: t.errors for t in stitcher.threads if t.errors}
     return loaded
+
+
+def _read_request(read: ExchangeRead, path: str) -> Request:
+    """The request of an exchange read whole (its format read it once already, without error)."""
+    assert read.format is not None and read.exchange.request is not None
+    message = read.exchange.request
+    request = formats.get(read.format).read_request(message.body,
+                                                    _source(path, read.exchange, message, "request"))
+    return _with_model(read, request)
 
 
 def read_exchange(path: str, exchange: Exchange, input_format: str | None,
                   errors: list[InputError]) -> ExchangeRead:
     """Read both sides of one exchange in its format; a side that fails becomes an error (and an
     exception a reader should not raise is caught here too: `errors.unexpected`)."""
+    return _read_exchange(path, exchange, input_format, errors, None)[0]
+
+
+def _read_exchange(path: str, exchange: Exchange, input_format: str | None, errors: list[InputError],
+                   history: History | None) -> tuple[ExchangeRead, Reuse | None, list[int] | None]:
+    """`read_exchange`, the request read against `history` when there is one: the read, what its
+    request kept of an earlier one, and the digests of its messages."""
+    reuse: Reuse | None = None
+    digests: list[int] | None = None
     try:
         detected = input_format or _detect(exchange)
     except Exception as err:  # noqa: BLE001
         errors.append(InputError(path, _where(exchange), unexpected(err)))
-        return ExchangeRead(exchange)
+        return ExchangeRead(exchange), None, None
     read = ExchangeRead(exchange, format=detected)
     if read.format is None:
         if exchange.request is not None or exchange.response is not None:
             errors.append(InputError(path, _where(exchange), "unknown format (use --input-format)"))
-        return read
+        return read, None, None
     module = formats.get(read.format)
     request, response = exchange.request, exchange.response
     if request is not None and request.body is not None:
+        source = _source(path, exchange, request, "request")
         try:
-            read.request = module.read_request(request.body, _source(path, exchange, request, "request"))
+            if history is not None:
+                read.request, reuse, digests = history.read(read.format, module.read_request,
+                                                            request.body, source)
+            else:
+                read.request = module.read_request(request.body, source)
         except FormatError as err:
             errors.append(_error(path, request, err))
         except Exception as err:  # noqa: BLE001
             errors.append(_error(path, request, FormatError(unexpected(err))))
     if response is None:
         _name_model(read)
-        return read
+        return read, reuse, digests
     source = _source(path, exchange, response, "response")
     try:
         if response.events is not None:
@@ -224,7 +259,7 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
         read.streams, read.responses = (), ()
         errors.append(_error(path, response, FormatError(unexpected(err))))
     _name_model(read)
-    return read
+    return read, reuse, digests
 
 
 #: The model an endpoint URL names, for formats whose request body does not: Gemini
@@ -235,16 +270,20 @@ _URL_MODEL = re.compile(r"/model/([^/?#]+)/(?:converse|invoke)|/models/([^/?#:]+
 def _name_model(read: ExchangeRead) -> None:
     """A request whose body names no model (Gemini, Bedrock) takes the one its URL names, else the
     one its response names: the log says which model it talked to, so the conversation says it too."""
-    if read.request is None or read.request.model is not None:
-        return
+    if read.request is not None:
+        read.request = _with_model(read, read.request)
+
+
+def _with_model(read: ExchangeRead, request: Request) -> Request:
+    if request.model is not None:
+        return request
     message = read.exchange.request
     found = _URL_MODEL.search(message.url) if message is not None and message.url else None
     if found:
         model: str | None = unquote(found.group(1) or found.group(2))
     else:
         model = next((r.model for r in read.responses if r.model), None)
-    if model:
-        read.request = replace(read.request, model=model)
+    return replace(request, model=model) if model else request
 
 
 def _stream_response(module: Format, assembled: Assembled, source: Source) -> Response:

@@ -48,12 +48,30 @@ def _chain(previous: bytes, turn: bytes) -> bytes:
     return hashlib.blake2b(previous + turn, digest_size=16).digest()
 
 
+def _chains(hashes: list[bytes]) -> list[bytes]:
+    """The chained hash of every prefix of a request's turns."""
+    chains, chain = [], b""
+    for h in hashes:
+        chain = _chain(chain, h)
+        chains.append(chain)
+    return chains
+
+
 class Stitcher:
     """Feed exchanges in log order with `add`; read `threads` at the end."""
 
     def __init__(self) -> None:
         self.threads: list[Thread] = []
         self._by_chain: dict[bytes, Thread] = {}
+        #: id(turn) → (the turn, its hash): a turn object replayed from exchange to exchange (see
+        #: `tooldbg.history`) is hashed once, not once per request that carries it.
+        self._hashes: dict[int, tuple[Turn, bytes]] = {}
+
+    def match(self, request: Request) -> Thread | None:
+        """The thread `add` would continue with `request` (None: it would start one); changes
+        nothing. `load` asks before it lets a request keep history turns read for another."""
+        hashes = [self._hash(t) for t in request.turns]
+        return self._continued(request, hashes, _chains(hashes))
 
     def add(self, exchange: int, request: Request | None, responses: tuple[Response, ...]) -> Thread:
         answers = [r.turn for r in responses if r.turn is not None]
@@ -61,15 +79,9 @@ class Stitcher:
         if request is None:
             model = next((r.model for r in responses if r.model), None)
             return self._new(exchange, Conversation(model=model, turns=link(answers)), errors, [])
-        hashes = [turn_hash(t) for t in request.turns]
-        chains, chain = [], b""
-        for h in hashes:
-            chain = _chain(chain, h)
-            chains.append(chain)
-        kept = next((i + 1 for i in range(len(chains) - 1, -1, -1) if chains[i] in self._by_chain), 0)
-        thread = self._by_chain[chains[kept - 1]] if kept else None
-        if thread is not None and not _goes_on(thread, request.turns, kept):
-            thread = None
+        hashes = [self._hash(t) for t in request.turns]
+        chains = _chains(hashes)
+        thread = self._continued(request, hashes, chains)
         turns = list(request.turns)
         if thread is not None:
             known = thread.conversation.turns
@@ -80,7 +92,7 @@ class Stitcher:
             id=thread.conversation.id if thread else "", model=request.model,
             system=request.system, tools=request.tools, tool_choice=request.tool_choice,
             turns=(*turns, *answered), meta=dict(request.meta))
-        all_hashes = hashes + [turn_hash(t) for t in answered]
+        all_hashes = hashes + [self._hash(t) for t in answered]
         if thread is None:
             thread = self._new(exchange, conversation, errors, all_hashes)
         else:
@@ -91,10 +103,24 @@ class Stitcher:
         thread.requested = len(hashes)
         if chains:
             self._by_chain[chains[-1]] = thread
+        chain = chains[-1] if chains else b""
         for h in all_hashes[len(hashes):]:
             chain = _chain(chain, h)
             self._by_chain[chain] = thread
         return thread
+
+    def _continued(self, request: Request, hashes: list[bytes], chains: list[bytes]) -> Thread | None:
+        kept = next((i + 1 for i in range(len(chains) - 1, -1, -1) if chains[i] in self._by_chain), 0)
+        thread = self._by_chain[chains[kept - 1]] if kept else None
+        if thread is not None and not _goes_on(thread, request.turns, kept):
+            thread = None
+        return thread
+
+    def _hash(self, turn: Turn) -> bytes:
+        known = self._hashes.get(id(turn))
+        if known is None or known[0] is not turn:
+            known = self._hashes[id(turn)] = (turn, turn_hash(turn))
+        return known[1]
 
     def _new(self, exchange: int, conversation: Conversation, errors: list[tuple[int, ApiError]],
              hashes: list[bytes]) -> Thread:

@@ -1,0 +1,178 @@
+"""Replayed history, recognised before it is read: each distinct message becomes turns once.
+
+An agent loop sends its whole history again with every request, so a log of n exchanges holds each
+early message n times, and reading every request in full costs the square of the session's length.
+`History` reads a request's message list (the format's `Facts.messages_key`) against the last
+request of the conversation that sent the same messages before it:
+
+* Every message is known by its digest (its JSON bytes as orjson writes the parsed value; equal
+  digests are confirmed byte for byte against the earlier message, so a collision costs only the
+  reuse). The chained digests of a request's prefixes index the conversation that last sent them.
+* The longest prefix the request shares with that conversation's last request keeps the turn
+  objects that request had — the same objects, with the sources of the exchange that first sent
+  them — and the reader is called on the rest of the list alone (a shallow copy of the body with
+  the list cut). The turns it reads are moved to their place (JSON pointers shifted by the cut)
+  and linked after the kept ones, as a read of the whole list would have linked them.
+* The cut is made where the earlier read began a turn, and never where the first new turn has the
+  role of the last kept one (a reader may merge such a run into one turn: Chat tool messages,
+  Responses items) or where the rest starts with system messages (a reader takes leading ones as
+  the system prompt); then the cut moves back one turn, or the request is read whole.
+
+The kept turns are the ones the stitcher would put in the timeline anyway (`stitch`: a turn that
+reappears unchanged keeps the object of its first appearance), so a request may keep them only if
+it continues that conversation: `load` asks `Stitcher.match` and reads the request whole when it
+starts or continues another (a second run of the same task keeps its own sources). A turn that
+changed on replay is never kept: it is read from the request that sent it and points there, which
+is where the TD3xx replay rules report it.
+
+The readers stay whole-body functions: a format needs nothing beyond its `messages_key` for this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import formats
+from .formats.base import Request, link
+from .jsonio import dumps
+from .model import Part, Result, Source, Turn
+
+#: A reader of one request body (a format's `read_request`).
+Reader = Callable[[Any, Source], Request]
+
+
+@dataclass(slots=True)
+class Sent:
+    """The last request of a conversation, by message: what the next one is compared with."""
+
+    messages: list[Any]
+    digests: list[int]
+    request: Request
+
+
+@dataclass(slots=True)
+class Reuse:
+    """What a request read by `History.read` kept of an earlier one (`turns`: how many turns)."""
+
+    conversation: str
+    turns: int
+
+
+@dataclass(slots=True)
+class History:
+    """One file's message digests and each conversation's last request (see the module docstring)."""
+
+    _owner: dict[int, str] = field(default_factory=dict)
+    _last: dict[str, Sent] = field(default_factory=dict)
+
+    def read(self, fmt: str, read_request: Reader, body: Any,
+             source: Source) -> tuple[Request, Reuse | None, list[int] | None]:
+        """`read_request(body, source)`, keeping the history turns an earlier request had: the
+        request, what it kept (None: read whole), and the digests of its messages (None: no list)."""
+        key = formats.facts(fmt).messages_key
+        messages = body.get(key) if isinstance(body, dict) else None
+        if not isinstance(messages, list):
+            return read_request(body, source), None, None
+        written = [dumps(m) for m in messages]
+        digests = [hash(w) for w in written]
+        conversation, sent = self._previous(digests)
+        if sent is not None and conversation is not None:
+            kept = _resume(read_request, body, source, key, written, sent)
+            if kept is not None:
+                return kept[0], Reuse(conversation, kept[1]), digests
+        return read_request(body, source), None, digests
+
+    def remember(self, conversation: str, body: Any, fmt: str, digests: list[int] | None,
+                 request: Request) -> None:
+        """`request` (with its message `digests`) is now `conversation`'s last."""
+        if digests is None:
+            return
+        messages = body[formats.facts(fmt).messages_key]
+        self._last[conversation] = Sent(messages, digests, request)
+        chain = 0
+        for digest in digests:
+            chain = hash((chain, digest))
+            self._owner[chain] = conversation
+
+    def _previous(self, digests: list[int]) -> tuple[str | None, Sent | None]:
+        """The conversation whose requests sent the longest prefix of these messages, and its last."""
+        chains, chain = [], 0
+        for digest in digests:
+            chain = hash((chain, digest))
+            chains.append(chain)
+        for chain in reversed(chains):
+            conversation = self._owner.get(chain)
+            if conversation is not None:
+                return conversation, self._last[conversation]
+        return None, None
+
+
+def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str, written: list[bytes],
+            sent: Sent) -> tuple[Request, int] | None:
+    """The request read from the first message it does not share with `sent` on (see the module
+    docstring), and how many of `sent`'s turns it kept; None when no cut is safe. `written` holds
+    the request's messages as JSON bytes."""
+    messages: list[Any] = body[key]
+    shared = 0
+    for mine, digest, theirs in zip(written, sent.digests, sent.messages, strict=False):
+        if hash(mine) != digest or mine != dumps(theirs):
+            break
+        shared += 1
+    base = source.child(key).pointer
+    starts = [_message_at(t.source.pointer, base) for t in sent.request.turns]
+    if shared == 0 or None in starts:
+        return None
+    # Each kept turn covers its messages up to the next turn's start: cut at such a boundary.
+    bounds = sorted({s for s in starts if s is not None} | {len(sent.messages)})
+    for cut in reversed([b for b in bounds if 0 < b <= shared]):
+        kept = sum(1 for s in starts if s is not None and s < cut)
+        if kept == 0:
+            continue
+        try:
+            rest = read_request({**body, key: messages[cut:]}, source)
+        except Exception:  # noqa: BLE001 - the whole read reports the error at its true place
+            return None
+        prior = sent.request.turns[:kept]
+        if any(_message_at(p.source.pointer, base) is not None for p in rest.system):
+            return None  # the rest starts with system messages: the whole read decides them
+        if rest.turns and rest.turns[0].role == prior[-1].role:
+            continue  # the first new turn might merge into the last kept one: cut a turn earlier
+        moved = [_moved(t, base, cut) for t in rest.turns]
+        # The system prompt is the request's own (a conversation takes its last request's), so
+        # what the list gave it points into this request, not the one it was read from.
+        from_list = tuple(replace(p, source=replace(source, pointer=p.source.pointer))
+                          for p in sent.request.system if _message_at(p.source.pointer, base) is not None)
+        return replace(rest, turns=(*prior, *link(moved, prior=prior)),
+                       system=(*rest.system, *from_list)), kept
+    return None
+
+
+def _message_at(pointer: str, base: str) -> int | None:
+    """The index of the message a pointer lies in (`/messages/3/content` → 3), None when outside."""
+    if not pointer.startswith(base + "/"):
+        return None
+    token = pointer[len(base) + 1:].split("/", 1)[0]
+    return int(token) if token.isdigit() else None
+
+
+def _moved(turn: Turn, base: str, by: int) -> Turn:
+    """A turn read from the cut list, its sources pointing into the whole one."""
+    return replace(turn, source=_shifted(turn.source, base, by),
+                   parts=tuple(_moved_part(p, base, by) for p in turn.parts))
+
+
+def _moved_part(part: Part, base: str, by: int) -> Part:
+    if isinstance(part, Result):
+        return replace(part, source=_shifted(part.source, base, by),
+                       content=tuple(_moved_part(p, base, by) for p in part.content))
+    return replace(part, source=_shifted(part.source, base, by))
+
+
+def _shifted(source: Source, base: str, by: int) -> Source:
+    at = _message_at(source.pointer, base)
+    if at is None:
+        return source
+    rest = source.pointer[len(base) + 1 + len(str(at)):]
+    return replace(source, pointer=f"{base}/{at + by}{rest}")
