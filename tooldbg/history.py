@@ -47,6 +47,7 @@ Reader = Callable[[Any, Source], Request]
 class Sent:
     """The last request of a conversation, by message: what the next one is compared with."""
 
+    format: str
     messages: list[Any]
     digests: list[int]
     request: Request
@@ -78,7 +79,7 @@ class History:
         written = [dumps(m) for m in messages]
         digests = [hash(w) for w in written]
         conversation, sent = self._previous(digests)
-        if sent is not None and conversation is not None:
+        if sent is not None and conversation is not None and sent.format == fmt:
             kept = _resume(read_request, body, source, key, written, sent)
             if kept is not None:
                 return kept[0], Reuse(conversation, kept[1]), digests
@@ -90,7 +91,7 @@ class History:
         if digests is None:
             return
         messages = body[formats.facts(fmt).messages_key]
-        self._last[conversation] = Sent(messages, digests, request)
+        self._last[conversation] = Sent(fmt, messages, digests, request)
         chain = 0
         for digest in digests:
             chain = hash((chain, digest))

@@ -87,17 +87,16 @@ def iter_files(path: Path) -> Iterator[Path]:
 
 def read_capture(path: str, data: bytes) -> Capture:
     """Split one file's bytes into exchanges. Raises InputError when nothing can be read."""
-    if not data.strip():
+    if _BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
         raise InputError(path, "", "empty file")
     if eventstream.looks_like_eventstream(data):
         return _single_stream(path, "eventstream", _eventstream(path, "", data))
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputError(path, f"byte {err.start}", "invalid UTF-8") from None
-    if sse.looks_like_sse(text):
+    # ASCII is UTF-8 (the check runs at memory speed); anything else is decoded to be validated.
+    head = data[:4096].decode("utf-8-sig", "ignore") if data.isascii() else _utf8(path, data)
+    if sse.looks_like_sse(head):
+        text = _utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
-    del text  # validated: JSON is parsed from the bytes, without a second copy of the file
+    del head  # JSON is parsed from the bytes, without a decoded copy of the file
     skip = len(_BOM) if data.startswith(_BOM) else 0
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
@@ -113,6 +112,13 @@ def read_capture(path: str, data: bytes) -> Capture:
 
 
 _BOM = b"\xef\xbb\xbf"
+
+
+def _utf8(path: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(path, f"byte {err.start}", "invalid UTF-8") from None
 _BLANK = re.compile(rb"\s*")
 
 
