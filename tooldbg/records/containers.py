@@ -98,20 +98,33 @@ def read_capture(path: str, data: bytes) -> Capture:
         return _single_stream(path, "sse", sse.parse(text), text)
     del head  # JSON is parsed from the bytes, without a decoded copy of the file
     skip = len(_BOM) if data.startswith(_BOM) else 0
+    lines = _lines(data, skip)
+    first, second = next(lines, None), next(lines, None)
+    jsonl = first is not None and second is not None and \
+        data[first[1]:first[1] + 64].lstrip().startswith((b"{", b"["))
+    if jsonl and first is not None and _parses(memoryview(data)[first[1]:first[2]]):
+        # A whole first line and more: JSON Lines (read as one document it could only fail, and
+        # orjson's error for that holds several copies of the file).
+        return _jsonl(path, data, skip)
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
         value = loads(memoryview(data)[skip:], check_depth=False)
     except FormatError as whole_err:
-        lines = _lines(data, skip)
-        first, second = next(lines, None), next(lines, None)
-        if first is not None and second is not None and \
-                data[first[1]:first[1] + 64].lstrip().startswith((b"{", b"[")):
+        if jsonl:
             return _jsonl(path, data, skip)
         raise InputError(path, "", whole_err.message) from None
     return _json_document(path, value)
 
 
 _BOM = b"\xef\xbb\xbf"
+
+
+def _parses(view: memoryview) -> bool:
+    try:
+        loads(view, check_depth=False)
+    except FormatError:
+        return False
+    return True
 
 
 def _utf8(path: str, data: bytes) -> str:
