@@ -5,8 +5,8 @@ early message n times, and reading every request in full costs the square of the
 `History` reads a request's message list (the format's `Facts.messages_key`) against the last
 request of the conversation that sent the same messages before it:
 
-* Every message is known by its digest (its JSON bytes as orjson writes the parsed value; equal
-  digests are confirmed byte for byte against the earlier message, so a collision costs only the
+* Every message is known by its digest (a hash of its JSON bytes as orjson writes the parsed
+  value; equal digests are confirmed by comparing the parsed values, so a collision costs only the
   reuse). The chained digests of a request's prefixes index the conversation that last sent them.
 * The longest prefix the request shares with that conversation's last request keeps the turn
   objects that request had — the same objects, with the sources of the exchange that first sent
@@ -37,7 +37,7 @@ from typing import Any
 from . import formats
 from .formats.base import Request, link
 from .jsonio import dumps
-from .model import Part, Result, Source, Turn
+from .model import NO_SOURCE, Part, Result, Source, Turn
 
 #: A reader of one request body (a format's `read_request`).
 Reader = Callable[[Any, Source], Request]
@@ -51,6 +51,8 @@ class Sent:
     messages: list[Any]
     digests: list[int]
     request: Request
+    #: The message each of `request`'s turns was read from (None: not from the list).
+    starts: list[int | None]
 
 
 @dataclass(slots=True)
@@ -76,11 +78,10 @@ class History:
         messages = body.get(key) if isinstance(body, dict) else None
         if not isinstance(messages, list):
             return read_request(body, source), None, None
-        written = [dumps(m) for m in messages]
-        digests = [hash(w) for w in written]
+        digests = [hash(dumps(m)) for m in messages]
         conversation, sent = self._previous(digests)
         if sent is not None and conversation is not None and sent.format == fmt:
-            kept = _resume(read_request, body, source, key, written, sent)
+            kept = _resume(read_request, body, source, key, digests, sent)
             if kept is not None:
                 return kept[0], Reuse(conversation, kept[1]), digests
         return read_request(body, source), None, digests
@@ -90,8 +91,18 @@ class History:
         """`request` (with its message `digests`) is now `conversation`'s last."""
         if digests is None:
             return
-        messages = body[formats.facts(fmt).messages_key]
-        self._last[conversation] = Sent(fmt, messages, digests, request)
+        key = formats.facts(fmt).messages_key
+        previous = self._last.get(conversation)
+        same = 0  # the turns it kept of the conversation's previous request know their message
+        if previous is not None:
+            for mine, theirs in zip(request.turns, previous.request.turns, strict=False):
+                if mine is not theirs:
+                    break
+                same += 1
+        base = NO_SOURCE.child(key).pointer  # (a body's own source points at its root)
+        starts = (previous.starts[:same] if previous is not None else []) + \
+            [_message_at(t.source.pointer, base) for t in request.turns[same:]]
+        self._last[conversation] = Sent(fmt, body[key], digests, request, starts)
         chain = 0
         for digest in digests:
             chain = hash((chain, digest))
@@ -110,19 +121,18 @@ class History:
         return None, None
 
 
-def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str, written: list[bytes],
+def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str, digests: list[int],
             sent: Sent) -> tuple[Request, int] | None:
     """The request read from the first message it does not share with `sent` on (see the module
-    docstring), and how many of `sent`'s turns it kept; None when no cut is safe. `written` holds
-    the request's messages as JSON bytes."""
+    docstring), and how many of `sent`'s turns it kept; None when no cut is safe."""
     messages: list[Any] = body[key]
     shared = 0
-    for mine, digest, theirs in zip(written, sent.digests, sent.messages, strict=False):
-        if hash(mine) != digest or mine != dumps(theirs):
+    for mine, digest, parsed, theirs in zip(digests, sent.digests, messages, sent.messages, strict=False):
+        if mine != digest or parsed != theirs:  # the digest of the JSON bytes, then the values
             break
         shared += 1
     base = source.child(key).pointer
-    starts = [_message_at(t.source.pointer, base) for t in sent.request.turns]
+    starts = sent.starts
     if shared == 0 or None in starts:
         return None
     # Each kept turn covers its messages up to the next turn's start: cut at such a boundary.

@@ -66,16 +66,14 @@ def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
         if limit < 1:
             raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read", pointer)
         return
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
+    level, depth = [value], 1
+    while level:  # one level of containers at a time
         if depth > limit:
             raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read",
                           pointer + _path_to_depth(value, limit + 1))
-        children = node.values() if isinstance(node, dict) else node
-        for child in children:
-            if isinstance(child, dict | list):
-                stack.append((child, depth + 1))
+        level = [child for node in level for child in (node.values() if isinstance(node, dict) else node)
+                 if isinstance(child, dict | list)]
+        depth += 1
 
 
 def _path_to_depth(value: Any, depth: int) -> str:

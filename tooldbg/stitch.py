@@ -48,14 +48,6 @@ def _chain(previous: bytes, turn: bytes) -> bytes:
     return hashlib.blake2b(previous + turn, digest_size=16).digest()
 
 
-def _chains(hashes: list[bytes]) -> list[bytes]:
-    """The chained hash of every prefix of a request's turns."""
-    chains, chain = [], b""
-    for h in hashes:
-        chain = _chain(chain, h)
-        chains.append(chain)
-    return chains
-
 
 class Stitcher:
     """Feed exchanges in log order with `add`; read `threads` at the end."""
@@ -66,12 +58,15 @@ class Stitcher:
         #: id(turn) → (the turn, its hash): a turn object replayed from exchange to exchange (see
         #: `tooldbg.history`) is hashed once, not once per request that carries it.
         self._hashes: dict[int, tuple[Turn, bytes]] = {}
+        #: The last few requests' turns with their hashes and chains: a request that keeps the turn
+        #: objects of an earlier one takes their chains as they are and chains only its new turns.
+        self._recent: list[tuple[tuple[Turn, ...], list[bytes], list[bytes]]] = []
 
     def match(self, request: Request) -> Thread | None:
         """The thread `add` would continue with `request` (None: it would start one); changes
         nothing. `load` asks before it lets a request keep history turns read for another."""
-        hashes = [self._hash(t) for t in request.turns]
-        return self._continued(request, hashes, _chains(hashes))
+        hashes, chains = self._chained(request.turns)
+        return self._continued(request, hashes, chains)
 
     def add(self, exchange: int, request: Request | None, responses: tuple[Response, ...]) -> Thread:
         answers = [r.turn for r in responses if r.turn is not None]
@@ -79,8 +74,7 @@ class Stitcher:
         if request is None:
             model = next((r.model for r in responses if r.model), None)
             return self._new(exchange, Conversation(model=model, turns=link(answers)), errors, [])
-        hashes = [self._hash(t) for t in request.turns]
-        chains = _chains(hashes)
+        hashes, chains = self._chained(request.turns)
         thread = self._continued(request, hashes, chains)
         turns = list(request.turns)
         if thread is not None:
@@ -115,6 +109,29 @@ class Stitcher:
         if thread is not None and not _goes_on(thread, request.turns, kept):
             thread = None
         return thread
+
+    def _chained(self, turns: tuple[Turn, ...]) -> tuple[list[bytes], list[bytes]]:
+        """The hash of each turn and the chained hash of each prefix (new lists)."""
+        same, hashes, chains = 0, [], []
+        for known, known_hashes, known_chains in reversed(self._recent):
+            if not known or not turns or known[0] is not turns[0]:
+                continue
+            if turns[:len(known)] == known:  # the usual case: the request goes on from this one
+                n = len(known)
+            else:  # (equal turns hash equal: sources are no part of either)
+                n = next((i for i, (a, b) in enumerate(zip(known, turns, strict=False)) if a != b),
+                         min(len(known), len(turns)))
+            if n > same:
+                same, hashes, chains = n, known_hashes[:n], known_chains[:n]
+            if n == len(known):
+                break
+        chain = chains[-1] if chains else b""
+        for turn in turns[same:]:
+            hashes.append(self._hash(turn))
+            chain = _chain(chain, hashes[-1])
+            chains.append(chain)
+        self._recent = [*self._recent[-7:], (turns, hashes, chains)]
+        return list(hashes), list(chains)
 
     def _hash(self, turn: Turn) -> bytes:
         known = self._hashes.get(id(turn))
