@@ -98,7 +98,7 @@ def _state_after(prior: tuple[Turn, ...]) -> _Linking:
     with _KNOWN_LOCK:
         start, state = 0, None
         for key, (_, known) in _KNOWN.items():
-            if len(key) > start and ids[:len(key)] == key:
+            if start < len(key) <= len(ids) and ids[len(key) - 1] == key[-1] and ids[:len(key)] == key:
                 start, state = len(key), known
         state = state.copy() if state is not None else _Linking()
     for turn in prior[start:]:
