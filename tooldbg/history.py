@@ -30,7 +30,8 @@ The readers stay whole-body functions: a format needs nothing beyond its `messag
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -51,8 +52,9 @@ class Sent:
     messages: list[Any]
     digests: list[int]
     request: Request
-    #: The message each of `request`'s turns was read from (None: not from the list).
-    starts: list[int | None]
+    #: The message each of `request`'s turns was read from, in order (None when a turn was not
+    #: read from the list: then the request is not cut).
+    starts: list[int] | None
 
 
 @dataclass(slots=True)
@@ -100,8 +102,13 @@ class History:
                     break
                 same += 1
         base = NO_SOURCE.child(key).pointer  # (a body's own source points at its root)
-        starts = (previous.starts[:same] if previous is not None else []) + \
-            [_message_at(t.source.pointer, base) for t in request.turns[same:]]
+        known = previous.starts[:same] if previous is not None and previous.starts is not None else None
+        if known is None:
+            same, known = 0, []
+        starts: list[int] | None = known + [at for t in request.turns[same:]
+                                            if (at := _message_at(t.source.pointer, base)) is not None]
+        if starts is not None and (len(starts) != len(request.turns) or starts != sorted(starts)):
+            starts = None  # a turn not read from the list, or out of its order: no cut is safe
         self._last[conversation] = Sent(fmt, body[key], digests, request, starts)
         chain = 0
         for digest in digests:
@@ -126,19 +133,20 @@ def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str
     """The request read from the first message it does not share with `sent` on (see the module
     docstring), and how many of `sent`'s turns it kept; None when no cut is safe."""
     messages: list[Any] = body[key]
-    shared = 0
-    for mine, digest, parsed, theirs in zip(digests, sent.digests, messages, sent.messages, strict=False):
-        if mine != digest or parsed != theirs:  # the digest of the JSON bytes, then the values
-            break
-        shared += 1
-    base = source.child(key).pointer
     starts = sent.starts
-    if shared == 0 or None in starts:
+    if starts is None:
         return None
-    # Each kept turn covers its messages up to the next turn's start: cut at such a boundary.
-    bounds = sorted({s for s in starts if s is not None} | {len(sent.messages)})
-    for cut in reversed([b for b in bounds if 0 < b <= shared]):
-        kept = sum(1 for s in starts if s is not None and s < cut)
+    shared = len(sent.digests)
+    if digests[:shared] != sent.digests or messages[:shared] != sent.messages:
+        shared = 0  # (the usual case, a request going on from the last one, is the one above)
+        for mine, digest, parsed, theirs in zip(digests, sent.digests, messages, sent.messages,
+                                                strict=False):
+            if mine != digest or parsed != theirs:  # the digest of the JSON bytes, then the values
+                break
+            shared += 1
+    base = source.child(key).pointer
+    for cut in _cuts(starts, len(sent.messages), shared):
+        kept = bisect_left(starts, cut)  # the turns read from the messages before the cut
         if kept == 0:
             continue
         try:
@@ -158,6 +166,20 @@ def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str
         return replace(rest, turns=(*prior, *link(moved, prior=prior)),
                        system=(*rest.system, *from_list)), kept
     return None
+
+
+def _cuts(starts: list[int], sent: int, shared: int) -> Iterator[int]:
+    """Where a request may be cut, last first: where one of the earlier request's turns began, or
+    after its last message, within the `shared` messages (each kept turn covers its messages up to
+    the next turn's start)."""
+    if 0 < sent <= shared:
+        yield sent
+    at = bisect_right(starts, shared) - 1
+    while at >= 0 and starts[at] > 0:
+        cut = starts[at]
+        if cut < sent:
+            yield cut
+        at = bisect_left(starts, cut) - 1
 
 
 def _message_at(pointer: str, base: str) -> int | None:
