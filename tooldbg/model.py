@@ -55,11 +55,13 @@ class Source:
 
     def at(self, pointer: str, chunk: int | None = None) -> Source:
         """The same body, another pointer (and optionally the chunk that carried it)."""
-        return replace(self, pointer=pointer, chunk=chunk if chunk is not None else self.chunk)
+        # (built directly, not with `dataclasses.replace`: readers make one per node they read)
+        return Source(self.file, self.exchange, self.side, self.location, pointer,
+                      chunk if chunk is not None else self.chunk)
 
     def child(self, *tokens: str | int) -> Source:
         """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
-        return replace(self, pointer=self.pointer + "".join("/" + escape_pointer(t) for t in tokens))
+        return self.at(self.pointer + "".join("/" + escape_pointer(t) for t in tokens))
 
     @property
     def address(self) -> str:

@@ -41,14 +41,18 @@ def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
         for part in turn.parts:
             if isinstance(part, Invocation):
                 state.counter += 1
-                part = replace(part, id=f"i{state.counter}")
-                state.names[part.id] = part.name
+                own = f"i{state.counter}"
+                if part.id != own:
+                    part = replace(part, id=own)
+                state.names[own] = part.name
             elif isinstance(part, Result):
                 bound = _bind(part, state.by_wire, state.last_calls, state.answered)
                 name = part.name if part.name is not None or bound is None else state.names[bound]
-                part = replace(part, invocation_id=bound, name=name)
+                if (part.invocation_id, part.name) != (bound, name):
+                    part = replace(part, invocation_id=bound, name=name)
             parts.append(part)
-        turn = replace(turn, parts=tuple(parts))
+        if any(new is not old for new, old in zip(parts, turn.parts, strict=True)):
+            turn = replace(turn, parts=tuple(parts))  # (a turn linked as it was stays the same object)
         state.add(turn)
         out.append(turn)
     linked = tuple(out)
