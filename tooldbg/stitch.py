@@ -78,9 +78,12 @@ class Stitcher:
         thread = self._continued(request, hashes, chains)
         turns = list(request.turns)
         if thread is not None:
-            known = thread.conversation.turns
-            turns = [known[i] if i < len(thread.hashes) and thread.hashes[i] == h else t
-                     for i, (t, h) in enumerate(zip(turns, hashes, strict=True))]
+            known, same = thread.conversation.turns, min(len(hashes), len(thread.hashes))
+            if hashes[:same] == thread.hashes[:same]:  # the usual case: all it shares is unchanged
+                turns[:same] = known[:same]
+            else:
+                turns = [known[i] if i < len(thread.hashes) and thread.hashes[i] == h else t
+                         for i, (t, h) in enumerate(zip(turns, hashes, strict=True))]
         answered = link(answers, prior=turns)
         conversation = Conversation(
             id=thread.conversation.id if thread else "", model=request.model,
