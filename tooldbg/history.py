@@ -58,14 +58,6 @@ class Sent:
 
 
 @dataclass(slots=True)
-class Reuse:
-    """What a request read by `History.read` kept of an earlier one (`turns`: how many turns)."""
-
-    conversation: str
-    turns: int
-
-
-@dataclass(slots=True)
 class History:
     """One file's message digests and each conversation's last request (see the module docstring)."""
 
@@ -73,9 +65,10 @@ class History:
     _last: dict[str, Sent] = field(default_factory=dict)
 
     def read(self, fmt: str, read_request: Reader, body: Any,
-             source: Source) -> tuple[Request, Reuse | None, list[int] | None]:
+             source: Source) -> tuple[Request, str | None, list[int] | None]:
         """`read_request(body, source)`, keeping the history turns an earlier request had: the
-        request, what it kept (None: read whole), and the digests of its messages (None: no list)."""
+        request, the conversation whose turns it kept (None: read whole), and the digests of its
+        messages (None: no list)."""
         key = formats.facts(fmt).messages_key
         messages = body.get(key) if isinstance(body, dict) else None
         if not isinstance(messages, list):
@@ -85,7 +78,7 @@ class History:
         if sent is not None and conversation is not None and sent.format == fmt:
             kept = _resume(read_request, body, source, key, digests, sent)
             if kept is not None:
-                return kept[0], Reuse(conversation, kept[1]), digests
+                return kept, conversation, digests
         return read_request(body, source), None, digests
 
     def remember(self, conversation: str, body: Any, fmt: str, digests: list[int] | None,
@@ -129,9 +122,9 @@ class History:
 
 
 def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str, digests: list[int],
-            sent: Sent) -> tuple[Request, int] | None:
-    """The request read from the first message it does not share with `sent` on (see the module
-    docstring), and how many of `sent`'s turns it kept; None when no cut is safe."""
+            sent: Sent) -> Request | None:
+    """The request, read from the first message it does not share with `sent` on (see the module
+    docstring); None when no cut is safe."""
     messages: list[Any] = body[key]
     starts = sent.starts
     if starts is None:
@@ -163,8 +156,7 @@ def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str
         # what the list gave it points into this request, not the one it was read from.
         from_list = tuple(replace(p, source=replace(source, pointer=p.source.pointer))
                           for p in sent.request.system if _message_at(p.source.pointer, base) is not None)
-        return replace(rest, turns=(*prior, *link(moved, prior=prior)),
-                       system=(*rest.system, *from_list)), kept
+        return replace(rest, turns=(*prior, *link(moved, prior=prior)), system=(*rest.system, *from_list))
     return None
 
 

@@ -3,6 +3,16 @@
 This is the library entry point: `load(paths)` returns everything the views and the checks need, and
 never raises on a bad record — that becomes an `InputError` in the file's `errors` — only on a path
 that cannot be read at all.
+
+A file is read exchange by exchange, in log order, each exchange read and stitched before the next.
+A request's message list goes through `history.History`: the history it replays byte for byte
+keeps the turn objects of its conversation's previous request, and only the messages after it are
+read (its docstring has the design). Before a request that kept turns is stitched, the stitcher is
+asked which conversation it continues (`Stitcher.match`); when that is not the one the turns came
+from, the request is read whole, so every conversation's turns point into its own exchanges. An
+exchange's `request.turns` therefore hold, for replayed history, the objects (and sources) of the
+exchange that first sent them — the objects its conversation's timeline holds too — and its own
+only for what it sent new or changed.
 """
 
 from __future__ import annotations
@@ -17,7 +27,7 @@ from urllib.parse import unquote
 from . import formats
 from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
-from .history import History, Reuse
+from .history import History
 from .jsonio import resolve
 from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
@@ -173,14 +183,15 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
     for number, exchange in enumerate(capture.exchanges, start=1):
         if progress is not None:
             progress(capture.path, number, len(capture.exchanges))
-        read, reuse, digests = _read_exchange(capture.path, exchange, input_format, loaded.errors, history)
+        read, kept_from, digests = _read_exchange(capture.path, exchange, input_format, loaded.errors,
+                                                  history)
         loaded.reads.append(read)
         if read.request is None and not read.responses:
             continue
         try:
-            if reuse is not None and read.request is not None:
+            if kept_from is not None and read.request is not None:
                 thread = stitcher.match(read.request)
-                if thread is None or thread.conversation.id != reuse.conversation:
+                if thread is None or thread.conversation.id != kept_from:
                     read.request = _read_request(read, capture.path)  # another conversation's turns
             thread = stitcher.add(exchange.index, read.request, read.responses)
         except Exception as err:  # noqa: BLE001 - one exchange lost, not the file
@@ -212,10 +223,10 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
 
 
 def _read_exchange(path: str, exchange: Exchange, input_format: str | None, errors: list[InputError],
-                   history: History | None) -> tuple[ExchangeRead, Reuse | None, list[int] | None]:
-    """`read_exchange`, the request read against `history` when there is one: the read, what its
-    request kept of an earlier one, and the digests of its messages."""
-    reuse: Reuse | None = None
+                   history: History | None) -> tuple[ExchangeRead, str | None, list[int] | None]:
+    """`read_exchange`, the request read against `history` when there is one: the read, the
+    conversation whose history turns its request kept, and the digests of its messages."""
+    kept_from: str | None = None
     digests: list[int] | None = None
     try:
         detected = input_format or _detect(exchange)
@@ -233,7 +244,7 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         source = _source(path, exchange, request, "request")
         try:
             if history is not None:
-                read.request, reuse, digests = history.read(read.format, module.read_request,
+                read.request, kept_from, digests = history.read(read.format, module.read_request,
                                                             request.body, source)
             else:
                 read.request = module.read_request(request.body, source)
@@ -243,7 +254,7 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
             errors.append(_error(path, request, FormatError(unexpected(err))))
     if response is None:
         _name_model(read)
-        return read, reuse, digests
+        return read, kept_from, digests
     source = _source(path, exchange, response, "response")
     try:
         if response.events is not None:
@@ -259,7 +270,7 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         read.streams, read.responses = (), ()
         errors.append(_error(path, response, FormatError(unexpected(err))))
     _name_model(read)
-    return read, reuse, digests
+    return read, kept_from, digests
 
 
 #: The model an endpoint URL names, for formats whose request body does not: Gemini

@@ -17,7 +17,7 @@ The JSON form (`to_dict` / `from_dict`) is documented in `docs/canonical.md` and
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypeGuard
 
 from .errors import FormatError

@@ -10,6 +10,13 @@ A turn that reappears unchanged keeps the object of its first appearance, and wi
 the exchange it first appeared in; a turn that changed on replay (the defect TD3xx looks for) enters
 the timeline as it was sent, pointing at the request that sent it.
 
+Requests usually arrive with their replayed history already shared (`tooldbg.history` keeps the
+turn objects of the conversation's previous request): a turn object is hashed once (`_hash`), and a
+request that goes on from a recent one takes that one's hashes and chains and chains only its new
+turns (`_chained`), so a replayed history is not walked again per request. `match` answers which
+thread `add` would continue, without changing anything, for `load` to check a request's kept turns
+against.
+
 A request that goes back to an earlier point of a conversation, though, is another conversation: a
 second run of the same task, or a session interleaved with one that began with the same messages.
 That is a request whose history is only an earlier part of the conversation's last request, and
