@@ -45,12 +45,22 @@ Reader = Callable[[Any, Source], Request]
 
 
 @dataclass(slots=True)
+class Listed:
+    """A request's message list as `History` knows it: each message's digest, the chained digest of
+    each prefix, and the list as JSON bytes (kept for the latest request only: empty otherwise)."""
+
+    digests: list[int]
+    chains: list[int]
+    written: bytes
+
+
+@dataclass(slots=True)
 class Sent:
     """The last request of a conversation, by message: what the next one is compared with."""
 
     format: str
     messages: list[Any]
-    digests: list[int]
+    listed: Listed
     request: Request
     #: The message each of `request`'s turns was read from, in order (None when a turn was not
     #: read from the list: then the request is not cut).
@@ -63,28 +73,38 @@ class History:
 
     _owner: dict[int, str] = field(default_factory=dict)
     _last: dict[str, Sent] = field(default_factory=dict)
+    #: The conversation remembered last (the one the next request most often goes on from).
+    _latest: str | None = None
 
     def read(self, fmt: str, read_request: Reader, body: Any,
-             source: Source) -> tuple[Request, str | None, list[int] | None]:
+             source: Source) -> tuple[Request, str | None, Listed | None]:
         """`read_request(body, source)`, keeping the history turns an earlier request had: the
-        request, the conversation whose turns it kept (None: read whole), and the digests of its
-        messages (None: no list)."""
+        request, the conversation whose turns it kept (None: read whole), and its message list as
+        known here (None: it has none)."""
         key = formats.facts(fmt).messages_key
         messages = body.get(key) if isinstance(body, dict) else None
         if not isinstance(messages, list):
             return read_request(body, source), None, None
-        digests = [hash(dumps(m)) for m in messages]
-        conversation, sent = self._previous(digests)
+        conversation: str | None = self._latest
+        sent = self._last.get(conversation) if conversation is not None else None
+        listed = _going_on(messages, sent) if sent is not None and sent.format == fmt else None
+        shared: int | None = None
+        if listed is not None and sent is not None:
+            # The usual request: the latest one's whole list and more (compared as JSON bytes).
+            shared = len(sent.messages)
+        else:
+            listed = _listed(messages)
+            conversation, sent = self._previous(listed.chains)
         if sent is not None and conversation is not None and sent.format == fmt:
-            kept = _resume(read_request, body, source, key, digests, sent)
+            kept = _resume(read_request, body, source, key, listed.digests, sent, shared)
             if kept is not None:
-                return kept, conversation, digests
-        return read_request(body, source), None, digests
+                return kept, conversation, listed
+        return read_request(body, source), None, listed
 
-    def remember(self, conversation: str, body: Any, fmt: str, digests: list[int] | None,
+    def remember(self, conversation: str, body: Any, fmt: str, listed: Listed | None,
                  request: Request) -> None:
-        """`request` (with its message `digests`) is now `conversation`'s last."""
-        if digests is None:
+        """`request` (with its message list as `read` knew it) is now `conversation`'s last."""
+        if listed is None:
             return
         key = formats.facts(fmt).messages_key
         previous = self._last.get(conversation)
@@ -102,18 +122,16 @@ class History:
                                             if (at := _message_at(t.source.pointer, base)) is not None]
         if starts is not None and (len(starts) != len(request.turns) or starts != sorted(starts)):
             starts = None  # a turn not read from the list, or out of its order: no cut is safe
-        self._last[conversation] = Sent(fmt, body[key], digests, request, starts)
-        chain = 0
-        for digest in digests:
-            chain = hash((chain, digest))
+        latest = self._last.get(self._latest) if self._latest is not None else None
+        if latest is not None:
+            latest.listed.written = b""  # only the latest keeps its list as bytes (for `_going_on`)
+        self._last[conversation] = Sent(fmt, body[key], listed, request, starts)
+        self._latest = conversation
+        for chain in listed.chains:
             self._owner[chain] = conversation
 
-    def _previous(self, digests: list[int]) -> tuple[str | None, Sent | None]:
+    def _previous(self, chains: list[int]) -> tuple[str | None, Sent | None]:
         """The conversation whose requests sent the longest prefix of these messages, and its last."""
-        chains, chain = [], 0
-        for digest in digests:
-            chain = hash((chain, digest))
-            chains.append(chain)
         for chain in reversed(chains):
             conversation = self._owner.get(chain)
             if conversation is not None:
@@ -121,18 +139,42 @@ class History:
         return None, None
 
 
+def _listed(messages: list[Any], known: Listed | None = None) -> Listed:
+    """`messages` as `History` knows them; the first ones those `known` already describes."""
+    digests, chains = (list(known.digests), list(known.chains)) if known is not None else ([], [])
+    written = [dumps(m) for m in messages[len(digests):]]
+    chain = chains[-1] if chains else 0
+    for text in written:
+        digests.append(hash(text))
+        chain = hash((chain, digests[-1]))
+        chains.append(chain)
+    if known is None:
+        return Listed(digests, chains, b"[" + b",".join(written) + b"]")
+    joined = known.written[:-1] + (b"," if known.digests and written else b"") + b",".join(written) + b"]"
+    return Listed(digests, chains, joined)
+
+
+def _going_on(messages: list[Any], latest: Sent) -> Listed | None:
+    """`messages` as known, when they begin with all of `latest`'s, byte for byte (one write of
+    that part and one comparison, not one per message); None when they do not."""
+    shared = len(latest.messages)
+    if not latest.listed.written or len(messages) < shared or \
+            dumps(messages[:shared]) != latest.listed.written:
+        return None
+    return _listed(messages, latest.listed)
+
+
 def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str, digests: list[int],
-            sent: Sent) -> Request | None:
+            sent: Sent, shared: int | None) -> Request | None:
     """The request, read from the first message it does not share with `sent` on (see the module
-    docstring); None when no cut is safe."""
+    docstring; `shared`: how many it shares, when that is known); None when no cut is safe."""
     messages: list[Any] = body[key]
     starts = sent.starts
     if starts is None:
         return None
-    shared = len(sent.digests)
-    if digests[:shared] != sent.digests or messages[:shared] != sent.messages:
-        shared = 0  # (the usual case, a request going on from the last one, is the one above)
-        for mine, digest, parsed, theirs in zip(digests, sent.digests, messages, sent.messages,
+    if shared is None:
+        shared = 0
+        for mine, digest, parsed, theirs in zip(digests, sent.listed.digests, messages, sent.messages,
                                                 strict=False):
             if mine != digest or parsed != theirs:  # the digest of the JSON bytes, then the values
                 break

@@ -27,7 +27,7 @@ from urllib.parse import unquote
 from . import formats
 from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
-from .history import History
+from .history import History, Listed
 from .jsonio import resolve
 from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
@@ -183,8 +183,8 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
     for number, exchange in enumerate(capture.exchanges, start=1):
         if progress is not None:
             progress(capture.path, number, len(capture.exchanges))
-        read, kept_from, digests = _read_exchange(capture.path, exchange, input_format, loaded.errors,
-                                                  history)
+        read, kept_from, listed = _read_exchange(capture.path, exchange, input_format, loaded.errors,
+                                                 history)
         loaded.reads.append(read)
         if read.request is None and not read.responses:
             continue
@@ -200,7 +200,7 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
             continue
         read.conversation = thread.conversation.id
         if read.request is not None and read.format is not None and exchange.request is not None:
-            history.remember(read.conversation, exchange.request.body, read.format, digests, read.request)
+            history.remember(read.conversation, exchange.request.body, read.format, listed, read.request)
     loaded.conversations = [t.conversation for t in stitcher.threads]
     loaded.api_errors = {t.conversation.id: t.errors for t in stitcher.threads if t.errors}
     return loaded
@@ -223,11 +223,11 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
 
 
 def _read_exchange(path: str, exchange: Exchange, input_format: str | None, errors: list[InputError],
-                   history: History | None) -> tuple[ExchangeRead, str | None, list[int] | None]:
+                   history: History | None) -> tuple[ExchangeRead, str | None, Listed | None]:
     """`read_exchange`, the request read against `history` when there is one: the read, the
-    conversation whose history turns its request kept, and the digests of its messages."""
+    conversation whose history turns its request kept, and its message list as `history` knows it."""
     kept_from: str | None = None
-    digests: list[int] | None = None
+    listed: Listed | None = None
     try:
         detected = input_format or _detect(exchange)
     except Exception as err:  # noqa: BLE001
@@ -244,7 +244,7 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         source = _source(path, exchange, request, "request")
         try:
             if history is not None:
-                read.request, kept_from, digests = history.read(read.format, module.read_request,
+                read.request, kept_from, listed = history.read(read.format, module.read_request,
                                                             request.body, source)
             else:
                 read.request = module.read_request(request.body, source)
@@ -254,7 +254,7 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
             errors.append(_error(path, request, FormatError(unexpected(err))))
     if response is None:
         _name_model(read)
-        return read, kept_from, digests
+        return read, kept_from, listed
     source = _source(path, exchange, response, "response")
     try:
         if response.events is not None:
@@ -270,7 +270,7 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         read.streams, read.responses = (), ()
         errors.append(_error(path, response, FormatError(unexpected(err))))
     _name_model(read)
-    return read, kept_from, digests
+    return read, kept_from, listed
 
 
 #: The model an endpoint URL names, for formats whose request body does not: Gemini

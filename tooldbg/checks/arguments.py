@@ -97,11 +97,11 @@ def calls(ctx: Context) -> list[Call]:
 
 def _calls(ctx: Context) -> Iterator[Call]:
     seen: set[tuple[Any, ...]] = set()
-    #: (call object, conversation, turn, part) already visited. A request keeps the very objects of
-    #: the history it replays byte for byte (`tooldbg.history`), so the same object at the same
-    #: place has the same wire value, and its later occurrences would only repeat the first one's
-    #: findings (which point at the exchange that first sent it): each is visited once.
-    visited: set[tuple[int, str | None, int, int]] = set()
+    #: (turn object, conversation, turn index) already visited. A request keeps the very objects of
+    #: the history it replays byte for byte (`tooldbg.history`), so the same turn at the same place
+    #: has the same wire values, and the later occurrences of its calls would only repeat the first
+    #: ones' findings (which point at the exchange that first sent them): each is visited once.
+    visited: set[tuple[int, str | None, int]] = set()
     if not ctx.reads:  # a canonical document: its conversations are all there is
         for whole in ctx.conversations:
             for t, _, p, part in ctx.parts(whole):
@@ -129,12 +129,12 @@ def _calls(ctx: Context) -> Iterator[Call]:
                 broken = False
             turns.append((response.turn, body, broken))
         for t, (turn, body, broken) in enumerate(turns):
+            place = (id(turn), read.conversation, t)
+            if place in visited:
+                continue
+            visited.add(place)
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
-                    place = (id(part), read.conversation, t, p)
-                    if place in visited:
-                        continue
-                    visited.add(place)
                     yield _occurrence(read, body, conv, t, p, part, tools, broken, seen)
 
 
