@@ -81,7 +81,9 @@ class Source:
 
 def escape_pointer(token: str | int) -> str:
     """One JSON-pointer reference token (RFC 6901)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+    if not isinstance(token, str):
+        return str(token)
+    return token.replace("~", "~0").replace("/", "~1") if "~" in token or "/" in token else token
 
 
 NO_SOURCE = Source()
