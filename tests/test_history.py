@@ -12,7 +12,7 @@ from tests import paths
 from tooldbg import history
 from tooldbg.checks import Context, run_checks
 from tooldbg.checks.arguments import calls
-from tooldbg.formats import openai_chat
+from tooldbg.formats import openai_chat, reading
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import document, turn_to_dict
 from tooldbg.records.containers import iter_files
@@ -106,6 +106,13 @@ def test_a_replay_that_changed_is_read_from_the_request_that_changed_it():
     assert changed.source.exchange == 30
     # Exchange 31 replays the changed copy, and keeps exchange 30's object for it.
     assert loaded.reads[31].request.turns[21] is changed
+
+
+def test_nothing_of_a_loaded_file_is_held_once_it_is_read():
+    """`link` remembers recent histories while a file is read; they hold its turns (and through
+    them its bodies), so they are let go when it is read."""
+    loaded = load_bytes("agent.jsonl", agent_session(10))
+    assert loaded.conversations and not reading._KNOWN
 
 
 def test_a_second_run_of_the_same_task_keeps_its_own_sources():

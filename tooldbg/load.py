@@ -27,6 +27,7 @@ from urllib.parse import unquote
 from . import formats
 from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
+from .formats.reading import forget_links
 from .history import History, Listed
 from .jsonio import resolve
 from .model import Conversation, Side, Source, read_document
@@ -177,6 +178,13 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
     `History` before it is read, and keeps the turn objects of the conversation's previous request
     — but only when the stitcher continues that conversation with it; otherwise it is read whole
     (see `tooldbg.history`)."""
+    try:
+        return _read_exchanges(capture, input_format, progress)
+    finally:
+        forget_links()
+
+
+def _read_exchanges(capture: Capture, input_format: str | None, progress: Progress | None) -> Loaded:
     loaded = Loaded(capture.path, capture.container, errors=list(capture.errors))
     stitcher = Stitcher()
     history = History()

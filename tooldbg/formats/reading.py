@@ -113,6 +113,12 @@ def _state_after(prior: tuple[Turn, ...]) -> _Linking:
     return state
 
 
+def forget_links() -> None:
+    """Let go of the remembered histories (`load` calls it when a file is read: they hold its turns)."""
+    with _KNOWN_LOCK:
+        _KNOWN.clear()
+
+
 def _remember(turns: tuple[Turn, ...], state: _Linking) -> None:
     with _KNOWN_LOCK:
         _KNOWN[tuple(map(id, turns))] = (turns, state)  # the turns held: their ids stay theirs
