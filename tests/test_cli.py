@@ -80,7 +80,7 @@ def test_convert_never_writes_over_its_input(tmp_path, capsys):
     (b"", "empty file"),
     (b'{"messages": [', "invalid JSON at line 1"),
     (b"\xff\xfe", "invalid UTF-8"),
-    (b'{"hello": "world"}', "unknown format"),
+    (b'{"hello": "world"}', "no LLM exchange found"),
 ])
 def test_bad_input_is_one_line_naming_the_file_exit_2(tmp_path, capsys, content, needle):
     bad = tmp_path / "bad.json"
@@ -132,7 +132,9 @@ def test_a_rejected_request_is_shown_with_the_request_that_caused_it(tmp_path, c
     code, out, err = run(capsys, "show", str(log), "--width", "200")
     assert code == 0, err
     assert "Weather in Oslo?" in out and "→ 400" in out
-    assert "the provider rejected the request: Invalid parameter: messages with role 'tool'" in out
+    assert ("exchange 0: TD901 provider-rejected: the provider rejected the request (HTTP 400 "
+            "invalid_request_error): “Invalid parameter: messages with role 'tool' must be a response to a "
+            "preceeding message with 'tool_calls'.” — see TD101, TD402") in out
 
 
 def test_a_folder_is_every_file_in_it(capsys):

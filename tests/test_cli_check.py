@@ -33,9 +33,10 @@ def test_json_document_follows_the_documented_schema(orphan, capsys):
     code, out, _ = run(capsys, "check", str(orphan), "--format", "json")
     doc = json.loads(out)
     assert code == 1
-    assert set(doc) == {"tooldbg", "inputs", "findings", "summary"}
+    assert set(doc) == {"tooldbg", "inputs", "findings", "summary", "skipped"}
     assert doc["inputs"] == [{"path": str(orphan), "container": "json", "formats": ["openai-chat"],
-                              "exchanges": 1, "conversations": 1, "errors": []}]
+                              "exchanges": 1, "conversations": 1, "errors": [], "skipped": 0}]
+    assert doc["skipped"] == {"files": 0, "paths": [], "entries": 0}
     [finding] = [f for f in doc["findings"] if f["code"] == "TD101"]
     assert finding == {"code": "TD101", "name": "orphan-result", "severity": "error",
                        "message": "result 'call_9' answers no earlier call", "path": str(orphan),
@@ -139,3 +140,60 @@ def test_convert_to_gemini_fits_a_long_tool_name_and_says_so(tmp_path, capsys):
     assert sorted(line.split(":")[1].strip() for line in losses) == [  # declared, called, answered
         "c1 conversation", "c1 turn 1 part 0", "c1 turn 2 part 0"]
     assert all(line.endswith(f"wrote {long_name[:64]!r}") for line in losses)
+
+
+# ------------------------------------------------------------------- TD901 provider-rejected
+
+REJECTED = {"request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "body": {
+    "model": "claude-sonnet-4-5", "max_tokens": 512, "thinking": {"type": "enabled", "budget_tokens": 1024},
+    "messages": [{"role": "user", "content": "Weather in Oslo?"}]}},
+    "response": {"status": 400, "body": {"type": "error", "error": {
+        "type": "invalid_request_error",
+        "message": "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. "
+                   "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
+                   "(preceeding the lastmost set of `tool_use` and `tool_result` blocks)."}}}}
+REJECTED_MESSAGE = ("the provider rejected the request (HTTP 400 invalid_request_error): “messages.1.content.0.type: "
+                    "Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, "
+                    "a final `assistant` message must start with a thinking block (preceeding the lastmost set of "
+                    "`tool_use` and `tool_result` blocks).” — see TD307, TD805")
+
+
+@pytest.fixture
+def rejected(tmp_path):
+    """A log holding nothing wrong but the provider's 400: before TD901, `check` said "no findings"."""
+    path = tmp_path / "rejected.jsonl"
+    path.write_text(json.dumps(REJECTED) + "\n")
+    return path
+
+
+def test_a_log_holding_only_a_rejection_fails_check(rejected, capsys):
+    code, out, _ = run(capsys, "check", str(rejected))
+    assert code == 1
+    assert f"TD901 error provider-rejected: {REJECTED_MESSAGE}" in out
+    assert "at exchange 0 /response/body#/error" in out and '"type": "invalid_request_error"' in out
+    assert out.rstrip().endswith("1 error, 0 warnings, 0 info")
+    assert run(capsys, "check", str(rejected), "--ignore", "TD901")[0] == 0
+
+
+def test_a_rejection_in_the_json_document_and_the_github_annotations(rejected, capsys):
+    code, out, _ = run(capsys, "check", str(rejected), "--format", "json")
+    doc = json.loads(out)
+    assert code == 1
+    assert doc["findings"] == [{"code": "TD901", "name": "provider-rejected", "severity": "error",
+                                "message": REJECTED_MESSAGE, "path": str(rejected), "exchange": 0,
+                                "conversation": "c1", "turn": None, "part": None,
+                                "pointer": "/response/body#/error", "chunk": None}]
+    assert doc["summary"] == {"error": 1, "warning": 0, "info": 0}
+    code, out, _ = run(capsys, "check", str(rejected), "--format", "github")
+    assert code == 1
+    assert out.strip() == (f"::error file={rejected},title=TD901 provider-rejected::{REJECTED_MESSAGE} "
+                           "at /response/body#/error")
+
+
+def test_rules_explains_td901_with_a_bad_and_a_good_exchange(capsys):
+    code, out, _ = run(capsys, "rules", "TD901")
+    assert code == 0
+    assert out.splitlines()[0] == "TD901 provider-rejected  (error)"
+    assert "Bad" in out and "Good" in out and '"status": 400' in out and '"status": 200' in out
+    code, out, _ = run(capsys, "rules")
+    assert any(line.startswith("TD901") for line in out.splitlines())

@@ -49,7 +49,8 @@ def test_a_file_with_no_llm_exchange_exits_2_after_the_report(tmp_path, capsys):
     code, out, err = run(capsys, "check", str(not_llm))
     assert code == 2
     assert f"unreadable: {not_llm}" in out and "0 errors" in out  # the report was printed
-    assert "unknown format" in one_line(err)
+    assert one_line(err) == (f"tooldbg: {not_llm}: no LLM exchange found (1 entry in no provider's "
+                             "format; --input-format reads it as one)")
 
 
 @pytest.mark.parametrize("content", ['{"format": "tooldbg.canonical/1", "conversations": []}',
@@ -129,7 +130,8 @@ def test_an_unknown_conversation_is_a_usage_error_listing_the_ids(capsys, comman
 
 def test_click_usage_errors_are_one_line(capsys):
     code, _, err = run(capsys, "check", str(CLEAN), "--bogus")
-    assert code == 2 and one_line(err) == "tooldbg: no such option '--bogus' (see `tooldbg check --help`)"
+    assert code == 2 and one_line(err) == ("tooldbg: no such option '--bogus'. Did you mean '--jobs'? "
+                                           "(see `tooldbg check --help`)")
     code, _, err = run(capsys, "convert", str(CLEAN), "--to", "klingon")
     assert code == 2 and "invalid value for '--to': 'klingon' is not one of 'openai-chat'" in one_line(err)
     assert run(capsys, "--help")[0] == 0 and run(capsys, "--version")[0] == 0

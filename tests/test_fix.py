@@ -286,6 +286,8 @@ CANNOT = {
        for target in formats.WIRE_FORMATS},
     ("TD101-history-trimmed#c2", "bedrock"): "without its orphan it opens with the model's turn",
     ("TD805-deepseek", "deepseek"): "the reasoning_content is not in the log",
+    ("TD805-kimi", "kimi"): "the reasoning_content is not in the log",
+    ("TD805-openai-responses", "openai-responses"): "the encrypted_content is not in the log",
 }
 
 

@@ -9,6 +9,7 @@ from tests import paths
 from tooldbg.errors import InputError
 from tooldbg.load import load, load_bytes, load_file
 from tooldbg.model import Invocation, Result
+from tooldbg.scan import note_empty
 
 
 def test_gemini_stream_as_a_json_array_assembles_like_sse():
@@ -52,8 +53,9 @@ def test_an_error_response_is_kept_with_its_request(tmp_path):
     loaded = load_bytes("err.jsonl", (json.dumps(record) + "\n").encode())
     [conv] = loaded.conversations
     assert [t.role for t in conv.turns] == ["user"]
-    [(exchange, error)] = loaded.api_errors[conv.id]
-    assert exchange == 0 and error.message == "max_tokens: too small"
+    [read] = loaded.reads
+    [response] = read.responses
+    assert read.conversation == conv.id and response.error.message == "max_tokens: too small"
 
 
 def test_a_folder_loads_every_file_and_an_unreadable_one_does_not_stop_it(tmp_path):
@@ -251,18 +253,23 @@ def test_records_that_cannot_be_read_are_errors_at_their_place_and_the_rest_is_r
     lines = [empty, unknown, bad_request, bad_response, good]
     loaded = load_bytes("log.jsonl", "".join(json.dumps(x) + "\n" for x in lines).encode())
     assert [(e.path, e.location) for e in loaded.errors] == [
-        ("log.jsonl", "line 2/request/body"),
         ("log.jsonl", "line 3/request/body#/messages"),
         ("log.jsonl", "line 4/response/body#/choices")]
-    assert loaded.errors[0].message == "unknown format (use --input-format)"
     assert all(e.message for e in loaded.errors)
-    # the record with neither side is skipped, the others are read around the errors
+    # the record in no provider's format is not an LLM exchange: skipped and counted, not an error;
+    # the record with neither side is passed over; the others are read around the errors
+    assert loaded.skipped == 1
     assert len(loaded.reads) == 5 and [r.conversation for r in loaded.reads] == [None, None, None, "c1", "c1"]
 
 
-def test_an_exchange_of_unknown_format_without_a_location_is_named_by_its_index():
+def test_a_body_in_no_providers_format_is_counted_and_the_file_said_to_hold_no_exchange():
     loaded = load_bytes("x.json", json.dumps({"prompt": "hi"}).encode())
-    assert where(loaded) == [("x.json", "exchange 0", "unknown format (use --input-format)")]
+    assert loaded.errors == [] and loaded.skipped == 1 and not loaded.conversations
+    note_empty(loaded)
+    assert where(loaded) == [("x.json", "", "no LLM exchange found (1 entry in no provider's format; "
+                                            "--input-format reads it as one)")]
+    forced = load_bytes("x.json", json.dumps({"prompt": "hi"}).encode(), "openai-chat")
+    assert forced.skipped == 0 and forced.errors  # --input-format reads it: its own error
 
 
 def test_streamed_parts_point_at_their_file_and_exchange():

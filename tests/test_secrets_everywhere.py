@@ -84,7 +84,7 @@ def test_the_log_carries_every_secret_into_what_is_read(planted: Path):
 
     loaded = load_file(planted)
     assert loaded.errors == [] and len(loaded.conversations) == 1
-    everything = repr(loaded.conversations) + repr(loaded.api_errors) + \
+    everything = repr(loaded.conversations) + repr([r.responses for r in loaded.reads]) + \
         repr([(r.exchange.request.url, r.exchange.request.headers) for r in loaded.reads if r.exchange.request])
     for name, secret in SECRETS.items():
         assert secret in everything, name

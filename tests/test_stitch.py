@@ -246,8 +246,9 @@ def test_a_replay_that_gives_id_less_calls_ids_stays_in_the_conversation():
     assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1"]
 
 
-def test_a_response_only_exchange_keeps_its_exchange_and_its_error():
+def test_a_response_only_exchange_keeps_its_exchange():
+    """An error response alone (its request not logged) is still a conversation of its own: the
+    rejection (TD901, read from the exchange's responses) has a conversation to be on."""
     stitcher = Stitcher()
-    error = ApiError(message="overloaded", type="overloaded_error")
-    thread = stitcher.add(3, None, (Response(error=error),))
-    assert thread.exchanges == [3] and thread.errors == [(3, error)]
+    thread = stitcher.add(3, None, (Response(error=ApiError(message="overloaded", type="overloaded_error")),))
+    assert thread.exchanges == [3] and thread.conversation.turns == ()

@@ -25,6 +25,18 @@ def _short(location: str) -> str:
 class ToolDbgError(Exception):
     """Base of every error tooldbg reports to a user."""
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled as it is, fields and all (`check --jobs` and `--scheduler` bring a file's errors
+        back from other processes): rebuilt without `__init__`, whose arguments differ per class."""
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls: type[ToolDbgError], args: tuple[object, ...], state: dict[str, object]) -> ToolDbgError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class FormatError(ToolDbgError):
     """A body that does not have the shape its format requires, at `pointer` inside the body."""

@@ -17,6 +17,7 @@ only for what it sent new or changed.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -29,9 +30,11 @@ from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
 from .formats.reading import forget_links
 from .history import History, Listed
-from .jsonio import resolve
+from .jsonio import dumps_str, resolve
 from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
+from .records.sniff import HEAD, looks_like_log
+from .shorten import plain, quote
 from .stitch import Stitcher
 
 
@@ -57,7 +60,9 @@ class Loaded:
     reads: list[ExchangeRead] = field(default_factory=list)
     conversations: list[Conversation] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
-    api_errors: dict[str, list[tuple[int, ApiError]]] = field(default_factory=dict)
+    #: Entries of the capture no provider format recognizes (a browser's page loads and analytics
+    #: in a HAR): left unread and counted, not reported as errors. They stay in `reads` (format None).
+    skipped: int = 0
     #: conversation id → its index in `conversations`, and the list (its identity and length)
     #: the index was built from: `conversation()` is a dictionary probe, not a scan per call.
     _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -124,21 +129,49 @@ class Loaded:
         return resolve(stream.body, pointer)
 
 
+#: Characters of an error body quoted when no format reader could read it (`http_error`).
+EXCERPT = 300
+
 #: Called as `progress(file, exchanges read, exchanges in the file)` while a file is read.
 Progress = Callable[[str, int, int], None]
 
 
 def load(paths: Iterable[str | Path], input_format: str | None = None,
-         progress: Progress | None = None) -> list[Loaded]:
-    """Every file under `paths`; raises InputError only for a path that does not exist."""
+         progress: Progress | None = None, skipped: list[str] | None = None) -> list[Loaded]:
+    """Every file under `paths`; raises InputError only for a path that does not exist. A file of a
+    folder that is not a log (`sniff.looks_like_log`) is left out, and its path added to `skipped`;
+    a file named in `paths` is always read."""
     out = []
     for path in paths:
         path = Path(path)
         if not path.exists():
             raise InputError(str(path), "", "no such file or folder")
+        if not path.is_dir():
+            out.append(load_file(path, input_format, progress))
+            continue
         for file in iter_files(path):
-            out.append(load_file(file, input_format, progress))
+            loaded = load_found(file, input_format, progress)
+            if loaded is not None:
+                out.append(loaded)
+            elif skipped is not None:
+                skipped.append(str(file))
     return out
+
+
+def load_found(path: str | Path, input_format: str | None = None,
+               progress: Progress | None = None) -> Loaded | None:
+    """A file found in a folder: read as `load_file` does, or None when its content is not a log
+    (told from its first bytes: a folder's video is not read whole to be skipped)."""
+    name = str(path)
+    try:
+        with open(path, "rb") as file:
+            head = file.read(HEAD)
+            if not looks_like_log(name, head):
+                return None
+            data = head + file.read()
+    except OSError as err:
+        return Loaded(name, "unknown", errors=[InputError(name, "", err.strerror or str(err))])
+    return load_bytes(name, data, input_format, progress)
 
 
 def load_file(path: str | Path, input_format: str | None = None,
@@ -194,6 +227,10 @@ def _read_exchanges(capture: Capture, input_format: str | None, progress: Progre
         read, kept_from, listed = _read_exchange(capture.path, exchange, input_format, loaded.errors,
                                                  history)
         loaded.reads.append(read)
+        if read.format is None:  # not an LLM exchange (a record with neither side is not counted)
+            if exchange.request is not None or exchange.response is not None:
+                loaded.skipped += 1
+            continue
         if read.request is None and not read.responses:
             continue
         try:
@@ -210,7 +247,6 @@ def _read_exchanges(capture: Capture, input_format: str | None, progress: Progre
         if read.request is not None and read.format is not None and exchange.request is not None:
             history.remember(read.conversation, exchange.request.body, read.format, listed, read.request)
     loaded.conversations = [t.conversation for t in stitcher.threads]
-    loaded.api_errors = {t.conversation.id: t.errors for t in stitcher.threads if t.errors}
     return loaded
 
 
@@ -226,7 +262,9 @@ def _read_request(read: ExchangeRead, path: str) -> Request:
 def read_exchange(path: str, exchange: Exchange, input_format: str | None,
                   errors: list[InputError]) -> ExchangeRead:
     """Read both sides of one exchange in its format; a side that fails becomes an error (and an
-    exception a reader should not raise is caught here too: `errors.unexpected`)."""
+    exception a reader should not raise is caught here too: `errors.unexpected`). An exchange in no
+    provider's format is not an LLM exchange: it comes back with format None and no error (with
+    `input_format`, one that holds no JSON body or stream to read)."""
     return _read_exchange(path, exchange, input_format, errors, None)[0]
 
 
@@ -237,17 +275,21 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
     kept_from: str | None = None
     listed: Listed | None = None
     try:
-        detected = input_format or _detect(exchange)
+        detected = _detect(exchange) if input_format is None else \
+            input_format if _has_payload(exchange) else None
     except Exception as err:  # noqa: BLE001
         errors.append(InputError(path, _where(exchange), unexpected(err)))
         return ExchangeRead(exchange), None, None
     read = ExchangeRead(exchange, format=detected)
     if read.format is None:
-        if exchange.request is not None or exchange.response is not None:
-            errors.append(InputError(path, _where(exchange), "unknown format (use --input-format)"))
         return read, None, None
     module = formats.get(read.format)
     request, response = exchange.request, exchange.response
+    for message in (request, response):
+        if message is not None and message.body is None and message.events is None \
+                and message.text and message.text.strip():
+            errors.append(InputError(path, message.location or _where(exchange),
+                                     f"body is not JSON: {quote(message.text.strip())}"))
     if request is not None and request.body is not None:
         source = _source(path, exchange, request, "request")
         try:
@@ -264,6 +306,7 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         _name_model(read)
         return read, kept_from, listed
     source = _source(path, exchange, response, "response")
+    failed = response.status is not None and response.status >= 400 and response.events is None
     try:
         if response.events is not None:
             streams = tuple(module.assemble_stream(events, source)
@@ -273,12 +316,35 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         elif response.body is not None:
             read.responses = (module.read_response(response.body, source),)
     except FormatError as err:
-        errors.append(_error(path, response, err))
+        if not failed:  # an error status is reported below, whatever its body
+            errors.append(_error(path, response, err))
     except Exception as err:  # noqa: BLE001
         read.streams, read.responses = (), ()
         errors.append(_error(path, response, FormatError(unexpected(err))))
+    if failed and not any(r.error is not None for r in read.responses):
+        read.responses = (Response(error=http_error(response)),)
     _name_model(read)
     return read, kept_from, listed
+
+
+#: An HTML page's markup, and the scripts and styles whose text is not what the page says.
+_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.I | re.S)
+#: Characters of an error body read for its excerpt (a gateway page can be long).
+_EXCERPT_READ = 20_000
+
+
+def http_error(message: Message) -> ApiError:
+    """An HTTP error status whose body no format reader read as an error — a gateway's HTML 502, a
+    proxy's `{"detail": …}`, an empty body: the body as a one-line excerpt (an HTML page by its
+    text, without its markup), so the rejection is still reported and says what it can."""
+    if message.body is not None:
+        text = dumps_str(message.body)[:_EXCERPT_READ]
+    else:
+        text = (message.text or "")[:_EXCERPT_READ]
+        if text.lstrip()[:1] == "<":
+            text = html.unescape(_MARKUP.sub(" ", text))
+    return ApiError(message=plain(" ".join(text.split()), EXCERPT) or "(an empty body)",
+                    code=str(message.status))
 
 
 #: The model an endpoint URL names, for formats whose request body does not: Gemini
@@ -308,6 +374,12 @@ def _with_model(read: ExchangeRead, request: Request) -> Request:
 def _stream_response(module: Format, assembled: Assembled, source: Source) -> Response:
     response = module.read_response(assembled.body, source)
     return replace(response, turn=with_chunks(response.turn, assembled.chunks))
+
+
+def _has_payload(exchange: Exchange) -> bool:
+    """Either side holds a body or a stream a reader could read."""
+    return any(m is not None and (m.body is not None or m.events is not None)
+               for m in (exchange.request, exchange.response))
 
 
 def _detect(exchange: Exchange) -> str | None:

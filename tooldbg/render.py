@@ -24,10 +24,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
-from rich.segment import Segment
-from rich.text import Text
-
 from .jsonio import dumps_str
 from .model import Invocation, Json, Media, Opaque, Part, Reasoning, Result
 from .model import Text as TextPart
@@ -37,8 +33,10 @@ from .shorten import LINE, one_line, shorten_lines
 #: Characters of a name, id or type shown in a part's line (the rest is cut: see shorten.one_line).
 LABEL = 200
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # rich is imported where it draws: `check --format json` never needs it
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
     from rich.syntax import Syntax
+    from rich.text import Text
 
 #: Emoji a zero-width joiner legitimately sits between (👩‍💻): that joiner is kept.
 _EMOJI = "\u2600-\u27bf\ufe0f\U0001f000-\U0001faff"
@@ -98,6 +96,8 @@ def clean(text: str) -> str:
 
 def safe(text: str, style: str = "") -> Text:
     """Log text as a rich `Text`: never markup, cleaned."""
+    from rich.text import Text
+
     return Text(clean(text), style=style)
 
 
@@ -146,6 +146,8 @@ class _Guarded:
         self.renderable = renderable
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.segment import Segment
+
         seen: dict[str, str] = {}  # borders, padding and indents repeat on every line
         for segment in console.render(self.renderable, options):
             text = segment.text
@@ -178,6 +180,8 @@ ROLE_STYLES = {"system": "magenta", "user": "green", "assistant": "cyan", "tool"
 
 def part_line(part: Part, *, width: int = 400) -> Text:
     """One part as a labelled line: `call i1 get_weather {"city":"Oslo"}`, `result → i1 ERROR …`."""
+    from rich.text import Text
+
     line = Text()
     if isinstance(part, TextPart):
         line.append("text ", "dim")

@@ -7,22 +7,23 @@ annotation lines are data, cleaned where they are printed (`render.clean_json`, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
-from rich.syntax import Syntax
 from rich.text import Text
 
-from . import __version__
 from .checks import SEVERITIES, Finding, Rule
-from .diff import SIDES, Diff, Place, SidedFinding
+from .checks.rejections import rejections
 from .jsonio import dumps_str
 from .load import Loaded
 from .render import code, safe
+from .scan import Checked, Report, skipped_line, summary, to_json
 from .shorten import one_line
+
+if TYPE_CHECKING:  # `check` needs neither: imported by the `diff` and `rules` output that does
+    from .diff import Diff, Place, SidedFinding
 
 #: Characters of a conversation id and of a location shown (the rest is cut: shorten.one_line).
 LABEL, LOCATION = 200, 500
@@ -34,39 +35,12 @@ EXCERPT_LINES = 12
 DIFF_EXCERPT_LINES = 8
 
 
-@dataclass(slots=True)
-class Checked:
-    loaded: Loaded
-    findings: list[Finding] = field(default_factory=list)
-
-
-def summary(results: list[Checked]) -> dict[str, int]:
-    counts = dict.fromkeys(reversed(SEVERITIES), 0)
-    for result in results:
-        for finding in result.findings:
-            counts[finding.severity] += 1
-    return counts
-
-
-def to_json(results: list[Checked]) -> dict[str, Any]:
-    """The documented, versioned document of `check --format json` (keys are only ever added)."""
-    return {
-        "tooldbg": __version__,
-        "inputs": [{"path": r.loaded.path, "container": r.loaded.container,
-                    "formats": r.loaded.formats, "exchanges": len(r.loaded.reads),
-                    "conversations": len(r.loaded.conversations),
-                    "errors": [{"location": e.location, "message": e.message} for e in r.loaded.errors]}
-                   for r in results],
-        "findings": [f.to_dict() for r in results for f in r.findings],
-        "summary": summary(results),
-    }
-
-
-def github(results: list[Checked]) -> Iterator[str]:
+def github(results: Sequence[Checked | Report]) -> Iterator[str]:
     """One workflow command per finding: `::error file=…,title=TD303 lost-is-error::message`."""
     level = {"error": "error", "warning": "warning", "info": "notice"}
     for result in results:
-        for err in result.loaded.errors:
+        errors = result.loaded.errors if isinstance(result, Checked) else result.errors
+        for err in errors:
             yield (f"::error file={_escape_property(err.path)},title=unreadable input::"
                    f"{_escape_data(str(err))}")
         for f in result.findings:
@@ -83,13 +57,19 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def text_report(results: list[Checked]) -> Iterator[RenderableType]:
-    """Findings grouped by file, conversation and turn, each with the JSON it points at."""
+def text_report(results: list[Checked], skipped: Sequence[str] = ()) -> Iterator[RenderableType]:
+    """Findings grouped by file, conversation and turn, each with the JSON it points at; then what
+    was skipped (files of a folder that are not logs, entries in no provider's format) and the
+    counts."""
     for result in results:
         loaded = result.loaded
         yield safe(loaded.path, "bold underline")
         for err in loaded.errors:
             yield safe(f"  unreadable: {err}", "bold red")
+        if loaded.skipped and loaded.conversations:  # else the error says it
+            many = loaded.skipped != 1
+            yield Text(f"  skipped {loaded.skipped} entr{'ies' if many else 'y'} that no provider format "
+                       f"recognizes (not LLM exchange{'s' if many else ''})", "dim")
         group: tuple[Any, ...] | None = None
         for finding in result.findings:
             key = (finding.conversation, finding.turn)
@@ -99,6 +79,9 @@ def text_report(results: list[Checked]) -> Iterator[RenderableType]:
             yield _finding(loaded, finding)
         if not result.findings and not loaded.errors:
             yield Text("  no findings", "green")
+    said = skipped_line(skipped)
+    if said:
+        yield safe(said, "dim")
     counts = summary(results)
     line = Text()
     for i, (severity, count) in enumerate(counts.items()):
@@ -179,6 +162,8 @@ def rule_doc(rule: Rule) -> Iterator[RenderableType]:
     for label, example in (("Bad", rule.bad), ("Good", rule.good)):
         yield Text("")
         yield Text(label, "bold red" if label == "Bad" else "bold green")
+        from rich.syntax import Syntax
+
         yield Padding(Syntax(example, "json", theme="ansi_dark", word_wrap=True), (0, 0, 0, 2))
 
 
@@ -189,14 +174,15 @@ def diff_json(d: Diff) -> dict[str, Any]:
     """`diff --format json`: the `check` document (both inputs, every finding, the summary), each
     finding with its `side` and its place on each side (`a`, `b`: null where there is none), then
     the conversations and exchanges paired and the notes. Keys are only ever added."""
+    from .diff import SIDES
+
     doc = to_json([Checked(d.a, [f for f in d.own if f.side == "a"]),
                    Checked(d.b, [f for f in d.own if f.side == "b"])])
     for entry, side, loaded in zip(doc["inputs"], SIDES, (d.a, d.b), strict=True):
         entry["side"] = side
-        entry["rejections"] = [{"conversation": conversation, "exchange": exchange, "message": error.message,
-                                "type": error.type, "code": error.code}
-                               for conversation, errors in loaded.api_errors.items()
-                               for exchange, error in errors]
+        entry["rejections"] = [{"conversation": r.read.conversation, "exchange": r.exchange,
+                                "message": r.error.message, "type": r.error.type, "code": r.error.code}
+                               for r in rejections(loaded)]  # TD901's, with the provider's own fields
     findings = d.everything
     doc["findings"] = [f.to_dict() for f in findings]
     doc["summary"] = diff_counts(findings)
@@ -209,6 +195,8 @@ def diff_json(d: Diff) -> dict[str, Any]:
 def diff_text(d: Diff) -> Iterator[RenderableType]:
     """Both inputs, the conversations paired, each difference under the turns it is about with the
     wire JSON of each side, the notes, then each file's own findings."""
+    from .diff import SIDES
+
     for side, loaded in zip(SIDES, (d.a, d.b), strict=True):
         line = Text(f"{side}  ", "bold")
         line.append_text(safe(loaded.path, "bold underline"))
@@ -251,12 +239,6 @@ def diff_text(d: Diff) -> Iterator[RenderableType]:
         else:
             head.append_text(safe(loaded.path, "bold"))
         yield head
-        for conversation, errors in loaded.api_errors.items():
-            for exchange, error in errors:
-                line = Text(f"    {conversation} exchange {exchange}: the provider rejected the request: ",
-                            "red")
-                line.append_text(safe(error.message))
-                yield line
         if not own:
             continue
         turn: Any = None
@@ -323,6 +305,8 @@ def _difference(d: Diff, finding: SidedFinding) -> Iterator[RenderableType]:
 
 
 def _diff_summary(d: Diff) -> Text:
+    from .diff import SIDES
+
     line = Text("")
     differences = len(d.findings)
     line.append(f"{differences} difference{'s' if differences != 1 else ''}",

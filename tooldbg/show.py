@@ -12,12 +12,13 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from .checks import RULES, Finding, run_checks
 from .jsonio import dumps_str
 from .load import ExchangeRead, Loaded
 from .model import Conversation, Source, Turn
 from .render import ROLE_STYLES, code, part_line, redacting, safe
 from .secrets import SECRET_HEADERS, redact_headers, redact_text
-from .shorten import one_line, shorten_lines
+from .shorten import one_line
 
 #: Wire JSON longer than this many lines is cut in the side-by-side view.
 WIRE_LINES = 40
@@ -34,14 +35,24 @@ def render_loaded(loaded: Loaded, conversation_id: str | None = None,
                     f"{', '.join(loaded.formats) or 'no format'}"), style="bold")
     for err in loaded.errors:
         yield safe(f"error: {err}", "bold red")
+    rejected = rejections(loaded)
     for conv in loaded.conversations:
         if conversation_id is None or conv.id == conversation_id:
             label = labels.get((loaded.path, conv.id)) if labels else None
-            yield from render_conversation(loaded, conv, label=label)
+            yield from render_conversation(loaded, conv, label=label, rejected=rejected.get(conv.id, []))
 
 
-def render_conversation(loaded: Loaded, conv: Conversation,
-                        label: str | None = None) -> Iterator[RenderableType]:
+def rejections(loaded: Loaded) -> dict[str | None, list[Finding]]:
+    """The provider's rejections in the file, as `check` reports them (TD901), by conversation."""
+    by_conversation: dict[str | None, list[Finding]] = {}
+    for finding in run_checks(loaded, [RULES["TD901"]]):
+        by_conversation.setdefault(finding.conversation, []).append(finding)
+    return by_conversation
+
+
+def render_conversation(loaded: Loaded, conv: Conversation, label: str | None = None,
+                        rejected: list[Finding] | None = None) -> Iterator[RenderableType]:
+    """One conversation; `rejected` are its TD901 findings (found here when not given)."""
     reads = loaded.reads_of(conv.id)  # an index: a scan of every read per conversation is quadratic
     exchanges = [r.exchange.index for r in reads]
     head = Text()
@@ -66,12 +77,9 @@ def render_conversation(loaded: Loaded, conv: Conversation,
         yield tools
     for index, turn in enumerate(conv.turns):
         yield _turn_table(loaded, index, turn)
-    for exchange, error in loaded.api_errors.get(conv.id, []):
-        text = Text(f"exchange {exchange}: the provider rejected the request: ", "bold red")
-        text.append_text(safe(shorten_lines(error.message, URL, WIRE_LINES)))
-        if error.type or error.code:
-            kind = one_line(f"{error.type or ''} {error.code or ''}".strip(), LABEL)
-            text.append_text(safe(f"  ({kind})", "red"))
+    for finding in rejected if rejected is not None else rejections(loaded).get(conv.id, []):
+        text = Text(f"exchange {finding.exchange}: {finding.code} {finding.name}: ", "bold red")
+        text.append_text(safe(finding.message))
         yield text
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, replace
 
-from .formats.base import ApiError, Request, Response, link
+from .formats.base import Request, Response, link
 from .jsonio import dumps
 from .model import Conversation, Invocation, Result, Turn, turn_to_dict
 
@@ -40,7 +40,6 @@ class Thread:
 
     conversation: Conversation
     exchanges: list[int] = field(default_factory=list)
-    errors: list[tuple[int, ApiError]] = field(default_factory=list)
     hashes: list[bytes] = field(default_factory=list)
     #: How many turns the last request of the conversation sent.
     requested: int = 0
@@ -77,10 +76,9 @@ class Stitcher:
 
     def add(self, exchange: int, request: Request | None, responses: tuple[Response, ...]) -> Thread:
         answers = [r.turn for r in responses if r.turn is not None]
-        errors = [(exchange, r.error) for r in responses if r.error is not None]
         if request is None:
             model = next((r.model for r in responses if r.model), None)
-            return self._new(exchange, Conversation(model=model, turns=link(answers)), errors, [])
+            return self._new(exchange, Conversation(model=model, turns=link(answers)), [])
         hashes, chains = self._chained(request.turns)
         thread = self._continued(request, hashes, chains)
         turns = list(request.turns)
@@ -98,11 +96,10 @@ class Stitcher:
             turns=(*turns, *answered), meta=dict(request.meta))
         all_hashes = hashes + [self._hash(t) for t in answered]
         if thread is None:
-            thread = self._new(exchange, conversation, errors, all_hashes)
+            thread = self._new(exchange, conversation, all_hashes)
         else:
             thread.conversation = conversation
             thread.exchanges.append(exchange)
-            thread.errors.extend(errors)
             thread.hashes = all_hashes
         thread.requested = len(hashes)
         if chains:
@@ -149,10 +146,9 @@ class Stitcher:
             known = self._hashes[id(turn)] = (turn, turn_hash(turn))
         return known[1]
 
-    def _new(self, exchange: int, conversation: Conversation, errors: list[tuple[int, ApiError]],
-             hashes: list[bytes]) -> Thread:
+    def _new(self, exchange: int, conversation: Conversation, hashes: list[bytes]) -> Thread:
         conversation = replace(conversation, id=f"c{len(self.threads) + 1}")
-        thread = Thread(conversation, [exchange], errors, hashes)
+        thread = Thread(conversation, [exchange], hashes)
         self.threads.append(thread)
         return thread
 

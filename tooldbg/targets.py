@@ -117,7 +117,12 @@ class ReasoningReplay:
     signature-only reasoning part right before the turn's first call, i.e. the signature rides on
     that call), `before_call` (somewhere before each call) or `any` (anywhere in the turn). The
     reasoning must be of `origin` and, with `signature`, carry its signature (or be redacted);
-    `what` names it as the provider does (`thinking block`, `reasoning_content`…)."""
+    `what` names it as the provider does (`thinking block`, `reasoning_content`…).
+
+    `stored`: a request parameter (a path, like `param`) that, set to false, means the provider keeps
+    nothing between requests: the reasoning must then carry its signature whatever `signature` says,
+    an id alone names nothing (`stored_what` names what is then needed, `stored_error` is the
+    provider's answer)."""
 
     origin: str
     what: str
@@ -133,6 +138,9 @@ class ReasoningReplay:
     recorded: bool = False
     signature: bool = False
     item_ids: bool = False
+    stored: tuple[str, ...] = ()
+    stored_what: str = ""
+    stored_error: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +220,11 @@ OPENAI_RESPONSES = Table(
         item_ids=True, recorded=True,
         error="Item '{item}' of type 'function_call' was provided without its required 'reasoning' "
               "item: 'rs_…'.",
-        source="issue continuedev/continue#10018"),
+        stored=("store",), stored_what="reasoning item with its encrypted_content (store is false)",
+        stored_error="Item with id 'rs_…' not found. Items are not persisted when `store` is set to false. "
+                     "Try again with `store` set to true, or remove this item from your input.",
+        source="issue continuedev/continue#10018; store: false, issues vercel/ai#7543, "
+               "openai/openai-agents-js#546"),
 )
 
 ANTHROPIC = Table(

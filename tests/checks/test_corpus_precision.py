@@ -24,6 +24,40 @@ EXPECTED: dict[str, list[tuple]] = {
          "it are the recording's, not the stream's — the .done events and response.completed carry every "
          "value whole"),
     ],
+    # The OpenAI-compatible endpoint behind vercel/ai's fixture passes on Anthropic's content-block
+    # index: the text block was 0, so the first (only) call arrives at index 1. openai-python's
+    # accumulator would file it at position 0 and make its later fragments a second, nameless call
+    # (vercel/ai keeps the fixture because its own client had to cope): a real TD501, at that chunk.
+    "vercel-ai-fixtures/openai-compatible/anthropic-fallback-tool-call.sse": [
+        ("TD501", "error", 0, "c1", 0, 1, "", 3,
+         "the first tool call arrives at index 1, not 0: openai-python files it at position 0 and makes its "
+         "later fragments a second call, with the arguments but no id or name (another format's block index "
+         "passed on: Anthropic counts the text block before the call)"),
+    ],
+    # Three vercel/ai fixtures are recordings of the provider refusing the request: TD901 is a true
+    # finding on each (a log of a failed request must not look clean). Two are a quota, and say so;
+    # the legacy-parameter 400 is a request defect no tooldbg rule covers, and says that.
+    "vercel-ai-fixtures/google/google-429-retry-info.json": [
+        ("TD901", "error", 0, "c1", None, None, "/error", None,
+         "the provider rejected the request (HTTP 429 RESOURCE_EXHAUSTED): “You exceeded your current quota, "
+         "please check your plan.” — not a defect of the history (a rate limit, an overloaded or failing "
+         "server, a credential): tooldbg has no rule for this rejection"),
+    ],
+    # The `error` event (chunk 2) and the `response.failed` after it are one failure, reported once.
+    "vercel-ai-fixtures/openai/openai-error.1.chunks.txt": [
+        ("TD901", "error", 0, "c1", None, None, "", 2,
+         "the provider rejected the request (insufficient_quota): “You exceeded your current quota, please "
+         "check your plan and billing details. For more information on this error, read the docs: "
+         "https://platform.openai.com/docs/guides/error-codes/api-errors.” — not a defect of the history "
+         "(a rate limit, an overloaded or failing server, a credential): tooldbg has no rule for this "
+         "rejection"),
+    ],
+    "vercel-ai-fixtures/openai/reasoning-model-legacy-parameter-error.json": [
+        ("TD901", "error", 0, "c1", None, None, "/error", None,
+         "the provider rejected the request (invalid_request_error unsupported_parameter): “Unsupported "
+         "parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' "
+         "instead.” — tooldbg has no rule for this rejection"),
+    ],
 }
 
 

@@ -528,6 +528,80 @@ def test_td108_a_result_with_its_own_bad_id_is_reported_at_the_result():
         [(2, 0, "result has an id that is a placeholder: 'None'")]
 
 
+BEDROCK = "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-5-haiku-20241022-v1:0/converse"
+#: One call and its result, each without the id the format requires: (url, request, the key named).
+ID_LESS = {
+    "openai-chat": (OPENAI, chat(user("Weather?"), assistant({"type": "function", "function": {
+        "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}),
+        {"role": "tool", "content": "4°C"}, {"role": "assistant", "content": "4°C in Oslo."},
+        user("Thanks")), "'id'"),
+    "anthropic": (ANTHROPIC, claude(user("Weather?"), {"role": "assistant", "content": [
+        {"type": "tool_use", "name": "get_weather", "input": {"city": "Oslo"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "content": "4°C"}]}), "'id'"),
+    "openai-responses": (RESPONSES, {"model": "gpt-5", "input": [
+        {"role": "user", "content": "Weather?"},
+        {"type": "function_call", "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"},
+        {"type": "function_call_output", "output": "4°C"}]}, "'call_id'"),
+    "bedrock": (BEDROCK, {"messages": [
+        {"role": "user", "content": [{"text": "Weather?"}]},
+        {"role": "assistant", "content": [{"toolUse": {"name": "get_weather", "input": {"city": "Oslo"}}}]},
+        {"role": "user", "content": [{"toolResult": {"content": [{"text": "4°C"}]}}]}]}, "'toolUseId'"),
+}
+
+
+@pytest.mark.parametrize("fmt", list(ID_LESS))
+def test_td108_a_missing_id_is_reported_once_at_the_call_not_as_orphan_or_unanswered(fmt):
+    url, request, key = ID_LESS[fmt]
+    loaded = load_bytes("log.jsonl", log((url, request, None)))
+    assert [r.format for r in loaded.reads] == [fmt]
+    [finding] = run_checks(loaded, select_rules(["TD1"]))
+    assert (finding.code, finding.turn, finding.part) == ("TD108", 1, 0)
+    assert finding.message == f"call i1 get_weather has no id ({fmt} requires {key}), so its result cannot name it"
+
+
+def test_td108_a_response_without_ids_is_reported_where_the_client_made_one_up():
+    """The history replays the call under an id the client invented (valid, so no finding there):
+    the server's response that sent none is the defect, reported once, at the response."""
+    bare = {"type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}
+    made_up = {**bare, "id": "get_weather"}  # openai-node's fallback: the tool name
+    data = log((OPENAI, chat(user("Weather?")), completion(tool_calls=[bare])),
+               (OPENAI, chat(user("Weather?"), assistant(made_up), tool("get_weather", "4°C")), None))
+    [finding] = check(data, ["TD1"])
+    assert (finding.code, finding.exchange, finding.turn) == ("TD108", 0, None)
+    assert finding.pointer == "line 1/response/body#/choices/0/message/tool_calls/0"
+    assert finding.message.startswith("call get_weather has no id (openai-chat requires 'id') in the response")
+
+
+def test_td108_gemini_ids_are_optional():
+    data = log((GEMINI, gemini(OSLO_ASKED, OSLO_CALLED, {"role": "user", "parts": [
+        fresponse("get_weather", {"temp_c": 4})]}), None))
+    assert check(data, ["TD1"]) == []
+
+
+def test_td108_a_result_that_lost_its_calls_id_is_paired_by_position_and_reported_there():
+    for lost in ({"role": "tool", "content": "7°C"}, tool("", "7°C")):
+        data = log((OPENAI, chat(user("Weather?"), assistant(OSLO, BERGEN), tool("call_A1xQ9", "4°C"), lost,
+                                 {"role": "assistant", "content": "4°C and 7°C."}, user("Thanks")), None))
+        [finding] = check(data, ["TD1"])
+        assert (finding.code, finding.turn, finding.part) == ("TD108", 2, 1)
+        assert finding.message.startswith("result for i2 get_weather has ")
+
+
+def test_td108_legacy_function_call_has_no_ids_by_design():
+    data = log((OPENAI, chat(user("Weather?"), {"role": "assistant", "content": None, "function_call": {
+        "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}},
+        {"role": "function", "name": "get_weather", "content": "4°C"}), None))
+    assert check(data, ["TD1"]) == []
+
+
+def test_td108_leaves_a_streamed_call_without_id_to_td503():
+    stream = sse(_chunk({"role": "assistant", "tool_calls": [{"index": 0, "type": "function", "function": {
+        "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}]}), _chunk({}, "tool_calls"))
+    found = check(log((OPENAI, chat(user("Weather?"), stream=True), stream + "data: [DONE]\n\n")),
+                  ["TD1", "TD5"])
+    assert codes(found) == ["TD503"]
+
+
 # ------------------------------------------------------------------- stored conversations, streams
 
 

@@ -1,7 +1,8 @@
 """The rule catalogue: every rule of the contract exists with its doc, examples and severity, and
 every rule has a defect sample in sample_transcripts/defects/ that produces exactly its findings —
 compared whole (code, severity, exchange, conversation, turn, part, pointer, chunk, message; so the
-count too), warnings and infos included: a file `check` reads, or for the TD7xx rules `diff`
+count too), warnings and infos included; a sample whose log also holds the provider's 400 for its
+defect gives TD901 beside its code, and that TD901 must name the sample's rule: a file `check` reads, or for the TD7xx rules `diff`
 reports, a folder `TD701-<story>/` holding the two sides of one conversation, `client.*` and
 `upstream.*`."""
 
@@ -23,6 +24,7 @@ CATALOGUE = [
     "TD501", "TD502", "TD503", "TD504",
     "TD601", "TD602", "TD603",
     "TD701", "TD702", "TD703", "TD704",
+    "TD901",
 ]
 DEFECTS = paths.SAMPLES / "defects"
 SAMPLES = sorted(p for p in DEFECTS.iterdir() if p.is_file() and p.name != "README.md") \
@@ -45,6 +47,7 @@ SEVERITIES = {
     "TD701": "error", "TD702": "error", "TD703": "error", "TD704": "error",
     "TD801": "error", "TD802": "warning", "TD803": "error", "TD804": "error", "TD805": "error",
     "TD806": "error",
+    "TD901": "error",
 }
 TARGETS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", *PROFILES)
 
@@ -94,14 +97,20 @@ def test_every_rule_has_a_defect_sample(rule):
 #: one: (code, severity, exchange, conversation, turn, part, pointer, chunk, message).
 EXPECTED = {
     "TD101-history-trimmed-through-a-call.jsonl": [
+        ('TD901', 'error', 1, 'c2', None, None, 'line 2/response/body#/error', None,
+         "the provider rejected the request (HTTP 400 invalid_request_error): “Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.” — see TD101, TD402"),
         ('TD101', 'error', 1, 'c2', 0, 0, 'line 2/request/body#/messages/1', None,
          "result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F' answers no earlier call"),
     ],
     "TD102-failed-parallel-result-dropped.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01Fa3JyW6uGe1PqD5sKr0MtV. Each `tool_use` block must have a corresponding `tool_result` block in the next message.” — see TD102, TD405, TD803'),
         ('TD102', 'error', 0, 'c1', 1, 2, 'line 1/response/body#/content/2', None,
          "call i2 get_weather ('toolu_01Fa3JyW6uGe1PqD5sKr0MtV') has no result, but the conversation continues after turn 1"),
     ],
     "TD103-tool-use-id-lowercased-by-relay.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01hqz5fwm3tkxb8ycn2plr7v. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.” — see TD101, TD103, TD402'),
         ('TD103', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/2/content/0', None,
          "result id 'toolu_01hqz5fwm3tkxb8ycn2plr7v' does not match call i1 lookup_order 'toolu_01HqZ5fWm3TkXb8YcN2pLr7V' in turn 1: re-cased"),
     ],
@@ -110,6 +119,8 @@ EXPECTED = {
          "call i2 get_weather reuses id 'call_0' of call i1 get_weather in turn 1"),
     ],
     "TD105-retried-booking-answered-twice.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.2.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks with id: toolu_01Rb6Nq3Xw8Kz2Tm5Yc7Lp4D” — see TD105'),
         ('TD105', 'error', 1, 'c1', 2, 1, 'line 2/request/body#/messages/2/content/1', None,
          "result #2 for call i1 book_ticket ('toolu_01Rb6Nq3Xw8Kz2Tm5Yc7Lp4D'), already answered at turn 2 part 0"),
     ],
@@ -124,8 +135,14 @@ EXPECTED = {
          'result paired by position with i2 get_weather({"city":"Bergen"}) mentions \'Oslo\', an argument of i1 get_weather({"city":"Oslo"}): results appended in completion order are mis-paired when calls have no ids'),
     ],
     "TD108-empty-tool-use-id.jsonl": [
+        ('TD901', 'error', 0, 'c1', None, None, '/response/body#/error', None,
+         "the provider rejected the request (HTTP 400 invalid_request_error): “messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'” — see TD108, TD801"),
         ('TD108', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1', None,
          "call i1 get_weather has an id that is empty: ''"),
+    ],
+    "TD108-jan-server-returns-calls-without-id.jsonl": [
+        ('TD108', 'error', 0, 'c1', 1, 0, 'line 1/response/body#/choices/0/message/tool_calls/0', None,
+         "call i1 add has no id (openai-chat requires 'id'), so its result cannot name it"),
     ],
     "TD201-litellm-proxy-double-encodes-arguments.jsonl": [
         ('TD201', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
@@ -136,10 +153,14 @@ EXPECTED = {
          'arguments of \'write_file\' are not valid JSON (invalid JSON at line 1 column 329: unexpected end of data): "{\\"path\\": \\"scripts/summarize.py\\", \\"content\\": \\"import…'),
     ],
     "TD203-client-replays-arguments-as-object.har": [
+        ('TD901', 'error', 1, 'c1', None, None, '/log/entries/1/response/content/text#/error', None,
+         "the provider rejected the request (HTTP 400 invalid_request_error invalid_type): “Invalid type for 'messages[2].tool_calls[0].function.arguments': expected a string, but got an object instead.” — see TD203"),
         ('TD203', 'error', 1, 'c1', 1, 0, '/log/entries/1/request/postData/text#/messages/2/tool_calls/0/function/arguments', None,
          'arguments of \'get_stock_level\' are an object ({"sku":"SKU-4471","warehouse":"BER"}); openai-chat requires a JSON string'),
     ],
     "TD204-gateway-sends-tool-input-as-string.jsonl": [
+        ('TD901', 'error', 0, 'c1', None, None, '/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.1.content.1.tool_use.input: Input should be a valid dictionary” — see TD204'),
         ('TD204', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1/input', None,
          'input of \'lookup_order\' is a JSON string ("{\\"order_id\\":\\"A-20417\\"}"); anthropic requires an object'),
     ],
@@ -171,6 +192,10 @@ EXPECTED = {
         ('TD304', 'warning', 1, 'c1', 2, 0, 'line 2/request/body#/messages/2/content/0', None,
          'result \'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9\' reports a failure (a Python traceback) but is sent without status: "error"'),
     ],
+    "TD304-gemini-adk-error-status-sent-as-output.jsonl": [
+        ('TD304', 'warning', 1, 'c1', 2, 0, 'line 2/request/body#/contents/2/parts/0', None,
+         'result of \'get_departures\' reports a failure ("error_message": "Entur journey planner returned HTTP 503 Service …) but is sent without an {"error": …} response'),
+    ],
     "TD305-context-trimmer-strips-screenshot.jsonl": [
         ('TD305', 'error', 2, 'c1', 2, 0, 'line 3/request/body#/messages/2/content/0', None,
          "image (image/png) in result 'toolu_01Sv6Nq3Xk8Wb1Lt4Rz7Hm2Pd' of exchange 1's request is missing from its replay"),
@@ -179,7 +204,31 @@ EXPECTED = {
         ('TD306', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/input/2', None,
          'call \'search_flights\' (call_Tq7Wm2Xk9Rb4Nv1Lc6Zs3Hd8) from exchange 0\'s response is replayed with other arguments at /cabin: "business" became (absent)'),
     ],
+    "TD307-context-compactor-shortens-signed-thinking-rejected.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.” — see TD307'),
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/1/content/0', None,
+         "the thinking block before the call 'read_file' in exchange 0's response was edited on replay, its signature kept: the text no longer matches the signature (Anthropic: “`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.”)"),
+    ],
+    "TD307-deepseek-agent-memory-drops-reasoning-content-rejected.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “Missing `reasoning_content` field in the assistant message at message index 2. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls” — see TD307, TD805'),
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
+         "the reasoning_content before the call 'get_exchange_rate' in exchange 0's response was dropped on replay"),
+    ],
+    "TD307-openrouter-client-keeps-reasoning-drops-reasoning-details.jsonl": [
+        ('TD307', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/messages/2/tool_calls/0', None,
+         "the reasoning_details block reasoning.encrypted before the call 'get_order_status' in exchange 0's response was dropped on replay"),
+    ],
+    "TD307-responses-reasoning-replayed-by-id-under-store-false-rejected.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         "the provider rejected the request (HTTP 404 invalid_request_error): “Item with id 'rs_0a7c3e5f9b1d24680068e2f1c4a9b7d3e5f1a2c8b6d4e0f9a3' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.” — see TD307, TD805"),
+        ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/input/1', None,
+         "the reasoning item rs_0a7c3e5f9b1d24680068e2f1c4a9b7d3e5f1a2c8b6d4e0f9a3 before the call 'run_sql' in exchange 0's response was replayed by id only, without its encrypted_content, while store is false: “Item with id 'rs_0a7c3e5f9b1d24680068e2f1c4a9b7d3e5f1a2c8b6d4e0f9a3' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.”"),
+    ],
     "TD307-gemini-3-thought-signature-dropped-rejected.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 INVALID_ARGUMENT): “Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:spot_price` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.” — see TD307, TD805'),
         ('TD307', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/contents/1/parts/0', None,
          "the thoughtSignature of the call 'spot_price' in exchange 0's response was dropped on replay"),
     ],
@@ -188,24 +237,44 @@ EXPECTED = {
          "results for the calls of turn 1 come in the order 'get_local_time' (i2), 'get_weather' (i1); the calls were made in the order 'get_weather' (i1), 'get_local_time' (i2) — Gemini pairs results that carry no id by position and expects them in call order"),
     ],
     "TD402-user-message-before-tool-results.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         "the provider rejected the request (HTTP 400 invalid_request_error): “An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_hT4qzN8bW2cLx7RkV1mYp3Es, call_Z9fK2sDq6vJn0XaPe5TuL8wC” — see TD102, TD402, TD803"),
         ('TD402', 'error', 1, 'c1', 3, 0, 'line 2/request/body#/messages/4', None,
          "a user message (turn 2) comes between the call 'call_hT4qzN8bW2cLx7RkV1mYp3Es' (turn 1) and its result"),
         ('TD402', 'error', 1, 'c1', 3, 1, 'line 2/request/body#/messages/5', None,
          "a user message (turn 2) comes between the call 'call_Z9fK2sDq6vJn0XaPe5TuL8wC' (turn 1) and its result"),
     ],
     "TD403-text-before-tool-results.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.” — see TD403, TD102'),
         ('TD403', 'error', 1, 'c1', 3, 0, 'line 2/request/body#/messages/2/content/1', None,
          "tool_result 'toolu_01Hq8vYbT3kZr5nWx2LcPd7F' comes after a text block (/messages/2/content/0); tool_result blocks must open the user message"),
     ],
+    "TD404-anthropic-blocks-replayed-to-chat-endpoint.jsonl": [
+        ('TD404', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/messages/2/content/1', None,
+         "a block of type 'tool_use' in an assistant message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the call i1 lookup_order"),
+        ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/0', None,
+         "a block of type 'tool_result' in a user message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the result for i1 lookup_order"),
+    ],
+    "TD404-langchain-image-block-in-tool-message.jsonl": [
+        ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/1', None,
+         "a block of type 'image' in a tool message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as image (image/png)"),
+    ],
     "TD404-legacy-function-role.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 INVALID_ARGUMENT): “Please use a valid role: user, model.” — see TD404'),
         ('TD404', 'error', 1, 'c1', 2, None, 'line 2/request/body#/contents/2/role', None,
          'contents[2] has the legacy `function` role (function responses go in a `user` content): Gemini answers "Please use a valid role: user, model."'),
     ],
     "TD405-text-after-tool-use.jsonl": [
+        ('TD901', 'error', 0, 'c1', None, None, '/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01Hq8vYbT3kZr5nWx2LcPd7F. Each `tool_use` block must have a corresponding `tool_result` block in the next message.” — see TD102, TD405, TD803'),
         ('TD405', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1', None,
          "a text block after tool_use 'toolu_01Hq8vYbT3kZr5nWx2LcPd7F' in the same assistant message: Anthropic rejects it as if the call had no tool_result"),
     ],
     "TD406-empty-text-beside-tool-use.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages: text content blocks must be non-empty” — see TD406'),
         ('TD406', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/1/content/0', None,
          "an empty text block beside the call 'get_weather'; Anthropic: text content blocks must be non-empty"),
     ],
@@ -216,6 +285,10 @@ EXPECTED = {
     "TD501-litellm-proxy-repeats-call-id-on-every-fragment.jsonl": [
         ('TD501', 'error', 0, 'c1', 1, None, '/response/body#', 2,
          "tool call 0 repeats its id 'toolu_01HZq7VfT3kWc8rN2mYbL5xD' and its name 'get_weather' on a later fragment: assemblers that concatenate strings, as openai-python's does, glue them into 'toolu_01HZq7VfT3kWc8rN2mYbL5xDtoolu_01HZq7VfT3kWc8rN2mYbL5xD'"),
+    ],
+    "TD501-litellm-proxy-passes-on-anthropic-block-index.jsonl": [
+        ('TD501', 'error', 0, 'c1', 1, 1, '/response/body#', 1,
+         "the first tool call arrives at index 1, not 0: openai-python files it at position 0 and makes its later fragments a second call, with the arguments but no id or name (another format's block index passed on: Anthropic counts the text block before the call)"),
     ],
     "TD501-openai-responses-relay-forwards-deltas-out-of-order.json": [
         ('TD501', 'error', 0, 'c1', 1, None, '/interactions/0/response/body#', 5,
@@ -262,12 +335,16 @@ EXPECTED = {
          "the request forced the tool 'get_weather', but the answer is text with no call: the tools were likely dropped on the way to the model"),
     ],
     "TD801-anthropic-session-from-kimi-keeps-its-call-ids.jsonl": [
+        ('TD901', 'error', 0, 'c1', None, None, '/response/body#/error', None,
+         "the provider rejected the request (HTTP 400 invalid_request_error): “messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'” — see TD108, TD801"),
         ('TD801', 'error', 0, 'c1', 1, 1, '/request/body#/messages/1/content/1', None,
          "anthropic rejects call id 'functions.get_weather:0' (must match [a-zA-Z0-9_-]+): “messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'”"),
         ('TD801', 'error', 0, 'c1', 1, 2, '/request/body#/messages/1/content/2', None,
          "anthropic rejects call id 'functions.get_weather:1' (must match [a-zA-Z0-9_-]+): “messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'”"),
     ],
     "TD802-openai-chat-responses-item-ids-as-call-ids.jsonl": [
+        ('TD901', 'error', 0, 'c1', None, None, '/response/body#/error', None,
+         "the provider rejected the request (HTTP 400 invalid_request_error string_above_max_length): “Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 51 instead.” — see TD802"),
         ('TD802', 'warning', 0, 'c1', 1, 0, '/request/body#/messages/2/tool_calls/0', None,
          "call id 'fc_68b5e2a1c3d48190a7f2e6b9d1c04a5b0e3f7c92d8a61b45' is 51 characters; openai-chat has rejected ids over 40 before (not reliably since): “Invalid 'messages[N].tool_calls[M].id': string too long. Expected a string with maximum length 40, but got a string with length 51 instead.”"),
     ],
@@ -280,14 +357,36 @@ EXPECTED = {
          'the result of \'browser_take_screenshot\' carries image (image/png), which openai-chat tool results cannot: “tool messages carry text only: `content` is a string or an array of text parts (ChatCompletionToolMessageParam); strict OpenAI-compatible servers answer 400 "Invalid \'messages\' in payload", lenient ones drop the image unseen”'),
     ],
     "TD805-deepseek-reasoner-tool-turn-without-reasoning-content.jsonl": [
+        ('TD901', 'error', 0, 'c1', None, None, '/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “Missing `reasoning_content` field in the assistant message at message index 2. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls” — see TD307, TD805'),
         ('TD805', 'error', 0, 'c1', 1, 0, '/request/body#/messages/2/tool_calls/0', None,
          'the turn calling \'get_exchange_rate\' carries no reasoning_content (a tool turn needs it): deepseek rejects it, “Missing `reasoning_content` field in the assistant message at message index N. (newer models: "The `reasoning_content` in the thinking mode must be passed back to the API.")”'),
+    ],
+    "TD805-kimi-k2-thinking-history-saved-without-reasoning-content.jsonl": [
+        ('TD901', 'error', 0, 'c1', None, None, '/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “thinking is enabled but reasoning_content is missing in assistant tool call message at index 2” — see TD307, TD805'),
+        ('TD805', 'error', 0, 'c1', 1, 0, '/request/body#/messages/2/tool_calls/0', None,
+         "the turn calling 'search_docs' carries no reasoning_content (a tool turn needs it): kimi rejects it, “thinking is enabled but reasoning_content is missing in assistant tool call message at index N”"),
+    ],
+    "TD805-openai-responses-stateless-history-names-reasoning-by-id.jsonl": [
+        ('TD901', 'error', 0, 'c1', None, None, '/response/body#/error', None,
+         "the provider rejected the request (HTTP 404 invalid_request_error): “Item with id 'rs_07b1d3f5a9c2e4680068f3a2b1c5d7e9f0a4b6c8d2e1f3a5b7' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.” — see TD307, TD805"),
+        ('TD805', 'error', 0, 'c1', 1, 1, '/request/body#/input/2', None,
+         "the turn calling 'get_invoice' carries no reasoning item with its encrypted_content (store is false) (it must come before the call): openai-responses rejects it, “Item with id 'rs_…' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.”"),
     ],
     "TD806-openai-chat-gemini-mcp-tool-names-with-dots.jsonl": [
         ('TD806', 'error', 1, 'c1', None, None, 'line 2/request/body#/tools/0/functionDeclarations/1', None,
          "openai-chat rejects the declared tool name 'github.get_issue': “Invalid 'tools[N].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.”"),
         ('TD806', 'error', 1, 'c1', None, None, 'line 2/request/body#/tools/0/functionDeclarations/0', None,
          "openai-chat rejects the declared tool name 'github.list_issues': “Invalid 'tools[N].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.”"),
+    ],
+    "TD901-gateway-answers-html-502-page.har": [
+        ('TD901', 'error', 1, 'c1', None, None, '/log/entries/1/response/content/text#', None,
+         'the provider rejected the request (HTTP 502): “502 Bad Gateway 502 Bad Gateway nginx/1.26.2” — not a defect of the history (a rate limit, an overloaded or failing server, a credential): tooldbg has no rule for this rejection'),
+    ],
+    "TD901-responses-history-saved-without-reasoning-items.jsonl": [
+        ('TD901', 'error', 0, 'c1', None, None, '/response/body#/error', None,
+         "the provider rejected the request (HTTP 400 invalid_request_error): “Item 'fc_0a7d3f91c2e4b6580069b3c4d6a9d48191b7e1c5a3f2d0e4' of type 'function_call' was provided without its required 'reasoning' item: 'rs_0a7d3f91c2e4b6580069b3c4d5e61f08b1a2c3d4e5f60718'.” — see TD307, TD805"),
     ],
 }
 
@@ -314,8 +413,11 @@ def test_defect_sample_produces_exactly_its_findings(path):
     target = sample_target(path)
     findings = run_checks(loaded, select_rules(target=target), target)
     assert [whole(f) for f in findings] == EXPECTED[path.name], [f"{f.code} {f.message}" for f in findings]
-    assert {f.code for f in findings} == {code}
-    assert all(f.name == RULES[code].name and f.path == str(path) for f in findings)
+    assert {f.code for f in findings} - {"TD901"} == ({code} if code != "TD901" else set())
+    if code != "TD901":  # the 400 its defect earned: the rejection names the sample's rule
+        rejections = [f.message for f in findings if f.code == "TD901"]
+        assert all(re.search(rf" — see (TD\d{{3}}, )*{code}\b", m) for m in rejections), rejections
+    assert all(f.name == RULES[f.code].name and f.path == str(path) for f in findings)
 
 
 def side(folder, name):

@@ -685,6 +685,7 @@ def test_td304_anthropic_error_text_without_is_error():
         [{"text": '{"ok": false, "reason": "rate limited"}'}],
         [{"text": "Request to api.met.no timed out after 10 s"}],
         [{"text": "Command failed with exit code 2"}],
+        [{"json": {"status": "error", "error_message": "Weather information for 'Oslo' is not available."}}],
     ],
 )
 def test_td304_bedrock_failures_without_status(content):
@@ -723,9 +724,53 @@ def test_td304_flagged_or_flagless_formats_are_clean():
         )
         == []
     )
+    # Gemini's own marking: the failure under `error`
     call = {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}
-    error = {"functionResponse": {"name": "get_weather", "response": {"output": "Error: timed out"}}}
+    error = {"functionResponse": {"name": "get_weather", "response": {"error": "Error: timed out"}}}
     assert check(gemini_loop(call, [call], error)) == []
+
+
+G_CALL = {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}
+
+
+@pytest.mark.parametrize(
+    ("response", "words"),
+    [
+        ({"output": "Error: weather service timed out"}, "'Error: weather service timed out'"),
+        ({"output": {"error": {"code": 504, "message": "upstream timeout"}}},
+         '"error": {"code":504,"message":"upstream timeout"}'),
+        # Google ADK's tool-result convention, sent as the whole response: no `error` key
+        ({"status": "error", "error_message": "Weather information for 'Oslo' is not available."},
+         '"error_message": "Weather information for \'Oslo\' is not available."'),
+        ({"status": "failed", "detail": "quota exceeded"}, '"status": "failed"'),
+        ({"content": "Traceback (most recent call last):\n  File \"tool.py\", line 3\nKeyError: 'city'"},
+         "a Python traceback"),
+        ({"result": "Request to api.met.no timed out after 10 s"}, "'Request to api.met.no timed out after 10 s'"),
+    ],
+)
+def test_td304_gemini_failure_sent_without_the_error_key(response, words):
+    result = {"functionResponse": {"name": "get_weather", "response": response}}
+    [f] = check(gemini_loop(G_CALL, [G_CALL], result))
+    assert (f.code, f.severity, f.exchange, f.turn, f.part) == ("TD304", "warning", 1, 2, 0)
+    assert f.pointer == "line 2/request/body#/contents/2/parts/0"
+    assert f.message == (f"result of 'get_weather' reports a failure ({words}) but is sent without "
+                         'an {"error": …} response')
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        {"error": "weather service timed out"},
+        {"error": {"code": 504, "message": "upstream timeout"}, "city": "Oslo"},
+        {"output": {"temp_c": 4}},
+        {"status": "success", "report": "4 °C and overcast in Oslo"},
+        {"output": "3 failed, 40 passed"},
+        {"result": {"error": None, "temp_c": 4}},
+    ],
+)
+def test_td304_gemini_success_or_an_error_key_is_clean(response):
+    result = {"functionResponse": {"name": "get_weather", "response": response}}
+    assert check(gemini_loop(G_CALL, [G_CALL], result)) == []
 
 
 def test_td304_leaves_a_lost_flag_to_td303():
@@ -1265,12 +1310,15 @@ def test_defect_samples_point_at_the_replay():
         "TD304": (1, 2, 0),
         "TD305": (2, 2, 0),
         "TD306": (1, 1, 1),
-        "TD307": (1, 1, 0),
+        "TD307-gemini-3": (1, 1, 0),
     }
-    for code, where in expected.items():
-        [path] = (paths.SAMPLES / "defects").glob(f"{code}-*")
-        [f] = run_checks(load_file(path), select_rules([code]))
-        assert (f.exchange, f.turn, f.part) == where, (code, f)
+    for sample, where in expected.items():
+        code = sample[:5]
+        samples = sorted((paths.SAMPLES / "defects").glob(f"{sample}-*"))
+        assert samples, sample
+        for path in samples:
+            [f] = run_checks(load_file(path), select_rules([code]))
+            assert (f.exchange, f.turn, f.part) == where, (path.name, f)
 
 
 # ------------------------------------------------- TD303 across a translation to a flagless format

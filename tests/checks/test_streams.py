@@ -512,11 +512,6 @@ class TestTruncated:
               obfuscation="Xb2"),
         chunk({"tool_calls": [frag(0, args='{"city":"Paris"}')]}, obfuscation="k9QmT"),
         chunk(finish="stop", obfuscation="p1"), DONE), id="openai-obfuscation-forced-stop"),
-    # Anthropic through an OpenAI-compatible endpoint: the first call is index 1
-    pytest.param(chat_stream(
-        chunk({"role": "assistant", "content": "Reading it."}),
-        calls(frag(1, "toolu_sanitized", "read_file", "")), calls(frag(1, args='{"path":"a.txt"}')), *END),
-        id="first-call-index-1"),
 ])
 def test_real_stream_shapes_give_no_error(stream):
     assert errors(check(stream, ["TD5"])) == []
@@ -526,9 +521,16 @@ CORPUS_STREAMS = sorted(p for p in paths.CORPUS.rglob("*") if p.is_file()
                         and p.suffix in (".json", ".txt", ".sse", ".har", ".jsonl"))
 
 
+#: The corpus streams that are broken: the relay behind vercel/ai's fixture passes on Anthropic's
+#: content-block index, so its first call arrives at index 1 (openai-python splits it in two).
+BROKEN_STREAMS = {"vercel-ai-fixtures/openai-compatible/anthropic-fallback-tool-call.sse": ["TD501@3"]}
+
+
 @pytest.mark.parametrize("path", CORPUS_STREAMS, ids=lambda p: p.relative_to(paths.CORPUS).as_posix())
 def test_corpus_has_no_stream_error(path):
-    assert errors(run_checks(load_file(path), select_rules(["TD5"]))) == []
+    found = [f"{f.code}@{f.chunk}" for f in run_checks(load_file(path), select_rules(["TD5"]))
+             if f.severity == "error"]
+    assert found == BROKEN_STREAMS.get(path.relative_to(paths.CORPUS).as_posix(), [])
 
 
 # ------------------------------------------------- what each format's assembler records, and where
@@ -583,6 +585,35 @@ def _anthropic(*events, end=True):
     return sse([MESSAGE_START, *events, *(ANTHROPIC_END if end else ())], named=True).encode()
 
 
+def _responses_call_at(index, after_text=False):
+    """A Responses stream whose function call is output `index`, after an assistant message at 0 or
+    with nothing before it."""
+    r = Responses()
+    text = {"id": "msg_68e2b7c0a1f3", "type": "message", "status": "completed", "role": "assistant",
+            "content": [{"type": "output_text", "text": "Checking.", "annotations": []}]}
+    created = r("response.created", response=_base)
+    opening = [r("response.output_item.added", output_index=0, item={**text, "status": "in_progress",
+                                                                     "content": []}),
+               r("response.output_item.done", output_index=0, item=text)] if after_text else []
+    return _responses(
+        created, *opening,
+        r("response.output_item.added", output_index=index, item=fc_item("in_progress", "")),
+        r("response.output_item.done", output_index=index, item=fc_item()),
+        r("response.completed", response={**_base, "status": "completed",
+                                          "output": [*([text] if after_text else []), fc_item()]}))
+
+
+def _anthropic_text(text="Checking."):
+    return [ev("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+            ev("content_block_delta", index=0, delta={"type": "text_delta", "text": text}),
+            ev("content_block_stop", index=0)]
+
+
+def _bedrock_text(text="Checking."):
+    return [{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": text}}},
+            {"contentBlockStop": {"contentBlockIndex": 0}}]
+
+
 SITUATIONS = [
     # (format, situation, capture, expected code, expected chunk)
     ("openai-chat", "index missing", chat_stream(
@@ -596,6 +627,9 @@ SITUATIONS = [
         calls(frag(0, args=":1}")), *END), ORDER, 2),
     ("openai-chat", "id repeated on every fragment", chat_stream(
         calls(frag(0, "call_A1", "f", "")), calls(frag(0, "call_A1", args="{}")), *END), ORDER, 1),
+    ("openai-chat", "first call not at index 0 (a relay passing on Anthropic's block index)", chat_stream(
+        chunk({"role": "assistant", "content": "Reading it."}),
+        calls(frag(1, "toolu_01", "read_file", "")), calls(frag(1, args='{"path":"a.txt"}')), *END), ORDER, 1),
     ("openai-chat", "arguments not JSON", chat_stream(
         calls(frag(0, "call_A1", "f", '{"a":')), *END), ARGS, 0),
     ("openai-chat", "no terminal event", chat_stream(calls(frag(0, "call_A1", "f", "{}"))), TRUNCATED, 0),
@@ -611,6 +645,8 @@ SITUATIONS = [
     ("anthropic", "fragments interleaved", _anthropic(
         tool_start(0), input_delta(0, '{"a"'), tool_start(1, "toolu_01B"), input_delta(0, ":1}"),
         input_delta(1, "{}"), ev("content_block_stop", index=0), ev("content_block_stop", index=1)), ORDER, 4),
+    ("anthropic", "first block not at index 0", _anthropic(
+        tool_start(1), input_delta(1, "{}"), ev("content_block_stop", index=1)), ORDER, 1),
     ("anthropic", "arguments not JSON", _anthropic(
         tool_start(0), input_delta(0, '{"a":'), ev("content_block_stop", index=0)), ARGS, 2),
     ("anthropic", "no terminal event", _anthropic(tool_start(0), input_delta(0, "{}"), end=False), TRUNCATED, 1),
@@ -625,6 +661,7 @@ SITUATIONS = [
     ("bedrock", "fragments interleaved", bedrock(
         use_start(0), use_delta(0, '{"a"'), use_start(1, "tooluse_B"), use_delta(0, ":1}"), use_delta(1, "{}"),
         use_stop(0), use_stop(1)), ORDER, 3),
+    ("bedrock", "first block not at index 0", bedrock(use_start(1), use_delta(1, "{}"), use_stop(1)), ORDER, 1),
     ("bedrock", "arguments not JSON", bedrock(use_start(0), use_delta(0, '{"a":'), use_stop(0)), ARGS, 2),
     ("bedrock", "no terminal event", jsonl_lines([{"messageStart": {"role": "assistant"}}, use_start(0),
                                                   use_delta(0, "{}")]).encode(), TRUNCATED, 2),
@@ -632,6 +669,7 @@ SITUATIONS = [
     ("openai-responses", "index reused", _responses_two_outputs(0, 0), ORDER, 3),
     ("openai-responses", "index not contiguous", _responses_two_outputs(0, 2), ORDER, 3),
     ("openai-responses", "fragments interleaved", _responses_interleaved(), ORDER, 4),
+    ("openai-responses", "first output not at index 0", _responses_call_at(1), ORDER, 1),
     ("openai-responses", "arguments not JSON", _responses(*responses_stream(
         args_deltas=('{"a":',), final='{"a":')), ARGS, 1),
     ("openai-responses", "no terminal event", _responses(*responses_stream()[:4]), TRUNCATED, 3),
@@ -659,3 +697,21 @@ def test_each_assembler_records_the_situation(fmt, situation, capture, code, chu
     shown = [f"{f.code}@{f.chunk} {f.message}" for f in findings]
     assert (code, chunk) in {(f.code, f.chunk) for f in findings}, shown
     assert {f.code for f in findings} == {code}, shown  # no consequence reported under another code
+
+
+@pytest.mark.parametrize(("fmt", "capture"), [
+    ("openai-chat", chat_stream(chunk({"role": "assistant", "content": "Reading it."}),
+                                calls(frag(0, "call_A1", "read_file", '{"path":"a.txt"}')), *END)),
+    ("anthropic", _anthropic(*_anthropic_text(), tool_start(1), input_delta(1, "{}"),
+                             ev("content_block_stop", index=1))),
+    ("bedrock", bedrock(*_bedrock_text(), use_start(1), use_delta(1, "{}"), use_stop(1))),
+    ("openai-responses", _responses_call_at(1, after_text=True)),
+], ids=["openai-chat", "anthropic", "bedrock", "openai-responses"])
+def test_a_call_after_a_text_block_takes_the_next_index(fmt, capture):
+    """Anthropic, Bedrock and Responses number text and calls together, so a call after the text is
+    1 there; Chat Completions numbers the calls alone, from 0."""
+    loaded = load_bytes("capture.jsonl" if fmt == "bedrock" else "capture.sse", capture)
+    assert loaded.formats == [fmt]
+    assert run_checks(loaded, select_rules(["TD5"])) == []
+    [turn] = loaded.conversations[0].turns
+    assert [p.type for p in turn.parts] == ["text", "invocation"]

@@ -396,6 +396,83 @@ def test_td404_an_empty_answer_is_not_judged():
     assert check("TD404", record(GEMINI, gm_request(*contents), response)) == []
 
 
+def _every_rule(*records, target=None):
+    data = "\n".join(json.dumps(r) for r in records).encode()
+    loaded = load_bytes("log.jsonl", data)
+    assert loaded.errors == [], [str(e) for e in loaded.errors]
+    return loaded, run_checks(loaded, select_rules(target=target), target)
+
+
+ANTHROPIC_CALL = {"type": "tool_use", "id": "toolu_01Hq5fWm3Tk", "name": "get_weather", "input": {"city": "Oslo"}}
+ANTHROPIC_RESULT = {"type": "tool_result", "tool_use_id": "toolu_01Hq5fWm3Tk", "content": "4°C", "is_error": False}
+
+
+def test_td404_anthropic_blocks_on_the_chat_endpoint_still_pair():
+    """Each foreign block is one TD404 at the block; read as the call and its result, so no orphan,
+    unanswered call or argument rule adds to it."""
+    body = {"model": "gpt-4.1", "messages": [
+        user("Weather in Oslo?"),
+        {"role": "assistant", "content": [{"type": "text", "text": "Checking."}, ANTHROPIC_CALL]},
+        {"role": "user", "content": [ANTHROPIC_RESULT, {"type": "text", "text": "And tomorrow?"}]}]}
+    loaded, findings = _every_rule(record(OPENAI, body))
+    assert [(f.code, f.turn, f.part, f.pointer) for f in findings] == [
+        ("TD404", 1, 1, "/request/body#/messages/1/content/1"),
+        ("TD404", 2, 0, "/request/body#/messages/2/content/0")]
+    assert "read as the call i1 get_weather" in findings[0].message
+    [conv] = loaded.conversations
+    assert [t.role for t in conv.turns] == ["user", "assistant", "tool", "user"]
+    [call] = conv.turns[1].invocations()
+    [result] = conv.turns[2].results()
+    assert (call.wire_id, call.arguments, result.invocation_id) == ("toolu_01Hq5fWm3Tk", {"city": "Oslo"}, call.id)
+
+
+@pytest.mark.parametrize("block", [
+    {"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/png"},
+    {"type": "image", "source_type": "base64", "data": "iVBORw0KGgo=", "mime_type": "image/png"},
+    {"type": "image", "url": "data:image/png;base64,iVBORw0KGgo="},
+], ids=["langchain-v1", "langchain-v0", "langchain-data-url"])
+def test_td404_a_langchain_image_block_in_a_tool_message_and_td804_with_the_target(block):
+    body = {"model": "gpt-4.1", "messages": [
+        user("Screenshot it"), oa_assistant(oa_call("call_A1", "Oslo", name="screenshot")),
+        {"role": "tool", "tool_call_id": "call_A1", "content": [block]}]}
+    loaded, findings = _every_rule(record(OPENAI, body))
+    f = one(findings, "TD404")
+    assert (f.turn, f.part, f.pointer) == (2, 0, "/request/body#/messages/2/content/0")
+    assert f.message.endswith("read as image (image/png)")
+    [media] = loaded.conversations[0].turns[2].parts[0].content
+    assert (media.kind, media.media_type, media.data) == ("image", "image/png", "iVBORw0KGgo=")
+    _, targeted = _every_rule(record(OPENAI, body), target="openai-chat")
+    assert [x.code for x in targeted] == ["TD404", "TD804"]
+
+
+def test_td404_a_chat_image_url_part_in_an_anthropic_message():
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "What is in the picture?"},
+        {"type": "image_url", "image_url": {"url": "https://example.com/cat.png", "detail": "high"}}]}]}
+    loaded, findings = _every_rule(record(ANTHROPIC, body))
+    f = one(findings, "TD404")
+    assert (f.turn, f.part) == (0, 1) and f.message.endswith("read as image")
+    assert loaded.conversations[0].turns[0].parts[1].url == "https://example.com/cat.png"
+
+
+def test_td404_an_unknown_block_is_kept_verbatim_and_reported():
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": [
+        {"type": "input_text", "text": "Weather in Oslo?"}]}]}
+    f = one(check("TD404", record(OPENAI, body)), "TD404")
+    assert f.message.endswith("kept verbatim") and "'input_text'" in f.message
+
+
+def test_td404_anthropic_server_tool_blocks_are_its_own():
+    """`server_tool_use`, `*_tool_result` and a tool result's own blocks are Anthropic's: no finding."""
+    search = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "Oslo"}}
+    found = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []}
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
+        user("Weather in Oslo?"),
+        {"role": "assistant", "content": [search, found, {"type": "text", "text": "Checking."}, ANTHROPIC_CALL]},
+        {"role": "user", "content": [{**ANTHROPIC_RESULT, "content": [{"type": "text", "text": "4°C"}]}]}]}
+    assert check("TD404", record(ANTHROPIC, body)) == []
+
+
 # ------------------------------------------------------------------------ TD405 text after call
 
 

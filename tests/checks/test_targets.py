@@ -420,6 +420,25 @@ class TestReasoning:
             in finding.message
         assert check(self.responses(True), "openai-responses") == []
 
+    def test_responses_store_false_needs_the_encrypted_content_not_the_id(self):
+        rs = {"type": "reasoning", "id": "rs_0c3e5a7b", "summary": [], "encrypted_content": "gAAAAABo…"}
+        fc = {"type": "function_call", "id": "fc_0c3e5a7b", "call_id": "call_X", "name": "get_weather",
+              "arguments": '{"city":"Oslo"}'}
+
+        def history(item, store):
+            body = {"model": "gpt-5.5", "input": [{"role": "user", "content": "Oslo?"}, item, fc,
+                                                  {"type": "function_call_output", "call_id": "call_X",
+                                                   "output": "4°C"}]}
+            return log((RESPONSES, body if store is None else dict(body, store=store), None))
+
+        by_id = {k: v for k, v in rs.items() if k != "encrypted_content"}
+        finding = only(check(history(by_id, False), "openai-responses"), "TD805")
+        assert (finding.turn, finding.part) == (1, 1)
+        assert "carries no reasoning item with its encrypted_content (store is false)" in finding.message
+        assert "Items are not persisted when `store` is set to false" in finding.message
+        assert check(history(rs, False), "openai-responses") == []
+        assert check(history(by_id, None), "openai-responses") == []
+
     def test_responses_calls_that_never_had_reasoning(self):
         # gpt-5.1-codex-max emits a reasoning item for the first step only
         path = paths.CORPUS / "vercel-ai-fixtures" / "openai" / "openai-reasoning-encrypted-content.1.chunks.txt"

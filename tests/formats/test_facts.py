@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import types
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
@@ -20,7 +21,7 @@ from tooldbg import formats, targets
 from tooldbg.formats.base import Facts, link
 from tooldbg.jsonio import loads, resolve
 from tooldbg.load import load_file
-from tooldbg.model import Conversation, Invocation, Result, Source, Text, Tool, Turn
+from tooldbg.model import Conversation, Invocation, Media, Result, Source, Text, Tool, Turn
 
 NAMES = list(formats.FORMATS)
 HINTS = get_type_hints(Facts)
@@ -151,6 +152,63 @@ def test_arguments_are_where_and_as_the_facts_say(name):
         assert isinstance(value, str) and loads(value) == ARGUMENTS
     else:
         assert value == ARGUMENTS
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_call_ids_are_under_the_keys_the_facts_name(name):
+    """The writer puts the call's id and the result's reference under the declared keys (a format
+    with optional ids declares none); without them the reader keeps the call id-less, invents none."""
+    keys = formats.facts(name).call_id_keys
+    body, turns = _written(name)
+    [call] = [p for t in turns for p in t.parts if isinstance(p, Invocation)]
+    [result] = [p for t in turns for p in t.parts if isinstance(p, Result)]
+    if keys is None:
+        return
+    call_key, result_key = keys
+    assert _holds(resolve(body, call.source.pointer), call_key, call.wire_id), (name, call_key)
+    assert _holds(resolve(body, result.source.pointer), result_key, call.wire_id), (name, result_key)
+    _drop(body, {call_key, result_key}, call.wire_id)
+    read = [p for t in formats.get(name).read_request(body, Source(side="request")).turns for p in t.parts]
+    [bare_call] = [p for p in read if isinstance(p, Invocation)]
+    [bare_result] = [p for p in read if isinstance(p, Result)]
+    assert (bare_call.wire_id, bare_result.wire_id) == (None, None), name
+    assert bare_result.invocation_id == bare_call.id, f"{name}: the id-less result pairs by position"
+
+
+def _drop(node: Any, keys: set[str], value: Any) -> None:
+    """Remove every `key: value` of `keys` from the objects in `node`."""
+    if isinstance(node, dict):
+        for key in [k for k in node if k in keys and node[k] == value]:
+            del node[key]
+        node = list(node.values())
+    if isinstance(node, list):
+        for item in node:
+            _drop(item, keys, value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_content_types_cover_what_the_writer_writes(name):
+    """Every block the format's own writer puts in a `content` array (an image, text, a call and its
+    result included) has a type the facts declare: TD404 never reports the format's own blocks."""
+    types = formats.facts(name).content_types
+    if types is None:
+        return
+    conv = _conversation()
+    asked = Turn(role="user", parts=(Text(text="And this one?"), Media(kind="image", media_type="image/png",
+                                                                      data="iVBORw0KGgo=")))
+    body = formats.get(name).write(dataclasses.replace(conv, turns=(*conv.turns, asked))).body
+    written = list(_block_types(body[formats.facts(name).messages_key]))
+    assert {"text", "image_url" if name == "openai-chat" else "image"} <= set(written), written
+    assert [t for t in written if not any(fnmatchcase(t, p) for p in types)] == [], name
+
+
+def _block_types(messages: list[Any]) -> Any:
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and isinstance(block.get("type"), str):
+                yield block["type"]
+                yield from _block_types([block])
 
 
 @pytest.mark.parametrize("name", NAMES)

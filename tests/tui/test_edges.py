@@ -17,7 +17,7 @@ from tooldbg.tui.screens.export import ExportScreen
 from tooldbg.tui.screens.main import MainScreen
 from tooldbg.tui.screens.search import SearchScreen
 from tooldbg.tui.session import Location
-from tooldbg.tui.widgets.findings_panel import FindingsPanel
+from tooldbg.tui.widgets.findings_panel import FindingsPanel, where
 from tooldbg.tui.widgets.turn_tree import TurnTree
 from tooldbg.tui.widgets.wire_view import WireView
 
@@ -72,8 +72,12 @@ async def test_the_findings_panel_has_a_file_column_with_several_files(folder):
         assert "agents/TD303-session-store-…" in shown  # relative to the folder, cut to 28 cells
         assert "TD102-failed-parallel-resul…" in shown
         assert "logs/" not in shown and str(folder) not in shown
-        rows = [line for line in shown.splitlines() if "TD303" in line or "TD102" in line]
-        assert len(rows) == 2 and all(" c1 turn " in row for row in rows)
+        assert sorted(f.code for f in panel.findings) == ["TD102", "TD303", "TD901"]
+        on_turns = [line for line in shown.splitlines() if " c1 turn " in line]
+        assert len(on_turns) == 2 and any("TD303" in r for r in on_turns) and any("TD102" in r for r in on_turns)
+        # the TD102 sample's 400 (TD901): on its conversation, its `where` the exchange
+        [rejection] = [f for f in panel.findings if f.code == "TD901"]
+        assert where(rejection).plain == "exchange 1"
 
 
 async def test_one_file_has_no_file_column():

@@ -74,10 +74,17 @@ async def test_the_canonical_view_links_calls_to_results_and_marks_errors():
 
 
 async def test_an_unanswered_call_is_marked_and_its_finding_explained():
+    """The log holds the provider's 400 too: its TD901, on the conversation as a whole, comes first
+    and its overview names the rule that explains it; the next finding is the unanswered call."""
     async with opened([TD102]) as pilot:
         screen, tree, canonical, panel = parts(pilot)
-        (finding,) = panel.findings
-        assert finding.code == "TD102"
+        rejection, finding = panel.findings
+        assert (rejection.code, rejection.turn, finding.code) == ("TD901", None, "TD102")
+        assert screen.location == Location(0, rejection.conversation, None, None)
+        assert tree_location(tree) == Location(0, rejection.conversation)
+        assert "TD901 provider-rejected" in canonical.plain and "see TD102" in canonical.plain
+        await pilot.press("n")
+        await settle(pilot)
         assert screen.location == Location(0, finding.conversation, finding.turn, finding.part)
         assert tree_location(tree) == Location(0, finding.conversation, finding.turn)
         text = canonical.plain
@@ -100,7 +107,7 @@ async def test_n_and_shift_n_step_through_findings_moving_tree_and_views():
     async with opened([TD102, TD107, TD303]) as pilot:
         screen, tree, canonical, panel = parts(pilot)
         findings = panel.findings
-        assert [f.code for f in findings] == ["TD102", "TD107", "TD107", "TD303"]
+        assert [f.code for f in findings] == ["TD901", "TD102", "TD107", "TD107", "TD303"]
         session = screen.session
 
         async def check(index: int) -> None:
@@ -111,15 +118,16 @@ async def test_n_and_shift_n_step_through_findings_moving_tree_and_views():
             assert screen.location == location
             assert tree_location(tree) == Location(location.file, location.conversation, location.turn)
             assert f"{finding.code} {finding.name}" in canonical.plain
-            source = session.turn(location).source
-            assert f"exchange {source.exchange}" in screen_text(pilot)
+            turn = session.turn(location)  # None: a finding on the conversation (the rejection)
+            exchange = turn.source.exchange if turn is not None else finding.exchange
+            assert f"exchange {exchange}" in screen_text(pilot)
 
         await check(0)
-        for index in (1, 2, 3, 0):  # wraps around after the last one
+        for index in (1, 2, 3, 4, 0):  # wraps around after the last one
             await pilot.press("n")
             await settle(pilot)
             await check(index)
-        for index in (3, 2):
+        for index in (4, 3):
             await pilot.press("N")
             await settle(pilot)
             await check(index)
@@ -129,9 +137,9 @@ async def test_choosing_a_row_in_the_findings_panel_moves_the_views():
     async with opened([TD102, TD303]) as pilot:
         screen, tree, canonical, panel = parts(pilot)
         panel.focus()
-        await pilot.press("down", "enter")
+        await pilot.press("down", "down", "enter")  # TD901 and TD102 of the first file, TD303
         await settle(pilot)
-        assert screen.finding_index == 1
+        assert screen.finding_index == 2
         assert screen.location == Location(1, "c1", 2, 1)
         assert tree_location(tree) == Location(1, "c1", 2)
         assert "TD303" in canonical.plain

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypeVar
 
-from ..formats.base import StreamProblem
 from ..load import ExchangeRead, Loaded
 from ..model import Conversation, Part, Side, Source, Turn
 from ..shorten import message as one_message
@@ -118,14 +117,6 @@ class Context:
         for t, turn in enumerate(conversation.turns):
             for p, part in enumerate(turn.parts):
                 yield t, turn, p, part
-
-    def stream_problems(self, kind: str) -> Iterator[tuple[ExchangeRead, StreamProblem]]:
-        """Every problem of `kind` the stream assemblers recorded, with its exchange."""
-        for read in self.loaded.reads:
-            for stream in read.streams:
-                for problem in stream.problems:
-                    if problem.kind == kind:
-                        yield read, problem
 
     def at_exchange(self, read: ExchangeRead, message: str, *, side: Side = "response",
                     pointer: str = "", chunk: int | None = None) -> Finding:

@@ -10,11 +10,14 @@ same functions here, so a defect is reported once, by the rule that explains it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .. import formats
+from ..formats.meta import own_meta
 from ..jsonio import dumps_str
+from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Json, Part, Result, Text
 from ..shorten import plain, quote
 from .base import Context
@@ -86,6 +89,24 @@ def invalid_id(wire_id: str | None) -> str | None:
     if wire_id.lower() in PLACEHOLDERS or _TEMPLATE.match(wire_id):
         return "a placeholder"
     return None
+
+
+def missing_id(reads: Sequence[ExchangeRead], part: Invocation | Result) -> tuple[str, str] | None:
+    """(its wire format, the key that format requires the id under) for a call (or result) read
+    without an id; None when it has one, was not read from a wire format, or its format has no such
+    requirement: Gemini's ids are optional, and the legacy Chat Completions `function_call` and
+    `role: "function"` message (as the reader marks them) predate call ids."""
+    exchange = part.source.exchange
+    if part.wire_id is not None or exchange is None or not 0 <= exchange < len(reads):
+        return None
+    fmt = reads[exchange].format
+    keys = formats.facts(fmt).call_id_keys if fmt is not None else None
+    if fmt is None or keys is None:
+        return None
+    own = own_meta(fmt, part.meta)
+    if own.get("function_call") is True or own.get("role") == "function":
+        return None
+    return fmt, keys[0 if isinstance(part, Invocation) else 1]
 
 
 def near_miss(result_id: str, call_id: str) -> str | None:

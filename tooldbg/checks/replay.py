@@ -462,16 +462,33 @@ def failure_report(parts: Sequence[Part]) -> str | None:
     return None
 
 
+#: Keys under which a JSON result says what went wrong (`error_message`: Google ADK's tool results,
+#: `{"status": "error", "error_message": …}`, https://google.github.io/adk-docs/tools-custom/function-tools).
+_ERROR_KEYS = ("error", "error_message", "errorMessage")
+#: A `status` that says the call failed.
+_FAILED_STATUS = frozenset({"error", "failed", "failure"})
+#: Keys whose text is the output itself (`{"output": "Error: …"}`, `{"content": …}`, `{"result": …}`).
+_OUTPUT_KEYS = ("output", "content", "result")
+
+
 def _failure_value(value: Any) -> str | None:
     if not isinstance(value, dict):
         return None
-    error = value.get("error")
-    if error not in (None, False, "", {}, []):
-        text = dumps_str(error)
-        return f'"error": {text if len(text) <= 50 else text[:49] + "…"}'
+    for key in _ERROR_KEYS:
+        error = value.get(key)
+        if error not in (None, False, "", {}, []):
+            text = dumps_str(error)
+            return f'"{key}": {text if len(text) <= 50 else text[:49] + "…"}'
     for key in ("success", "ok"):
         if value.get(key) is False:
             return f'"{key}": false'
+    status = value.get("status")
+    if isinstance(status, str) and status.strip().lower() in _FAILED_STATUS:
+        return f'"status": {dumps_str(status[:20])}'
+    for key in _OUTPUT_KEYS:
+        output = value.get(key)
+        if isinstance(output, str) and (found := _failure_text(output)):
+            return found
     return None
 
 

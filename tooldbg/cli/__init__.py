@@ -15,13 +15,11 @@ $COLUMNS, else 120).
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -51,6 +49,8 @@ def bundled_samples() -> tuple[Path, Path]:
     """The logs shipped inside the package, opened when no file is given: an on-call agent whose
     failed tool result was replayed without its `is_error` flag (TD303), and a clean capture of the
     official anthropic client (two parallel calls, one failing)."""
+    from importlib.resources import files
+
     samples = files("tooldbg") / "samples"
     return (Path(str(samples / "oncall-agent-lost-is-error.jsonl")),
             Path(str(samples / "weather-agent.jsonl")))
@@ -73,6 +73,8 @@ class DefaultGroup(click.Group):
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             word = args[0]
             if not os.path.lexists(word) and _COMMAND_WORD.fullmatch(word):
+                import difflib
+
                 close = difflib.get_close_matches(word, list(self.commands), n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 raise NoSuchCommand(f"no such command '{word}'{hint} (commands: "
@@ -265,29 +267,47 @@ def _rules(select: tuple[str, ...], ignore: tuple[str, ...], target: str | None)
               help="Also check that this provider would accept the conversation (TD8xx).")
 @click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
 @click.option("--no-redact", is_flag=True, help="Show API keys and tokens unmasked.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Check the files over this many local processes (the same report as one).")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Check the files on a Dask cluster (tcp://host:8786; pip install 'tooldbg[dask]').")
 def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], ignore: tuple[str, ...],
-          fail_on: str, target: str | None, input_format: str | None, no_redact: bool) -> None:
+          fail_on: str, target: str | None, input_format: str | None, no_redact: bool, jobs: int,
+          scheduler: str | None) -> None:
     """Find tool-call defects in FILES (- for standard input). Exit 0 clean, 1 findings at or above
-    --fail-on, 2 when an input is unreadable or holds no LLM exchange (after reporting the rest)."""
+    --fail-on, 2 when an input is unreadable or holds no LLM exchange (after reporting the rest).
+    Files of a folder that are not logs (a README, an image) are skipped and counted."""
     redact(not no_redact)
-    from ..checks import run_checks, severity_rank
-    from ..report import Checked, github, text_report, to_json
+    from ..checks import severity_rank
+    from ..scan import Options, check_files, dask_map, processes, skipped_line
 
-    rules = _rules(select, ignore, target)
-    loaded = read_inputs(files, input_format)
-    results = [Checked(item, run_checks(item, rules, target)) for item in loaded]
+    if list(files).count("-") > 1:
+        fail("standard input (-) given more than once")
+    if scheduler and jobs > 1:
+        fail("--jobs and --scheduler: choose one (the cluster's workers are the jobs)")
+    options = Options(tuple(rule.code for rule in _rules(select, ignore, target)), target, input_format)
+    stdin = sys.stdin.buffer.read() if "-" in files else None
+    scan = check_files(files, options, map=dask_map(scheduler) if scheduler else processes(jobs),
+                       stdin=stdin, logs=output_format == "text")  # the text report quotes the logs
     if output_format == "json":
-        click.echo(json_text(to_json(results)), nl=False)
+        click.echo(json_text(scan.document()), nl=False)
     elif output_format == "github":
-        for line in github(results):
+        from ..report import github
+
+        for line in github(scan.reports):
             echo(line)
+        said = skipped_line(scan.skipped, sum(r.skipped for r in scan.reports if r.conversations))
+        if said:
+            echo(f"tooldbg: {said}", err=True)
     else:
-        emit(text_report(results))
-    problem = unreadable(loaded)
+        from ..report import text_report
+
+        emit(text_report(scan.results, scan.skipped))
+    problem = unreadable(scan.reports)
     if problem is not None:
         fail(problem)
     threshold = None if fail_on == "never" else severity_rank(fail_on)
-    found = [f for r in results for f in r.findings]
+    found = [f for r in scan.reports for f in r.findings]
     if threshold is not None and any(severity_rank(f.severity) >= threshold for f in found):
         sys.exit(1)
 

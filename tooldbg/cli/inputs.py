@@ -7,37 +7,44 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..errors import InputError
-from ..load import Loaded, load, load_bytes
+from ..load import Loaded, load_bytes
 from ..model import Conversation
+from ..scan import STDIN, note_empty, read_task, skipped_line, tasks
 from .output import echo, fail, listing
-
-#: How standard input is named in messages and reports (`-` on the command line).
-STDIN = "<stdin>"
 
 # -- reading inputs ---------------------------------------------------------------------------------
 
-def read_inputs(paths: Sequence[str], input_format: str | None) -> list[Loaded]:
+def read_inputs(paths: Sequence[str], input_format: str | None,
+                skipped: list[str] | None = None) -> list[Loaded]:
     """Every input, `-` being standard input; a path that does not exist is an input with an error
-    (so `check` still reports the others)."""
+    (so `check` still reports the others), and so is a file holding no LLM exchange. Files of a
+    folder that are not logs are left out (their paths added to `skipped`)."""
     if list(paths).count("-") > 1:
         fail("standard input (-) given more than once")
     out: list[Loaded] = []
-    for path in paths:
-        if path == "-":
-            out.append(load_bytes(STDIN, sys.stdin.buffer.read(), input_format))
-        elif not os.path.exists(path):
-            out.append(Loaded(path, "unknown", errors=[InputError(path, "", "no such file or folder")]))
-        else:
-            out.extend(load([path], input_format))
-    for item in out:
-        if not item.errors and not item.conversations and not any(r.format for r in item.reads):
-            item.errors.append(InputError(item.path, "", "no LLM exchange found"))
+    for task in tasks(paths):
+        item = load_bytes(STDIN, sys.stdin.buffer.read(), input_format) if task.path == "-" else \
+            read_task(task, input_format)
+        if item is None:
+            if skipped is not None:
+                skipped.append(task.path)
+            continue
+        note_empty(item)
+        out.append(item)
     return out
 
 
-def unreadable(loaded: list[Loaded]) -> str | None:
+class _Read(Protocol):
+    """An input as read (a `Loaded`), or as a worker reported it (a `scan.Report`)."""
+
+    @property
+    def errors(self) -> Sequence[InputError]: ...
+
+
+def unreadable(loaded: Sequence[_Read]) -> str | None:
     """The one-line summary for exit code 2, or None when every input was read in full."""
     bad = [item for item in loaded if item.errors]
     if not bad:
@@ -51,8 +58,13 @@ def unreadable(loaded: list[Loaded]) -> str | None:
 
 
 def load_inputs(paths: Sequence[str], input_format: str | None) -> list[Loaded]:
-    """The inputs of `show` and `convert`: exit 2 when nothing at all could be read."""
-    loaded = read_inputs(paths, input_format)
+    """The inputs of `show` and `convert`: exit 2 when nothing at all could be read. What was
+    skipped (files of a folder that are not logs, entries in no provider's format) is said on stderr."""
+    skipped: list[str] = []
+    loaded = read_inputs(paths, input_format, skipped)
+    said = skipped_line(skipped, sum(item.skipped for item in loaded if item.conversations))
+    if said:
+        echo(f"tooldbg: {said}", err=True)
     if all(not item.conversations for item in loaded):
         fail(unreadable(loaded) or f"{', '.join(paths)}: no conversation found")
     return loaded

@@ -89,14 +89,11 @@ def columns() -> int | None:
 
 def pipe_width(console: Any, renderable: Any, layout: int) -> int:
     from rich.measure import Measurement
-    from rich.panel import Panel
-    from rich.rule import Rule
-    from rich.table import Table
     from rich.text import Text
 
-    if isinstance(renderable, (Table, Panel)):
+    if _made_by(renderable, "rich.table", "Table") or _made_by(renderable, "rich.panel", "Panel"):
         return layout
-    if isinstance(renderable, Rule):
+    if _made_by(renderable, "rich.rule", "Rule"):
         title = renderable.title
         length = title.cell_len if isinstance(title, Text) else len(str(title))
         return max(layout, min(length + 8, PIPE_MAX_WIDTH))
@@ -104,3 +101,10 @@ def pipe_width(console: Any, renderable: Any, layout: int) -> int:
         return layout  # soft-wrapped: printed whole whatever the width
     needed = Measurement.get(console, console.options, renderable).maximum
     return max(layout, min(needed, PIPE_MAX_WIDTH))
+
+
+def _made_by(renderable: Any, module: str, name: str) -> bool:
+    """`isinstance(renderable, module.name)` without importing the module: a class of a module
+    nobody imported made nothing (so `check`, which draws no table, does not load rich.table)."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(renderable, getattr(loaded, name))

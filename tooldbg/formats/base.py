@@ -194,17 +194,36 @@ class Facts:
     """The keys from a function call's wire node to its arguments (`("function", "arguments")`,
     `("input",)`): `checks.arguments` reads the wire value there (custom tools and legacy shapes are
     its special cases), and TD204 names the field by the last key."""
+    call_id_keys: tuple[str, ...] | None
+    """The key of a call's id and the key by which its result names it (`("id", "tool_call_id")`),
+    both required by the provider's own types (openai-python `ChatCompletionMessageToolCallParam.id`
+    and `ChatCompletionToolMessageParam.tool_call_id`, `ResponseFunctionToolCallParam.call_id`,
+    anthropic-sdk `ToolUseBlockParam.id` and `ToolResultBlockParam.tool_use_id`, botocore's
+    `ToolUseBlock` and `ToolResultBlock` `toolUseId`); None where ids are optional (Gemini pairs by
+    name): TD108 reports a call or result without its id."""
     failure: Literal["flag", "error-key", "text"]
     """How a tool result says that the tool failed: a `flag` beside the content (Anthropic `is_error`,
     Bedrock `status`), an `error-key` in place of the output (Gemini `response.error`), or only in
-    its `text`. TD304 judges `flag` formats; `checks.replay.lost_flags` (TD303) excuses a replay in
-    a `text` format that says the failure in its text."""
+    its `text`. TD304 judges `flag` and `error-key` formats; `checks.replay.lost_flags` (TD303)
+    excuses a replay in a `text` format that says the failure in its text."""
     failure_wording: str | None
     """The failure marking as findings quote it (`is_error: true`), None for a `text` format: TD303
     and TD304 name it in their messages."""
     reasoning: str | None
     """What the format calls the reasoning that has to come back with a call (`thinking block`,
     `reasoning item`, `thoughtSignature`), None when it has none: TD307 names it."""
+    reasoning_replay: Literal["signature", "signed-text", "text"]
+    """What of the reasoning before a call must come back intact on replay (`checks.reasoning`, TD307):
+    its `signature` only (or redacted data, or item id; the text beside it is not verified: Gemini,
+    Responses); `signed-text`, the signature and, unchanged, the text it signs (Anthropic, Bedrock);
+    `text`, the reasoning text even unsigned, and signed blocks unchanged (Chat Completions dialects:
+    DeepSeek and Kimi `reasoning_content`, OpenRouter `reasoning_details`)."""
+    content_types: tuple[str, ...] | None
+    """The `type`s a block in a message's `content` array (or in a tool result's) may have, as the
+    provider's own types define them (`fnmatch` patterns: Anthropic names its many server-tool blocks
+    `*_tool_use` / `*_tool_result`); None where tooldbg does not judge them (Gemini parts and Bedrock
+    blocks are keyed by field, Responses content sits in typed items). TD404 reports a block of
+    another type — another format's or an agent framework's, forwarded unconverted."""
     strict_pairing: bool
     """The provider rejects a history whose results are not in the turn right after their calls:
     TD402 is then an error, not a warning."""

@@ -29,8 +29,9 @@ def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
     Ids are positional (`i1`, `i2`, … counting the invocations of `prior` first), so a history
     replayed in a later request keeps the ids it had. A result binds to the latest earlier call with
     the same `wire_id`; a result with no wire id (Gemini without ids, legacy OpenAI `function`
-    messages) binds to the first unanswered call of the same name in the latest assistant turn that
-    made calls — the provider's own positional rule. Unbound results keep `invocation_id` None.
+    messages, a client that had no id to quote) or an empty one binds to the first unanswered call
+    of the same name in the latest assistant turn that made calls — the provider's own positional
+    rule. Unbound results keep `invocation_id` None.
     A bound result without a tool name of its own takes its call's, so a result reads the same
     whether or not its format carries the name.
     """
@@ -133,8 +134,9 @@ def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],
         if found is not None:
             answered.add(found)
             return found
-        # The wire named an id no call has: an orphan, unless the calls carried no ids at all.
-        if any(c.wire_id is not None for c in last_calls):
+        # The wire named an id no call has: an orphan, unless the calls carried no ids at all. An
+        # empty or blank id names nothing: the result is paired by position, like one without an id.
+        if result.wire_id.strip() and any(c.wire_id is not None for c in last_calls):
             return None
     for call in last_calls:
         if call.id not in answered and (result.name is None or call.name == result.name):

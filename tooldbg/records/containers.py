@@ -22,6 +22,7 @@ from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_dept
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
+from .sniff import is_api_text
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
 _EXCERPT = 60
@@ -69,17 +70,12 @@ class Capture:
 CONTAINERS = ("json", "jsonl", "interactions", "har", "sse", "eventstream", "canonical")
 
 
-#: What a folder walk reads; a file named on the command line is read whatever its name.
-LOG_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".har", ".sse", ".txt", ".log", ".bin", ""})
-
-
 def iter_files(path: Path) -> Iterator[Path]:
-    """A file, or every log file below a folder in name order (hidden files and documents such as
-    README.md skipped)."""
+    """A file, or every file below a folder in name order, hidden ones left out. Which of a folder's
+    files are logs is told by their content when they are read (`sniff.looks_like_log`)."""
     if path.is_dir():
         for child in sorted(path.rglob("*")):
-            if child.is_file() and child.suffix.lower() in LOG_SUFFIXES and \
-                    not any(p.startswith(".") for p in child.relative_to(path).parts):
+            if child.is_file() and not any(p.startswith(".") for p in child.relative_to(path).parts):
                 yield child
     else:
         yield path
@@ -346,10 +342,14 @@ def _fill_text(path: str, message: Message, text: str, content_type: str) -> Non
     if "event-stream" in content_type or sse.looks_like_sse(text):
         message.events = sse.parse(text)
         return
+    if not is_api_text(text, content_type):  # a page, a script, an image: kept as text, not parsed
+        return
     try:
         message.body = loads(text)
         message.text = None
     except FormatError as err:
+        if message.status is not None and message.status >= 400:
+            return  # a gateway's HTML error page: kept as text, reported as the rejection it is
         where = f"{message.location}#{err.pointer}" if err.pointer else message.location
         raise InputError(path, where, err.message) from None
 

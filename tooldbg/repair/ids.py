@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..checks.pairing import Located, invalid_id, mismatches, near_miss, result_text, results_by_call
+from ..checks.pairing import (
+    Located,
+    invalid_id,
+    mismatches,
+    missing_id,
+    near_miss,
+    result_text,
+    results_by_call,
+)
 from ..checks.rules.td107_ambiguous_pairing import _groups, _tokens
 from ..formats.base import Fitting
 from ..model import Conversation, Invocation, Loss, Result, ToolChoice
@@ -89,10 +97,12 @@ def _id_target(log: Log) -> str:
 
 
 def replace_invalid_ids(conv: Conversation, log: Log) -> Outcome:
-    """TD108: a call id that is empty, blank, padded or a placeholder is replaced, for the call and
-    every result answering it, by an id made as the writers make one (`Fitting`)."""
+    """TD108: a call id that is empty, blank, padded or a placeholder, or missing where the wire
+    requires one, is replaced (made), for the call and every result answering it, by an id made as
+    the writers make one (`Fitting`)."""
+    reads = log.loaded.reads
     bad = [(t, p, c) for t, turn in enumerate(conv.turns) for p, c in enumerate(turn.parts)
-           if isinstance(c, Invocation) and invalid_id(c.wire_id) is not None]
+           if isinstance(c, Invocation) and (invalid_id(c.wire_id) is not None or missing_id(reads, c))]
     if not bad:
         return Outcome(conv)
     cleared = conv
@@ -108,8 +118,9 @@ def replace_invalid_ids(conv: Conversation, log: Log) -> Outcome:
         conv = with_part(conv, t, p, replace(call, wire_id=new))
         conv, answers = rebind(conv, call.id, wire_id=new)
         also = f" and its result{'s' if len(answers) != 1 else ''}" if answers else ""
-        records.append(log.repair("TD108", t, p, f"call {call.id} {call.name!r} id {call.wire_id!r} "
-                                  f"({invalid_id(call.wire_id)})", f"{new!r}{also}"))
+        before = f"call {call.id} {call.name!r} " + (
+            "without an id" if call.wire_id is None else f"id {call.wire_id!r} ({invalid_id(call.wire_id)})")
+        records.append(log.repair("TD108", t, p, before, f"{new!r}{also}"))
     return Outcome(conv, tuple(records))
 
 

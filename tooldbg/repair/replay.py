@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..checks.preflight import signed
+from ..checks.reasoning import losses
 from ..checks.replay import (
     Pair,
     Placed,
@@ -25,7 +26,6 @@ from ..checks.replay import (
     norm,
     origin,
     replays,
-    signature_key,
 )
 from ..jsonio import try_loads
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
@@ -93,41 +93,49 @@ def restore_text(conv: Conversation, log: Log) -> Outcome:
 
 
 def restore_reasoning(conv: Conversation, log: Log) -> Outcome:
-    """TD307: signed reasoning (thinking blocks, thought signatures, reasoning items) the response
-    had before its calls, dropped on replay, goes back where the response had it. A replay that
-    carries another signature is left alone: which one the provider will accept is not known."""
+    """TD307: reasoning the response had before its calls (thinking blocks, thought signatures,
+    reasoning items, `reasoning_content`), dropped on replay, goes back where the response had it;
+    an edited thinking block or an id-only reasoning item is put back as the response gave it. A
+    replay that carries another signature is left alone: which one the provider accepts is not known."""
     records: list[Record] = []
     for pair in _pairs(log):
-        if not pair.from_response or not pair.anchored or not any(pair.original.invocations()):
-            continue
-        calls = {id(c): hit for c, hit in pair.calls() if hit is not None}
-        if not calls:
-            continue
-        replayed = [p for _, _, p in pair.parts_near(calls.values()) if isinstance(p, Reasoning)]
-        keys = {signature_key(p) for p in replayed}
-        ids = {p.wire_id for p in replayed if p.wire_id}
-        parts = pair.original.parts
-        originals = {signature_key(p) for p in parts if isinstance(p, Reasoning)}
-        altered = any(k not in originals for k in keys - {None})
-        first = next(iter(calls.values()))
-        for k, part in enumerate(parts):
-            if not isinstance(part, Reasoning):
+        found = list(losses(pair))
+        for lost in found:
+            part = lost.part
+            if lost.kind == "altered":
+                where = _find(conv, lost.call)
+                if where is not None:
+                    records.append(log.refuse("TD307", *where, f"the replay carries reasoning with another "
+                                              f"signature than {origin(pair)}: which one the provider "
+                                              "accepts is a guess"))
+                break
+            if lost.kind == "unstored" and lost.twin is None:  # an item_reference, which nothing resolves
+                where = _find(conv, lost.call)
+                if where is not None:
+                    records.append(log.refuse("TD307", *where, "an item_reference names the reasoning item "
+                                              "while store is false: it must go, and the item be sent with "
+                                              "its encrypted_content in its place"))
                 continue
-            key = signature_key(part)
-            if key is None or key in keys or (part.wire_id is not None and part.wire_id in ids):
+            if lost.twin is not None:  # edited, or an item replayed by id only: the original replaces it
+                where = _find(conv, lost.twin)
+                if where is None:
+                    continue
+                t, p = where
+                records.append(log.repair("TD307", t, p, describe(conv.turns[t].parts[p]),
+                                          f"{describe(part)} from {origin(pair)}"))
+                conv = with_part(conv, t, p, part)
                 continue
-            anchor = _anchor(conv, parts[k + 1:], calls, first)
+            anchor = _anchor(conv, pair.original.parts[lost.index + 1:], _calls(pair), lost.call)
             if anchor is None:
                 continue
             t, p = anchor
-            if altered:
-                records.append(log.refuse("TD307", t, p, f"the replay carries reasoning with another "
-                                          f"signature than {origin(pair)}: which one the provider "
-                                          "accepts is a guess"))
-                break
             conv = with_parts(conv, t, (*conv.turns[t].parts[:p], part, *conv.turns[t].parts[p:]))
             records.append(log.repair("TD307", t, p, "(missing)", f"{describe(part)} from {origin(pair)}"))
     return Outcome(conv, tuple(records))
+
+
+def _calls(pair: Pair) -> dict[int, Placed]:
+    return {id(c): hit for c, hit in pair.calls() if hit is not None}
 
 
 def _anchor(conv: Conversation, after: tuple[Part, ...], calls: dict[int, Placed],

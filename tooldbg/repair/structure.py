@@ -265,9 +265,10 @@ def drop_blank_text(conv: Conversation, log: Log) -> Outcome:
 
 def malformed_turns(conv: Conversation, log: Log) -> Outcome:
     """TD404: an empty turn is taken out (but the final assistant turn, a prefill); a legacy Gemini
-    `function` role is the tool turn the canonical form already has (written as `user`). What would
-    need a turn invented or two merged (a history opening with the model, two messages of one role)
-    is refused."""
+    `function` role is the tool turn the canonical form already has (written as `user`); a block of
+    another format read for what it means is written in the target's own shape. What would need a
+    turn invented or two merged (a history opening with the model, two messages of one role), or a
+    foreign block whose meaning is unknown, is refused."""
     records: list[Record] = []
     last = len(conv.turns) - 1
     empty = [t for t, turn in enumerate(conv.turns)
@@ -284,6 +285,15 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
                                       "a tool turn (written as a 'user' content)"))
             continue
         what = short(f.message.split(":", 1)[0], 80)
+        if "has no such content type" in f.message:  # another format's block (formats/foreign.py)
+            meaning = f.message.rsplit("; ", 1)[-1]
+            if meaning.startswith("read as "):
+                records.append(log.repair("TD404", f.turn, f.part, what,
+                                          f"written in the target's own shape ({meaning})"))
+            else:
+                records.append(log.refuse("TD404", f.turn, f.part, f"{what}: what it means is not known, so "
+                                          "it is written as recorded"))
+            continue
         records.append(log.refuse("TD404", f.turn, f.part, f"{what}: repairing it would mean inventing a "
                                   "turn or merging two"))
     return Outcome(conv, tuple(records))

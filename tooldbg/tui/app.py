@@ -10,6 +10,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from ..render import clean
+from ..scan import skipped_line
 from .commands import ToolDbgCommands
 from .screens.export import ExportScreen
 from .screens.help import HelpScreen
@@ -68,6 +69,10 @@ class ToolDbgApp(App):
         self.session = session
         self._search_index = None
         self._notify_unreadable(session)
+        said = skipped_line(session.skipped,
+                            sum(loaded.skipped for loaded in session.files if loaded.conversations))
+        if said:
+            self.notify(clean(said), title="skipped", markup=False)
         if isinstance(self.screen, MainScreen):
             self.screen.show_session(session)
         self.refresh_bindings()

@@ -14,6 +14,7 @@ from ..checks import Finding, run_checks, severity_rank
 from ..errors import ToolDbgError
 from ..load import Loaded, load
 from ..model import Conversation, Turn
+from ..scan import note_empty
 from ..shorten import describe_exception
 
 
@@ -36,6 +37,8 @@ def _index():  # noqa: ANN202
 class Session:
     files: list[Loaded]
     findings: list[Finding] = field(default_factory=list)
+    #: Files of the folders opened that are not logs (a README, an image), left out.
+    skipped: list[str] = field(default_factory=list)
     _by_turn: dict[tuple[int, str | None, int | None], list[Finding]] = _index()
     _by_conversation: dict[tuple[int, str | None], list[Finding]] = _index()
     _files: dict[str, int] = _index()
@@ -48,9 +51,12 @@ class Session:
         walks each parsed record again, a pause of ~100 ms between a key press and its repaint on
         a 10,000-turn log (scripts/measure_tui.py). Objects freed by reference counting are still
         freed; only cycles made before the freeze stay until `gc.unfreeze()`."""
-        files = load(paths, input_format, progress)
+        skipped: list[str] = []
+        files = load(paths, input_format, progress, skipped)
+        for loaded in files:
+            note_empty(loaded)  # a file with no LLM exchange is marked, as `check` reports it
         findings = [f for loaded in files for f in run_checks(loaded)]
-        session = cls(files, findings)
+        session = cls(files, findings, skipped)
         gc.freeze()
         return session
 

@@ -1,6 +1,6 @@
-"""A call or result id that is not really an id: empty, whitespace only, padded with whitespace, or a
-placeholder a program wrote where it had no id (`"tool-use-id"`, `"undefined"`, `"None"`,
-`"{tool_call_id}"`).
+"""A call or result id that is not really an id: missing where the wire requires one, empty,
+whitespace only, padded with whitespace, or a placeholder a program wrote where it had no id
+(`"tool-use-id"`, `"undefined"`, `"None"`, `"{tool_call_id}"`).
 
 Anthropic and Bedrock reject an empty or padded id ("messages.92.content.0.tool_use.id: String should
 match pattern '^[a-zA-Z0-9_-]+$'"; Bedrock allows 1 to 64 characters); OpenAI-compatible backends
@@ -11,21 +11,30 @@ the same code path, so the next parallel call collides with it. A counter reused
 (`tool_0` on a Gemini replay) is fine. Provider-specific charset and length limits are the target
 checks (TD8xx).
 
-Each call's id is checked; a result's only when it differs from the id of the call it answers, so one
-bad id yields one finding.
+A call with no id at all is the same defect one step earlier: local OpenAI-compatible servers have
+returned `tool_calls` without `id` (janhq/jan#4420, ggml-org/llama.cpp#11992), so the client has
+nothing to put in `tool_call_id`, and every provider whose types require the id
+(`Facts.call_id_keys`) rejects the replay; Gemini's ids are optional (pairing by name, TD107). The
+legacy Chat `function_call` / `function` role never had ids. A streamed call that never got its id is
+reported at its chunk (TD503); a response whose calls the client replayed under ids it made up is
+reported at the response, since the history itself is then valid.
+
+Each call's id is checked; a result's only when it differs from the id of the call it answers and
+that call's own id is sound, so one bad id yields one finding, at its cause — a result that could not
+name an id-less call is paired by position, not reported again (nor as TD101 / TD102).
 """
 
 from collections.abc import Iterator
 
-from ...model import Invocation
-from ...shorten import plain
+from ...model import Invocation, Result, Source
+from ...shorten import plain, quote
 from ..base import Context, Finding
-from ..pairing import calls, invalid_id, results, short
+from ..pairing import calls, invalid_id, missing_id, results, short
 
 CODE = "TD108"
 NAME = "invalid-id"
 SEVERITY = "error"
-MESSAGE = "an empty, placeholder or whitespace-padded id"
+MESSAGE = "a missing, empty, placeholder or whitespace-padded id"
 BAD = """
 {"messages": [
   {"role": "user", "content": "Weather in Oslo?"},
@@ -45,21 +54,55 @@ GOOD = """
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    seen: set[Source] = set()
     for conv in ctx.conversations:
         owners: dict[str, Invocation] = {}
+        unsound: set[str] = set()  # calls reported here: their results are not reported again
         for call in calls(conv):
-            owners[call.node.id] = call.node
-            why = invalid_id(call.node.wire_id)
+            node = call.node
+            seen.add(node.source)
+            owners[node.id] = node
+            why = _why(ctx, node)
             if why is not None:
-                yield ctx.at(f"call {call.node.id} {plain(call.node.name)} has an id that is {why}: "
-                             f"{short(call.node.wire_id)}",
+                unsound.add(node.id)
+                unnamed = ", so its result cannot name it" if node.wire_id is None else ""
+                yield ctx.at(f"call {node.id} {plain(node.name)} {why}{unnamed}",
                              conversation=conv, turn=call.turn, part=call.part)
         for result in results(conv):
             node = result.node
-            why = invalid_id(node.wire_id)
             owner = owners.get(node.invocation_id or "")
-            if why is None or (owner is not None and owner.wire_id == node.wire_id):
+            if owner is not None and (owner.wire_id == node.wire_id or owner.id in unsound):
+                continue
+            why = _why(ctx, node) if owner is not None or node.wire_id is not None else None
+            if why is None:
                 continue
             whose = f" for {owner.id} {plain(owner.name)}" if owner is not None else ""
-            yield ctx.at(f"result{whose} has an id that is {why}: {short(node.wire_id)}",
-                         conversation=conv, turn=result.turn, part=result.part)
+            yield ctx.at(f"result{whose} {why}", conversation=conv, turn=result.turn,
+                         part=result.part)
+    yield from _answered_without_ids(ctx, seen)
+
+
+def _answered_without_ids(ctx: Context, seen: set[Source]) -> Iterator[Finding]:
+    """Calls of a response that the stitched conversation holds in their replayed form: a client
+    that made up the id the server did not send (openai/openai-node#1946 falls back to the tool
+    name) hides the server's defect from the history, so it is reported at the response."""
+    for read in ctx.reads:
+        for response in read.responses:
+            for call in response.turn.invocations() if response.turn is not None else ():
+                why = _why(ctx, call) if call.source not in seen and call.wire_id is None else None
+                if why is not None:
+                    yield ctx.at_exchange(read, f"call {plain(call.name)} {why} in the "
+                                          "response: the id the history replays it under was made up "
+                                          "by the client", pointer=call.source.pointer)
+
+
+def _why(ctx: Context, node: Invocation | Result) -> str | None:
+    """What is wrong with the id of a call or result, quoting it; None when it is fine."""
+    why = invalid_id(node.wire_id)
+    if why is not None:
+        return f"has an id that is {why}: {short(node.wire_id)}"
+    missing = missing_id(ctx.reads, node) if node.source.chunk is None else None  # streamed: TD503's
+    if missing is None:
+        return None
+    fmt, key = missing
+    return f"has no id ({fmt} requires {quote(key)})"

@@ -1,12 +1,16 @@
-"""A tool result that reports a failure in its text, sent without the failure flag its format has.
+"""A tool result that reports a failure in its text, sent without the failure marking its format has.
 
 Anthropic (`is_error: true`) and Bedrock Converse (`status: "error"`) let the client say that a tool
-failed. Content such as "Error: …", a Python traceback, `{"error": …}`, "timed out" or "… failed"
-sent without the flag reads to the model as a successful call that returned those words: models
-then quote error text as data, or retry less carefully than after a flagged failure. Usually the
-client caught the exception and returned its message as the output. A heuristic on the text, hence
-a warning; formats without a flag (OpenAI, Gemini) can only say it in the text and are not checked,
-and a result that had the flag in an earlier request is TD303's.
+failed; Gemini has a key for it: "Use 'output' key to specify function output and 'error' key to
+specify error details (if any). If 'output' and 'error' keys are not specified, then whole
+'response' is treated as function output" (ai.google.dev/api/caching#FunctionResponse; python-genai
+`types.FunctionResponse.response`). Content such as "Error: …", a Python traceback, `{"error": …}`,
+`{"status": "error", …}`, "timed out" or "… failed" sent without that marking — under Gemini's
+`output`, or as a `response` object without an `error` key — reads to the model as a successful
+call that returned those words: models then quote error text as data, or retry less carefully than
+after a flagged failure. Usually the client caught the exception and returned its message as the
+output. A heuristic on the text, hence a warning; formats without any marking (OpenAI) can only say
+it in the text and are not checked, and a result that was marked in an earlier request is TD303's.
 """
 
 from collections.abc import Iterator
@@ -41,7 +45,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             exchange = part.source.exchange
             fmt = reads[exchange].format if exchange is not None and 0 <= exchange < len(reads) else None
             facts = formats.facts(fmt) if fmt is not None else None
-            if facts is None or facts.failure != "flag" or part.source.side != "request":
+            if facts is None or facts.failure == "text" or part.source.side != "request":
                 continue
             words = failure_report(part.content)
             if words:

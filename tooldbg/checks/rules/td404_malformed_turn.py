@@ -1,5 +1,5 @@
-"""A turn the wire format cannot carry: an empty message, a role the format does not have, or two
-turns in an order the format forbids.
+"""A turn the wire format cannot carry: an empty message, a role the format does not have, two
+turns in an order the format forbids, or a block of a type the format does not define.
 
 Each provider states its own structure and rejects a request that breaks it, often with a message
 that names a position but not the cause:
@@ -16,7 +16,17 @@ that names a position but not the cause:
 * order — Gemini: "Please ensure that function call turn comes immediately after a user turn or after
   a function response turn."; Bedrock: "A conversation must start with a user message. Try again with
   a conversation that starts with a user message." and "A conversation must alternate between user
-  and assistant roles." (quoted in elastic/kibana#246393 and langchain-ai/langchain-aws#130).
+  and assistant roles." (quoted in elastic/kibana#246393 and langchain-ai/langchain-aws#130);
+* blocks of another format — a content block whose `type` the format does not define
+  (`Facts.content_types`: openai-python `ChatCompletionContentPartParam`, anthropic-sdk
+  `ContentBlockParam`), forwarded unconverted by a framework or relay: LangChain's own
+  `{"type": "image", "base64": …, "mime_type": …}` in a tool message (langchain-ai/langchain#37090:
+  "rejects the unknown `base64`/`mime_type` keys … returning HTTP 422"), Anthropic `tool_use` /
+  `tool_result` blocks sent to a Chat Completions endpoint, a Chat `image_url` part in an Anthropic
+  message. Strict servers reject the request; lenient ones drop the block, and the model never sees
+  the call, the result or the image. Where the shape is recognisable it is read for what it means
+  (`formats/foreign.py`), so the call and its result still pair (no TD101 / TD102) and `--target`
+  judges the media (TD804).
 
 Anthropic, by contrast, combines consecutive messages of one role and accepts a history that starts
 with an assistant message (recorded traffic: two consecutive `assistant` and two consecutive `user`
@@ -25,17 +35,20 @@ finding. Only what a request sent is judged; an answer is the provider's own out
 """
 
 from collections.abc import Iterator
+from fnmatch import fnmatchcase
+from typing import Any
 
+from ... import formats
 from ...load import ExchangeRead
-from ...model import Invocation, Opaque
-from ...shorten import quote
+from ...model import Invocation, Media, Opaque, Part, Result
+from ...shorten import plain, quote
 from ..base import Context, Finding
 from ..structure import View, views, wire_role, with_severity
 
 CODE = "TD404"
 NAME = "malformed-turn"
 SEVERITY = "error"
-MESSAGE = "a turn the wire format cannot carry (empty, unknown role, forbidden order)"
+MESSAGE = "a turn the wire format cannot carry (empty, unknown role, forbidden order, foreign block)"
 BAD = """
 {"contents": [
   {"role": "user", "parts": [{"text": "Weather in Oslo?"}]},
@@ -59,6 +72,7 @@ _RESPONSES_ROLES = frozenset({"user", "assistant", "system", "developer"})
 def check(ctx: Context) -> Iterator[Finding]:
     for view in views(ctx):
         yield from _empty(ctx, view)
+        yield from _foreign_blocks(ctx, view)
         if view.format == "gemini":
             yield from _gemini(ctx, view)
         elif view.format == "bedrock":
@@ -167,3 +181,69 @@ def _responses_roles(ctx: Context, view: View) -> Iterator[Finding]:
                 hint = " (a tool result is a function_call_output item)" if role == "tool" else ""
                 yield ctx.at(f"an input item with the role {quote(role)}, which the Responses API does not "
                              f"have{hint}", conversation=conv, turn=t, part=p, source=view.source(t, p))
+
+
+def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
+    """Blocks in the request's content arrays (and in its own tool results' content) of a type the
+    format does not define (`Facts.content_types`)."""
+    read, fmt = view.request, view.format
+    facts = formats.facts(fmt) if fmt is not None else None
+    body = read.exchange.request.body if read is not None and read.exchange.request is not None else None
+    if read is None or facts is None or facts.content_types is None or not isinstance(body, dict):
+        return
+    key, types = facts.messages_key, facts.content_types
+    parts = _parts_at(view)
+    messages = body.get(key)
+    for i, message in enumerate(messages if isinstance(messages, list) else ()):
+        content = message.get("content") if isinstance(message, dict) else None
+        role = message.get("role") if isinstance(message, dict) else None
+        for pointer, kind in _undefined(content, f"/{key}/{i}/content", types):
+            found = parts.get(pointer)
+            read_as = _read_as(found[2]) if found is not None else "kept verbatim"
+            whose = f"an {plain(role)} message" if role == "assistant" else \
+                f"a {plain(role)} message" if isinstance(role, str) else "a message"
+            message_text = (f"a block of type {quote(kind)} in {whose}: {fmt} has no such content "
+                            f"type — another format's block (or an agent framework's) forwarded unconverted; "
+                            f"{read_as}")
+            if found is not None:
+                yield ctx.at(message_text, conversation=view.conversation, turn=found[0], part=found[1],
+                             source=found[2].source)
+            else:
+                yield ctx.at_exchange(read, message_text, side="request", pointer=pointer)
+
+
+def _undefined(content: Any, pointer: str, types: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """(pointer, type) of each block of `content` whose type is not one of `types`; the content of a
+    block of a known type (a tool result's) is searched too."""
+    for j, block in enumerate(content if isinstance(content, list) else ()):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(kind, str):
+            continue
+        if not any(fnmatchcase(kind, t) for t in types):
+            yield f"{pointer}/{j}", kind
+        elif isinstance(block, dict):
+            yield from _undefined(block.get("content"), f"{pointer}/{j}/content", types)
+
+
+def _parts_at(view: View) -> dict[str, tuple[int, int, Part]]:
+    """Wire pointer → (turn, part, the part read there) for the parts the request sent, the content
+    of its results included."""
+    out: dict[str, tuple[int, int, Part]] = {}
+    for t in range(view.sent):
+        for p, part in enumerate(view.wire[t].parts):
+            out.setdefault(part.source.pointer, (t, p, part))
+            for inner in part.content if isinstance(part, Result) else ():
+                out.setdefault(inner.source.pointer, (t, p, inner))
+    return out
+
+
+def _read_as(part: Part) -> str:
+    """What tooldbg read a foreign block as."""
+    if isinstance(part, Invocation):
+        return f"read as the call {part.id} {plain(part.name)}"
+    if isinstance(part, Result):
+        return f"read as the result for {part.invocation_id or 'no call'}" + (
+            f" {plain(part.name)}" if part.name else "")
+    if isinstance(part, Media):
+        return f"read as {part.kind}" + (f" ({part.media_type})" if part.media_type else "")
+    return "kept verbatim"

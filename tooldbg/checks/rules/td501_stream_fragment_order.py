@@ -5,17 +5,23 @@ Anthropic and Bedrock content-block indices, Responses `output_index` and `seque
 relay that drops the `index` (Gemini's OpenAI-compatible endpoint), numbers every parallel call 0,
 skips an index, interleaves the pieces of two calls or reorders events makes every assembler guess:
 openai-python's accumulator raises or glues two calls' arguments together (`{"a":1}{"b":2}`), and an
-agent executes the wrong call or none. A fragment that repeats its call's `id` on every piece
-(LiteLLM, Fireworks, some DeepSeek/Qwen servers) is glued the same way into `call_xcall_xcall_x`,
-an id the next request cannot answer ("messages with role 'tool' must be a response to a preceeding
-message with 'tool_calls'"). The finding points at the chunk where the order broke.
+agent executes the wrong call or none. A relay translating an Anthropic stream into Chat chunks that
+passes on the content-block index starts the calls at 1 (the text block was 0; BerriAI/litellm#5231):
+the accumulator files the call at position 0 and its later fragments as a second call without id or
+name. A fragment that repeats its call's `id` on every piece (LiteLLM, Fireworks, some DeepSeek/Qwen
+servers) is glued the same way into `call_xcall_xcall_x`, an id the next request cannot answer
+("messages with role 'tool' must be a response to a preceeding message with 'tool_calls'"). The
+finding points at the chunk where the order broke.
 
-Not findings: Groq and xAI sending a whole call in one fragment, Mistral sending whole calls with
-no `index` but an id, Qwen's empty `"id":""` continuations, OpenRouter's repeated finish chunks and
-comment lines. A Responses capture whose `sequence_number`s only skip forward is missing events —
-recorders and fixture writers trim long delta runs (vercel/ai's `openai-phase.1.chunks.txt`) — while
-its `.done` events and `response.completed` still carry every value whole: from the first missing
-event on, the problems are the capture's, not the stream's, and are only noted (info).
+Not findings: a call at content-block index 1 after a text block at 0 in Anthropic's and Bedrock's
+own streams, or at `output_index` 1 after a message in the Responses API (they number text and calls
+together; Chat numbers the calls alone, from 0); Groq and xAI sending a whole call in one fragment,
+Mistral sending whole calls with no `index` but an id, Qwen's empty `"id":""` continuations,
+OpenRouter's repeated finish chunks and comment lines. A Responses capture whose `sequence_number`s
+only skip forward is missing events — recorders and fixture writers trim long delta runs (vercel/ai's
+`openai-phase.1.chunks.txt`) — while its `.done` events and `response.completed` still carry every
+value whole: from the first missing event on, the problems are the capture's, not the stream's, and
+are only noted (info).
 """
 
 from collections.abc import Iterator

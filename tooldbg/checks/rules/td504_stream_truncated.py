@@ -2,7 +2,9 @@
 
 `message_stop`, `response.completed`, `[DONE]`, a final `finishReason`, `messageStop`: without it the
 client cannot know the message was whole, and SDKs that accumulate the stream hand back a message
-whose last tool call may be cut mid-arguments — which the agent then executes or replays.
+whose last tool call may be cut mid-arguments — which the agent then executes or replays. A stream
+the provider ended with an error event (Anthropic `event: error`, a Bedrock exception) is not
+truncated but rejected: TD901 reports it, at that event.
 """
 
 from collections.abc import Iterator
@@ -32,5 +34,10 @@ data: {"type":"message_stop"}
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    for read, problem in ctx.stream_problems("truncated"):
-        yield ctx.at_exchange(read, problem.message, chunk=problem.chunk)
+    for read in ctx.reads:
+        for stream in read.streams:
+            if any(p.kind == "error" for p in stream.problems):
+                continue  # the provider ended it with an error event: TD901 reports it there
+            for problem in stream.problems:
+                if problem.kind == "truncated":
+                    yield ctx.at_exchange(read, problem.message, chunk=problem.chunk)

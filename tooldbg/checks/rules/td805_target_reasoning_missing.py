@@ -6,9 +6,11 @@ refuse a history that drops it. Anthropic with thinking on: "messages.1.content.
 `assistant` message must start with a thinking block…". Gemini 3: "Function call is missing a
 thought_signature in functionCall parts…" — the signature rides on the first call of each step.
 The Responses API, for a call replayed with its `fc_…` item id: "Item 'fc_…' of type
-'function_call' was provided without its required 'reasoning' item: 'rs_…'." DeepSeek and Kimi in
-thinking mode: "Missing `reasoning_content` field in the assistant message at message index 2." /
-"thinking is enabled but reasoning_content is missing in assistant tool call message at index N".
+'function_call' was provided without its required 'reasoning' item: 'rs_…'."; with `store: false`
+an item sent by id alone is not found ("Items are not persisted when `store` is set to false"):
+it must carry its `encrypted_content`. DeepSeek and Kimi in thinking mode: "Missing
+`reasoning_content` field in the assistant message at message index 2." / "thinking is enabled but
+reasoning_content is missing in assistant tool call message at index N".
 Agent frameworks drop reasoning when they store history as plain messages, and converters cannot
 carry one provider's signed reasoning to another, so the tool loop dies on its second request.
 When each target requires it (which parameter, model or observed reasoning turns thinking on, which
@@ -50,17 +52,23 @@ def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
         if not rule.recorded and not _thinking(ctx, conv, rule):
             continue
+        unstored = bool(rule.stored) and param(conv, ctx.target, rule.stored) is False
+        signature = rule.signature or unstored
         for t in _turns(conv, rule):
             turn = conv.turns[t]
-            missing = _missing(turn.parts, rule, needed)
+            # Unstored, reasoning the history itself replays (by id) needs its signature too.
+            wanted = needed | _reasoned(turn.parts, rule) if unstored and needed is not None else needed
+            missing = _missing(turn.parts, rule, wanted, signature)
             if missing is None:
                 continue
             p, call = missing
             found = turn.parts[0].type if turn.parts else "nothing"
             item = _item(call, rule) or "fc_…"
-            yield ctx.at(f"the turn calling {shown(call.name)} carries no {rule.what} ({_where(rule)}): "
+            what = rule.stored_what if unstored else rule.what
+            error = rule.stored_error if unstored and _unsigned_before(turn.parts, p, rule) else rule.error
+            yield ctx.at(f"the turn calling {shown(call.name)} carries no {what} ({_where(rule)}): "
                          f"{ctx.target} rejects it, "
-                         + quote(rule.error, found="tool_use" if found == "invocation" else found,
+                         + quote(error, found="tool_use" if found == "invocation" else found,
                                  name=call.name, item=item),
                          conversation=conv, turn=t, part=p)
 
@@ -93,16 +101,19 @@ def _turns(conv: Conversation, rule: ReasoningReplay) -> list[int]:
 
 def _recorded(ctx: Context, rule: ReasoningReplay) -> set[str]:
     """The item ids of the calls whose recorded response had reasoning of `origin` before them."""
+    return {item for read in ctx.reads for response in read.responses if response.turn is not None
+            for item in _reasoned(response.turn.parts, rule)}
+
+
+def _reasoned(parts: tuple[Part, ...], rule: ReasoningReplay) -> set[str]:
+    """The item ids of the calls that come after reasoning of `origin` in `parts`."""
     needed: set[str] = set()
-    for read in ctx.reads:
-        for response in read.responses:
-            parts = response.turn.parts if response.turn is not None else ()
-            reasoned = False
-            for part in parts:
-                reasoned = reasoned or signed(part, rule.origin, rule.signature)
-                item = _item(part, rule) if reasoned else None
-                if item:
-                    needed.add(item)
+    reasoned = False
+    for part in parts:
+        reasoned = reasoned or signed(part, rule.origin, rule.signature)
+        item = _item(part, rule) if reasoned else None
+        if item:
+            needed.add(item)
     return needed
 
 
@@ -113,9 +124,15 @@ def _item(part: object, rule: ReasoningReplay) -> str | None:
     return item if isinstance(item, str) and item else None
 
 
-def _missing(parts: tuple[Part, ...], rule: ReasoningReplay,
-             needed: set[str] | None) -> tuple[int, Invocation] | None:
-    """(part, call) of the first call the turn's reasoning does not cover, or None."""
+def _unsigned_before(parts: tuple[Part, ...], p: int, rule: ReasoningReplay) -> bool:
+    """Reasoning of `origin` comes before part `p`, but unsigned (sent by id alone)."""
+    return any(signed(part, rule.origin, False) for part in parts[:p])
+
+
+def _missing(parts: tuple[Part, ...], rule: ReasoningReplay, needed: set[str] | None,
+             signature: bool) -> tuple[int, Invocation] | None:
+    """(part, call) of the first call the turn's reasoning (signed, with `signature`) does not
+    cover, or None."""
     calls = [(p, part) for p, part in enumerate(parts) if isinstance(part, Invocation)]
     if rule.item_ids:
         calls = [(p, c) for p, c in calls if _item(c, rule)]
@@ -124,15 +141,15 @@ def _missing(parts: tuple[Part, ...], rule: ReasoningReplay,
     if not calls:
         return None
     if rule.position == "first":
-        return None if parts and signed(parts[0], rule.origin, rule.signature) else calls[0]
+        return None if parts and signed(parts[0], rule.origin, signature) else calls[0]
     if rule.position == "carrier":
         p = calls[0][0]
         return None if p > 0 and carrier(parts[p - 1], rule.origin) else calls[0]
     if rule.position == "before_call":
-        first = next((q for q, part in enumerate(parts) if signed(part, rule.origin, rule.signature)),
+        first = next((q for q, part in enumerate(parts) if signed(part, rule.origin, signature)),
                      len(parts))
         return next(((p, call) for p, call in calls if p < first), None)
-    return None if any(signed(part, rule.origin, rule.signature) for part in parts) else calls[0]
+    return None if any(signed(part, rule.origin, signature) for part in parts) else calls[0]
 
 
 def _where(rule: ReasoningReplay) -> str:

@@ -19,9 +19,17 @@ FACTS = Facts(
     finish_pointer="/stop_reason",
     arguments="object",
     arguments_path=("input",),
+    call_id_keys=("id", "tool_use_id"),
     failure="flag",
     failure_wording="is_error: true",
     reasoning="thinking block",
+    reasoning_replay="signed-text",
+    # anthropic-sdk `ContentBlockParam` (types/content_block_param.py) and the blocks a tool result
+    # holds (`tool_reference` from tool search); server tools are `server_tool_use`, `mcp_tool_use`,
+    # `web_search_tool_result`, `code_execution_tool_result`, …
+    content_types=("text", "image", "document", "search_result", "thinking", "redacted_thinking",
+                   "tool_use", "tool_result", "container_upload", "mid_conv_system", "tool_reference",
+                   "*_tool_use", "*_tool_result"),
     strict_pairing=True,
     merges_roles=True,
     calls_last=True,

@@ -39,6 +39,7 @@ from ..base import (
     type_name,
     unmodeled,
 )
+from ..foreign import foreign_media
 from .common import _CHOICE_MODES, NAME, _type
 
 _DIRECT_CALLER = {"type": "direct"}  # the default `caller`, not worth keeping in meta
@@ -166,7 +167,10 @@ def _part(block: Any, source: Source, allowed: frozenset[str]) -> Part:
     if not isinstance(kind, str):
         raise FormatError("a content block needs a string `type`", source.pointer)
     if kind not in allowed:
-        return Opaque(origin=NAME, value=block, source=source)
+        # another format's media block forwarded unconverted (a Chat `image_url` part): read for
+        # what it means (see `foreign`); TD404 reports it
+        foreign = foreign_media(block, source) if kind not in _MESSAGE_BLOCKS else None
+        return foreign or Opaque(origin=NAME, value=block, source=source)
     return _READERS[kind](block, source)
 
 

@@ -7,12 +7,15 @@ them and one strict writer targets them. What the canonical model does not name 
 in `meta["openai-chat"]` (message `name`, `developer` role, `strict`, image `detail`, Gemini-compat
 `extra_content.google.thought_signature`, legacy `function_call`) so a rewrite is faithful.
 
-The writer emits reasoning of this origin as `reasoning_content`: only DeepSeek/Kimi-style
-thinking endpoints read it back (others ignore it). Tool messages carry text only and no error
-flag, so media in results is dropped and `is_error` survives only as an "Error" prefix in the text,
-each reported as a loss. Tool messages bind by id and (outside some dialects' optional `name`)
-carry no tool name: a bound result reads its call's name (see `base.link`), and the writer reports
-a result name only where it differs from its call's, the one thing a rewrite cannot keep.
+The writer emits reasoning of this origin as `reasoning_content` (or `reasoning`, the field it was
+read from): only DeepSeek/Kimi-style thinking endpoints and OpenRouter read it back (others ignore
+it). OpenRouter's `reasoning_details` blocks are Reasoning parts too, written back as the array they
+came in (`reasoning.py`); reasoning of another origin cannot be replayed here and is reported lost.
+Tool messages carry text only and no error flag, so media in results is dropped and `is_error`
+survives only as an "Error" prefix in the text, each reported as a loss. Tool messages bind by id
+and (outside some dialects' optional `name`) carry no tool name: a bound result reads its call's
+name (see `base.link`), and the writer reports a result name only where it differs from its call's,
+the one thing a rewrite cannot keep.
 
 Public sources: the types openai-python generates from OpenAI's OpenAPI spec, under
 `src/openai/types/chat/` (`completion_create_params.py`, `chat_completion_message_param.py` and the

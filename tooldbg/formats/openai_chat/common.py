@@ -21,9 +21,14 @@ FACTS = Facts(
     finish_pointer="/choices/0/finish_reason",
     arguments="string",
     arguments_path=("function", "arguments"),
+    call_id_keys=("id", "tool_call_id"),
     failure="text",
     failure_wording=None,
     reasoning="reasoning_content",
+    reasoning_replay="text",
+    # openai-python `ChatCompletionContentPartParam` (text, image_url, input_audio, file) and, in
+    # assistant messages, `ChatCompletionContentPartRefusalParam`
+    content_types=("text", "image_url", "input_audio", "file", "refusal"),
     strict_pairing=True,
     merges_roles=False,
     calls_last=False,

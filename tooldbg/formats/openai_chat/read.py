@@ -24,11 +24,14 @@ from ..base import (
     parse_arguments,
     required_field,
     split_data_url,
+    split_results,
     type_name,
     unmodeled,
     with_meta,
 )
+from ..foreign import foreign_part
 from .common import NAME, _api_error, _audio_type, _choice
+from .reasoning import FIELD, mirrored, read_details, visible
 
 # Top-level request keys the reader models; every other key is a parameter kept in meta.
 _MODELED_PARAMS = frozenset({"model", "messages", "tools", "functions", "tool_choice",
@@ -105,7 +108,7 @@ def _read_messages(messages: list[Any], src: Source) -> tuple[list[Part], list[T
         message = expect_dict(message, at, "a message")
         role = message.get("role")
         if role in ("system", "developer"):
-            parts = _content(message.get("content"), at.child("content"))
+            parts = _content(message.get("content"), at.child("content"), role)
             extras = _extras(message, ("role", "content"))
             if role == "developer":
                 extras["role"] = "developer"
@@ -120,8 +123,11 @@ def _read_messages(messages: list[Any], src: Source) -> tuple[list[Part], list[T
             else:
                 turns.append(Turn(role="tool", parts=(result,), source=at))
         elif role == "user":
-            turns.append(Turn(role="user", parts=tuple(_content(message.get("content"), at.child("content"))),
-                              meta=meta_for(NAME, _extras(message, ("role", "content"))), source=at))
+            meta = meta_for(NAME, _extras(message, ("role", "content")))
+            parts = _content(message.get("content"), at.child("content"), role)
+            # Anthropic `tool_result` blocks forwarded unconverted (see `foreign`) are results
+            turns.extend(t if t.role == "tool" else replace(t, meta=meta)
+                         for t in split_results(role, parts, at))
         elif role == "assistant":
             turns.append(_assistant_turn(message, at))
         else:
@@ -133,15 +139,22 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
     """Reasoning, then content (text and refusal parts), the `refusal` field, then the calls."""
     parts: list[Part] = []
     modeled = {"role", "content", "refusal", "tool_calls", "function_call"}
+    details = message.get(FIELD)
+    blocks = read_details(details, at.child(FIELD)) if isinstance(details, list) else []
+    if isinstance(details, list):
+        modeled.add(FIELD)
     for key in ("reasoning_content", "reasoning"):
         text = message.get(key)
         if isinstance(text, str):  # a non-string `reasoning` stays in meta, verbatim
             modeled.add(key)
-            if text:
+            if key == "reasoning" and blocks and text == visible(blocks):
+                blocks = mirrored(blocks)  # OpenRouter's string repeats the blocks' text
+            elif text:
                 kept = {"field": key} if key != "reasoning_content" else {}
                 parts.append(Reasoning(text=text, origin=NAME, source=at.child(key),
                                        meta=meta_for(NAME, kept)))
-    parts.extend(_content(message.get("content"), at.child("content")))
+    parts.extend(blocks)
+    parts.extend(_content(message.get("content"), at.child("content"), "assistant"))
     refusal = optional_field(message, "refusal", str, at)
     if refusal:
         parts.append(Text(text=refusal, meta=meta_for(NAME, {"field": "refusal"}),
@@ -191,21 +204,21 @@ def _result(message: dict[str, Any], at: Source, *, legacy: bool) -> Result:
         extras["name"] = True  # a dialect's optional tool-message `name`: written back as it came
     return Result(wire_id=optional_field(message, "tool_call_id", str, at),
                   name=optional_field(message, "name", str, at),
-                  content=tuple(_content(message.get("content"), at.child("content"))),
+                  content=tuple(_content(message.get("content"), at.child("content"), "tool")),
                   meta=meta_for(NAME, extras), source=at)
 
 
-def _content(content: Any, at: Source) -> list[Part]:
+def _content(content: Any, at: Source, role: str) -> list[Part]:
     """String content → one Text (none when empty); an array → one part per entry."""
     if content is None:
         return []
     if isinstance(content, str):
         return [Text(text=content, source=at)] if content else []
     items = expect_list(content, at, "content")
-    return [_content_part(item, at.child(k)) for k, item in enumerate(items)]
+    return [_content_part(item, at.child(k), role) for k, item in enumerate(items)]
 
 
-def _content_part(item: Any, at: Source) -> Part:
+def _content_part(item: Any, at: Source, role: str) -> Part:
     item = expect_dict(item, at, "a content part")
     kind = item.get("type")
     if kind == "text":
@@ -232,7 +245,8 @@ def _content_part(item: Any, at: Source) -> Part:
                      file_id=optional_field(file, "file_id", str, at.child("file")), source=at,
                      meta=meta_for(NAME, {**_extras(item, ("type", "file")),
                                  **_extras(file, ("file_data", "file_id"))}))
-    return Opaque(origin=NAME, value=item, source=at)
+    # a part of a type Chat Completions does not define: another format's, read for what it means
+    return foreign_part(item, at, role) or Opaque(origin=NAME, value=item, source=at)
 
 
 def _image(item: dict[str, Any], at: Source) -> Media:

@@ -47,15 +47,19 @@ def assemble_stream(events: list[StreamEvent], source: Source) -> Assembled:
     Deliberate departures where the SDK corrupts real dialects: identity fields (`id`, `name`,
     `type`, `role`, `index`) keep their first non-empty value instead of concatenating
     (OpenRouter/Together repeat `role`, Qwen sends `"id":""`, Mistral-format `"name":""`, LiteLLM
-    repeats the id); tool calls are keyed by their `index` value, not list position (the first
-    call may be index 1); numbers are replaced, not summed; usage keeps the last reported value
+    repeats the id); tool calls are keyed by their `index` value, not list position (a relay may
+    start them at index 1); numbers are replaced, not summed; usage keeps the last reported value
     rather than being reset by a later chunk without it.
 
     Where the SDK would corrupt the message, the chunk that does it is recorded, once: a fragment
-    repeating its call's `id` or function `name` unchanged (the SDK glues `call_xcall_x`), and a
+    repeating its call's `id` or function `name` unchanged (the SDK glues `call_xcall_x`), a
     second call arriving on an index already used (servers that number every parallel call 0: the
-    SDK runs the arguments together, `{"a":1}{"b":2}`) — both "order", since the fragments are
-    right and their addressing is not. Empty continuation values (`"id":""`) repeat nothing.
+    SDK runs the arguments together, `{"a":1}{"b":2}`), and a first call at an index other than 0
+    (relays translating Anthropic streams pass on the content-block index, 1 after a text block,
+    BerriAI/litellm#5231: `accumulate_delta`'s `acc_value.insert(index, …)` puts the call at
+    position 0, and each later fragment, finding no entry at its index, goes to a second call with
+    the arguments but no id or name) — all "order", since the fragments are right and their
+    addressing is not. Empty continuation values (`"id":""`) repeat nothing.
     """
     assembler = _Assembler()
     try:
@@ -237,7 +241,12 @@ class _Assembler:
                                   + ("taken as a new call" if state.last_call is None
                                      else f"appended to call {state.last_call}"), at)
             return max(state.calls, default=-1) + 1 if state.last_call is None else state.last_call
-        if index not in state.calls and state.calls and index != max(state.calls) + 1:
+        if index not in state.calls and not state.calls and index != 0:
+            self.problem("order", f"the first tool call arrives at index {index}, not 0: openai-python "
+                                  "files it at position 0 and makes its later fragments a second call, "
+                                  "with the arguments but no id or name (another format's block index "
+                                  "passed on: Anthropic counts the text block before the call)", at)
+        elif index not in state.calls and state.calls and index != max(state.calls) + 1:
             self.problem("order", f"tool call index {index} follows index {max(state.calls)}: "
                                   "indices are not contiguous", at)
         elif index in state.calls and index != state.last_call and not reuse:

@@ -10,6 +10,7 @@ from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
 from ..base import Fitting, Writer, Written, is_own_opaque, own_meta, report_foreign, writer_target
 from .common import NAME, _audio_type, _choice
+from .reasoning import FIELD, is_detail, visible, write_detail
 
 
 def write(conversation: Conversation, *, target: str | None = None) -> Written:
@@ -208,14 +209,14 @@ class _Writer(Writer):
     def assistant(self, t: int, parts: list[tuple[int, Part]], extras: dict[str, Any]) -> _Out:
         """Reasoning, content and calls go to separate fields: their relative order is fixed."""
         out = _Out({**extras, "role": "assistant"}, t)
-        reasoning: list[tuple[int, Reasoning]] = []
+        reasoning: list[tuple[int, Part]] = []
         content: list[dict[str, Any]] = []
         refusals: list[str] = []
         calls: list[dict[str, Any]] = []
         slot = 0
         for p, part in parts:
             report_foreign(NAME, part.meta, self.losses, t, p)
-            if isinstance(part, Reasoning) and part.origin == NAME:
+            if (isinstance(part, Reasoning) and part.origin == NAME) or is_detail(part):
                 reasoning.append((p, part))
                 here = 0
             elif isinstance(part, Reasoning):
@@ -256,15 +257,24 @@ class _Writer(Writer):
             out.message["tool_calls"] = calls
         return out
 
-    def write_reasoning(self, message: dict[str, Any], reasoning: list[tuple[int, Reasoning]],
-                        t: int) -> None:
-        openrouter = own_meta(NAME, reasoning[0][1].meta).get("field") == "reasoning"
+    def write_reasoning(self, message: dict[str, Any], reasoning: list[tuple[int, Part]], t: int) -> None:
+        """Plain reasoning → `reasoning_content` (or OpenRouter's `reasoning`); blocks read from
+        `reasoning_details` → that array again (and the `reasoning` string they stand for)."""
+        details = [(p, r) for p, r in reasoning if is_detail(r)]
+        plain = [(p, r) for p, r in reasoning if not is_detail(r) and isinstance(r, Reasoning)]
+        if details:
+            message[FIELD] = [self.carries(write_detail(r), t, p) for p, r in details]
+            if own_meta(NAME, details[0][1].meta).get("mirror"):
+                message["reasoning"] = visible([r for _, r in details])
+        if not plain:
+            return
+        openrouter = own_meta(NAME, plain[0][1].meta).get("field") == "reasoning"
         field_name = "reasoning" if openrouter else "reasoning_content"
-        message[field_name] = "".join(r.text for _, r in reasoning)
-        self.carries(message, t, reasoning[0][0], f"/{field_name}")
-        if len(reasoning) > 1:
-            self.lose(f"several reasoning parts joined into one {field_name}", t, reasoning[1][0])
-        for p, r in reasoning:
+        message[field_name] = "".join(r.text for _, r in plain)
+        self.carries(message, t, plain[0][0], f"/{field_name}")
+        if len(plain) > 1:
+            self.lose(f"several reasoning parts joined into one {field_name}", t, plain[1][0])
+        for p, r in plain:
             kept = [name for name, value in (("signature", r.signature), ("summary", r.summary),
                                              ("redacted reasoning", r.redacted), ("id", r.wire_id))
                     if value]

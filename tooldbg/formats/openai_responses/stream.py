@@ -98,7 +98,8 @@ class _Assembler:
         kind = event_type(event)
         if self.first is None:
             self.first = at
-            if kind != "response.created":
+            # A request refused before a response began is answered with one `error` event.
+            if kind not in ("response.created", "error"):
                 self.problem("order", f"the stream starts with {quote(kind)}, not response.created", at)
         self._check_sequence(data.get("sequence_number"), at)
         prefix, _, suffix = (kind or "").rpartition(".")

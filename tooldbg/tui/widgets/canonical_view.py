@@ -96,8 +96,8 @@ class CanonicalView(VerticalScroll):
 
     def show_overview(self, loaded: Loaded, conversation: Conversation | None, findings: list) -> None:  # noqa: ANN001
         """A file or a conversation as a whole (no turn selected), with the findings that are on
-        it rather than on one turn (e.g. a stream cut before its last event) and, as `show`
-        prints them, the provider's rejections of its requests."""
+        it rather than on one turn: a stream cut before its last event, the provider's rejection
+        of a request (TD901, as `check` and `show` report it)."""
         if conversation is None:
             title = Text.assemble(("file ", "bold"))
             title.append_text(safe(loaded.path, "bold"))
@@ -113,13 +113,6 @@ class CanonicalView(VerticalScroll):
             rows = [title]
             if tools:
                 rows.append(Text.assemble(("tools ", "dim"), safe(tools)))
-            for exchange, rejection in loaded.api_errors.get(conversation.id, []):
-                line = Text(f" exchange {exchange}: the provider rejected the request: ", "bold red")
-                line.append_text(safe(rejection.message))
-                if rejection.type or rejection.code:
-                    kind = f"  ({rejection.type or ''} {rejection.code or ''})".rstrip()
-                    line.append_text(safe(kind, "red"))
-                rows.append(line)
         rows.extend(explain(f) for f in findings)
         for error in loaded.errors if conversation is None else ():
             rows.append(Text.assemble((" unreadable ", "bold white on red"), " ", safe(str(error))))

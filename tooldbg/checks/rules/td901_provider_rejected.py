@@ -1,0 +1,72 @@
+"""The log holds the provider's rejection of a request: a failing log never looks clean.
+
+A 400 error body, an SSE `error` event, a Responses `response.failed`, a Bedrock exception in the
+event stream — or, at an HTTP error status, a body no reader recognised (a gateway's HTML 502
+page) — is the provider saying that this request did not produce an answer. Often it says why in
+words a tooldbg rule explains ("`tool_use` ids were found without `tool_result` blocks immediately
+after" is TD102's unanswered call, "Function call is missing a thought_signature" TD307's lost
+reasoning): the finding then names that rule, from a table of the providers' own error texts, each
+cited (`checks/rejections.py`). A rate limit, an overloaded server or a missing credential is no
+defect of the history, and the finding says so; any other text is quoted as the provider wrote it,
+with "tooldbg has no rule for this rejection". The finding points at the exchange, the
+conversation and the error in the response (for a stream, the event that carried it).
+"""
+
+from collections.abc import Iterator
+
+from ...shorten import plain
+from ..base import Context, Finding
+from ..rejections import Rejection, explaining, not_the_history, rejections
+
+CODE = "TD901"
+NAME = "provider-rejected"
+SEVERITY = "error"
+MESSAGE = "the provider rejected a request (an error body, an error event, an exception)"
+BAD = """
+{"request": {"url": "https://api.anthropic.com/v1/messages", "body": {"model": "claude-sonnet-4-5",
+  "messages": [{"role": "user", "content": "Weather in Oslo and Bergen?"},
+    {"role": "assistant", "content": [
+      {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Oslo"}},
+      {"type": "tool_use", "id": "toolu_01B", "name": "get_weather", "input": {"city": "Bergen"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "12°C"}]}]}},
+ "response": {"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error",
+  "message": "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01B. Each `tool_use` block must have a corresponding `tool_result` block in the next message."}}}}
+"""
+GOOD = """
+{"request": {"url": "https://api.anthropic.com/v1/messages", "body": {"model": "claude-sonnet-4-5",
+  "messages": [{"role": "user", "content": "Weather in Oslo and Bergen?"},
+    {"role": "assistant", "content": [
+      {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Oslo"}},
+      {"type": "tool_use", "id": "toolu_01B", "name": "get_weather", "input": {"city": "Bergen"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "12°C"},
+      {"type": "tool_result", "tool_use_id": "toolu_01B", "content": "9°C"}]}]}},
+ "response": {"status": 200, "body": {"type": "message", "role": "assistant", "stop_reason": "end_turn",
+  "content": [{"type": "text", "text": "Oslo 12°C, Bergen 9°C."}]}}}
+"""
+
+#: Characters of the provider's message quoted in the finding.
+QUOTED = 400
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for rejection in rejections(ctx.loaded):
+        yield ctx.at_exchange(rejection.read, describe(rejection), pointer=rejection.pointer,
+                              chunk=rejection.chunk)
+
+
+def describe(rejection: Rejection) -> str:
+    """`the provider rejected the request (HTTP 400 invalid_request_error): “…” — see TD102, TD803`"""
+    error, status = rejection.error, rejection.status
+    if status is None or status < 400:  # a stream that failed after its 200, a logged body alone
+        status = int(error.code) if error.code is not None and error.code.isdigit() else None
+    kinds = [f"HTTP {status}" if status is not None else None, error.type,
+             error.code if error.code not in (str(status), error.type) else None]
+    kind = " ".join(plain(k, 60) for k in kinds if k)
+    said = f"the provider rejected the request{f' ({kind})' if kind else ''}: “{plain(error.message, QUOTED)}”"
+    codes = explaining(error.message)
+    if codes:
+        return f"{said} — see {', '.join(codes)}"
+    if not_the_history(error, status):
+        return f"{said} — not a defect of the history (a rate limit, an overloaded or failing server, a " \
+               "credential): tooldbg has no rule for this rejection"
+    return f"{said} — tooldbg has no rule for this rejection"
