@@ -286,6 +286,8 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
     module = formats.get(read.format)
     request, response = exchange.request, exchange.response
     for message in (request, response):
+        if message is response and _failed(response):
+            continue  # an error page: TD901 quotes it (`http_error`)
         if message is not None and message.body is None and message.events is None \
                 and message.text and message.text.strip():
             errors.append(InputError(path, message.location or _where(exchange),
@@ -306,7 +308,7 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         _name_model(read)
         return read, kept_from, listed
     source = _source(path, exchange, response, "response")
-    failed = response.status is not None and response.status >= 400 and response.events is None
+    failed = _failed(response)
     try:
         if response.events is not None:
             streams = tuple(module.assemble_stream(events, source)
@@ -325,6 +327,12 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         read.responses = (Response(error=http_error(response)),)
     _name_model(read)
     return read, kept_from, listed
+
+
+def _failed(response: Message | None) -> bool:
+    """An HTTP error status answered with a body, not a stream: the provider's rejection."""
+    return response is not None and response.status is not None and response.status >= 400 \
+        and response.events is None
 
 
 #: An HTML page's markup, and the scripts and styles whose text is not what the page says.
