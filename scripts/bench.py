@@ -44,22 +44,38 @@ def session(turns: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+#: Imported before the clock starts: the steps time reading the log, not importing tooldbg.
+SETUP = "import orjson\nfrom tooldbg.load import load_bytes\nfrom tooldbg.checks import run_checks"
 STEPS = {
-    "orjson.loads": "import orjson\nfor line in data.splitlines():\n    orjson.loads(line)",
-    "load + stitch": "from tooldbg.load import load_bytes\nload_bytes('bench.jsonl', data)",
-    "load + stitch + check": ("from tooldbg.load import load_bytes\nfrom tooldbg.checks import run_checks\n"
-                              "run_checks(load_bytes('bench.jsonl', data))"),
+    "orjson.loads": "for line in data.splitlines():\n    orjson.loads(line)",
+    "load + stitch": "load_bytes('bench.jsonl', data)",
+    "load + stitch + check": "run_checks(load_bytes('bench.jsonl', data))",
 }
 
+# Peak memory is the high-water mark of resident memory. On Linux it is reset first: a child keeps
+# the maximum its parent had when it forked (this script, after generating the session), which
+# ru_maxrss would report instead.
 RUNNER = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
+{setup}
+def high_water():
+    try:
+        with open('/proc/self/status') as status:
+            return next(int(line.split()[1]) for line in status if line.startswith('VmHWM:'))
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    with open('/proc/self/clear_refs', 'w') as refs:
+        refs.write('5')
+except OSError:
+    pass
 data = open({path!r}, 'rb').read()
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = high_water()
 start = time.perf_counter()
 {code}
 elapsed = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = high_water()
 print(elapsed, (peak - base) * 1024)
 """
 
@@ -69,7 +85,7 @@ def measure(path: Path, code: str, repeat: int) -> tuple[float, int]:
     indented = code
     for _ in range(repeat):
         out = subprocess.run([sys.executable, "-c", RUNNER.format(root=str(ROOT), path=str(path),
-                                                                  code=indented)],
+                                                                  setup=SETUP, code=indented)],
                              capture_output=True, text=True, check=True).stdout.split()
         best, memory = min(best, float(out[0])), max(memory, int(out[1]))
     return best, memory

@@ -101,6 +101,25 @@ def test_jsonl_exchanges_with_a_bad_line_in_between():
     assert [(e.location, "invalid JSON" in e.message) for e in capture.errors] == [("line 2", True)]
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_jsonl_lines_are_numbered_as_the_file_breaks_them(newline):
+    """A byte-order mark, blank lines and any of the three line ends: each record is located at its
+    line, as an editor numbers it (the file is read from its bytes, line by line)."""
+    record = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}})
+    text = newline.join([record, "", "  ", '{"request": {"body": ', record, ""])
+    capture = read_capture("log.jsonl", b"\xef\xbb\xbf" + text.encode())
+    assert capture.container == "jsonl"
+    assert [e.request.location for e in capture.exchanges] == ["line 1/request/body", "line 5/request/body"]
+    assert [e.location for e in capture.errors] == ["line 4"]
+
+
+def test_a_json_document_on_many_lines_is_not_json_lines():
+    body = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}},
+                      indent=2)
+    capture = read_capture("one.json", body.encode())
+    assert capture.container == "json" and len(capture.exchanges) == 1
+
+
 def test_jsonl_of_bare_events_is_one_stream():
     lines = [json.dumps({"type": "message_start", "message": {}}), json.dumps({"type": "message_stop"})]
     capture = read_capture("x.chunks.txt", "\n".join(lines).encode())

@@ -37,7 +37,7 @@ class TooDeep(FormatError):
     error, so a container does not retry the text as JSON Lines)."""
 
 
-def loads(data: bytes | str, *, check_depth: bool = True) -> Any:
+def loads(data: bytes | memoryview | str, *, check_depth: bool = True) -> Any:
     """Parse JSON text; raise FormatError naming line and column on failure, TooDeep at the pointer
     of a value nested deeper than MAX_DEPTH (unless `check_depth` is False: the caller checks
     each record itself)."""
@@ -50,12 +50,13 @@ def loads(data: bytes | str, *, check_depth: bool = True) -> Any:
     return value
 
 
-def _may_be_deep(data: bytes | str) -> bool:
+def _may_be_deep(data: bytes | memoryview | str) -> bool:
     """False when the text has too few brackets to nest past the limit (the usual case, at the
     speed of a byte count)."""
     if isinstance(data, str):
         return data.count("{") + data.count("[") > MAX_DEPTH
-    return data.count(b"{") + data.count(b"[") > MAX_DEPTH
+    raw = data.tobytes() if isinstance(data, memoryview) else data  # (containers check views apart)
+    return raw.count(b"{") + raw.count(b"[") > MAX_DEPTH
 
 
 def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
@@ -65,16 +66,14 @@ def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
         if limit < 1:
             raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read", pointer)
         return
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
+    level, depth = [value], 1
+    while level:  # one level of containers at a time
         if depth > limit:
             raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read",
                           pointer + _path_to_depth(value, limit + 1))
-        children = node.values() if isinstance(node, dict) else node
-        for child in children:
-            if isinstance(child, dict | list):
-                stack.append((child, depth + 1))
+        level = [child for node in level for child in (node.values() if isinstance(node, dict) else node)
+                 if isinstance(child, dict | list)]
+        depth += 1
 
 
 def _path_to_depth(value: Any, depth: int) -> str:

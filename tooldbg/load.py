@@ -3,6 +3,16 @@
 This is the library entry point: `load(paths)` returns everything the views and the checks need, and
 never raises on a bad record — that becomes an `InputError` in the file's `errors` — only on a path
 that cannot be read at all.
+
+A file is read exchange by exchange, in log order, each exchange read and stitched before the next.
+A request's message list goes through `history.History`: the history it replays byte for byte
+keeps the turn objects of its conversation's previous request, and only the messages after it are
+read (its docstring has the design). Before a request that kept turns is stitched, the stitcher is
+asked which conversation it continues (`Stitcher.match`); when that is not the one the turns came
+from, the request is read whole, so every conversation's turns point into its own exchanges. An
+exchange's `request.turns` therefore hold, for replayed history, the objects (and sources) of the
+exchange that first sent them — the objects its conversation's timeline holds too — and its own
+only for what it sent new or changed.
 """
 
 from __future__ import annotations
@@ -18,6 +28,8 @@ from urllib.parse import unquote, urlsplit
 from . import formats
 from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
+from .formats.reading import forget_links
+from .history import History, Listed
 from .jsonio import dumps_str, resolve
 from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, read_capture
@@ -198,12 +210,25 @@ def load_bytes(name: str, data: bytes, input_format: str | None = None,
 
 
 def _read_capture(capture: Capture, input_format: str | None, progress: Progress | None) -> Loaded:
+    """Each exchange read and stitched in log order. A request's replayed history is recognised by
+    `History` before it is read, and keeps the turn objects of the conversation's previous request
+    — but only when the stitcher continues that conversation with it; otherwise it is read whole
+    (see `tooldbg.history`)."""
+    try:
+        return _read_exchanges(capture, input_format, progress)
+    finally:
+        forget_links()
+
+
+def _read_exchanges(capture: Capture, input_format: str | None, progress: Progress | None) -> Loaded:
     loaded = Loaded(capture.path, capture.container, errors=list(capture.errors))
     stitcher = Stitcher()
+    history = History()
     for number, exchange in enumerate(capture.exchanges, start=1):
         if progress is not None:
             progress(capture.path, number, len(capture.exchanges))
-        read = read_exchange(capture.path, exchange, input_format, loaded.errors)
+        read, kept_from, listed = _read_exchange(capture.path, exchange, input_format, loaded.errors,
+                                                 history)
         loaded.reads.append(read)
         if read.format is None:  # not an LLM exchange (a record with neither side is not counted)
             if exchange.request is not None or exchange.response is not None:
@@ -212,15 +237,30 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
         if read.request is None and not read.responses:
             continue
         try:
+            if kept_from is not None and read.request is not None:
+                thread = stitcher.match(read.request)
+                if thread is None or thread.conversation.id != kept_from:
+                    read.request = _read_request(read, capture.path)  # another conversation's turns
             thread = stitcher.add(exchange.index, read.request, read.responses)
         except Exception as err:  # noqa: BLE001 - one exchange lost, not the file
             loaded.errors.append(InputError(capture.path, _where(exchange), unexpected(err)))
             read.request, read.responses, read.streams = None, (), ()
             continue
         read.conversation = thread.conversation.id
+        if read.request is not None and read.format is not None and exchange.request is not None:
+            history.remember(read.conversation, exchange.request.body, read.format, listed, read.request)
         read.request, read.stored = thread.request, thread.stored  # see tooldbg.chains
     loaded.conversations = [t.conversation for t in stitcher.threads]
     return loaded
+
+
+def _read_request(read: ExchangeRead, path: str) -> Request:
+    """The request of an exchange read whole (its format read it once already, without error)."""
+    assert read.format is not None and read.exchange.request is not None
+    message = read.exchange.request
+    request = formats.get(read.format).read_request(message.body,
+                                                    _source(path, read.exchange, message, "request"))
+    return _with_model(read, request)
 
 
 def read_exchange(path: str, exchange: Exchange, input_format: str | None,
@@ -229,15 +269,24 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
     exception a reader should not raise is caught here too: `errors.unexpected`). An exchange in no
     provider's format is not an LLM exchange: it comes back with format None and no error (with
     `input_format`, one that holds no JSON body or stream to read)."""
+    return _read_exchange(path, exchange, input_format, errors, None)[0]
+
+
+def _read_exchange(path: str, exchange: Exchange, input_format: str | None, errors: list[InputError],
+                   history: History | None) -> tuple[ExchangeRead, str | None, Listed | None]:
+    """`read_exchange`, the request read against `history` when there is one: the read, the
+    conversation whose history turns its request kept, and its message list as `history` knows it."""
+    kept_from: str | None = None
+    listed: Listed | None = None
     try:
         detected = _detect(exchange) if input_format is None else \
             input_format if _has_payload(exchange) else None
     except Exception as err:  # noqa: BLE001
         errors.append(InputError(path, _where(exchange), unexpected(err)))
-        return ExchangeRead(exchange)
+        return ExchangeRead(exchange), None, None
     read = ExchangeRead(exchange, format=detected)
     if read.format is None:
-        return read
+        return read, None, None
     module = formats.get(read.format)
     request, response = exchange.request, exchange.response
     for message in (request, response):
@@ -248,15 +297,20 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
             errors.append(InputError(path, message.location or _where(exchange),
                                      f"body is not JSON: {quote(message.text.strip())}"))
     if request is not None and request.body is not None:
+        source = _source(path, exchange, request, "request")
         try:
-            read.request = module.read_request(request.body, _source(path, exchange, request, "request"))
+            if history is not None:
+                read.request, kept_from, listed = history.read(read.format, module.read_request,
+                                                            request.body, source)
+            else:
+                read.request = module.read_request(request.body, source)
         except FormatError as err:
             errors.append(_error(path, request, err))
         except Exception as err:  # noqa: BLE001
             errors.append(_error(path, request, FormatError(unexpected(err))))
     if response is None:
         _name_model(read)
-        return read
+        return read, kept_from, listed
     source = _source(path, exchange, response, "response")
     failed = _failed(response)
     try:
@@ -276,7 +330,7 @@ def read_exchange(path: str, exchange: Exchange, input_format: str | None,
     if failed and not any(r.error is not None for r in read.responses):
         read.responses = (Response(error=http_error(response)),)
     _name_model(read)
-    return read
+    return read, kept_from, listed
 
 
 def _failed(response: Message | None) -> bool:
@@ -339,14 +393,18 @@ def _name_model(read: ExchangeRead) -> None:
     """A request whose body names no model (Gemini, Bedrock, Claude on Vertex AI, Azure OpenAI) takes
     the one its URL names, else the one its response names: the log says which model it talked to,
     so the conversation says it too."""
-    if read.request is None or read.request.model is not None:
-        return
+    if read.request is not None:
+        read.request = _with_model(read, read.request)
+
+
+def _with_model(read: ExchangeRead, request: Request) -> Request:
+    if request.model is not None:
+        return request
     message = read.exchange.request
     model = url_model(message.url) if message is not None and message.url else None
     if model is None:
         model = next((r.model for r in read.responses if r.model), None)
-    if model:
-        read.request = replace(read.request, model=model)
+    return replace(request, model=model) if model else request
 
 
 def _stream_response(module: Format, assembled: Assembled, source: Source) -> Response:

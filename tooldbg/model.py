@@ -17,7 +17,7 @@ The JSON form (`to_dict` / `from_dict`) is documented in `docs/canonical.md` and
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypeGuard
 
 from .errors import FormatError
@@ -55,11 +55,13 @@ class Source:
 
     def at(self, pointer: str, chunk: int | None = None) -> Source:
         """The same body, another pointer (and optionally the chunk that carried it)."""
-        return replace(self, pointer=pointer, chunk=chunk if chunk is not None else self.chunk)
+        # (built directly, not with `dataclasses.replace`: readers make one per node they read)
+        return Source(self.file, self.exchange, self.side, self.location, pointer,
+                      chunk if chunk is not None else self.chunk)
 
     def child(self, *tokens: str | int) -> Source:
         """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
-        return replace(self, pointer=self.pointer + "".join("/" + escape_pointer(t) for t in tokens))
+        return self.at(self.pointer + "".join("/" + escape_pointer(t) for t in tokens))
 
     @property
     def address(self) -> str:
@@ -79,7 +81,9 @@ class Source:
 
 def escape_pointer(token: str | int) -> str:
     """One JSON-pointer reference token (RFC 6901)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+    if not isinstance(token, str):
+        return str(token)
+    return token.replace("~", "~0").replace("/", "~1") if "~" in token or "/" in token else token
 
 
 NO_SOURCE = Source()

@@ -10,6 +10,13 @@ A turn that reappears unchanged keeps the object of its first appearance, and wi
 the exchange it first appeared in; a turn that changed on replay (the defect TD3xx looks for) enters
 the timeline as it was sent, pointing at the request that sent it.
 
+Requests usually arrive with their replayed history already shared (`tooldbg.history` keeps the
+turn objects of the conversation's previous request): a turn object is hashed once (`_hash`), and a
+request that goes on from a recent one takes that one's hashes and chains and chains only its new
+turns (`_chained`), so a replayed history is not walked again per request. `match` answers which
+thread `add` would continue, without changing anything, for `load` to check a request's kept turns
+against.
+
 A request that goes back to an earlier point of a conversation, though, is another conversation: a
 second run of the same task, or a session interleaved with one that began with the same messages.
 That is a request whose history is only an earlier part of the conversation's last request, and
@@ -56,6 +63,7 @@ def _chain(previous: bytes, turn: bytes) -> bytes:
     return hashlib.blake2b(previous + turn, digest_size=16).digest()
 
 
+
 class Stitcher:
     """Feed exchanges in log order with `add`; read `threads` at the end."""
 
@@ -63,6 +71,18 @@ class Stitcher:
         self.threads: list[Thread] = []
         self._by_chain: dict[bytes, Thread] = {}
         self._chains = ResponseChains()
+        #: id(turn) → (the turn, its hash): a turn object replayed from exchange to exchange (see
+        #: `tooldbg.history`) is hashed once, not once per request that carries it.
+        self._hashes: dict[int, tuple[Turn, bytes]] = {}
+        #: The last few requests' turns with their hashes and chains: a request that keeps the turn
+        #: objects of an earlier one takes their chains as they are and chains only its new turns.
+        self._recent: list[tuple[tuple[Turn, ...], list[bytes], list[bytes]]] = []
+
+    def match(self, request: Request) -> Thread | None:
+        """The thread `add` would continue with `request` (None: it would start one); changes
+        nothing. `load` asks before it lets a request keep history turns read for another."""
+        hashes, chains = self._chained(request.turns)
+        return self._continued(request, hashes, chains)
 
     def add(self, exchange: int, request: Request | None, responses: tuple[Response, ...]) -> Thread:
         stored = self._chains.find(request) if request is not None else None
@@ -80,26 +100,22 @@ class Stitcher:
         if request is None:
             model = next((r.model for r in responses if r.model), None)
             return self._new(exchange, Conversation(model=model, turns=link(answers)), [])
-        hashes = [turn_hash(t) for t in request.turns]
-        chains, chain = [], b""
-        for h in hashes:
-            chain = _chain(chain, h)
-            chains.append(chain)
-        kept = next((i + 1 for i in range(len(chains) - 1, -1, -1) if chains[i] in self._by_chain), 0)
-        thread = self._by_chain[chains[kept - 1]] if kept else None
-        if thread is not None and not _goes_on(thread, request.turns, kept):
-            thread = None
+        hashes, chains = self._chained(request.turns)
+        thread = self._continued(request, hashes, chains)
         turns = list(request.turns)
         if thread is not None:
-            known = thread.conversation.turns
-            turns = [known[i] if i < len(thread.hashes) and thread.hashes[i] == h else t
-                     for i, (t, h) in enumerate(zip(turns, hashes, strict=True))]
+            known, same = thread.conversation.turns, min(len(hashes), len(thread.hashes))
+            if hashes[:same] == thread.hashes[:same]:  # the usual case: all it shares is unchanged
+                turns[:same] = known[:same]
+            else:
+                turns = [known[i] if i < len(thread.hashes) and thread.hashes[i] == h else t
+                         for i, (t, h) in enumerate(zip(turns, hashes, strict=True))]
         answered = link(answers, prior=turns)
         conversation = Conversation(
             id=thread.conversation.id if thread else "", model=request.model, settings=request.settings,
             system=request.system, tools=request.tools, tool_choice=request.tool_choice,
             turns=(*turns, *answered), meta=dict(request.meta))
-        all_hashes = hashes + [turn_hash(t) for t in answered]
+        all_hashes = hashes + [self._hash(t) for t in answered]
         if thread is None:
             thread = self._new(exchange, conversation, all_hashes)
         else:
@@ -109,10 +125,47 @@ class Stitcher:
         thread.requested = len(hashes)
         if chains:
             self._by_chain[chains[-1]] = thread
+        chain = chains[-1] if chains else b""
         for h in all_hashes[len(hashes):]:
             chain = _chain(chain, h)
             self._by_chain[chain] = thread
         return thread
+
+    def _continued(self, request: Request, hashes: list[bytes], chains: list[bytes]) -> Thread | None:
+        kept = next((i + 1 for i in range(len(chains) - 1, -1, -1) if chains[i] in self._by_chain), 0)
+        thread = self._by_chain[chains[kept - 1]] if kept else None
+        if thread is not None and not _goes_on(thread, request.turns, kept):
+            thread = None
+        return thread
+
+    def _chained(self, turns: tuple[Turn, ...]) -> tuple[list[bytes], list[bytes]]:
+        """The hash of each turn and the chained hash of each prefix (new lists)."""
+        same, hashes, chains = 0, [], []
+        for known, known_hashes, known_chains in reversed(self._recent):
+            if not known or not turns or known[0] is not turns[0]:
+                continue
+            if turns[:len(known)] == known:  # the usual case: the request goes on from this one
+                n = len(known)
+            else:  # (equal turns hash equal: sources are no part of either)
+                n = next((i for i, (a, b) in enumerate(zip(known, turns, strict=False)) if a != b),
+                         min(len(known), len(turns)))
+            if n > same:
+                same, hashes, chains = n, known_hashes[:n], known_chains[:n]
+            if n == len(known):
+                break
+        chain = chains[-1] if chains else b""
+        for turn in turns[same:]:
+            hashes.append(self._hash(turn))
+            chain = _chain(chain, hashes[-1])
+            chains.append(chain)
+        self._recent = [*self._recent[-7:], (turns, hashes, chains)]
+        return list(hashes), list(chains)
+
+    def _hash(self, turn: Turn) -> bytes:
+        known = self._hashes.get(id(turn))
+        if known is None or known[0] is not turn:
+            known = self._hashes[id(turn)] = (turn, turn_hash(turn))
+        return known[1]
 
     def _new(self, exchange: int, conversation: Conversation, hashes: list[bytes]) -> Thread:
         conversation = replace(conversation, id=f"c{len(self.threads) + 1}")

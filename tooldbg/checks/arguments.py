@@ -89,9 +89,19 @@ class Call:
         return self.call.raw_arguments
 
 
-def calls(ctx: Context) -> Iterator[Call]:
-    """Every tool call of the file, in log order (see the module docstring)."""
+def calls(ctx: Context) -> list[Call]:
+    """Every tool call of the file, in log order (see the module docstring), gathered once for all
+    the rules that ask."""
+    return ctx.shared("arguments.calls", lambda: list(_calls(ctx)))
+
+
+def _calls(ctx: Context) -> Iterator[Call]:
     seen: set[tuple[Any, ...]] = set()
+    #: (turn object, conversation, turn index) already visited. A request keeps the very objects of
+    #: the history it replays byte for byte (`tooldbg.history`), so the same turn at the same place
+    #: has the same wire values, and the later occurrences of its calls would only repeat the first
+    #: ones' findings (which point at the exchange that first sent them): each is visited once.
+    visited: set[tuple[int, str | None, int]] = set()
     if not ctx.reads:  # a canonical document: its conversations are all there is
         for whole in ctx.conversations:
             for t, _, p, part in ctx.parts(whole):
@@ -119,6 +129,10 @@ def calls(ctx: Context) -> Iterator[Call]:
                 broken = False
             turns.append((response.turn, body, broken))
         for t, (turn, body, broken) in enumerate(turns):
+            place = (id(turn), read.conversation, t)
+            if place in visited:
+                continue
+            visited.add(place)
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
                     yield _occurrence(read, body, conv, t, p, part, tools, broken, seen)

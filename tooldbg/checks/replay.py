@@ -239,7 +239,7 @@ def _pairs(replay: Replay) -> Replay:
     new = replay.request.turns
     exact = True
     for i, turn in enumerate(old):
-        if i < len(new) and turn == new[i]:
+        if i < len(new) and (turn is new[i] or turn == new[i]):  # (a kept turn is the same object)
             continue
         exact = False
         there = ((i, new[i]),) if i < len(new) else ()

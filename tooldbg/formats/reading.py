@@ -4,9 +4,11 @@ canonical turns, stream events and their chunks, data URLs and media types."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from itertools import groupby
+from threading import Lock
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
@@ -33,7 +35,10 @@ def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
     A bound result without a tool name of its own takes its call's, so a result reads the same
     whether or not its format carries the name.
     """
-    return Linker(prior).link(turns)
+    state = _state_after(tuple(prior))
+    linked = _link_after(state, turns)
+    _remember((*prior, *linked), state)
+    return linked
 
 
 class Linker:
@@ -42,46 +47,102 @@ class Linker:
     its new turns, instead of reading its whole history again each time."""
 
     def __init__(self, prior: Sequence[Turn] = ()) -> None:
-        self.counter = sum(1 for t in prior for _ in t.invocations())
-        self.names = {c.id: c.name for t in prior for c in t.invocations()}
-        self.by_wire: dict[str, str] = {}
-        self.last_calls: list[Invocation] = []
-        self.answered: set[str] = set()
-        for t in prior:
-            _index(t, self.by_wire, self.last_calls, self.answered)
+        self._state = _state_after(tuple(prior))
 
     def link(self, turns: Sequence[Turn]) -> tuple[Turn, ...]:
         """`turns` linked after everything linked (or given as prior) before them."""
-        out = []
-        for turn in turns:
-            parts = []
-            for part in turn.parts:
-                if isinstance(part, Invocation):
-                    self.counter += 1
-                    part = replace(part, id=f"i{self.counter}")
-                    self.names[part.id] = part.name
-                elif isinstance(part, Result):
-                    bound = _bind(part, self.by_wire, self.last_calls, self.answered)
-                    name = part.name if part.name is not None or bound is None else self.names[bound]
+        return _link_after(self._state, turns)
+
+
+def _link_after(state: _Linking, turns: Sequence[Turn]) -> tuple[Turn, ...]:
+    """`turns` linked after what `state` knows, which learns them as they go."""
+    out = []
+    for turn in turns:
+        parts = []
+        for part in turn.parts:
+            if isinstance(part, Invocation):
+                state.counter += 1
+                own = f"i{state.counter}"
+                if part.id != own:
+                    part = replace(part, id=own)
+                state.names[own] = part.name
+            elif isinstance(part, Result):
+                bound = _bind(part, state.by_wire, state.last_calls, state.answered)
+                name = part.name if part.name is not None or bound is None else state.names[bound]
+                if (part.invocation_id, part.name) != (bound, name):
                     part = replace(part, invocation_id=bound, name=name)
-                parts.append(part)
-            turn = replace(turn, parts=tuple(parts))
-            _index(turn, self.by_wire, self.last_calls, self.answered)
-            out.append(turn)
-        return tuple(out)
+            parts.append(part)
+        if any(new is not old for new, old in zip(parts, turn.parts, strict=True)):
+            turn = replace(turn, parts=tuple(parts))  # (a turn linked as it was stays the same object)
+        state.add(turn)
+        out.append(turn)
+    return tuple(out)
 
 
-def _index(turn: Turn, by_wire: dict[str, str], last_calls: list[Invocation],
-           answered: set[str]) -> None:
-    calls = list(turn.invocations())
-    if calls:
-        last_calls[:] = calls
-        for c in calls:
-            if c.wire_id is not None:
-                by_wire[c.wire_id] = c.id
-    for r in turn.results():
-        if r.invocation_id:
-            answered.add(r.invocation_id)
+@dataclass(slots=True)
+class _Linking:
+    """What `link` knows after some turns: the calls counted, their names, the calls by wire id,
+    the latest turn's calls and the calls answered."""
+
+    counter: int = 0
+    names: dict[str, str] = field(default_factory=dict)
+    by_wire: dict[str, str] = field(default_factory=dict)
+    last_calls: list[Invocation] = field(default_factory=list)
+    answered: set[str] = field(default_factory=set)
+
+    def add(self, turn: Turn) -> None:
+        calls = list(turn.invocations())
+        if calls:
+            self.last_calls = calls
+            for c in calls:
+                if c.wire_id is not None:
+                    self.by_wire[c.wire_id] = c.id
+        for r in turn.results():
+            if r.invocation_id:
+                self.answered.add(r.invocation_id)
+
+    def copy(self) -> _Linking:
+        return _Linking(self.counter, dict(self.names), dict(self.by_wire), list(self.last_calls),
+                        set(self.answered))
+
+
+#: The state after the last few linked histories, by the identity of their turns. Each request of
+#: an agent loop links its new turns after the history it replays, which is the very turn objects
+#: an earlier `link` returned or was given (`tooldbg.history`, `tooldbg.stitch`): starting from the
+#: state after the longest such prefix, a history is walked once, not once per request.
+_KNOWN: OrderedDict[tuple[int, ...], tuple[tuple[Turn, ...], _Linking]] = OrderedDict()
+_KNOWN_SIZE = 16
+_KNOWN_LOCK = Lock()
+
+
+def _state_after(prior: tuple[Turn, ...]) -> _Linking:
+    """A fresh state after `prior`: from a remembered prefix of it, else from nothing."""
+    ids = tuple(map(id, prior))
+    with _KNOWN_LOCK:
+        start, state = 0, None
+        for key, (_, known) in _KNOWN.items():
+            if start < len(key) <= len(ids) and ids[len(key) - 1] == key[-1] and ids[:len(key)] == key:
+                start, state = len(key), known
+        state = state.copy() if state is not None else _Linking()
+    for turn in prior[start:]:
+        for c in turn.invocations():
+            state.names[c.id] = c.name
+            state.counter += 1
+        state.add(turn)
+    return state
+
+
+def forget_links() -> None:
+    """Let go of the remembered histories (`load` calls it when a file is read: they hold its turns)."""
+    with _KNOWN_LOCK:
+        _KNOWN.clear()
+
+
+def _remember(turns: tuple[Turn, ...], state: _Linking) -> None:
+    with _KNOWN_LOCK:
+        _KNOWN[tuple(map(id, turns))] = (turns, state)  # the turns held: their ids stay theirs
+        while len(_KNOWN) > _KNOWN_SIZE:
+            _KNOWN.popitem(last=False)
 
 
 def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,25 +83,74 @@ def iter_files(path: Path) -> Iterator[Path]:
 
 def read_capture(path: str, data: bytes) -> Capture:
     """Split one file's bytes into exchanges. Raises InputError when nothing can be read."""
-    if not data.strip():
+    if _BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
         raise InputError(path, "", "empty file")
     if eventstream.looks_like_eventstream(data):
         return _single_stream(path, "eventstream", _eventstream(path, "", data))
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputError(path, f"byte {err.start}", "invalid UTF-8") from None
-    if sse.looks_like_sse(text):
+    # ASCII is UTF-8 (the check runs at memory speed); anything else is decoded to be validated.
+    head = data[:4096].decode("utf-8-sig", "ignore") if data.isascii() else _utf8(path, data)
+    if sse.looks_like_sse(head):
+        text = _utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
+    del head  # JSON is parsed from the bytes, without a decoded copy of the file
+    skip = len(_BOM) if data.startswith(_BOM) else 0
+    lines = _lines(data, skip)
+    first, second = next(lines, None), next(lines, None)
+    jsonl = first is not None and second is not None and \
+        data[first[1]:first[1] + 64].lstrip().startswith((b"{", b"["))
+    if jsonl and first is not None and _parses(memoryview(data)[first[1]:first[2]]):
+        # A whole first line and more: JSON Lines (read as one document it could only fail, and
+        # orjson's error for that holds several copies of the file).
+        return _jsonl(path, data, skip)
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
-        value = loads(text, check_depth=False)
+        value = loads(memoryview(data)[skip:], check_depth=False)
     except FormatError as whole_err:
-        lines = [ln for ln in text.splitlines() if ln.strip()]
-        if len(lines) > 1 and lines[0].lstrip().startswith(("{", "[")):
-            return _jsonl(path, text)
+        if jsonl:
+            return _jsonl(path, data, skip)
         raise InputError(path, "", whole_err.message) from None
     return _json_document(path, value)
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _parses(view: memoryview) -> bool:
+    try:
+        loads(view, check_depth=False)
+    except FormatError:
+        return False
+    return True
+
+
+def _utf8(path: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(path, f"byte {err.start}", "invalid UTF-8") from None
+_BLANK = re.compile(rb"\s*")
+
+
+def _lines(data: bytes, start: int = 0) -> Iterator[tuple[int, int, int]]:
+    """(line number, start, end) of every line of `data` from `start` on that is not blank, split
+    as `bytes.splitlines` splits (CRLF, CR, LF): offsets, so no copy of the file is made."""
+    end, number = len(data), 0
+    while start < end:
+        stop = data.find(b"\n", start)
+        stop = end if stop < 0 else stop
+        line_end = stop - 1 if stop > start and data[stop - 1] == 13 else stop
+        if data.find(b"\r", start, line_end) < 0:
+            number += 1
+            if not _BLANK.fullmatch(data, start, line_end):
+                yield number, start, line_end
+        else:  # lone carriage returns end lines too (rare: split this one line)
+            at = start
+            for piece in data[start:line_end].split(b"\r"):
+                number += 1
+                if piece.strip():
+                    yield number, at, at + len(piece)
+                at += len(piece) + 1
+        start = stop + 1
 
 
 def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
@@ -179,15 +229,16 @@ def _single_stream(path: str, container: str, events: list[StreamEvent],
                                                                  text=text))])
 
 
-def _jsonl(path: str, text: str) -> Capture:
-    """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream."""
+def _jsonl(path: str, data: bytes, skip: int) -> Capture:
+    """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream. Each
+    line is parsed from a view into the file's bytes, so reading holds no copy of the text."""
     capture = Capture(path, "jsonl")
     events: list[StreamEvent] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    view = memoryview(data)
+    for number, start, end in _lines(data, skip):
         try:
-            value = loads(line)
+            value = loads(view[start:end], check_depth=False)
+            ensure_depth(value)  # one walk of its containers: cheaper than counting a line's bytes
         except FormatError as err:
             capture.errors.append(InputError(path, f"line {number}{err.pointer}", err.message))
             continue

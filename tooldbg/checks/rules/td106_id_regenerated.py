@@ -51,14 +51,15 @@ def _signature(turn: Turn) -> list[tuple[str, Any, str | None]]:
     return [_key(c) for c in turn.invocations()]
 
 
-def _replay(turn: Turn, position: int, request: Request, earlier_ids: set[str]) -> Turn | None:
+def _replay(turn: Turn, position: int, request: Request, history: tuple[Turn, ...]) -> Turn | None:
     """The turn of `request` that replays `turn`: at its position when the calls there are the same,
-    else the latest turn with the same calls whose ids the earlier history did not already use."""
+    else the latest turn with the same calls whose ids the earlier `history` did not already use."""
     wanted = _signature(turn)
     turns = request.turns
     if position < len(turns) and turns[position].role == "assistant" \
             and _signature(turns[position]) == wanted:
         return turns[position]
+    earlier_ids = {c.wire_id for t in history for c in t.invocations() if c.wire_id is not None}
     for candidate in reversed(turns):
         if candidate.role == "assistant" and _signature(candidate) == wanted and not any(
                 c.wire_id in earlier_ids for c in candidate.invocations()):
@@ -86,11 +87,10 @@ def check(ctx: Context) -> Iterator[Finding]:
             if following is None:
                 continue
             nxt = next(r for r in reads[k + 1:] if r.request is following)
-            earlier_ids = {c.wire_id for t in history for c in t.invocations() if c.wire_id is not None}
             for offset, answer in enumerate(answers):
                 if not any(answer.invocations()):
                     continue
-                replay = _replay(answer, len(history) + offset, following, earlier_ids)
+                replay = _replay(answer, len(history) + offset, following, history)
                 if replay is None:
                     continue
                 index = next(i for i, t in enumerate(following.turns) if t is replay)

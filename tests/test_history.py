@@ -1,0 +1,181 @@
+"""Replayed history is read once (`tooldbg.history`): a request keeps the turn objects of the
+history it replays byte for byte, the reader reads only what is new, and nothing a user sees
+changes — every sample and corpus file loads, stitches and checks exactly as when each request is
+read whole."""
+
+import json
+from unittest import mock
+
+import pytest
+
+from tests import paths
+from tooldbg import history
+from tooldbg.checks import Context, run_checks
+from tooldbg.checks.arguments import calls
+from tooldbg.formats import openai_chat, reading
+from tooldbg.load import load_bytes, load_file
+from tooldbg.model import document, turn_to_dict
+from tooldbg.records.containers import iter_files
+
+URL = "https://api.openai.com/v1/chat/completions"
+TOOLS = [{"type": "function", "function": {
+    "name": "read_file", "description": "Read a file",
+    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+
+
+def agent_session(exchanges, *, mutate=None, system="You are a coding agent.", task="Fix the test.",
+                  ids="Xq7RmT2vLp9K"):
+    """A Chat Completions agent loop logged as JSON Lines: each request replays the whole history
+    (a call, its result) and adds one step. `mutate(step, messages)` may change a request's copy."""
+    history = [{"role": "system", "content": system}, {"role": "user", "content": task}]
+    lines = []
+    for step in range(exchanges):
+        call_id = f"call_{step:04d}{ids}"
+        answer = {"role": "assistant", "content": f"Reading file {step}.", "tool_calls": [
+            {"id": call_id, "type": "function",
+             "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/m{step}.py"})}}]}
+        messages = json.loads(json.dumps(history))
+        if mutate is not None:
+            mutate(step, messages)
+        lines.append(json.dumps({
+            "request": {"method": "POST", "url": URL, "body": {"model": "gpt-4.1", "messages": messages,
+                                                                "tools": TOOLS}},
+            "response": {"status": 200, "body": {
+                "id": f"chatcmpl-{step}", "object": "chat.completion", "model": "gpt-4.1-2025-04-14",
+                "choices": [{"index": 0, "message": answer, "finish_reason": "tool_calls"}]}}}))
+        history += [answer, {"role": "tool", "tool_call_id": call_id, "content": f"# m{step}.py\nx = {step}\n"}]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_replayed_session_builds_each_turn_once():
+    loaded = load_bytes("agent.jsonl", agent_session(50))
+    requests = [r.request for r in loaded.reads]
+    assert all(r is not None for r in requests)
+    # Each request keeps its predecessor's turn objects and adds its own: one object per turn sent.
+    for before, after in zip(requests, requests[1:], strict=False):
+        assert all(a is b for a, b in zip(after.turns, before.turns, strict=False))
+    distinct = {id(t) for r in requests for t in r.turns}
+    assert len(distinct) == len(requests[-1].turns) == 1 + 2 * 49
+    # The timeline holds those objects for what the client sent, and for what the model answered
+    # the turn of the response that first had it: each points at the exchange that first sent it.
+    conversation, = loaded.conversations
+    for t, (kept, sent) in enumerate(zip(conversation.turns, requests[-1].turns, strict=False)):
+        if sent.role == "assistant":
+            assert (kept.source.exchange, kept.source.side) == ((t - 1) // 2, "response")
+        else:
+            assert kept is sent
+    assert conversation.turns[2].source.exchange == 1  # step 0's result, first sent by exchange 1
+
+
+def test_the_argument_rules_visit_each_distinct_call_once():
+    loaded = load_bytes("agent.jsonl", agent_session(50))
+    visited = calls(Context(loaded))
+    # 49 calls replayed by the requests (each call object once, though sent up to 49 times) and the
+    # 50 calls the responses made.
+    assert [c.side for c in visited].count("request") == 49
+    assert [c.side for c in visited].count("response") == 50
+    assert len({id(c.call) for c in visited}) == len(visited)
+
+
+def test_the_reader_reads_each_distinct_message_once():
+    read_messages = []
+    real = openai_chat.read_request
+
+    def spy(body, source):
+        read_messages.extend(json.dumps(m, sort_keys=True) for m in body["messages"])
+        return real(body, source)
+
+    with mock.patch.object(openai_chat, "read_request", spy):
+        loaded = load_bytes("agent.jsonl", agent_session(50))
+    assert not loaded.errors
+    assert len(read_messages) == len(set(read_messages)) == 2 + 2 * 49
+
+
+def test_a_replay_that_changed_is_read_from_the_request_that_changed_it():
+    def drop_argument(step, messages):
+        if step >= 30:  # from exchange 30 on, the client replays step 10's call without arguments
+            messages[2 + 2 * 10]["tool_calls"][0]["function"]["arguments"] = "{}"
+
+    loaded = load_bytes("agent.jsonl", agent_session(40, mutate=drop_argument))
+    # Found once, where the replay changed, by the replay rule and by the argument rules.
+    at = "line 31/request/body#/messages/22/tool_calls/0"
+    assert sorted((f.code, f.exchange, f.pointer) for f in run_checks(loaded)) == [
+        ("TD206", 30, at + "/function/arguments"), ("TD306", 30, at)]
+    changed = loaded.reads[30].request.turns[21]
+    assert changed is not loaded.reads[29].request.turns[21]
+    assert changed.source.exchange == 30
+    # Exchange 31 replays the changed copy, and keeps exchange 30's object for it.
+    assert loaded.reads[31].request.turns[21] is changed
+
+
+def test_nothing_of_a_loaded_file_is_held_once_it_is_read():
+    """`link` remembers recent histories while a file is read; they hold its turns (and through
+    them its bodies), so they are let go when it is read."""
+    loaded = load_bytes("agent.jsonl", agent_session(10))
+    assert loaded.conversations and not reading._KNOWN
+
+
+def test_a_second_run_of_the_same_task_keeps_its_own_sources():
+    first = agent_session(4).decode()
+    second = agent_session(3, ids="Bw4ZsN8cHe1J").decode()  # the same task, run again
+    loaded = load_bytes("runs.jsonl", (first + second).encode())
+    assert [len(c.turns) for c in loaded.conversations] == [8, 6]
+    rerun = loaded.conversations[1]
+    assert {t.source.exchange for t in rerun.turns[:1]} == {4}
+    assert all(t.source.exchange >= 4 for t in rerun.turns)
+
+
+def test_a_turn_changed_and_changed_back_points_at_the_request_that_changed_it_back():
+    def flip(step, messages):
+        if step == 5:  # one request replays step 0's result changed; the next sends it as it was
+            messages[3]["content"] = "# m0.py\nx = 'changed'\n"
+
+    loaded = load_bytes("agent.jsonl", agent_session(8, mutate=flip))
+    assert len(loaded.conversations) == 1
+    result = [r.request.turns[2] for r in loaded.reads[1:]]
+    assert [t.source.exchange for t in result] == [1, 1, 1, 1, 5, 6, 6]
+    assert result[0] is result[3] and result[5] is result[6] and result[5] == result[0]
+
+
+def whole_reads(self, fmt, read_request, body, source):
+    """`History.read` as before it: every request read whole."""
+    return read_request(body, source), None, None
+
+
+def snapshot(path):
+    return view(load_file(path))
+
+
+def view(loaded):
+    """What a user sees of a loaded file: the conversations (sources included), the findings, the
+    errors, and each exchange's canonical request."""
+    findings = [f.to_dict() for f in run_checks(loaded)]
+    reads = [(r.format, r.conversation, r.request.system if r.request else None,
+              [turn_to_dict(t, sources=False) for t in r.request.turns] if r.request else None)
+             for r in loaded.reads]
+    return document(loaded.conversations), findings, [str(e) for e in loaded.errors], reads
+
+
+LOGS = [p for root in (paths.SAMPLES, paths.CORPUS) for p in iter_files(root)]
+
+
+@pytest.mark.parametrize("mutate", [None, "drop", "flip"])
+def test_a_generated_session_reads_as_when_each_request_is_read_whole(mutate):
+    def change(step, messages):
+        if mutate == "drop" and step >= 6:
+            messages[4]["tool_calls"][0]["function"]["arguments"] = "{}"
+        if mutate == "flip" and step == 5:
+            messages[1]["content"] = "Fix the failing test, please."
+
+    data = agent_session(12, mutate=change) + agent_session(5, ids="Bw4ZsN8cHe1J")
+    kept = view(load_bytes("agent.jsonl", data))
+    with mock.patch.object(history.History, "read", whole_reads):
+        assert view(load_bytes("agent.jsonl", data)) == kept
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: str(p.relative_to(paths.ROOT)))
+def test_every_log_reads_as_when_each_request_is_read_whole(path):
+    kept = snapshot(path)
+    with mock.patch.object(history.History, "read", whole_reads):
+        whole = snapshot(path)
+    assert kept == whole

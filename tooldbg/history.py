@@ -1,0 +1,245 @@
+"""Replayed history, recognised before it is read: each distinct message becomes turns once.
+
+An agent loop sends its whole history again with every request, so a log of n exchanges holds each
+early message n times, and reading every request in full costs the square of the session's length.
+`History` reads a request's message list (the format's `Facts.messages_key`) against the last
+request of the conversation that sent the same messages before it:
+
+* Every message is known by its digest (a hash of its JSON bytes as orjson writes the parsed
+  value; equal digests are confirmed by comparing the parsed values, so a collision costs only the
+  reuse). The chained digests of a request's prefixes index the conversation that last sent them.
+* The longest prefix the request shares with that conversation's last request keeps the turn
+  objects that request had — the same objects, with the sources of the exchange that first sent
+  them — and the reader is called on the rest of the list alone (a shallow copy of the body with
+  the list cut). The turns it reads are moved to their place (JSON pointers shifted by the cut)
+  and linked after the kept ones, as a read of the whole list would have linked them.
+* The cut is made where the earlier read began a turn, and never where the first new turn has the
+  role of the last kept one (a reader may merge such a run into one turn: Chat tool messages,
+  Responses items) or where the rest starts with system messages (a reader takes leading ones as
+  the system prompt); then the cut moves back one turn, or the request is read whole.
+
+The kept turns are the ones the stitcher would put in the timeline anyway (`stitch`: a turn that
+reappears unchanged keeps the object of its first appearance), so a request may keep them only if
+it continues that conversation: `load` asks `Stitcher.match` and reads the request whole when it
+starts or continues another (a second run of the same task keeps its own sources). A turn that
+changed on replay is never kept: it is read from the request that sent it and points there, which
+is where the TD3xx replay rules report it.
+
+The readers stay whole-body functions: a format needs nothing beyond its `messages_key` for this.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import formats
+from .formats.base import Request, link
+from .jsonio import dumps
+from .model import NO_SOURCE, Part, Result, Source, Turn
+
+#: A reader of one request body (a format's `read_request`).
+Reader = Callable[[Any, Source], Request]
+
+
+@dataclass(slots=True)
+class Listed:
+    """A request's message list as `History` knows it: each message's digest, the chained digest of
+    each prefix, and the list as JSON bytes (kept for the latest request only: empty otherwise)."""
+
+    digests: list[int]
+    chains: list[int]
+    written: bytes
+
+
+@dataclass(slots=True)
+class Sent:
+    """The last request of a conversation, by message: what the next one is compared with."""
+
+    format: str
+    messages: list[Any]
+    listed: Listed
+    request: Request
+    #: The message each of `request`'s turns was read from, in order (None when a turn was not
+    #: read from the list: then the request is not cut).
+    starts: list[int] | None
+
+
+@dataclass(slots=True)
+class History:
+    """One file's message digests and each conversation's last request (see the module docstring)."""
+
+    _owner: dict[int, str] = field(default_factory=dict)
+    _last: dict[str, Sent] = field(default_factory=dict)
+    #: The conversation remembered last (the one the next request most often goes on from).
+    _latest: str | None = None
+
+    def read(self, fmt: str, read_request: Reader, body: Any,
+             source: Source) -> tuple[Request, str | None, Listed | None]:
+        """`read_request(body, source)`, keeping the history turns an earlier request had: the
+        request, the conversation whose turns it kept (None: read whole), and its message list as
+        known here (None: it has none)."""
+        key = formats.facts(fmt).messages_key
+        messages = body.get(key) if isinstance(body, dict) else None
+        if not isinstance(messages, list):
+            return read_request(body, source), None, None
+        conversation: str | None = self._latest
+        sent = self._last.get(conversation) if conversation is not None else None
+        listed = _going_on(messages, sent) if sent is not None and sent.format == fmt else None
+        shared: int | None = None
+        if listed is not None and sent is not None:
+            # The usual request: the latest one's whole list and more (compared as JSON bytes).
+            shared = len(sent.messages)
+        else:
+            listed = _listed(messages)
+            conversation, sent = self._previous(listed.chains)
+        if sent is not None and conversation is not None and sent.format == fmt:
+            kept = _resume(read_request, body, source, key, listed.digests, sent, shared)
+            if kept is not None:
+                return kept, conversation, listed
+        return read_request(body, source), None, listed
+
+    def remember(self, conversation: str, body: Any, fmt: str, listed: Listed | None,
+                 request: Request) -> None:
+        """`request` (with its message list as `read` knew it) is now `conversation`'s last."""
+        if listed is None:
+            return
+        key = formats.facts(fmt).messages_key
+        previous = self._last.get(conversation)
+        same = 0  # the turns it kept of the conversation's previous request know their message
+        if previous is not None:
+            for mine, theirs in zip(request.turns, previous.request.turns, strict=False):
+                if mine is not theirs:
+                    break
+                same += 1
+        base = NO_SOURCE.child(key).pointer  # (a body's own source points at its root)
+        known = previous.starts[:same] if previous is not None and previous.starts is not None else None
+        if known is None:
+            same, known = 0, []
+        starts: list[int] | None = known + [at for t in request.turns[same:]
+                                            if (at := _message_at(t.source.pointer, base)) is not None]
+        if starts is not None and (len(starts) != len(request.turns) or starts != sorted(starts)):
+            starts = None  # a turn not read from the list, or out of its order: no cut is safe
+        latest = self._last.get(self._latest) if self._latest is not None else None
+        if latest is not None:
+            latest.listed.written = b""  # only the latest keeps its list as bytes (for `_going_on`)
+        self._last[conversation] = Sent(fmt, body[key], listed, request, starts)
+        self._latest = conversation
+        for chain in listed.chains:
+            self._owner[chain] = conversation
+
+    def _previous(self, chains: list[int]) -> tuple[str | None, Sent | None]:
+        """The conversation whose requests sent the longest prefix of these messages, and its last."""
+        for chain in reversed(chains):
+            conversation = self._owner.get(chain)
+            if conversation is not None:
+                return conversation, self._last[conversation]
+        return None, None
+
+
+def _listed(messages: list[Any], known: Listed | None = None) -> Listed:
+    """`messages` as `History` knows them; the first ones those `known` already describes."""
+    digests, chains = (list(known.digests), list(known.chains)) if known is not None else ([], [])
+    written = [dumps(m) for m in messages[len(digests):]]
+    chain = chains[-1] if chains else 0
+    for text in written:
+        digests.append(hash(text))
+        chain = hash((chain, digests[-1]))
+        chains.append(chain)
+    if known is None:
+        return Listed(digests, chains, b"[" + b",".join(written) + b"]")
+    joined = known.written[:-1] + (b"," if known.digests and written else b"") + b",".join(written) + b"]"
+    return Listed(digests, chains, joined)
+
+
+def _going_on(messages: list[Any], latest: Sent) -> Listed | None:
+    """`messages` as known, when they begin with all of `latest`'s, byte for byte (one write of
+    that part and one comparison, not one per message); None when they do not."""
+    shared = len(latest.messages)
+    if not latest.listed.written or len(messages) < shared or \
+            dumps(messages[:shared]) != latest.listed.written:
+        return None
+    return _listed(messages, latest.listed)
+
+
+def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str, digests: list[int],
+            sent: Sent, shared: int | None) -> Request | None:
+    """The request, read from the first message it does not share with `sent` on (see the module
+    docstring; `shared`: how many it shares, when that is known); None when no cut is safe."""
+    messages: list[Any] = body[key]
+    starts = sent.starts
+    if starts is None:
+        return None
+    if shared is None:
+        shared = 0
+        for mine, digest, parsed, theirs in zip(digests, sent.listed.digests, messages, sent.messages,
+                                                strict=False):
+            if mine != digest or parsed != theirs:  # the digest of the JSON bytes, then the values
+                break
+            shared += 1
+    base = source.child(key).pointer
+    for cut in _cuts(starts, len(sent.messages), shared):
+        kept = bisect_left(starts, cut)  # the turns read from the messages before the cut
+        if kept == 0:
+            continue
+        try:
+            rest = read_request({**body, key: messages[cut:]}, source)
+        except Exception:  # noqa: BLE001 - the whole read reports the error at its true place
+            return None
+        prior = sent.request.turns[:kept]
+        if any(_message_at(p.source.pointer, base) is not None for p in rest.system):
+            return None  # the rest starts with system messages: the whole read decides them
+        if rest.turns and rest.turns[0].role == prior[-1].role:
+            continue  # the first new turn might merge into the last kept one: cut a turn earlier
+        moved = [_moved(t, base, cut) for t in rest.turns]
+        # The system prompt is the request's own (a conversation takes its last request's), so
+        # what the list gave it points into this request, not the one it was read from.
+        from_list = tuple(replace(p, source=replace(source, pointer=p.source.pointer))
+                          for p in sent.request.system if _message_at(p.source.pointer, base) is not None)
+        return replace(rest, turns=(*prior, *link(moved, prior=prior)), system=(*rest.system, *from_list))
+    return None
+
+
+def _cuts(starts: list[int], sent: int, shared: int) -> Iterator[int]:
+    """Where a request may be cut, last first: where one of the earlier request's turns began, or
+    after its last message, within the `shared` messages (each kept turn covers its messages up to
+    the next turn's start)."""
+    if 0 < sent <= shared:
+        yield sent
+    at = bisect_right(starts, shared) - 1
+    while at >= 0 and starts[at] > 0:
+        cut = starts[at]
+        if cut < sent:
+            yield cut
+        at = bisect_left(starts, cut) - 1
+
+
+def _message_at(pointer: str, base: str) -> int | None:
+    """The index of the message a pointer lies in (`/messages/3/content` → 3), None when outside."""
+    if not pointer.startswith(base + "/"):
+        return None
+    token = pointer[len(base) + 1:].split("/", 1)[0]
+    return int(token) if token.isdigit() else None
+
+
+def _moved(turn: Turn, base: str, by: int) -> Turn:
+    """A turn read from the cut list, its sources pointing into the whole one."""
+    return replace(turn, source=_shifted(turn.source, base, by),
+                   parts=tuple(_moved_part(p, base, by) for p in turn.parts))
+
+
+def _moved_part(part: Part, base: str, by: int) -> Part:
+    if isinstance(part, Result):
+        return replace(part, source=_shifted(part.source, base, by),
+                       content=tuple(_moved_part(p, base, by) for p in part.content))
+    return replace(part, source=_shifted(part.source, base, by))
+
+
+def _shifted(source: Source, base: str, by: int) -> Source:
+    at = _message_at(source.pointer, base)
+    if at is None:
+        return source
+    rest = source.pointer[len(base) + 1 + len(str(at)):]
+    return replace(source, pointer=f"{base}/{at + by}{rest}")
