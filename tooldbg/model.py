@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import cache
 from typing import Any, ClassVar, Literal, TypeGuard
 
 from .errors import FormatError
@@ -55,11 +56,17 @@ class Source:
 
     def at(self, pointer: str, chunk: int | None = None) -> Source:
         """The same body, another pointer (and optionally the chunk that carried it)."""
-        return replace(self, pointer=pointer, chunk=chunk if chunk is not None else self.chunk)
+        # Built directly: readers make one Source per wire node, and `dataclasses.replace`
+        # costs several times a constructor call (scripts/bench.py, convert).
+        return Source(self.file, self.exchange, self.side, self.location, pointer,
+                      chunk if chunk is not None else self.chunk)
 
     def child(self, *tokens: str | int) -> Source:
         """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
-        return replace(self, pointer=self.pointer + "".join("/" + escape_pointer(t) for t in tokens))
+        pointer = self.pointer
+        for token in tokens:
+            pointer += "/" + escape_pointer(token)
+        return Source(self.file, self.exchange, self.side, self.location, pointer, self.chunk)
 
     @property
     def address(self) -> str:
@@ -79,7 +86,10 @@ class Source:
 
 def escape_pointer(token: str | int) -> str:
     """One JSON-pointer reference token (RFC 6901)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+    if type(token) is int:
+        return str(token)
+    token = str(token)
+    return token.replace("~", "~0").replace("/", "~1") if "~" in token or "/" in token else token
 
 
 NO_SOURCE = Source()
@@ -267,17 +277,22 @@ def _compact(data: dict[str, Any]) -> dict[str, Any]:
             and v != [] and v is not False}
 
 
+@cache
+def _data_fields(kind: type[Part]) -> tuple[str, ...]:
+    """A part class's fields but `meta` and `source`, once per class: `dataclasses.fields` on every
+    call was a tenth of a conversion's time (stitching hashes each turn through `part_to_dict`)."""
+    return tuple(f.name for f in fields(kind) if f.name not in ("meta", "source"))
+
+
 def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"type": part.type}
-    for f in fields(part):
-        if f.name in ("meta", "source"):
-            continue
-        value = getattr(part, f.name)
-        if f.name == "content":
+    for name in _data_fields(type(part)):
+        value = getattr(part, name)
+        if name == "content":
             value = [part_to_dict(p, sources=sources) for p in value]
         elif isinstance(value, tuple):
             value = list(value)
-        out[f.name] = value
+        out[name] = value
     # Fields whose None is meaningful stay even when empty.
     keep: dict[str, Any] = {k: out[k] for k in ("arguments", "value", "text") if k in out}
     out = _compact(out)
