@@ -158,8 +158,9 @@ OFFLINE = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
 def run(code: str) -> list[str]:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env=OFFLINE).stdout.split()
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=OFFLINE
+    ).stdout.split()
 
 
 def timed(path: Path, code: str, repeat: int) -> tuple[float, int]:
@@ -177,24 +178,40 @@ def convert_times(body: Path, target: str) -> tuple[float, float]:
 
 
 def tui(args: list[str]) -> dict:
-    out = subprocess.run([sys.executable, str(SCRIPTS / "measure_tui.py"), "--json", *args],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(SCRIPTS / "measure_tui.py"), "--json", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
 def machine() -> str:
-    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() \
+    model = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
         else platform.processor()
+    )
     versions = []
     for name in ("orjson", "textual", "litellm"):
         try:
             from importlib.metadata import version
+
             versions.append(f"{name} {version(name)}")
         except Exception:  # noqa: BLE001 - not installed: not named
             pass
-    return (f"{model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}, {', '.join(versions)}")
+    return (
+        f"{model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}, {', '.join(versions)}"
+    )
 
 
 def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, folder: Path) -> list[dict]:
@@ -211,10 +228,19 @@ def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, fo
             floor, floor_memory = timed(path, FLOOR[capture], repeat)
             check, check_memory = timed(path, CHECK, repeat)
             ours, theirs = convert_times(body, CONVERT_TO[capture])
-            row = {"capture": capture, "size": path.stat().st_size, "calls": calls, "floor": floor,
-                   "check": check, "memory": check_memory, "floor_memory": floor_memory,
-                   "convert": ours, "litellm": theirs, "body": body.stat().st_size,
-                   "target": CONVERT_TO[capture]}
+            row = {
+                "capture": capture,
+                "size": path.stat().st_size,
+                "calls": calls,
+                "floor": floor,
+                "check": check,
+                "memory": check_memory,
+                "floor_memory": floor_memory,
+                "convert": ours,
+                "litellm": theirs,
+                "body": body.stat().st_size,
+                "target": CONVERT_TO[capture],
+            }
             if with_tui:
                 row["tui"] = tui(["--file", str(path), "--presses", "0"])
             rows.append(row)
@@ -225,69 +251,110 @@ def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, fo
 
 def summary(row: dict) -> str:
     paint = f", first paint {row['tui']['first_paint'] * 1000:.0f} ms" if "tui" in row else ""
-    return (f"check {row['check']:.2f} s = {row['check'] / row['floor']:.1f}× floor, "
-            f"memory {row['memory'] / row['size']:.2f}× size, convert {row['convert'] * 1000:.1f} ms "
-            f"vs LiteLLM {row['litellm'] * 1000:.1f} ms{paint}")
+    return (
+        f"check {row['check']:.2f} s = {row['check'] / row['floor']:.1f}× floor, "
+        f"memory {row['memory'] / row['size']:.2f}× size, convert {row['convert'] * 1000:.1f} ms "
+        f"vs LiteLLM {row['litellm'] * 1000:.1f} ms{paint}"
+    )
 
 
 def table(rows: list[dict], keys: dict | None) -> str:
     """The markdown the README's performance section includes."""
-    out = ["| capture | file | calls | check ÷ floor | peak memory ÷ size | convert ÷ LiteLLM | TUI first paint |",
-           "|---|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        "| capture | file | calls | check ÷ floor | peak memory ÷ size | convert ÷ LiteLLM "
+        "| TUI first paint |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
         speed = r["litellm"] / r["convert"]
         how = f"{speed:.1f}× faster" if speed >= 1 else f"{1 / speed:.1f}× slower"
-        convert = (f"{r['convert'] / r['litellm']:.2f} ({r['convert'] * 1000:.1f} / {r['litellm'] * 1000:.1f} ms,"
-                   f" {how})" if r["litellm"] == r["litellm"]
-                   else f"{r['convert'] * 1000:.1f} ms (no LiteLLM)")
+        convert = (
+            f"{r['convert'] / r['litellm']:.2f} ({r['convert'] * 1000:.1f} / {r['litellm'] * 1000:.1f} ms,"
+            f" {how})"
+            if r["litellm"] == r["litellm"]
+            else f"{r['convert'] * 1000:.1f} ms (no LiteLLM)"
+        )
         paint = f"{r['tui']['first_paint']:.2f} s" if "tui" in r else "–"
-        out.append(f"| {r['capture']} | {r['size'] / MB:.0f} MB | {r['calls']} | "
-                   f"{r['check'] / r['floor']:.1f} ({r['check']:.2f} / {r['floor']:.2f} s) | "
-                   f"{r['memory'] / r['size']:.2f} ({r['memory'] / 2**20:.0f} MiB) | {convert} | {paint} |")
+        out.append(
+            f"| {r['capture']} | {r['size'] / MB:.0f} MB | {r['calls']} | "
+            f"{r['check'] / r['floor']:.1f} ({r['check']:.2f} / {r['floor']:.2f} s) | "
+            f"{r['memory'] / r['size']:.2f} ({r['memory'] / 2**20:.0f} MiB) | {convert} | {paint} |"
+        )
     growth = []
     for capture in dict.fromkeys(r["capture"] for r in rows):
         mine = [r for r in rows if r["capture"] == capture]
         if len(mine) > 1:
             a, b = mine[0], mine[-1]
             x = b["size"] / a["size"]
-            growth.append(f"{capture} ×{x:.0f} in size: check ×{b['check'] / a['check']:.0f} "
-                          f"(floor ×{b['floor'] / a['floor']:.0f}), memory ×{b['memory'] / max(a['memory'], 1):.0f}, "
-                          f"convert ×{b['convert'] / a['convert']:.0f} (LiteLLM ×{b['litellm'] / a['litellm']:.0f}, "
-                          f"conversation {a['body'] / 1e3:.0f} kB → {b['body'] / 1e3:.0f} kB)"
-                          + (f", first paint ×{b['tui']['first_paint'] / a['tui']['first_paint']:.1f}"
-                             if "tui" in a else ""))
+            growth.append(
+                f"{capture} ×{x:.0f} in size: check ×{b['check'] / a['check']:.0f} "
+                f"(floor ×{b['floor'] / a['floor']:.0f}), memory ×{b['memory'] / max(a['memory'], 1):.0f}, "
+                f"convert ×{b['convert'] / a['convert']:.0f} (LiteLLM ×{b['litellm'] / a['litellm']:.0f}, "
+                f"conversation {a['body'] / 1e3:.0f} kB → {b['body'] / 1e3:.0f} kB)"
+                + (
+                    f", first paint ×{b['tui']['first_paint'] / a['tui']['first_paint']:.1f}"
+                    if "tui" in a
+                    else ""
+                )
+            )
     if growth:
         out += ["", "Growth from the smallest to the largest file: " + "; ".join(growth) + "."]
     if keys:
-        out += ["", f"TUI on a {keys['turns']:,}-turn conversation ({keys['size'] / MB:.1f} MB): first paint "
-                    f"{keys['first_paint']:.2f} s; key-to-repaint (`down` in the tree, to the first frame "
-                    f"showing the next turn) median {keys['key_median'] * 1000:.1f} ms, p95 "
-                    f"{keys['key_p95'] * 1000:.1f} ms; until the screen settles median "
-                    f"{keys['settled_median'] * 1000:.1f} ms, p95 {keys['settled_p95'] * 1000:.1f} ms."]
+        out += [
+            "",
+            f"TUI on a {keys['turns']:,}-turn conversation ({keys['size'] / MB:.1f} MB): first paint "
+            f"{keys['first_paint']:.2f} s; key-to-repaint (`down` in the tree, to the first frame "
+            f"showing the next turn) median {keys['key_median'] * 1000:.1f} ms, p95 "
+            f"{keys['key_p95'] * 1000:.1f} ms; until the screen settles median "
+            f"{keys['settled_median'] * 1000:.1f} ms, p95 {keys['settled_p95'] * 1000:.1f} ms.",
+        ]
     return "\n".join(out)
+
+
+def legacy_session(turns: int) -> bytes:
+    """The session `--turns` has always measured (kept so figures stay comparable): every request
+    replays the whole history, a 40 kB tool output per call; 150 turns ≈ 64 MB."""
+    padding = "x" * 40_000
+    tools = [{"type": "function", "function": {"name": "read_file", "description": "Read a file",
+              "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
+                             "required": ["path"]}}}]
+    history: list[dict] = [{"role": "system", "content": "You are a coding agent."},
+                           {"role": "user", "content": "Fix the failing test."}]
+    lines = []
+    for step in range(turns // 3):
+        call_id = f"call_{step:08d}abcdefghijkl"
+        answer = {"role": "assistant", "content": f"Reading file {step}.", "tool_calls": [
+            {"id": call_id, "type": "function",
+             "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/m{step}.py"})}}]}
+        request = {"model": "gpt-4.1", "messages": list(history), "tools": tools}
+        response = {"id": f"chatcmpl-{step}", "object": "chat.completion", "model": "gpt-4.1",
+                    "choices": [{"index": 0, "message": answer, "finish_reason": "tool_calls"}]}
+        lines.append(json.dumps({"request": {"url": "https://api.openai.com/v1/chat/completions",
+                                             "body": request},
+                                 "response": {"status": 200, "body": response}}))
+        history += [answer, {"role": "tool", "tool_call_id": call_id, "content": f"# file {step}\n{padding}"}]
+    return ("\n".join(lines) + "\n").encode()
 
 
 def legacy(turns: int, repeat: int) -> None:
     """`--turns N`: load + stitch + check on one N-turn JSON Lines session against orjson."""
-    sys.path.insert(0, str(SCRIPTS))
-    import bench_sessions
-
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.jsonl"
-        with path.open("w") as out:
-            for k, (record, steps) in enumerate(bench_sessions.records("jsonl")):
-                if sum(1 + len(s.calls) * 2 for s in steps) >= turns:
-                    break
-                out.write(json.dumps(record) + "\n")
+        path.write_bytes(legacy_session(turns))
+        k = len(path.read_bytes().splitlines())
         size = path.stat().st_size
         print(f"{turns}-turn session, {size / 2**20:.1f} MiB of JSON Lines, {k} exchanges")
-        results = {"orjson.loads": timed(path, FLOOR["jsonl"], repeat),
-                   "load + stitch": timed(path, LOAD, repeat),
-                   "load + stitch + check": timed(path, CHECK, repeat)}
+        results = {
+            "orjson.loads": timed(path, FLOOR["jsonl"], repeat),
+            "load + stitch": timed(path, LOAD, repeat),
+            "load + stitch + check": timed(path, CHECK, repeat),
+        }
     floor, _ = results["orjson.loads"]
     for name, (seconds, memory) in results.items():
-        print(f"  {name:24} {seconds:7.3f} s  {seconds / floor:5.2f}× orjson   "
-              f"peak +{memory / 2**20:7.1f} MiB  {memory / size:5.2f}× file size")
+        print(
+            f"  {name:24} {seconds:7.3f} s  {seconds / floor:5.2f}× orjson   "
+            f"peak +{memory / 2**20:7.1f} MiB  {memory / size:5.2f}× file size"
+        )
 
 
 def main(argv: list[str]) -> int:
@@ -297,7 +364,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="fresh processes per timing (best kept)")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI measurements")
     parser.add_argument("--turns", type=int, help="only the quick check-vs-orjson run, on an N-turn session")
-    parser.add_argument("--here", action="store_true", help="run in this Python (convert without LiteLLM if absent)")
+    parser.add_argument(
+        "--here", action="store_true", help="run in this Python (convert without LiteLLM if absent)"
+    )
     args = parser.parse_args(argv)
     if args.turns is not None:
         legacy(args.turns, args.repeat)
@@ -306,7 +375,9 @@ def main(argv: list[str]) -> int:
         ensure_environment(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     captures = args.captures.split(",")
-    print(f"benchmark: {', '.join(captures)} at {', '.join(map(str, sizes))} MB on {machine()}", file=sys.stderr)
+    print(
+        f"benchmark: {', '.join(captures)} at {', '.join(map(str, sizes))} MB on {machine()}", file=sys.stderr
+    )
     with tempfile.TemporaryDirectory() as tmp:
         rows = bench(captures, sizes, args.repeat, not args.no_tui, Path(tmp))
     keys = None if args.no_tui else tui(["--turns", "10000", "--presses", "30"])

@@ -84,7 +84,8 @@ class Frames:
 
         app._display = timed
 
-    async def settled(self, ready, since: float, timeout: float = 30.0) -> tuple[float, float]:  # noqa: ANN001
+    async def settled(self, ready, since: float, timeout: float = 30.0,  # noqa: ANN001
+                      loading: bool = False) -> tuple[float, float]:
         """(the first frame painted after `ready()` came to hold, the last frame before the screen
         settled): waits until `ready()` holds, no worker runs and no frame has followed for
         `QUIET` seconds. The first is when the new state reaches the terminal; the second adds
@@ -99,7 +100,8 @@ class Frames:
             if not ready():
                 not_yet = now
             elif (self.times and self.times[-1] > not_yet and now - self.times[-1] > self.QUIET
-                  and not any(w.is_running and not (loading and w.group == "load") for w in self.app.workers)):
+                  and not any(w.is_running and not (loading and w.group == "load")
+                              for w in self.app.workers)):
                 first = next(t for t in self.times if t > not_yet)
                 return first, self.times[-1]
             await asyncio.sleep(0.0005)

@@ -17,8 +17,7 @@ The JSON form (`to_dict` / `from_dict`) is documented in `docs/canonical.md` and
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, fields, replace
-from functools import cache
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypeGuard
 
 from .errors import FormatError
@@ -277,11 +276,16 @@ def _compact(data: dict[str, Any]) -> dict[str, Any]:
             and v != [] and v is not False}
 
 
-@cache
+_DATA_FIELDS: dict[type[Part], tuple[str, ...]] = {}
+
+
 def _data_fields(kind: type[Part]) -> tuple[str, ...]:
     """A part class's fields but `meta` and `source`, once per class: `dataclasses.fields` on every
     call was a tenth of a conversion's time (stitching hashes each turn through `part_to_dict`)."""
-    return tuple(f.name for f in fields(kind) if f.name not in ("meta", "source"))
+    names = _DATA_FIELDS.get(kind)
+    if names is None:
+        names = _DATA_FIELDS[kind] = tuple(f.name for f in fields(kind) if f.name not in ("meta", "source"))
+    return names
 
 
 def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
