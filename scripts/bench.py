@@ -24,7 +24,9 @@ For each capture and size it reports:
 * TUI first paint: `tooldbg FILE` started headless until the first frame shows a conversation
   (scripts/measure_tui.py); and key-to-repaint on a 10,000-turn conversation.
 
-Every timing but convert runs in a fresh subprocess, the best of `--repeat`.
+Times are CPU seconds (`time.process_time`: user + system of the process), so that a busy, shared
+machine does not inflate them; the TUI's are wall-clock latencies. Every timing but convert runs
+in a fresh subprocess, the best of `--repeat`.
 """
 
 from __future__ import annotations
@@ -83,10 +85,10 @@ gc.collect()
 with open('/proc/self/clear_refs', 'w') as f:
     f.write('5')  # reset the peak (VmHWM) to the resident size now
 base = status('VmRSS')
-start = time.perf_counter()
+start = time.process_time()
 data = open(path, 'rb').read()
 {code}
-elapsed = time.perf_counter() - start
+elapsed = time.process_time() - start
 print(elapsed, status('VmHWM') - base)
 """
 
@@ -108,7 +110,7 @@ def best(fn, seconds=1.0):
     fn()
     times, until = [], time.perf_counter() + seconds
     while time.perf_counter() < until or len(times) < 5:
-        t = time.perf_counter(); fn(); times.append(time.perf_counter() - t)
+        t = time.process_time(); fn(); times.append(time.process_time() - t)
     return min(times)
 
 ours = best(tooldbg_convert)
@@ -144,7 +146,7 @@ def ensure_environment(argv: list[str]) -> None:
     if find_spec("litellm") is not None and find_spec("tooldbg") is not None:
         return
     python = BENCH_VENV / "bin" / "python"
-    if Path(sys.executable).resolve() == python.resolve() if python.exists() else False:
+    if Path(sys.prefix).resolve() == BENCH_VENV.resolve():
         sys.exit("the .bench-venv environment lacks litellm or tooldbg: remove .bench-venv and rerun")
     if not python.exists():
         print(f"making {BENCH_VENV.name} (tooldbg and LiteLLM, for the benchmark only)…", file=sys.stderr)
