@@ -118,15 +118,3 @@ def test_a_source_below_another_escapes_each_token_and_keeps_the_rest():
                                   location="/log/entries/3", pointer="/b", chunk=7)
     assert src.at("/b", 2).chunk == 2 and src.at("/b").pointer == "/b"
 
-
-def test_a_turn_without_calls_or_results_is_linked_unchanged_and_numbering_goes_on():
-    """`link` leaves text-only turns as they are (the same objects) and still counts only calls."""
-    question = Turn(role="user", parts=(Text(text="Weather in Oslo?"),))
-    turns = link([question,
-                  Turn(role="assistant", parts=(Invocation(name="w", arguments={}, wire_id="a"),)),
-                  Turn(role="tool", parts=(Result(wire_id="a", content=()),)),
-                  Turn(role="assistant", parts=(Text(text="12C"),)),
-                  Turn(role="assistant", parts=(Invocation(name="w", arguments={}, wire_id="b"),))])
-    assert turns[0] is question
-    assert [p.id for t in turns for p in t.invocations()] == ["i1", "i2"]
-    assert [p.invocation_id for t in turns for p in t.results()] == ["i1"]

@@ -69,7 +69,7 @@ def held_load(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 
 
 async def until_previewed(pilot: Pilot) -> MainScreen:
-    for _ in range(400):
+    for _ in range(3000):  # ample on a loaded machine: the load itself is held back meanwhile
         await pilot.pause(0.01)
         screen = pilot.app.screen
         if isinstance(screen, MainScreen) and screen.location is not None:

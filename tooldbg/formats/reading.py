@@ -41,9 +41,6 @@ def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
         _index(t, by_wire, last_calls, answered)
     out = []
     for turn in turns:
-        if not any(isinstance(part, Invocation | Result) for part in turn.parts):
-            out.append(turn)  # nothing to number or bind, and nothing `_index` would record
-            continue
         parts = []
         for part in turn.parts:
             if isinstance(part, Invocation):

@@ -2,8 +2,8 @@
 
 Reading, stitching and checking a 100 MB log takes seconds; its first record takes milliseconds.
 While the load worker reads the whole session, `first_record` reads only the first exchange of the
-first file — the first line of JSON Lines, the first entry of a HAR or of a JSON array of exchanges
-— with the same loader (`load_bytes`), and the screen shows that conversation as far as it goes
+first file — the first line of JSON Lines, or the first entry of a HAR — with the same loader
+(`load_bytes`), and the screen shows that conversation as far as it goes
 (no findings yet: the checks run on the whole log). Anything else, or a first record that does not
 read cleanly, gives no preview: the session then appears when loaded, as for a small file.
 """
@@ -49,15 +49,12 @@ def first_record(paths: Sequence[str | Path], input_format: str | None = None,
 
 
 def _first_line(head: bytes) -> bytes | None:
-    """JSON Lines: the first non-blank line, when it is a whole JSON object and more lines follow."""
+    """JSON Lines: the first non-blank line, when it looks like an object (`load_bytes` tells
+    whether it is one; a pretty-printed document's first line is only `{`)."""
     start = len(head) - len(head.lstrip())
     end = head.find(b"\n", start)
-    if end < 0:
-        return None
-    body = head[start:end].strip()
-    if body.startswith(b"{") and body.endswith(b"}") and _balanced(body):
-        return body
-    return None
+    body = head[start:end].strip() if end >= 0 else b""
+    return body if body.startswith(b"{") and body.endswith(b"}") else None
 
 
 def _first_entry(head: bytes) -> bytes | None:
@@ -86,8 +83,3 @@ def _element_end(data: bytes, start: int) -> int | None:
                 return token.end()
     return None
 
-
-def _balanced(line: bytes) -> bool:
-    """The line's brackets close exactly at its end: one whole JSON value, not a pretty-printed
-    document's first line."""
-    return _element_end(b"[" + line + b"]", 1) == len(line) + 1
