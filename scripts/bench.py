@@ -260,6 +260,12 @@ def summary(row: dict) -> str:
     )
 
 
+def seconds(value: float) -> str:
+    if value >= 1:
+        return f"{value:.2f} s"
+    return f"{value * 1000:.1f} ms" if value >= 0.001 else f"{value * 1e6:.0f} µs"
+
+
 def table(rows: list[dict], keys: dict | None) -> str:
     """The markdown the README's performance section includes."""
     out = [
@@ -271,15 +277,14 @@ def table(rows: list[dict], keys: dict | None) -> str:
         speed = r["litellm"] / r["convert"]
         how = f"{speed:.1f}× faster" if speed >= 1 else f"{1 / speed:.1f}× slower"
         convert = (
-            f"{r['convert'] / r['litellm']:.2f} ({r['convert'] * 1000:.1f} / {r['litellm'] * 1000:.1f} ms,"
-            f" {how})"
+            f"{r['convert'] / r['litellm']:.1f} ({seconds(r['convert'])} / {seconds(r['litellm'])}, {how})"
             if r["litellm"] == r["litellm"]
             else f"{r['convert'] * 1000:.1f} ms (no LiteLLM)"
         )
-        paint = f"{r['tui']['first_paint']:.2f} s" if "tui" in r else "–"
+        paint = seconds(r["tui"]["first_paint"]) if "tui" in r else "–"
         out.append(
             f"| {r['capture']} | {r['size'] / MB:.0f} MB | {r['calls']} | "
-            f"{r['check'] / r['floor']:.1f} ({r['check']:.2f} / {r['floor']:.2f} s) | "
+            f"{r['check'] / r['floor']:.1f} ({seconds(r['check'])} / {seconds(r['floor'])}) | "
             f"{r['memory'] / r['size']:.2f} ({r['memory'] / 2**20:.0f} MiB) | {convert} | {paint} |"
         )
     growth = []
@@ -366,12 +371,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="fresh processes per timing (best kept)")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI measurements")
     parser.add_argument("--turns", type=int, help="only the quick check-vs-orjson run, on an N-turn session")
+    parser.add_argument("--save", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--table", type=Path, help="only print the table of the figures saved by --save")
     parser.add_argument(
         "--here", action="store_true", help="run in this Python (convert without LiteLLM if absent)"
     )
     args = parser.parse_args(argv)
     if args.turns is not None:
         legacy(args.turns, args.repeat)
+        return 0
+    if args.table is not None:
+        saved = json.loads(args.table.read_text())
+        print(f"Machine: {saved['machine']}.\n")
+        print(table(saved["rows"], saved["keys"]))
         return 0
     if not args.here:
         ensure_environment(argv)
@@ -383,6 +395,8 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         rows = bench(captures, sizes, args.repeat, not args.no_tui, Path(tmp))
     keys = None if args.no_tui else tui(["--turns", "10000", "--presses", "30"])
+    if args.save is not None:
+        args.save.write_text(json.dumps({"machine": machine(), "rows": rows, "keys": keys}, indent=1))
     print(f"Machine: {machine()}.\n")
     print(table(rows, keys))
     return 0
