@@ -120,20 +120,23 @@ except ImportError:
     theirs = float('nan')
 print(ours, theirs)
 """
-LITELLM = {
-    # OpenAI Chat Completions → Anthropic Messages; the system message is a separate field there.
-    "anthropic": """
+#: LiteLLM's OpenAI Chat Completions → Anthropic Messages (the system message is a separate field there).
+TO_ANTHROPIC = """
     from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
     messages = orjson.loads(body)["messages"]
     return anthropic_messages_pt([m for m in messages if m["role"] != "system"],
-                                 model="claude-sonnet-4-5-20250929", llm_provider="anthropic")""",
-    # Anthropic Messages → OpenAI Chat Completions, as LiteLLM's /v1/messages adapter does it.
-    "openai-chat": """
+                                 model="claude-sonnet-4-5-20250929", llm_provider="anthropic")"""
+#: LiteLLM's Anthropic Messages → OpenAI Chat Completions, as its /v1/messages adapter does it.
+TO_OPENAI_CHAT = """
     from litellm.llms.anthropic.messages.adapters.transformation import LiteLLMAnthropicMessagesAdapter
     return LiteLLMAnthropicMessagesAdapter().translate_anthropic_messages_to_openai(
-        orjson.loads(body)["messages"], model="gpt-4.1")""",
-}
-CONVERT_TO = {"jsonl": "anthropic", "har": "openai-chat", "sse": "openai-chat"}
+        orjson.loads(body)["messages"], model="gpt-4.1")"""
+
+
+def convert_target(capture: str) -> str:
+    """The JSON Lines session is OpenAI Chat, converted to Anthropic; the HAR and SSE sessions are
+    Anthropic, converted to OpenAI Chat."""
+    return "anthropic" if capture == "jsonl" else "openai-chat"
 
 
 def ensure_environment(argv: list[str]) -> None:
@@ -175,7 +178,14 @@ def timed(path: Path, code: str, repeat: int) -> tuple[float, int]:
 
 
 def convert_times(body: Path, target: str) -> tuple[float, float]:
-    out = run(CONVERT.format(root=str(ROOT), path=str(body), target=target, litellm=LITELLM[target]))
+    out = run(
+        CONVERT.format(
+            root=str(ROOT),
+            path=str(body),
+            target=target,
+            litellm=TO_ANTHROPIC if target == "anthropic" else TO_OPENAI_CHAT,
+        )
+    )
     return float(out[0]), float(out[1])
 
 
@@ -229,7 +239,7 @@ def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, fo
             body.write_bytes(bench_sessions.last_request(capture, path))
             floor, floor_memory = timed(path, FLOOR[capture], repeat)
             check, check_memory = timed(path, CHECK, repeat)
-            ours, theirs = convert_times(body, CONVERT_TO[capture])
+            ours, theirs = convert_times(body, convert_target(capture))
             row = {
                 "capture": capture,
                 "size": path.stat().st_size,
@@ -241,7 +251,7 @@ def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, fo
                 "convert": ours,
                 "litellm": theirs,
                 "body": body.stat().st_size,
-                "target": CONVERT_TO[capture],
+                "target": convert_target(capture),
             }
             if with_tui:
                 row["tui"] = tui(["--file", str(path), "--presses", "0"])
@@ -322,23 +332,53 @@ def legacy_session(turns: int) -> bytes:
     """The session `--turns` has always measured (kept so figures stay comparable): every request
     replays the whole history, a 40 kB tool output per call; 150 turns ≈ 64 MB."""
     padding = "x" * 40_000
-    tools = [{"type": "function", "function": {"name": "read_file", "description": "Read a file",
-              "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
-                             "required": ["path"]}}}]
-    history: list[dict] = [{"role": "system", "content": "You are a coding agent."},
-                           {"role": "user", "content": "Fix the failing test."}]
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "description": "Read a file",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}},
+                    "required": ["path"],
+                },
+            },
+        }
+    ]
+    history: list[dict] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the failing test."},
+    ]
     lines = []
     for step in range(turns // 3):
         call_id = f"call_{step:08d}abcdefghijkl"
-        answer = {"role": "assistant", "content": f"Reading file {step}.", "tool_calls": [
-            {"id": call_id, "type": "function",
-             "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/m{step}.py"})}}]}
+        answer = {
+            "role": "assistant",
+            "content": f"Reading file {step}.",
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/m{step}.py"})},
+                }
+            ],
+        }
         request = {"model": "gpt-4.1", "messages": list(history), "tools": tools}
-        response = {"id": f"chatcmpl-{step}", "object": "chat.completion", "model": "gpt-4.1",
-                    "choices": [{"index": 0, "message": answer, "finish_reason": "tool_calls"}]}
-        lines.append(json.dumps({"request": {"url": "https://api.openai.com/v1/chat/completions",
-                                             "body": request},
-                                 "response": {"status": 200, "body": response}}))
+        response = {
+            "id": f"chatcmpl-{step}",
+            "object": "chat.completion",
+            "model": "gpt-4.1",
+            "choices": [{"index": 0, "message": answer, "finish_reason": "tool_calls"}],
+        }
+        lines.append(
+            json.dumps(
+                {
+                    "request": {"url": "https://api.openai.com/v1/chat/completions", "body": request},
+                    "response": {"status": 200, "body": response},
+                }
+            )
+        )
         history += [answer, {"role": "tool", "tool_call_id": call_id, "content": f"# file {step}\n{padding}"}]
     return ("\n".join(lines) + "\n").encode()
 
