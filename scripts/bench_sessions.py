@@ -82,7 +82,10 @@ def _source(rng: random.Random, lines: int) -> str:
 
 def _step(rng: random.Random, k: int) -> Step:
     calls = []
-    for j in range(rng.choice((1, 1, 2, 3))):  # parallel calls, as agents issue independent reads
+    parallel = rng.choice((1, 1, 2, 3))
+    if k == DROPPED_RESULT:
+        parallel = max(parallel, 2)  # the dropped result is one of several
+    for j in range(parallel):  # parallel calls, as agents issue independent reads
         name = ("read_file", "grep", "run")[(k + j) % 3]
         if name == "read_file":
             args: dict[str, Any] = {"path": f"src/dates/module_{k}_{j}.py"}
