@@ -1,113 +1,446 @@
-"""Load + stitch + check speed and memory, as ratios against `orjson.loads` on the same bytes.
+"""tooldbg's benchmark: check, memory, convert and the TUI on generated agent sessions of 1–100 MB.
 
-    .venv/bin/python scripts/bench.py [--turns 150] [--repeat 3]
+    python3 scripts/bench.py                      # everything; prints a markdown table
+    python3 scripts/bench.py --sizes 1,10 --captures jsonl --no-tui
+    python3 scripts/bench.py --turns 150          # the quick check-vs-orjson run on one JSONL session
 
-Generates an agent session logged as JSON Lines the way a proxy logs it: every request replays the
-whole history (text beside a call, the call, its result), so the file grows quadratically in turns
-(150 turns ≈ the contract's 64 MB example). Each measurement runs in a fresh subprocess so peak
-memory (ru_maxrss) belongs to that step alone. Run on demand; not part of CI.
+Run on demand from a clean clone, never in CI. The first run makes `.bench-venv` beside the repo
+(`pip install -e '.[bench]'`: tooldbg plus LiteLLM, the converter compared against) and runs in
+it; LiteLLM is installed nowhere else. Sessions come from `bench_sessions.py` (JSONL, HAR and
+streamed captures with replayed history, parallel calls, long tool outputs and a few defects).
+For each capture and size it reports:
+
+* check ÷ floor: `load` + stitch + `run_checks` on the file, over the floor: `orjson.loads` of
+  every JSON document in the same bytes (each line; for HAR the file and each body it holds as a
+  string; for SSE each record and each event's `data`), both from the file's bytes on disk;
+* peak memory ÷ size: the peak resident memory the check adds to a Python that has imported
+  tooldbg (in a fresh process, the peak `VmHWM` reset just before reading the file, so the file's
+  bytes are included), over the file's size;
+* convert ÷ LiteLLM: the file's last request (the whole conversation) converted in process —
+  `load_bytes` + `export` to the other provider (OpenAI Chat → Anthropic, Anthropic → OpenAI
+  Chat) — over LiteLLM parsing the same bytes and translating the same messages
+  (`anthropic_messages_pt`, and `LiteLLMAnthropicMessagesAdapter.translate_anthropic_messages_to_openai`
+  for the reverse); best of many runs each;
+* TUI first paint: `tooldbg FILE` started headless until the first frame shows a conversation
+  (scripts/measure_tui.py); and key-to-repaint on a 10,000-turn conversation.
+
+Times are CPU seconds (`time.process_time`: user + system of the process), so that a busy, shared
+machine does not inflate them; the TUI's are wall-clock latencies. Every timing but convert runs
+in a fresh subprocess, the best of `--repeat`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import subprocess
 import sys
 import tempfile
+import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PADDING = "x" * 40_000  # tool outputs this size make 150 turns ≈ the contract's 64 MB log
+SCRIPTS = ROOT / "scripts"
+BENCH_VENV = ROOT / ".bench-venv"
+MB = 1_000_000
 
-
-def session(turns: int) -> bytes:
-    tools = [{"type": "function", "function": {"name": "read_file", "description": "Read a file",
-              "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
-                             "required": ["path"]}}}]
-    history: list[dict] = [{"role": "system", "content": "You are a coding agent."},
-                           {"role": "user", "content": "Fix the failing test."}]
-    lines = []
-    for step in range(turns // 3):
-        call_id = f"call_{step:08d}abcdefghijkl"
-        answer = {"role": "assistant", "content": f"Reading file {step}.", "tool_calls": [
-            {"id": call_id, "type": "function",
-             "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/m{step}.py"})}}]}
-        request = {"model": "gpt-4.1", "messages": list(history), "tools": tools}
-        response = {"id": f"chatcmpl-{step}", "object": "chat.completion", "model": "gpt-4.1",
-                    "choices": [{"index": 0, "message": answer, "finish_reason": "tool_calls"}]}
-        lines.append(json.dumps({"request": {"url": "https://api.openai.com/v1/chat/completions",
-                                             "body": request},
-                                 "response": {"status": 200, "body": response}}))
-        history += [answer, {"role": "tool", "tool_call_id": call_id,
-                             "content": f"# file {step}\n{PADDING}"}]
-    return ("\n".join(lines) + "\n").encode()
-
-
-#: Imported before the clock starts: the steps time reading the log, not importing tooldbg.
-SETUP = "import orjson\nfrom tooldbg.load import load_bytes\nfrom tooldbg.checks import run_checks"
-STEPS = {
-    "orjson.loads": "for line in data.splitlines():\n    orjson.loads(line)",
-    "load + stitch": "load_bytes('bench.jsonl', data)",
-    "load + stitch + check": "run_checks(load_bytes('bench.jsonl', data))",
+FLOOR = {
+    "jsonl": """
+for line in data.splitlines():
+    if line.strip():
+        orjson.loads(line)""",
+    "har": """
+for entry in orjson.loads(data)["log"]["entries"]:
+    orjson.loads(entry["request"]["postData"]["text"])
+    orjson.loads(entry["response"]["content"]["text"])""",
+    "sse": """
+for line in data.splitlines():
+    if line.strip():
+        for event in orjson.loads(line)["response"]["body"].split("\\n\\n"):
+            for field in event.splitlines():
+                if field.startswith("data:"):
+                    orjson.loads(field[5:])""",
 }
+CHECK = """
+from tooldbg.load import load_bytes
+from tooldbg.checks import run_checks
+run_checks(load_bytes(path, data))"""
+LOAD = """
+from tooldbg.load import load_bytes
+load_bytes(path, data)"""
 
-# Peak memory is the high-water mark of resident memory. On Linux it is reset first: a child keeps
-# the maximum its parent had when it forked (this script, after generating the session), which
-# ru_maxrss would report instead.
 RUNNER = """
-import resource, sys, time
+import sys, time
 sys.path.insert(0, {root!r})
-{setup}
-def high_water():
-    try:
-        with open('/proc/self/status') as status:
-            return next(int(line.split()[1]) for line in status if line.startswith('VmHWM:'))
-    except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-try:
-    with open('/proc/self/clear_refs', 'w') as refs:
-        refs.write('5')
-except OSError:
-    pass
-data = open({path!r}, 'rb').read()
-base = high_water()
-start = time.perf_counter()
+import gc, orjson, tooldbg.load, tooldbg.checks
+path = {path!r}
+
+def status(field):
+    line = next(x for x in open('/proc/self/status') if x.startswith(field + ':'))
+    return int(line.split()[1]) * 1024
+
+gc.collect()
+with open('/proc/self/clear_refs', 'w') as f:
+    f.write('5')  # reset the peak (VmHWM) to the resident size now
+base = status('VmRSS')
+start = time.process_time()
+data = open(path, 'rb').read()
 {code}
-elapsed = time.perf_counter() - start
-peak = high_water()
-print(elapsed, (peak - base) * 1024)
+elapsed = time.process_time() - start
+print(elapsed, status('VmHWM') - base)
 """
 
+CONVERT = """
+import sys, time, orjson
+sys.path.insert(0, {root!r})
+from tooldbg.load import load_bytes
+from tooldbg.convert import export
+body = open({path!r}, 'rb').read()
+target = {target!r}
 
-def measure(path: Path, code: str, repeat: int) -> tuple[float, int]:
+def tooldbg_convert():
+    return export(load_bytes('conversation.json', body).conversations, target)
+
+def litellm_translate():
+{litellm}
+
+def best(fn, seconds=1.0):
+    fn()
+    times, until = [], time.perf_counter() + seconds
+    while time.perf_counter() < until or len(times) < 5:
+        t = time.process_time(); fn(); times.append(time.process_time() - t)
+    return min(times)
+
+ours = best(tooldbg_convert)
+try:
+    theirs = best(litellm_translate)
+except ImportError:
+    theirs = float('nan')
+print(ours, theirs)
+"""
+#: LiteLLM's OpenAI Chat Completions → Anthropic Messages (the system message is a separate field there).
+TO_ANTHROPIC = """
+    from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
+    messages = orjson.loads(body)["messages"]
+    return anthropic_messages_pt([m for m in messages if m["role"] != "system"],
+                                 model="claude-sonnet-4-5-20250929", llm_provider="anthropic")"""
+#: LiteLLM's Anthropic Messages → OpenAI Chat Completions, as its /v1/messages adapter does it.
+TO_OPENAI_CHAT = """
+    from litellm.llms.anthropic.messages.adapters.transformation import LiteLLMAnthropicMessagesAdapter
+    return LiteLLMAnthropicMessagesAdapter().translate_anthropic_messages_to_openai(
+        orjson.loads(body)["messages"], model="gpt-4.1")"""
+
+
+def convert_target(capture: str) -> str:
+    """The JSON Lines session is OpenAI Chat, converted to Anthropic; the HAR and SSE sessions are
+    Anthropic, converted to OpenAI Chat."""
+    return "anthropic" if capture == "jsonl" else "openai-chat"
+
+
+def ensure_environment(argv: list[str]) -> None:
+    """Re-run in `.bench-venv` (made on first use) unless this Python already has LiteLLM and
+    tooldbg: LiteLLM belongs to the benchmark only."""
+    from importlib.util import find_spec
+
+    # Not imported here: LiteLLM's import is large, and this process's size would show in the
+    # peak memory of the processes it starts.
+    if find_spec("litellm") is not None and find_spec("tooldbg") is not None:
+        return
+    python = BENCH_VENV / "bin" / "python"
+    if Path(sys.prefix).resolve() == BENCH_VENV.resolve():
+        sys.exit("the .bench-venv environment lacks litellm or tooldbg: remove .bench-venv and rerun")
+    if not python.exists():
+        print(f"making {BENCH_VENV.name} (tooldbg and LiteLLM, for the benchmark only)…", file=sys.stderr)
+        venv.create(BENCH_VENV, with_pip=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", f"{ROOT}[bench]"], check=True)
+    os.execv(str(python), [str(python), __file__, *argv])
+
+
+#: LiteLLM fetches its model price list from the network on import unless told to use its copy.
+OFFLINE = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+def run(code: str) -> list[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=OFFLINE
+    ).stdout.split()
+
+
+def timed(path: Path, code: str, repeat: int) -> tuple[float, int]:
+    """(best seconds, largest peak memory added) of `code` over `repeat` fresh processes."""
     best, memory = float("inf"), 0
-    indented = code
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", RUNNER.format(root=str(ROOT), path=str(path),
-                                                                  setup=SETUP, code=indented)],
-                             capture_output=True, text=True, check=True).stdout.split()
+        out = run(RUNNER.format(root=str(ROOT), path=str(path), code=code))
         best, memory = min(best, float(out[0])), max(memory, int(out[1]))
     return best, memory
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=150)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+def convert_times(body: Path, target: str) -> tuple[float, float]:
+    out = run(
+        CONVERT.format(
+            root=str(ROOT),
+            path=str(body),
+            target=target,
+            litellm=TO_ANTHROPIC if target == "anthropic" else TO_OPENAI_CHAT,
+        )
+    )
+    return float(out[0]), float(out[1])
+
+
+def tui(args: list[str]) -> dict:
+    out = subprocess.run(
+        [sys.executable, str(SCRIPTS / "measure_tui.py"), "--json", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def machine() -> str:
+    model = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
+    versions = []
+    for name in ("orjson", "textual", "litellm"):
+        try:
+            from importlib.metadata import version
+
+            versions.append(f"{name} {version(name)}")
+        except Exception:  # noqa: BLE001 - not installed: not named
+            pass
+    return (
+        f"{model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}, {', '.join(versions)}"
+    )
+
+
+def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, folder: Path) -> list[dict]:
+    sys.path.insert(0, str(SCRIPTS))
+    import bench_sessions
+
+    rows = []
+    for capture in captures:
+        for size in sizes:
+            path = folder / f"session-{size}MB.{'har' if capture == 'har' else 'jsonl'}"
+            calls = bench_sessions.write(capture, path, size * MB)
+            body = folder / "conversation.json"
+            body.write_bytes(bench_sessions.last_request(capture, path))
+            floor, floor_memory = timed(path, FLOOR[capture], repeat)
+            check, check_memory = timed(path, CHECK, repeat)
+            ours, theirs = convert_times(body, convert_target(capture))
+            row = {
+                "capture": capture,
+                "size": path.stat().st_size,
+                "calls": calls,
+                "floor": floor,
+                "check": check,
+                "memory": check_memory,
+                "floor_memory": floor_memory,
+                "convert": ours,
+                "litellm": theirs,
+                "body": body.stat().st_size,
+                "target": convert_target(capture),
+            }
+            if with_tui:
+                row["tui"] = tui(["--file", str(path), "--presses", "0"])
+            rows.append(row)
+            print(f"  {capture} {size} MB: {summary(row)}", file=sys.stderr)
+            path.unlink()
+    return rows
+
+
+def summary(row: dict) -> str:
+    paint = f", first paint {row['tui']['first_paint'] * 1000:.0f} ms" if "tui" in row else ""
+    return (
+        f"check {row['check']:.2f} s = {row['check'] / row['floor']:.1f}× floor, "
+        f"memory {row['memory'] / row['size']:.2f}× size, convert {row['convert'] * 1000:.1f} ms "
+        f"vs LiteLLM {row['litellm'] * 1000:.1f} ms{paint}"
+    )
+
+
+def seconds(value: float) -> str:
+    if value >= 1:
+        return f"{value:.2f} s"
+    return f"{value * 1000:.1f} ms" if value >= 0.001 else f"{value * 1e6:.0f} µs"
+
+
+def table(rows: list[dict], keys: dict | None) -> str:
+    """The markdown the README's performance section includes."""
+    out = [
+        "| capture | file | calls | check ÷ floor | peak memory ÷ size | convert ÷ LiteLLM "
+        "| TUI first paint |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        speed = r["litellm"] / r["convert"]
+        how = f"{speed:.1f}× faster" if speed >= 1 else f"{1 / speed:.1f}× slower"
+        convert = (
+            f"{r['convert'] / r['litellm']:.1f} ({seconds(r['convert'])} / {seconds(r['litellm'])}, {how})"
+            if r["litellm"] == r["litellm"]
+            else f"{r['convert'] * 1000:.1f} ms (no LiteLLM)"
+        )
+        paint = seconds(r["tui"]["first_paint"]) if "tui" in r else "–"
+        out.append(
+            f"| {r['capture']} | {r['size'] / MB:.0f} MB | {r['calls']} | "
+            f"{r['check'] / r['floor']:.1f} ({seconds(r['check'])} / {seconds(r['floor'])}) | "
+            f"{r['memory'] / r['size']:.2f} ({r['memory'] / 2**20:.0f} MiB) | {convert} | {paint} |"
+        )
+    growth = []
+    for capture in dict.fromkeys(r["capture"] for r in rows):
+        mine = [r for r in rows if r["capture"] == capture]
+        if len(mine) > 1:
+            a, b = mine[0], mine[-1]
+            x = b["size"] / a["size"]
+            growth.append(
+                f"{capture} ×{x:.0f} in size: check ×{b['check'] / a['check']:.0f} "
+                f"(floor ×{b['floor'] / a['floor']:.0f}), memory ×{b['memory'] / max(a['memory'], 1):.0f}, "
+                f"convert ×{b['convert'] / a['convert']:.0f} (LiteLLM ×{b['litellm'] / a['litellm']:.0f}, "
+                f"conversation {a['body'] / 1e3:.0f} kB → {b['body'] / 1e3:.0f} kB)"
+                + (
+                    f", first paint ×{b['tui']['first_paint'] / a['tui']['first_paint']:.1f}"
+                    if "tui" in a
+                    else ""
+                )
+            )
+    if growth:
+        out += ["", "Growth from the smallest to the largest file: " + "; ".join(growth) + "."]
+    if keys:
+        out += [
+            "",
+            f"TUI on a {keys['turns']:,}-turn conversation ({keys['size'] / MB:.1f} MB): first paint "
+            f"{keys['first_paint']:.2f} s; key-to-repaint (`down` in the tree, to the first frame "
+            f"showing the next turn) median {keys['key_median'] * 1000:.1f} ms, p95 "
+            f"{keys['key_p95'] * 1000:.1f} ms; until the screen settles median "
+            f"{keys['settled_median'] * 1000:.1f} ms, p95 {keys['settled_p95'] * 1000:.1f} ms.",
+        ]
+    return "\n".join(out)
+
+
+def legacy_session(turns: int) -> bytes:
+    """The session `--turns` has always measured (kept so figures stay comparable): every request
+    replays the whole history, a 40 kB tool output per call; 150 turns ≈ 64 MB."""
+    padding = "x" * 40_000
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "description": "Read a file",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}},
+                    "required": ["path"],
+                },
+            },
+        }
+    ]
+    history: list[dict] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the failing test."},
+    ]
+    lines = []
+    for step in range(turns // 3):
+        call_id = f"call_{step:08d}abcdefghijkl"
+        answer = {
+            "role": "assistant",
+            "content": f"Reading file {step}.",
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/m{step}.py"})},
+                }
+            ],
+        }
+        request = {"model": "gpt-4.1", "messages": list(history), "tools": tools}
+        response = {
+            "id": f"chatcmpl-{step}",
+            "object": "chat.completion",
+            "model": "gpt-4.1",
+            "choices": [{"index": 0, "message": answer, "finish_reason": "tool_calls"}],
+        }
+        lines.append(
+            json.dumps(
+                {
+                    "request": {"url": "https://api.openai.com/v1/chat/completions", "body": request},
+                    "response": {"status": 200, "body": response},
+                }
+            )
+        )
+        history += [answer, {"role": "tool", "tool_call_id": call_id, "content": f"# file {step}\n{padding}"}]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def legacy(turns: int, repeat: int) -> None:
+    """`--turns N`: load + stitch + check on one N-turn JSON Lines session against orjson."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.jsonl"
-        path.write_bytes(session(args.turns))
+        path.write_bytes(legacy_session(turns))
+        k = len(path.read_bytes().splitlines())
         size = path.stat().st_size
-        print(f"{args.turns}-turn session, {size / 2**20:.1f} MiB of JSON Lines, "
-              f"{len(path.read_bytes().splitlines())} exchanges")
-        results = {name: measure(path, code, args.repeat) for name, code in STEPS.items()}
+        print(f"{turns}-turn session, {size / 2**20:.1f} MiB of JSON Lines, {k} exchanges")
+        results = {
+            "orjson.loads": timed(path, FLOOR["jsonl"], repeat),
+            "load + stitch": timed(path, LOAD, repeat),
+            "load + stitch + check": timed(path, CHECK, repeat),
+        }
     floor, _ = results["orjson.loads"]
     for name, (seconds, memory) in results.items():
-        print(f"  {name:24} {seconds:7.3f} s  {seconds / floor:5.2f}× orjson   "
-              f"peak +{memory / 2**20:7.1f} MiB  {memory / size:5.2f}× file size")
+        print(
+            f"  {name:24} {seconds:7.3f} s  {seconds / floor:5.2f}× orjson   "
+            f"peak +{memory / 2**20:7.1f} MiB  {memory / size:5.2f}× file size"
+        )
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,10,100", help="file sizes in MB, comma-separated")
+    parser.add_argument("--captures", default=",".join(("jsonl", "har", "sse")))
+    parser.add_argument("--repeat", type=int, default=3, help="fresh processes per timing (best kept)")
+    parser.add_argument("--no-tui", action="store_true", help="skip the TUI measurements")
+    parser.add_argument("--turns", type=int, help="only the quick check-vs-orjson run, on an N-turn session")
+    parser.add_argument("--save", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--table", type=Path, help="only print the table of the figures saved by --save")
+    parser.add_argument(
+        "--here", action="store_true", help="run in this Python (convert without LiteLLM if absent)"
+    )
+    args = parser.parse_args(argv)
+    if args.turns is not None:
+        legacy(args.turns, args.repeat)
+        return 0
+    if args.table is not None:
+        saved = json.loads(args.table.read_text())
+        print(f"Machine: {saved['machine']}.\n")
+        print(table(saved["rows"], saved["keys"]))
+        return 0
+    if not args.here:
+        ensure_environment(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    captures = args.captures.split(",")
+    print(
+        f"benchmark: {', '.join(captures)} at {', '.join(map(str, sizes))} MB on {machine()}", file=sys.stderr
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = bench(captures, sizes, args.repeat, not args.no_tui, Path(tmp))
+    keys = None if args.no_tui else tui(["--turns", "10000", "--presses", "30"])
+    if args.save is not None:
+        args.save.write_text(json.dumps({"machine": machine(), "rows": rows, "keys": keys}, indent=1))
+    print(f"Machine: {machine()}.\n")
+    print(table(rows, keys))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -1,10 +1,11 @@
 """Measure the TUI on a generated 10,000-turn conversation (run on demand, not in CI):
 
-    .venv/bin/python scripts/measure_tui.py [--turns 10000] [--presses 50]
+    .venv/bin/python scripts/measure_tui.py [--turns 10000] [--presses 50] [--file LOG] [--json]
 
 * time to first paint: from creating the app (`make_app`, as `tooldbg FILE` does) to the first
-  frame that shows the session (tree, canonical and wire views filled), with the parts of it:
-  reading + stitching + checking in the worker, and `show_session` on the UI thread;
+  frame that shows a conversation (tree and canonical view filled; on a large log that is the
+  start of it, shown while the rest loads), with the parts of it: reading + stitching + checking
+  in the worker until the whole session is shown, and `show_session` on the UI thread;
 * key-to-repaint latency: a `down` key delivered the way the terminal driver delivers it, to the
   first frame painted with the tree, the canonical view and the wire view on the next turn;
   median and p95 over `--presses` presses, from the middle of the conversation; then the same
@@ -83,11 +84,13 @@ class Frames:
 
         app._display = timed
 
-    async def settled(self, ready, since: float, timeout: float = 30.0) -> tuple[float, float]:  # noqa: ANN001
+    async def settled(self, ready, since: float, timeout: float = 30.0,  # noqa: ANN001
+                      loading: bool = False) -> tuple[float, float]:
         """(the first frame painted after `ready()` came to hold, the last frame before the screen
         settled): waits until `ready()` holds, no worker runs and no frame has followed for
         `QUIET` seconds. The first is when the new state reaches the terminal; the second adds
-        what follows from it (a worker's result, scroll bars appearing after a layout)."""
+        what follows from it (a worker's result, scroll bars appearing after a layout). With
+        `loading`, the load worker may still run (the first conversation is shown before the rest)."""
         deadline = time.perf_counter() + timeout
         not_yet = since  # the state changed after this, so the frame showing it did too
         while True:
@@ -97,7 +100,8 @@ class Frames:
             if not ready():
                 not_yet = now
             elif (self.times and self.times[-1] > not_yet and now - self.times[-1] > self.QUIET
-                  and not any(w.is_running for w in self.app.workers)):
+                  and not any(w.is_running and not (loading and w.group == "load")
+                              for w in self.app.workers)):
                 first = next(t for t in self.times if t > not_yet)
                 return first, self.times[-1]
             await asyncio.sleep(0.0005)
@@ -133,7 +137,7 @@ async def measure(path: Path, turns: int, presses: int, size: tuple[int, int]) -
             screen = app.screen
         original_show = screen.show_session
 
-        def show_session(session) -> None:  # noqa: ANN001
+        def show_session(session) -> None:  # noqa: ANN001 - the whole session, once loaded
             begun = time.perf_counter()
             timings["loaded"] = begun - started
             original_show(session)
@@ -144,12 +148,14 @@ async def measure(path: Path, turns: int, presses: int, size: tuple[int, int]) -
         def shown() -> bool:
             return screen.location is not None and bool(screen.query_one(CanonicalView).rows)
 
-        shown_at, settled_at = await frames.settled(shown, started)
+        shown_at, settled_at = await frames.settled(shown, started, timeout=600, loading=True)
         timings["first_frame"] = frames.times[0] - started
         timings["first_paint"] = shown_at - started
         timings["first_settled"] = settled_at - started
         await app.workers.wait_for_complete()
         await pilot.pause()
+        if presses == 0:
+            return timings
 
         # key-to-repaint, from the middle of the conversation
         start = turns // 2
@@ -189,19 +195,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--presses", type=int, default=50)
     parser.add_argument("--size", default="120x36", help="terminal size, WxH")
+    parser.add_argument("--file", type=Path, help="open this log instead (first paint only with --presses 0)")
+    parser.add_argument("--json", action="store_true", help="one JSON line of the figures (scripts/bench.py)")
     args = parser.parse_args(argv)
     width, height = (int(x) for x in args.size.split("x"))
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"{args.turns}-turns.json"
-        path.write_text(json.dumps(chat_body(args.turns)), encoding="utf-8")
-        size_mb = path.stat().st_size / 1e6
+        path = args.file or Path(tmp) / f"{args.turns}-turns.json"
+        if args.file is None:
+            path.write_text(json.dumps(chat_body(args.turns)), encoding="utf-8")
+        size = path.stat().st_size
+        size_mb = size / 1e6
         t = asyncio.run(measure(path, args.turns, args.presses, (width, height)))
+    if args.json:
+        figures = {k: v for k, v in t.items() if not isinstance(v, tuple)}
+        if "latencies" in t:
+            shown, settled = t["latencies"]
+            figures |= {"key_median": statistics.median(shown), "key_p95": pct(shown, 0.95),
+                        "settled_median": statistics.median(settled), "settled_p95": pct(settled, 0.95)}
+        print(json.dumps({"turns": args.turns, "size": size, **figures}))
+        return 0
     def line(label: str, seconds: list[float]) -> str:
         ms = [x * 1000 for x in seconds]
         return (f"  {label:<31} median {statistics.median(ms):6.1f} ms   p95 {pct(ms, 0.95):6.1f} ms"
                 f"   max {max(ms):6.1f} ms")
 
-    print(f"tooldbg TUI, {args.turns:,} turns in one OpenAI chat request ({size_mb:.1f} MB), "
+    what = f"{args.file} ({size_mb:.1f} MB)" if args.file else \
+        f"{args.turns:,} turns in one OpenAI chat request ({size_mb:.1f} MB)"
+    print(f"tooldbg TUI, {what}, "
           f"{width}x{height}, Python {platform.python_version()}, Textual {textual.__version__}, "
           f"{os.cpu_count()} CPUs")
     print(f"  first frame (progress bar)      {t['first_frame'] * 1000:8.0f} ms")
@@ -209,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  show_session (UI thread)        {t['show_session'] * 1000:8.0f} ms")
     print(f"  time to first paint             {t['first_paint'] * 1000:8.0f} ms   app start → session"
           f" on screen (settled {t['first_settled'] * 1000:.0f} ms)")
+    if args.presses == 0:
+        return 0
     shown, settled = t["latencies"]
     print(f"key-to-repaint, {args.presses} x down in the tree, from turn {args.turns // 2}:")
     print(line("first frame with the next turn", shown))

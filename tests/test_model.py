@@ -103,3 +103,18 @@ def test_link_continues_numbering_after_prior_turns():
                   Turn(role="assistant", parts=(Invocation(name="b"),))], prior=prior)
     assert later[0].parts[0].invocation_id == "i1"
     assert later[1].parts[0].id == "i2"
+
+
+def test_a_source_below_another_escapes_each_token_and_keeps_the_rest():
+    """Pointers name wire keys as RFC 6901 spells them: `~` and `/` inside a key are escaped; an
+    index is its number. `at` swaps the pointer and keeps the chunk unless given another."""
+    src = Source(file="log.har", exchange=3, side="request", location="/log/entries/3", pointer="/a",
+                 chunk=7)
+    child = src.child("messages", 12, "tool~name/x", "plain")
+    assert child.pointer == "/a/messages/12/tool~0name~1x/plain"
+    assert (child.file, child.exchange, child.side, child.location, child.chunk) == \
+        ("log.har", 3, "request", "/log/entries/3", 7)
+    assert src.at("/b") == Source(file="log.har", exchange=3, side="request",
+                                  location="/log/entries/3", pointer="/b", chunk=7)
+    assert src.at("/b", 2).chunk == 2 and src.at("/b").pointer == "/b"
+

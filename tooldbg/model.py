@@ -291,17 +291,27 @@ def _compact(data: dict[str, Any]) -> dict[str, Any]:
             and v != [] and v is not False}
 
 
+_DATA_FIELDS: dict[type[Part], tuple[str, ...]] = {}
+
+
+def _data_fields(kind: type[Part]) -> tuple[str, ...]:
+    """A part class's fields but `meta` and `source`, once per class: `dataclasses.fields` on every
+    call was a tenth of a conversion's time (stitching hashes each turn through `part_to_dict`)."""
+    names = _DATA_FIELDS.get(kind)
+    if names is None:
+        names = _DATA_FIELDS[kind] = tuple(f.name for f in fields(kind) if f.name not in ("meta", "source"))
+    return names
+
+
 def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"type": part.type}
-    for f in fields(part):
-        if f.name in ("meta", "source"):
-            continue
-        value = getattr(part, f.name)
-        if f.name == "content":
+    for name in _data_fields(type(part)):
+        value = getattr(part, name)
+        if name == "content":
             value = [part_to_dict(p, sources=sources) for p in value]
         elif isinstance(value, tuple):
             value = list(value)
-        out[f.name] = value
+        out[name] = value
     # Fields whose None is meaningful stay even when empty.
     keep: dict[str, Any] = {k: out[k] for k in ("arguments", "value", "text") if k in out}
     out = _compact(out)

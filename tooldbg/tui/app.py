@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,11 +13,15 @@ from textual.binding import Binding
 from ..render import clean
 from ..scan import skipped_line
 from .commands import ToolDbgCommands
+from .preview import first_record
 from .screens.export import ExportScreen
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.search import SearchIndex, SearchScreen
 from .session import Location, Session, load_session
+
+#: The longest the load waits for the preview's frame (seconds): a frame comes well within it.
+PAINT_WAIT = 2.0
 
 
 class ToolDbgApp(App):
@@ -46,13 +51,22 @@ class ToolDbgApp(App):
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_session(self) -> None:
-        """Read, stitch and check off the UI thread, reporting progress per exchange."""
+        """Read, stitch and check off the UI thread, reporting progress per exchange. A large log's
+        first exchange is read and shown first (`preview`), so a conversation is on screen in
+        milliseconds while the rest loads."""
         screen = self.screen
 
         def progress(_path: str, done: int, total: int) -> None:
             if isinstance(screen, MainScreen):
                 self.call_from_thread(screen.show_progress, done, total)
 
+        first = first_record(self.paths, self.input_format)
+        if first is not None and isinstance(screen, MainScreen):
+            # The rest waits until the preview is painted: reading holds the interpreter in long
+            # stretches (parsing a large record), which would delay that frame by as much.
+            painted = threading.Event()
+            self.call_from_thread(screen.show_preview, Session([first]), painted.set)
+            painted.wait(PAINT_WAIT)
         outcome = load_session(self.paths, self.input_format, progress)
         if outcome.session is None:
             self.call_from_thread(self._not_loaded, outcome.error or "nothing could be loaded")

@@ -3,6 +3,7 @@ messages up, the screen sets what each widget shows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from textual.app import ComposeResult
@@ -41,6 +42,8 @@ class MainScreen(Screen):
         self.location: Location | None = None
         self.finding_index = -1
         self._links: dict[tuple[int, str], tuple[dict, dict]] = {}
+        #: Where the preview put the cursor (None once the whole session is shown).
+        self._previewed: Location | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -62,13 +65,35 @@ class MainScreen(Screen):
         self.query_one("#progress", ProgressBar).display = False
         self.query_one(CanonicalView).clear(message)
 
-    def show_session(self, session: Session) -> None:
+    def show_preview(self, session: Session, painted: Callable[[], None]) -> None:
+        """The start of a large log while the rest loads (see `preview`): its first conversation,
+        first turn selected; no findings yet, and the progress bar stays. `painted` is called once
+        the frame showing it is drawn."""
+        if not self.query("#canonical-body"):  # a small file's first record can beat the mount
+            self.call_after_refresh(self.show_preview, session, painted)
+            return
+        self.call_after_refresh(painted)
+        if self.session is not None:  # the whole session came first
+            return
         self.session = session
+        self.query_one(TurnTree).show_session(session)
+        first = session.files[0].conversations[0]
+        self.go_to(Location(0, first.id, 0))
+        self._previewed = self.location
+        self.query_one(TurnTree).focus()
+
+    def show_session(self, session: Session) -> None:
+        moved = self.location if self._previewed is not None and self.location != self._previewed else None
+        self._previewed = None
+        self.session = session
+        self._links.clear()  # the preview's conversations are not the session's
         self.query_one("#progress", ProgressBar).display = False
         self.query_one(TurnTree).show_session(session)
         self.query_one(FindingsPanel).show_findings(session.findings, [f.path for f in session.files])
         first = next(((i, c.id) for i, f in enumerate(session.files) for c in f.conversations), None)
-        if session.findings:
+        if moved is not None and session.turn(moved) is not None:
+            self.go_to(moved)  # the user went on reading the preview: the same turn, now in full
+        elif session.findings:
             self.query_one(FindingsPanel).select_index(0)
             self.finding_index = 0
         elif first is not None:
