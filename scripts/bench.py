@@ -101,7 +101,7 @@ body = open({path!r}, 'rb').read()
 target = {target!r}
 
 def tooldbg_convert():
-    return export(load_bytes('conversation.json', body).conversations, target)
+    return export(load_bytes('conversation.json', body).conversations, target, allow_blanks=True)
 
 def litellm_translate():
 {litellm}
