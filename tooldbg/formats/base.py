@@ -222,9 +222,13 @@ class Facts:
     content_types: tuple[str, ...] | None
     """The `type`s a block in a message's `content` array (or in a tool result's) may have, as the
     provider's own types define them (`fnmatch` patterns: Anthropic names its many server-tool blocks
-    `*_tool_use` / `*_tool_result`); None where tooldbg does not judge them (Gemini parts and Bedrock
-    blocks are keyed by field, Responses content sits in typed items). TD404 reports a block of
-    another type — another format's or an agent framework's, forwarded unconverted."""
+    `*_tool_use` / `*_tool_result`); None where blocks carry no `type` (Gemini parts and Bedrock
+    blocks are unions keyed by member: `content_members`). TD404 reports a block of another type —
+    another format's or an agent framework's, forwarded unconverted."""
+    content_members: tuple[str, ...] | None
+    """The member keys a block of a union-keyed content list holds (Bedrock `ContentBlock` and
+    `ToolResultContentBlock`, Gemini `Part` in both its spellings), None where blocks are keyed by
+    `type`. TD404 reports a block that carries a `type` (neither union has one) or no member at all."""
     strict_pairing: bool
     """The provider rejects a history whose results are not in the turn right after their calls:
     TD402 is then an error, not a warning."""

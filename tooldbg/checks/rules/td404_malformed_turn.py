@@ -39,6 +39,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from ... import formats
+from ...formats.base import Facts
 from ...load import ExchangeRead
 from ...model import Invocation, Media, Opaque, Part, Result
 from ...shorten import plain, quote
@@ -184,27 +185,30 @@ def _responses_roles(ctx: Context, view: View) -> Iterator[Finding]:
 
 
 def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
-    """Blocks in the request's content arrays (and in its own tool results' content) of a type the
-    format does not define (`Facts.content_types`)."""
+    """Blocks in the request's content arrays (and in its own tool results' content) that the format
+    does not define: of another `type` (`Facts.content_types`), or, where blocks are unions keyed by
+    member, carrying a `type` or no member (`Facts.content_members`)."""
     read, fmt = view.request, view.format
     facts = formats.facts(fmt) if fmt is not None else None
     body = read.exchange.request.body if read is not None and read.exchange.request is not None else None
-    if read is None or facts is None or facts.content_types is None or not isinstance(body, dict):
+    if read is None or facts is None or not isinstance(body, dict):
         return
-    key, types = facts.messages_key, facts.content_types
+    if facts.content_types is None and facts.content_members is None:
+        return
+    key = facts.messages_key
     parts = _parts_at(view)
     messages = body.get(key)
     for i, message in enumerate(messages if isinstance(messages, list) else ()):
-        content = message.get("content") if isinstance(message, dict) else None
-        role = message.get("role") if isinstance(message, dict) else None
-        for pointer, kind in _undefined(content, f"/{key}/{i}/content", types):
+        if not isinstance(message, dict):
+            continue
+        role, field = message.get("role"), "parts" if "parts" in message else "content"  # Gemini: parts
+        for pointer, what in _undefined(message.get(field), f"/{key}/{i}/{field}", facts):
             found = parts.get(pointer)
             read_as = _read_as(found[2]) if found is not None else "kept verbatim"
             whose = f"an {plain(role)} message" if role == "assistant" else \
                 f"a {plain(role)} message" if isinstance(role, str) else "a message"
-            message_text = (f"a block of type {quote(kind)} in {whose}: {fmt} has no such content "
-                            f"type — another format's block (or an agent framework's) forwarded unconverted; "
-                            f"{read_as}")
+            message_text = (f"a block {what} in {whose}: {fmt} has no such content type — another "
+                            f"format's block (or an agent framework's) forwarded unconverted; {read_as}")
             if found is not None:
                 yield ctx.at(message_text, conversation=view.conversation, turn=found[0], part=found[1],
                              source=found[2].source)
@@ -212,17 +216,33 @@ def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
                 yield ctx.at_exchange(read, message_text, side="request", pointer=pointer)
 
 
-def _undefined(content: Any, pointer: str, types: tuple[str, ...]) -> Iterator[tuple[str, str]]:
-    """(pointer, type) of each block of `content` whose type is not one of `types`; the content of a
-    block of a known type (a tool result's) is searched too."""
+def _undefined(content: Any, pointer: str, facts: Facts) -> Iterator[tuple[str, str]]:
+    """(pointer, description) of each block of `content` the format does not define; the content of
+    a defined tool result (Anthropic `tool_result`, Bedrock `toolResult`) is searched too."""
     for j, block in enumerate(content if isinstance(content, list) else ()):
-        kind = block.get("type") if isinstance(block, dict) else None
-        if not isinstance(kind, str):
+        if not isinstance(block, dict):
             continue
-        if not any(fnmatchcase(kind, t) for t in types):
-            yield f"{pointer}/{j}", kind
-        elif isinstance(block, dict):
-            yield from _undefined(block.get("content"), f"{pointer}/{j}/content", types)
+        at, what = f"{pointer}/{j}", _foreign_shape(block, facts)
+        if what is not None:
+            yield at, what
+        elif facts.content_types is not None:
+            yield from _undefined(block.get("content"), f"{at}/content", facts)
+        elif isinstance(result := block.get("toolResult"), dict):
+            yield from _undefined(result.get("content"), f"{at}/toolResult/content", facts)
+
+
+def _foreign_shape(block: dict[str, Any], facts: Facts) -> str | None:
+    """How `block` differs from the format's blocks (`of type "image_url"`), None if it does not."""
+    kind = block.get("type")
+    if facts.content_types is not None:
+        known = not isinstance(kind, str) or any(fnmatchcase(kind, t) for t in facts.content_types)
+        return None if known else f"of type {quote(kind)}"
+    if isinstance(kind, str):  # neither Bedrock's nor Gemini's union has a `type`
+        return f"of type {quote(kind)}"
+    members = facts.content_members or ()
+    if block and not any(key in members for key in block):
+        return f"with the key {quote(next(iter(block)))}"
+    return None
 
 
 def _parts_at(view: View) -> dict[str, tuple[int, int, Part]]:

@@ -30,6 +30,7 @@ FACTS = Facts(
     content_types=("text", "image", "document", "search_result", "thinking", "redacted_thinking",
                    "tool_use", "tool_result", "container_upload", "mid_conv_system", "tool_reference",
                    "*_tool_use", "*_tool_result"),
+    content_members=None,
     strict_pairing=True,
     merges_roles=True,
     calls_last=True,

@@ -24,6 +24,11 @@ FACTS = Facts(
     reasoning="reasoningContent block",
     reasoning_replay="signed-text",
     content_types=None,
+    # botocore bedrock-runtime service-2.json shapes `ContentBlock` and `ToolResultContentBlock`
+    # (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ContentBlock.html).
+    content_members=("text", "image", "document", "video", "audio", "toolUse", "toolResult",
+                     "guardContent", "cachePoint", "reasoningContent", "citationsContent",
+                     "searchResult", "toolAddition", "toolRemoval", "json"),
     strict_pairing=True,
     merges_roles=False,
     calls_last=True,

@@ -43,8 +43,7 @@ _MESSAGE_BLOCKS = ("text", "image", "document", "video", "audio", "toolUse", "to
                    "reasoningContent", "cachePoint")
 _RESULT_BLOCKS = ("json", "text", "image", "document", "video", "cachePoint")
 _SYSTEM_BLOCKS = ("text", "cachePoint")
-_KNOWN_BLOCKS = frozenset(_MESSAGE_BLOCKS + _RESULT_BLOCKS + (
-    "guardContent", "citationsContent", "searchResult", "toolAddition", "toolRemoval"))
+_KNOWN_BLOCKS = frozenset(FACTS.content_members or ())
 
 _REQUEST_KEYS = frozenset({"inferenceConfig", "toolConfig", "additionalModelRequestFields",
                            "guardrailConfig", "modelId", "additionalModelResponseFieldPaths"})

@@ -13,6 +13,14 @@ from ..base import ApiError, Facts, Response, meta_for
 NAME = "gemini"
 URL_HINTS: tuple[str, ...] = (":generateContent", ":streamGenerateContent")
 
+#: The fields of a `Part` (https://ai.google.dev/api/caching#Part; google-genai `types.Part`), in the
+#: lowerCamelCase the REST API documents and the snake_case it also accepts.
+_PART_MEMBERS = tuple(spelling for member in (
+    "text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode",
+    "codeExecutionResult", "toolCall", "toolResponse", "thought", "thoughtSignature", "videoMetadata",
+    "partMetadata", "mediaResolution")
+    for spelling in dict.fromkeys((member, re.sub(r"[A-Z]", lambda m: "_" + m.group(0).lower(), member))))
+
 #: What the code outside this module needs to know about Gemini generateContent (see `base.Facts`).
 FACTS = Facts(
     name=NAME,
@@ -27,6 +35,7 @@ FACTS = Facts(
     reasoning="thoughtSignature",
     reasoning_replay="signature",
     content_types=None,
+    content_members=_PART_MEMBERS,
     strict_pairing=True,
     merges_roles=False,
     calls_last=False,

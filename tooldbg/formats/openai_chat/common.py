@@ -29,6 +29,7 @@ FACTS = Facts(
     # openai-python `ChatCompletionContentPartParam` (text, image_url, input_audio, file) and, in
     # assistant messages, `ChatCompletionContentPartRefusalParam`
     content_types=("text", "image_url", "input_audio", "file", "refusal"),
+    content_members=None,
     strict_pairing=True,
     merges_roles=False,
     calls_last=False,

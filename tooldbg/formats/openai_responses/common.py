@@ -25,7 +25,13 @@ FACTS = Facts(
     failure_wording=None,
     reasoning="reasoning item",
     reasoning_replay="signature",
-    content_types=None,
+    # openai-python types/responses: `ResponseInputContentParam` (input_text, input_image, input_file,
+    # input_audio), `ResponseOutputMessageParam` (output_text, refusal), `ResponseReasoningItemParam`
+    # (reasoning_text, summary_text); a conversation's stored items (types/conversations/message.py)
+    # add `text` and `computer_screenshot`, which a client replays as they came.
+    content_types=("input_text", "input_image", "input_file", "input_audio", "output_text", "refusal",
+                   "reasoning_text", "summary_text", "text", "computer_screenshot"),
+    content_members=None,
     strict_pairing=False,
     merges_roles=False,
     calls_last=False,
