@@ -264,6 +264,16 @@ EXPECTED = {
         ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/0', None,
          "a block of type 'tool_result' in a user message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the result for i1 lookup_order"),
     ],
+    "TD404-gateway-forwards-anthropic-blocks-to-bedrock-converse.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#', None,
+         'the provider rejected the request (HTTP 400): “Expected toolResult blocks at messages.2.content for the following Ids: tooluse_Rk2wQ9vLxT4mZb7NcY1pEa” — see TD102, TD803, TD404'),
+        ('TD404', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/1/content/0', None,
+         "a block of type 'text' in an assistant message: bedrock has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as text"),
+        ('TD404', 'error', 1, 'c1', 1, 1, 'line 2/request/body#/messages/1/content/1', None,
+         "a block of type 'tool_use' in an assistant message: bedrock has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the call i1 get_ci_status"),
+        ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/2/content/0', None,
+         "a block of type 'tool_result' in a user message: bedrock has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as the result for i1 get_ci_status"),
+    ],
     "TD404-langchain-image-block-in-tool-message.jsonl": [
         ('TD404', 'error', 1, 'c1', 2, 0, 'line 2/request/body#/messages/3/content/1', None,
          "a block of type 'image' in a tool message: openai-chat has no such content type — another format's block (or an agent framework's) forwarded unconverted; read as image (image/png)"),

@@ -270,7 +270,8 @@ QUOTED = [
     ("Please ensure that the number of function response parts is equal to the number of function call parts of "
      "the function call turn.", ("TD102", "TD105", "TD803")),
     ("Please ensure that function response turn comes immediately after a function call turn.", ("TD101", "TD402")),
-    ("Expected toolResult blocks at messages.2.content for the following Ids: tooluse_1", ("TD102", "TD803")),
+    ("Expected toolResult blocks at messages.2.content for the following Ids: tooluse_1",
+     ("TD102", "TD803", "TD404")),
     ("The text field in the ContentBlock object at messages.15.content.0 is blank. Add text to the text field, and "
      "try again.", ("TD406",)),
     ("Tool call id was call_0fypS1hVX but must be a-z, A-Z, 0-9, with a length of 9.", ("TD801",)),

@@ -41,7 +41,7 @@ from typing import Any
 from ... import formats
 from ...formats.base import Facts
 from ...load import ExchangeRead
-from ...model import Invocation, Media, Opaque, Part, Result
+from ...model import Invocation, Media, Opaque, Part, Result, Text
 from ...shorten import plain, quote
 from ..base import Context, Finding
 from ..structure import View, views, wire_role, with_severity
@@ -264,6 +264,8 @@ def _read_as(part: Part) -> str:
     if isinstance(part, Result):
         return f"read as the result for {part.invocation_id or 'no call'}" + (
             f" {plain(part.name)}" if part.name else "")
+    if isinstance(part, Text):
+        return "read as text"
     if isinstance(part, Media):
         return f"read as {part.kind}" + (f" ({part.media_type})" if part.media_type else "")
     return "kept verbatim"

@@ -36,6 +36,7 @@ from ..base import (
     unmodeled,
     with_meta,
 )
+from ..foreign import foreign_part
 from ..settings import read_settings, without
 from .common import _FORMATS, _OWN_KEYS, FACTS, NAME, _union_key
 
@@ -158,6 +159,8 @@ def _part(block: dict[str, Any], at: Source, allowed: tuple[str, ...], role: str
         part = _invocation(value, at.child(key))
     elif key == "toolResult" and role != "assistant":
         part = _result(value, at.child(key))
+    if part is None and key is None:  # another format's block, forwarded unconverted (TD404)
+        part = foreign_part(block, at, role)
     if part is None:
         return Opaque(origin=NAME, value=block, source=at)
     return replace(part, source=at)
