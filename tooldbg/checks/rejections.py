@@ -105,8 +105,8 @@ KNOWN: tuple[Known, ...] = (
     Known(r"Please use a valid role: user, model", ("TD404",), "issue the-open-agent/openagent#1666"),
     # Bedrock Converse (HTTP 400 ValidationException)
     # TD404: results sent as another format's blocks (Anthropic `tool_result`) are no toolResult blocks
-    Known(r"Expected toolResult blocks at messages\.\d+\.content for the following Ids", ("TD102", "TD803", "TD404"),
-          "issue zeroclaw-labs/zeroclaw#1476"),
+    Known(r"Expected toolResult blocks at messages\.\d+\.content for the following Ids",
+          ("TD102", "TD803", "TD404"), "issue zeroclaw-labs/zeroclaw#1476"),
     Known(r"number of toolResult blocks at messages?\.\d+\.content exceeds the number of toolUse blocks",
           ("TD101", "TD105"), "issues pydantic/pydantic-ai#2327, Just-Curieous/Curie#16"),
     Known(r"The text field in the ContentBlock object at messages\.\d+\.content\.\d+ is blank", ("TD406",),
