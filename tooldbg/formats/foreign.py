@@ -6,7 +6,8 @@ and keeps its media. TD404 reports the block (its `type` is not one the format d
 Recognised:
 
 * Anthropic `tool_use` in an assistant message and `tool_result` in a user message (anthropic-sdk
-  `ToolUseBlockParam`, `ToolResultBlockParam`) — a call and its result, paired by their ids;
+  `ToolUseBlockParam`, `ToolResultBlockParam`) — a call and its result, paired by their ids (read so
+  on the Chat endpoint and in Bedrock Converse);
 * Anthropic `image` / `document` blocks with a `source` (`ImageBlockParam`, `DocumentBlockParam`);
 * Chat Completions `image_url` parts (openai-python `ChatCompletionContentPartImageParam`);
 * LangChain's standard data blocks — `{"type": "image", "base64": …, "mime_type": …}`, with `url`

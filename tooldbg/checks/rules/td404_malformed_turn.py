@@ -19,12 +19,17 @@ that names a position but not the cause:
   and assistant roles." (quoted in elastic/kibana#246393 and langchain-ai/langchain-aws#130);
 * blocks of another format — a content block whose `type` the format does not define
   (`Facts.content_types`: openai-python `ChatCompletionContentPartParam`, anthropic-sdk
-  `ContentBlockParam`), forwarded unconverted by a framework or relay: LangChain's own
+  `ContentBlockParam`, the Responses content part types), or, in Bedrock Converse and Gemini whose
+  blocks are unions keyed by member and have no `type` (`Facts.content_members`: botocore
+  `ContentBlock` / `ToolResultContentBlock`, Gemini `Part`), a block with a `type` or with no member
+  (how clients tell an OpenAI- or Anthropic-style part from a native one: 567-labs/instructor#2078),
+  forwarded unconverted by a framework or relay: LangChain's own
   `{"type": "image", "base64": …, "mime_type": …}` in a tool message (langchain-ai/langchain#37090:
   "rejects the unknown `base64`/`mime_type` keys … returning HTTP 422"), Anthropic `tool_use` /
-  `tool_result` blocks sent to a Chat Completions endpoint, a Chat `image_url` part in an Anthropic
-  message. Strict servers reject the request; lenient ones drop the block, and the model never sees
-  the call, the result or the image. Where the shape is recognisable it is read for what it means
+  `tool_result` blocks sent to a Chat Completions endpoint or by a gateway to Bedrock Converse (which
+  then misses the toolResult blocks: "Expected toolResult blocks at messages.2.content …"), a Chat
+  `image_url` part in an Anthropic message or a Gemini part. Strict servers reject the request;
+  lenient ones drop the block, and the model never sees the call, the result or the image. Where the shape is recognisable it is read for what it means
   (`formats/foreign.py`), so the call and its result still pair (no TD101 / TD102) and `--target`
   judges the media (TD804).
 
