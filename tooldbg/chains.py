@@ -64,6 +64,13 @@ class Stored:
     thread: Thread | None  # None: the state is not in the log
     length: int  # turns of the thread's timeline that the state holds
 
+    @property
+    def continued(self) -> Thread | None:
+        """The thread a request naming this state goes on with: None when the state is not in the
+        log, or when the thread has gone past it already (the request is a branch)."""
+        thread = self.thread
+        return thread if thread is not None and self.length == len(thread.conversation.turns) else None
+
 
 def stored_key(request: Request) -> tuple[str, str] | None:
     """The stored state a request continues: `("previous_response_id", id)` or `("conversation",
@@ -155,14 +162,12 @@ class ResponseChains:
             new_thread: NewThread, turn_hash: Hash) -> Thread:
         """Stitch a chained request into its conversation; `Thread.request` is the request with its
         turns linked after the stored ones."""
-        thread = stored.thread
         prefix: tuple[Turn, ...] = ()
         hashes: list[bytes] = []
-        if thread is not None:
-            prefix = thread.conversation.turns[:stored.length]
-            hashes = thread.hashes[:stored.length]
-            if stored.length != len(thread.conversation.turns):  # gone past it already: a branch
-                thread = None
+        if stored.thread is not None:
+            prefix = stored.thread.conversation.turns[:stored.length]
+            hashes = stored.thread.hashes[:stored.length]
+        thread = stored.continued
         answers = [r.turn for r in responses if r.turn is not None]
         start = self._starts.get(id(stored.thread)) if stored.thread is not None else _state_of(request)
         linker, covered = self._links.get(id(thread), (None, -1)) if thread is not None else (None, -1)

@@ -79,8 +79,11 @@ class Stitcher:
         self._recent: list[tuple[tuple[Turn, ...], list[bytes], list[bytes]]] = []
 
     def match(self, request: Request) -> Thread | None:
-        """The thread `add` would continue with `request` (None: it would start one); changes
-        nothing. `load` asks before it lets a request keep history turns read for another."""
+        """The thread `add` would continue with `request` (None: it would start one); adds nothing
+        to the timeline. `load` asks before it lets a request keep history turns read for another."""
+        stored = self._chains.find(request)
+        if stored is not None:
+            return stored.continued
         hashes, chains = self._chained(request.turns)
         return self._continued(request, hashes, chains)
 
