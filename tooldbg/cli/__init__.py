@@ -32,7 +32,7 @@ from ..load import Loaded, load_bytes
 from ..model import CANONICAL_FORMAT
 from ..shorten import plain
 from ..targets import PROFILES, wire_format
-from .inputs import load_inputs, named, pick, read_inputs, report_errors, unreadable
+from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
 from .repairs import at_place, blank_lines, fix_chosen, record_line, refuse_blanks
 
@@ -175,14 +175,7 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
         check_writable(Path(output), inputs=inputs, force=force)
     loaded = load_inputs([file], input_format)
     report_errors(loaded)
-    every = named(loaded)
-    if conversation_id is not None:
-        chosen = [pick(loaded, conversation_id)]
-    elif target != "canonical" and len(every) > 1:
-        fail(f"{file}: {len(every)} conversations ({listing([n.name for n in every])}); "
-             "pick one with --conversation")
-    else:
-        chosen = every
+    chosen = choose(loaded, file, conversation_id, target)
     if repair:
         fixed = fix_chosen(chosen, target, keep_orphans=keep_orphans)
         for item in fixed:
@@ -401,14 +394,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
         check_writable(Path(output), inputs=inputs, force=force)
     loaded = load_inputs(files, input_format)
     report_errors(loaded)
-    every = named(loaded)
-    if conversation_id is not None:
-        chosen = [pick(loaded, conversation_id)]
-    elif target != "canonical" and len(every) > 1:
-        fail(f"{', '.join(files)}: {len(every)} conversations ({listing([n.name for n in every])}); "
-             f"{target} holds one: pick it with --conversation")
-    else:
-        chosen = every
+    chosen = choose(loaded, ", ".join(files), conversation_id, target)
     fixed = fix_chosen(chosen, target, only=selected["--only"], skip=selected["--skip"],
                        keep_orphans=keep_orphans)
     conversations = [replace(f.conversation, id=f.name) for f in fixed]

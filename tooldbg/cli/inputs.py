@@ -113,6 +113,18 @@ def _matches(candidate: Named, wanted: str) -> bool:
     return False
 
 
+def choose(loaded: list[Loaded], label: str, wanted: str | None, target: str) -> list[Named]:
+    """The conversations to export to `target`: the one `wanted` names, else every one — which must
+    be one for a wire format (a request body holds one conversation)."""
+    if wanted is not None:
+        return [pick(loaded, wanted)]
+    every = named(loaded)
+    if target != "canonical" and len(every) > 1:
+        fail(f"{label}: {len(every)} conversations ({listing([n.name for n in every])}); "
+             f"{target} holds one: pick it with --conversation")
+    return every
+
+
 def pick(loaded: list[Loaded], wanted: str) -> Named:
     """The one conversation `wanted` names, or a usage error listing the valid ids."""
     every = named(loaded)
