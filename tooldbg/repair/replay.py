@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from ..checks.preflight import signed
 from ..checks.reasoning import losses
@@ -42,6 +42,20 @@ def _pairs(log: Log) -> Iterator[Pair]:
 
 def _find(conv: Conversation, hit: Placed) -> tuple[int, int] | None:
     return locate(conv, hit[2], (hit[0], hit[1]))
+
+
+_P = TypeVar("_P", Invocation, Result)
+
+
+def _replayed(conv: Conversation, hit: Placed, kind: type[_P]) -> tuple[int, int, _P] | None:
+    """Where a replayed call or result stands in the conversation being repaired, and what it is
+    there (earlier repairs may have changed it)."""
+    where = _find(conv, hit)
+    if where is None:
+        return None
+    t, p = where
+    now = conv.turns[t].parts[p]
+    return (t, p, now) if isinstance(now, kind) else None
 
 
 def restore_flags(conv: Conversation, log: Log) -> Outcome:
@@ -166,12 +180,10 @@ def restore_media(conv: Conversation, log: Log) -> Outcome:
             if hit is None:
                 continue
             lost = _lost(list(media_in(result.content)), list(media_in(hit[2].content)), replay.media())
-            where = _find(conv, hit) if lost else None
-            if where is None:
+            placed = _replayed(conv, hit, Result) if lost else None
+            if placed is None:
                 continue
-            t, p = where
-            now = conv.turns[t].parts[p]
-            assert isinstance(now, Result)
+            t, p, now = placed
             same_rest = [c for c in now.content if not isinstance(c, Media)] == \
                 [c for c in result.content if not isinstance(c, Media)]
             content = result.content if same_rest else (*now.content, *lost)
@@ -221,12 +233,10 @@ def restore_arguments(conv: Conversation, log: Log) -> Outcome:
         for call, hit in pair.calls():
             if hit is None or call.raw_arguments is not None:
                 continue
-            where = _find(conv, hit)
-            if where is None:
+            found = _replayed(conv, hit, Invocation)
+            if found is None:
                 continue
-            t, p = where
-            now = conv.turns[t].parts[p]
-            assert isinstance(now, Invocation)
+            t, p, now = found
             if now.name != call.name:
                 records.append(log.refuse("TD306", t, p, f"the replay calls {now.name!r} where "
                                           f"{origin(pair)} called {call.name!r}: whether the tool was "
@@ -257,12 +267,10 @@ def restore_ids(conv: Conversation, log: Log) -> Outcome:
         for call, hit in pair.calls():
             if hit is None or not call.wire_id or not hit[2].wire_id or call.wire_id == hit[2].wire_id:
                 continue
-            where = _find(conv, hit)
-            if where is None:
+            found = _replayed(conv, hit, Invocation)
+            if found is None:
                 continue
-            t, p = where
-            now = conv.turns[t].parts[p]
-            assert isinstance(now, Invocation)
+            t, p, now = found
             taken = any(isinstance(q, Invocation | Result) and q.wire_id == call.wire_id
                         and not (isinstance(q, Result) and q.invocation_id == now.id)
                         for turn in conv.turns for q in turn.parts)
