@@ -269,21 +269,27 @@ def _add_exchange(capture: Capture, record: dict[str, Any], where: str, index: i
     capture.exchanges.append(exchange)
 
 
+def _message(path: str, side: dict[str, Any], location: str, body_at: str) -> Message:
+    """A side's URL, method, headers and status, each checked at its pointer under `location`; its
+    body, read by the caller, is at `body_at`."""
+    headers = _headers(path, side.get("headers"), f"{location}/headers")
+    return Message(location=body_at, url=_text(path, side, "url", location),
+                   method=_text(path, side, "method", location), headers=headers,
+                   status=_status(path, side.get("status"), f"{location}/status"))
+
+
 def _http_message(path: str, part: Any, location: str) -> Message:
     """`{method, url, headers, body, status, bodyEncoding?}` as recorders and JSON Lines write it."""
     if not isinstance(part, dict):
         raise InputError(path, location, f"expected an object with a body, not {_kind(part)}")
-    headers = _headers(path, part.get("headers"), f"{location}/headers")
-    message = Message(location=f"{location}/body", url=_text(path, part, "url", location),
-                      method=_text(path, part, "method", location), headers=headers,
-                      status=_status(path, part.get("status"), f"{location}/status"))
+    message = _message(path, part, location, f"{location}/body")
     if "body" not in part:
         # A response logged without a body wrapper: the record itself is the body.
         if any(k in part for k in ("choices", "candidates", "output", "content", "messages",
                                    "contents", "input")):
             message.location, message.body = location, part
         return message
-    _fill_body(path, message, part["body"], part.get("bodyEncoding"), headers.get("content-type", ""))
+    _fill_body(path, message, part["body"], part.get("bodyEncoding"), message.headers.get("content-type", ""))
     return message
 
 
@@ -435,10 +441,7 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
         return None
     if not isinstance(side, dict):
         raise InputError(path, location, f"expected an object, not {_kind(side)}")
-    headers = _headers(path, side.get("headers"), f"{location}/headers")
-    message = Message(location=f"{location}/{payload_key}/text", url=_text(path, side, "url", location),
-                      method=_text(path, side, "method", location), headers=headers,
-                      status=_status(path, side.get("status"), f"{location}/status"))
+    message = _message(path, side, location, f"{location}/{payload_key}/text")
     payload = side.get(payload_key)
     if payload is None:
         return message
@@ -451,6 +454,6 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
     if not isinstance(text, str):
         raise InputError(path, message.location, f"text must be a string, not {_kind(text)}")
     mime = payload.get("mimeType")
-    content_type = mime if isinstance(mime, str) and mime else headers.get("content-type", "")
+    content_type = mime if isinstance(mime, str) and mime else message.headers.get("content-type", "")
     _fill_body(path, message, text, payload.get("encoding"), content_type)
     return message
