@@ -13,8 +13,10 @@ the timeline as it was sent, pointing at the request that sent it.
 Requests usually arrive with their replayed history already shared (`tooldbg.history` keeps the
 turn objects of the conversation's previous request): a turn object is hashed once (`_hash`), and a
 request that goes on from a recent one takes that one's hashes and chains and chains only its new
-turns (`_chained`), so a replayed history is not walked again per request. `match` answers which
-thread `add` would continue, without changing anything, for `load` to check a request's kept turns
+turns (`_chained`), so a replayed history is not walked again per request. The first request of a
+log has nothing to continue: its turns are hashed only when another exchange comes (`_settle`), so a
+file of one request body (what `convert` reads most) is never hashed. `match` answers which thread
+`add` would continue, without changing anything, for `load` to check a request's kept turns
 against.
 
 A request that goes back to an earlier point of a conversation, though, is another conversation: a
@@ -77,10 +79,14 @@ class Stitcher:
         #: The last few requests' turns with their hashes and chains: a request that keeps the turn
         #: objects of an earlier one takes their chains as they are and chains only its new turns.
         self._recent: list[tuple[tuple[Turn, ...], list[bytes], list[bytes]]] = []
+        #: The thread of the first request, its request's turns and its answers, until they are
+        #: hashed and indexed (`_settle`).
+        self._unindexed: tuple[Thread, tuple[Turn, ...], tuple[Turn, ...]] | None = None
 
     def match(self, request: Request) -> Thread | None:
         """The thread `add` would continue with `request` (None: it would start one); adds nothing
         to the timeline. `load` asks before it lets a request keep history turns read for another."""
+        self._settle()
         stored = self._chains.find(request)
         if stored is not None:
             return stored.continued
@@ -88,6 +94,7 @@ class Stitcher:
         return self._continued(request, hashes, chains)
 
     def add(self, exchange: int, request: Request | None, responses: tuple[Response, ...]) -> Thread:
+        self._settle()
         stored = self._chains.find(request) if request is not None else None
         if request is not None and stored is not None:
             thread = self._chains.add(stored, exchange, request, responses, self._new, turn_hash)
@@ -103,8 +110,10 @@ class Stitcher:
         if request is None:
             model = next((r.model for r in responses if r.model), None)
             return self._new(exchange, Conversation(model=model, turns=link(answers)), [])
-        hashes, chains = self._chained(request.turns)
-        thread = self._continued(request, hashes, chains)
+        # With nothing indexed yet there is nothing to continue: the hashing waits (`_settle`).
+        indexed = bool(self._by_chain)
+        hashes, chains = self._chained(request.turns) if indexed else ([], [])
+        thread = self._continued(request, hashes, chains) if indexed else None
         turns = list(request.turns)
         if thread is not None:
             known, same = thread.conversation.turns, min(len(hashes), len(thread.hashes))
@@ -118,21 +127,37 @@ class Stitcher:
             id=thread.conversation.id if thread else "", model=request.model, settings=request.settings,
             system=request.system, tools=request.tools, tool_choice=request.tool_choice,
             turns=(*turns, *answered), meta=dict(request.meta))
-        all_hashes = hashes + [self._hash(t) for t in answered]
         if thread is None:
-            thread = self._new(exchange, conversation, all_hashes)
+            thread = self._new(exchange, conversation, [])
         else:
             thread.conversation = conversation
             thread.exchanges.append(exchange)
-            thread.hashes = all_hashes
-        thread.requested = len(hashes)
+        thread.requested = len(request.turns)
+        if indexed:
+            self._index(thread, hashes, chains, answered)
+        else:
+            self._unindexed = (thread, request.turns, answered)
+        return thread
+
+    def _settle(self) -> None:
+        """Hash and index the first request's thread, now that another exchange may continue it."""
+        if self._unindexed is not None:
+            thread, sent, answered = self._unindexed
+            self._unindexed = None
+            hashes, chains = self._chained(sent)
+            self._index(thread, hashes, chains, answered)
+
+    def _index(self, thread: Thread, hashes: list[bytes], chains: list[bytes],
+               answered: tuple[Turn, ...]) -> None:
+        """`thread`'s hashes and chains, after its request's (`hashes`, `chains`) come its answers':
+        a later request that replays any prefix of them finds the thread."""
+        thread.hashes = hashes + [self._hash(t) for t in answered]
         if chains:
             self._by_chain[chains[-1]] = thread
         chain = chains[-1] if chains else b""
-        for h in all_hashes[len(hashes):]:
+        for h in thread.hashes[len(hashes):]:
             chain = _chain(chain, h)
             self._by_chain[chain] = thread
-        return thread
 
     def _continued(self, request: Request, hashes: list[bytes], chains: list[bytes]) -> Thread | None:
         kept = next((i + 1 for i in range(len(chains) - 1, -1, -1) if chains[i] in self._by_chain), 0)
