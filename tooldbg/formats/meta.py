@@ -32,6 +32,8 @@ def meta_for(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
 
 def own_meta(name: str, meta: Any) -> dict[str, Any]:
     """A copy of format `name`'s entry of a node's `meta` ({} when it has none)."""
+    if not meta:  # most nodes: no ABC check (writers ask this of every node they write)
+        return {}
     own = meta.get(name) if isinstance(meta, Mapping) else None
     return dict(own) if isinstance(own, Mapping) else {}
 
@@ -55,6 +57,8 @@ def report_foreign(name: str, meta: Mapping[str, Any], losses: list[Loss], turn:
                    part: int | None = None, what: str = "details") -> None:
     """Report as lost the details other formats kept on a node: only their writers can put them
     back, and a writer says what it cannot carry."""
+    if not meta:  # most nodes (writers ask this of every node they write)
+        return
     for origin in sorted(set(meta) - {name}):
         values = meta[origin]
         if isinstance(values, Mapping):

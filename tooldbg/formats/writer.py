@@ -117,8 +117,7 @@ class Fitting:
                  id_prefix: str | None = "call_", unique_ids: bool = False) -> None:
         self.target = target
         self.losses = losses
-        limits = table(target) or Table()
-        self._name_rules, self._id_rules = describe(limits.tool_name), describe(limits.call_id)
+        self._limits = table(target) or Table()
         names = [t.name for t in conv.tools]
         names += [p.name for t in conv.turns for p in t.parts
                   if isinstance(p, Invocation | Result) and p.name is not None]
@@ -154,6 +153,16 @@ class Fitting:
                     elif id_prefix is not None:
                         made[("result", f"@{t}.{p}")] = f"{id_prefix}{t}_{p}"
         self._ids = fit_call_ids(target, {**slots, **made})
+
+    @property
+    def _name_rules(self) -> str:
+        """The target's tool-name limits in words, for a loss (worked out only when one is said)."""
+        return describe(self._limits.tool_name)
+
+    @property
+    def _id_rules(self) -> str:
+        """The target's call-id limits in words, for a loss."""
+        return describe(self._limits.call_id)
 
     # ---- tool names
 
@@ -233,4 +242,4 @@ class Fitting:
         return fitted
 
     def fits_id(self, value: str) -> bool:
-        return passes(value, (table(self.target) or Table()).call_id)
+        return passes(value, self._limits.call_id)

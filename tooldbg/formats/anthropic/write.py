@@ -418,5 +418,7 @@ def _per_turn(role: str, items: list[_Item]) -> list[tuple[str, list[_Item]]]:
 
 
 def _restore(block: dict[str, Any], meta: Any) -> dict[str, Any]:
-    """A wire block plus the details this format kept in meta (`cache_control`, `citations`…)."""
-    return {**block, **{k: v for k, v in own_meta(NAME, meta).items() if k not in block}}
+    """A wire block plus the details this format kept in meta (`cache_control`, `citations`…);
+    `block` itself when there are none (each caller makes a new one)."""
+    own = own_meta(NAME, meta)
+    return {**block, **{k: v for k, v in own.items() if k not in block}} if own else block
