@@ -92,23 +92,29 @@ class Origins:
 
     def _visit(self, node: Any, pointer: str, depth: int, out: dict[str, Any], seen: list[int]) -> None:
         """Record the marks on `node` and below it (their turns also in `seen`). Only containers
-        are visited, and a pointer is made only for a container or a marked node: this walks every
-        message of the body."""
+        are visited, and on the last level a pointer is made only for a marked node: this walks
+        every message of the body."""
         codes, at = self._codes, self._at
-        self._record(node, pointer, out, seen)
+        if id(node) in codes or id(node) in at:
+            self._record(node, pointer, out, seen)
         items = depth == 1 and type(node) is list  # a top-level list: messages, contents, input
         leaves = depth + 2 == self.DEPTH
         for key, child in node.items() if type(node) is dict else enumerate(node):
             kind = type(child)
             if kind is not dict and kind is not list:
                 continue
-            here = f"{pointer}/{_token(key)}"
             if leaves:  # `child` is the last level visited: its children are only looked up
-                self._record(child, here, out, seen)
+                here = None
+                if id(child) in codes or id(child) in at:
+                    here = f"{pointer}/{_token(key)}"
+                    self._record(child, here, out, seen)
                 for k, leaf in child.items() if kind is dict else enumerate(child):
                     if id(leaf) in codes or id(leaf) in at:
+                        here = here or f"{pointer}/{_token(key)}"
                         self._record(leaf, f"{here}/{_token(k)}", out, seen)
-            elif items and id(child) not in codes:
+                continue
+            here = f"{pointer}/{_token(key)}"
+            if items and id(child) not in codes:
                 start = len(seen)
                 out[here] = None  # the item's own origin, when its marks name one turn: first
                 self._visit(child, here, 2, out, seen)
