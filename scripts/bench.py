@@ -18,9 +18,9 @@ For each capture and size it reports:
   bytes are included), over the file's size;
 * convert ÷ LiteLLM: the file's last request (the whole conversation) converted in process —
   `load_bytes` + `export` to the other provider (OpenAI Chat → Anthropic, Anthropic → OpenAI
-  Chat) — over LiteLLM parsing the same bytes and translating the same messages
-  (`anthropic_messages_pt`, and `LiteLLMAnthropicMessagesAdapter.translate_anthropic_messages_to_openai`
-  for the reverse); best of many runs each;
+  Chat) — over LiteLLM parsing the same bytes and translating the same request (system, tools,
+  parameters and messages: `TO_ANTHROPIC`, and `LiteLLMAnthropicMessagesAdapter.translate_anthropic_to_openai`
+  for the reverse); both give Python objects, neither serializes; best of many runs each;
 * TUI first paint: `tooldbg FILE` started headless until the first frame shows a conversation
   (scripts/measure_tui.py); and key-to-repaint on a 10,000-turn conversation.
 
@@ -120,17 +120,25 @@ except ImportError:
     theirs = float('nan')
 print(ours, theirs)
 """
-#: LiteLLM's OpenAI Chat Completions → Anthropic Messages (the system message is a separate field there).
+#: LiteLLM's OpenAI Chat Completions → Anthropic Messages, the whole request as `export` writes it:
+#: the parameters and tools (`map_openai_params`), the system messages as the top-level `system`
+#: (`translate_system_message`) and the other messages (`anthropic_messages_pt`) — the steps of
+#: `AnthropicConfig.transform_request`, without its cache-control and header work.
 TO_ANTHROPIC = """
     from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
-    messages = orjson.loads(body)["messages"]
-    return anthropic_messages_pt([m for m in messages if m["role"] != "system"],
-                                 model="claude-sonnet-4-5-20250929", llm_provider="anthropic")"""
-#: LiteLLM's Anthropic Messages → OpenAI Chat Completions, as its /v1/messages adapter does it.
+    from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+    model, config, request = "claude-sonnet-4-5-20250929", AnthropicConfig(), orjson.loads(body)
+    messages = request.pop("messages")
+    out = config.map_openai_params({k: v for k, v in request.items() if k != "model"}, {}, model, False)
+    out["system"] = config.translate_system_message([m for m in messages if m["role"] == "system"])
+    out["messages"] = anthropic_messages_pt([m for m in messages if m["role"] != "system"],
+                                            model=model, llm_provider="anthropic")
+    return out"""
+#: LiteLLM's Anthropic Messages → OpenAI Chat Completions, the whole request (system, tools, tool
+#: choice, parameters, messages), as its /v1/messages adapter translates it.
 TO_OPENAI_CHAT = """
     from litellm.llms.anthropic.messages.adapters.transformation import LiteLLMAnthropicMessagesAdapter
-    return LiteLLMAnthropicMessagesAdapter().translate_anthropic_messages_to_openai(
-        orjson.loads(body)["messages"], model="gpt-4.1")"""
+    return LiteLLMAnthropicMessagesAdapter().translate_anthropic_to_openai(orjson.loads(body))"""
 
 
 def convert_target(capture: str) -> str:
