@@ -60,6 +60,18 @@ def test_two_exchanges_of_a_tool_loop_become_one_conversation():
     assert second.exchanges == [0, 1]
 
 
+def test_match_answers_for_the_first_request_as_add_does():
+    """The first request is indexed only when another exchange comes: `match`, asked first,
+    still finds the conversation the next request continues (and a stranger's none)."""
+    stitcher = Stitcher()
+    first = stitcher.add(0, request(user("Weather?", 0, 0)),
+                         (Response(turn=call(0, "response", "/choices/0/message")),))
+    follow_up = request(user("Weather?", 1, 0), call(1, "request", "/messages/1"), result(1, 2))
+    assert stitcher.match(request(user("Something else", 1, 0))) is None
+    assert stitcher.match(follow_up) is first
+    assert stitcher.add(1, follow_up, ()) is first and len(stitcher.threads) == 1
+
+
 def test_a_replay_that_changed_enters_the_timeline_as_sent():
     stitcher = Stitcher()
     stitcher.add(0, request(user("Weather?", 0, 0)),
