@@ -1,9 +1,15 @@
 """Files → exchanges. A capture is one file: a single body, JSON Lines, recorded interactions, HAR 1.2,
-an SSE capture or a binary AWS event stream. Each becomes a list of `Exchange`s, every body located
+an SSE capture or a binary AWS event stream. Each becomes a run of `Exchange`s, every body located
 inside its container so a finding can name it (`/log/entries/1/request/postData/text`).
 
-One bad record does not hide the others: it becomes an `InputError` in `Capture.errors` and the
-rest of the file is still read. Only a file that yields nothing at all raises.
+`open_capture` yields the exchanges one record at a time: a JSON Lines record is parsed when the
+exchange before it has been read (`load` reads and stitches each before the next), and a HAR or a
+recording lets go of each record once its exchange is made, so memory holds what was read, not the
+file parsed twice. `read_capture` is the same, every exchange made at once.
+
+One bad record does not hide the others: it becomes an `InputError` in `Capture.errors` (in file
+order, as the exchanges are made) and the rest of the file is still read. Only a file that yields
+nothing at all raises (`read_capture`; `open_capture` when its exchanges run out).
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,11 +66,15 @@ class Exchange:
 
 @dataclass(slots=True)
 class Capture:
+    """One file's exchanges (from `open_capture`: an iterator, read once), the errors of its records
+    so far, and how many records it holds (what a progress bar counts: at most one exchange each)."""
+
     path: str
     container: str
-    exchanges: list[Exchange] = field(default_factory=list)
+    exchanges: Iterable[Exchange] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     canonical: Any = None  # a tooldbg.canonical/1 document, read as is
+    records: int = 1
 
 
 CONTAINERS = ("json", "jsonl", "interactions", "har", "sse", "eventstream", "canonical")
@@ -82,7 +92,16 @@ def iter_files(path: Path) -> Iterator[Path]:
 
 
 def read_capture(path: str, data: bytes) -> Capture:
-    """Split one file's bytes into exchanges. Raises InputError when nothing can be read."""
+    """Split one file's bytes into exchanges, all made now (`exchanges` is a list). Raises
+    InputError when nothing can be read."""
+    capture = open_capture(path, data)
+    capture.exchanges = list(capture.exchanges)
+    return capture
+
+
+def open_capture(path: str, data: bytes) -> Capture:
+    """Split one file's bytes into exchanges, made as `exchanges` is iterated. Raises InputError
+    when the file cannot be read as a whole, and at the end of `exchanges` when no record could."""
     if _BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
         raise InputError(path, "", "empty file")
     if eventstream.looks_like_eventstream(data):
@@ -184,23 +203,31 @@ def _json_document(path: str, value: Any) -> Capture:
         _whole(path, value)
         if _is_exchange(value):
             capture = Capture(path, "json")
-            _add_exchange(capture, value, "", 0)
+            capture.exchanges = [_exchange(capture, value, "", 0)]
             return capture
         return Capture(path, "json", [_bare_exchange(value)])
     if isinstance(value, list):
         if value and all(_is_exchange(v) for v in value):
-            capture = Capture(path, "json")
-            for i, item in enumerate(value):
-                if _record_ok(capture, item, f"/{i}"):
-                    _add_exchange(capture, item, f"/{i}", i)
-            if not capture.exchanges:
-                raise InputError(path, capture.errors[0].location, capture.errors[0].message)
+            capture = Capture(path, "json", records=len(value))
+            capture.exchanges = _exchange_list(capture, value)
             return capture
         # A JSON array of events: Gemini's streamGenerateContent without alt=sse.
         _whole(path, value)
         events = [StreamEvent(index=i, data=v) for i, v in enumerate(value)]
         return _single_stream(path, "json", events)
     raise InputError(path, "", "expected a JSON object or array at the top level")
+
+
+def _exchange_list(capture: Capture, records: list[Any]) -> Iterator[Exchange]:
+    """A JSON array of exchange records, each let go once read. Raises at the end when none was."""
+    read = False
+    for i, item in enumerate(records):
+        records[i] = None
+        if _record_ok(capture, item, f"/{i}"):
+            read = True
+            yield _exchange(capture, item, f"/{i}", i)
+    if not read:
+        raise InputError(capture.path, capture.errors[0].location, capture.errors[0].message)
 
 
 def _is_exchange(value: Any) -> bool:
@@ -230,9 +257,17 @@ def _single_stream(path: str, container: str, events: list[StreamEvent],
 
 
 def _jsonl(path: str, data: bytes, skip: int) -> Capture:
-    """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream. Each
-    line is parsed from a view into the file's bytes, so reading holds no copy of the text."""
-    capture = Capture(path, "jsonl")
+    """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream."""
+    capture = Capture(path, "jsonl", records=sum(1 for _ in _lines(data, skip)))
+    capture.exchanges = _jsonl_exchanges(capture, data, skip)
+    return capture
+
+
+def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Exchange]:
+    """Each line parsed when the exchange before it has been taken, from a view into the file's
+    bytes (no copy of the text); lines that are not exchanges are the events of one stream, the
+    last exchange. Raises at the end when no line was read."""
+    path, count = capture.path, 0
     events: list[StreamEvent] = []
     view = memoryview(data)
     for number, start, end in _lines(data, skip):
@@ -243,18 +278,19 @@ def _jsonl(path: str, data: bytes, skip: int) -> Capture:
             capture.errors.append(InputError(path, f"line {number}{err.pointer}", err.message))
             continue
         if _is_exchange(value):
-            _add_exchange(capture, value, f"line {number}", len(capture.exchanges))
+            count += 1
+            yield _exchange(capture, value, f"line {number}", count - 1)
         else:
             events.append(StreamEvent(index=len(events), data=value, offset=number))
     if events:
-        capture.exchanges.append(Exchange(len(capture.exchanges),
-                                          response=Message(location="", events=events)))
-    if not capture.exchanges:
+        count += 1
+        yield Exchange(count - 1, response=Message(location="", events=events))
+    if not count:
         raise InputError(path, "", capture.errors[0].message if capture.errors else "no records")
-    return capture
 
 
-def _add_exchange(capture: Capture, record: dict[str, Any], where: str, index: int) -> None:
+def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int) -> Exchange:
+    """An exchange record (`{request, response, …}`); an error of a side is the capture's."""
     exchange = Exchange(index, meta={k: v for k, v in record.items()
                                      if k not in ("request", "response")})
     for side in ("request", "response"):
@@ -266,7 +302,7 @@ def _add_exchange(capture: Capture, record: dict[str, Any], where: str, index: i
             setattr(exchange, side, _http_message(capture.path, part, location))
         except InputError as err:
             capture.errors.append(err)
-    capture.exchanges.append(exchange)
+    return exchange
 
 
 def _message(path: str, side: dict[str, Any], location: str, body_at: str) -> Message:
@@ -400,23 +436,37 @@ def _interactions(path: str, doc: dict[str, Any]) -> Capture:
     if not isinstance(interactions, list):
         raise InputError(path, "/interactions",
                          f"expected a list of interactions, not {_kind(interactions)}")
-    capture = Capture(path, "interactions")
+    capture = Capture(path, "interactions", records=len(interactions))
+    capture.exchanges = _interaction_exchanges(capture, interactions)
+    return capture
+
+
+def _interaction_exchanges(capture: Capture, interactions: list[Any]) -> Iterator[Exchange]:
     for i, record in enumerate(interactions):
+        interactions[i] = None  # let go of the record once its exchange is made
         if not isinstance(record, dict):
-            capture.errors.append(InputError(path, f"/interactions/{i}",
+            capture.errors.append(InputError(capture.path, f"/interactions/{i}",
                                              f"expected an object, not {_kind(record)}"))
             continue
         if _record_ok(capture, record, f"/interactions/{i}"):
-            _add_exchange(capture, record, f"/interactions/{i}", i)
-    return capture
+            yield _exchange(capture, record, f"/interactions/{i}", i)
 
 
 def _har(path: str, log: dict[str, Any]) -> Capture:
     entries = log.get("entries")
     if not isinstance(entries, list):
         raise InputError(path, "/log/entries", f"expected a list of entries, not {_kind(entries)}")
-    capture = Capture(path, "har")
+    capture = Capture(path, "har", records=len(entries))
+    capture.exchanges = _har_exchanges(capture, entries)
+    return capture
+
+
+def _har_exchanges(capture: Capture, entries: list[Any]) -> Iterator[Exchange]:
+    """Each entry's bodies parsed when the exchange before it has been taken; the entry (its body
+    texts among it) is let go once its exchange is made, so the document is freed as it is read."""
+    path = capture.path
     for i, entry in enumerate(entries):
+        entries[i] = None
         where = f"/log/entries/{i}"
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {_kind(entry)}"))
@@ -429,8 +479,8 @@ def _har(path: str, log: dict[str, Any]) -> Capture:
                 setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", payload_key))
             except InputError as err:
                 capture.errors.append(err)
-        capture.exchanges.append(exchange)
-    return capture
+        del entry
+        yield exchange
 
 
 def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message | None:
