@@ -33,6 +33,7 @@ from .history import History, Listed
 from .jsonio import dumps_str, resolve
 from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, open_capture
+from .records.entries import Reread
 from .records.sniff import HEAD, looks_like_log
 from .shorten import plain, quote
 from .stitch import Stitcher
@@ -193,7 +194,15 @@ def load_bytes(name: str, data: bytes, input_format: str | None = None,
                progress: Progress | None = None) -> Loaded:
     """One file's bytes; never raises (what cannot be read is in `errors`)."""
     try:
-        capture = open_capture(name, data)
+        return _load_bytes(name, data, input_format, progress, whole=False)
+    except Reread:  # a HAR whose entries did not parse one by one: read as one document
+        return _load_bytes(name, data, input_format, progress, whole=True)
+
+
+def _load_bytes(name: str, data: bytes, input_format: str | None, progress: Progress | None,
+                whole: bool) -> Loaded:
+    try:
+        capture = open_capture(name, data, whole=whole)
     except InputError as err:
         return Loaded(name, "unknown", errors=[err])
     except Exception as err:  # noqa: BLE001 - the net under the containers: see errors.unexpected
@@ -231,6 +240,8 @@ def _read_exchanges(capture: Capture, input_format: str | None, progress: Progre
     while True:
         try:
             exchange = next(exchanges, None)
+        except Reread:
+            raise
         except InputError as err:  # no record could be read
             return Loaded(capture.path, "unknown", errors=[err])
         except Exception as err:  # noqa: BLE001 - the net under the containers: see errors.unexpected

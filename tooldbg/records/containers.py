@@ -28,6 +28,7 @@ from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_dept
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
+from .entries import Reread, Split, split_har
 from .sniff import is_api_text
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
@@ -94,14 +95,20 @@ def iter_files(path: Path) -> Iterator[Path]:
 def read_capture(path: str, data: bytes) -> Capture:
     """Split one file's bytes into exchanges, all made now (`exchanges` is a list). Raises
     InputError when nothing can be read."""
-    capture = open_capture(path, data)
-    capture.exchanges = list(capture.exchanges)
+    try:
+        capture = open_capture(path, data)
+        capture.exchanges = list(capture.exchanges)
+    except Reread:
+        capture = open_capture(path, data, whole=True)
+        capture.exchanges = list(capture.exchanges)
     return capture
 
 
-def open_capture(path: str, data: bytes) -> Capture:
+def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     """Split one file's bytes into exchanges, made as `exchanges` is iterated. Raises InputError
-    when the file cannot be read as a whole, and at the end of `exchanges` when no record could."""
+    when the file cannot be read as a whole, and at the end of `exchanges` when no record could.
+    A HAR's entries are found in its bytes (`entries.split_har`) unless `whole`; when they turn out
+    not to parse one by one, iterating raises `Reread`: open the file again with `whole`."""
     if _BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
         raise InputError(path, "", "empty file")
     if eventstream.looks_like_eventstream(data):
@@ -121,6 +128,9 @@ def open_capture(path: str, data: bytes) -> Capture:
         # A whole first line and more: JSON Lines (read as one document it could only fail, and
         # orjson's error for that holds several copies of the file).
         return _jsonl(path, data, skip)
+    split = None if whole else split_har(data, skip)
+    if split is not None and not is_canonical(split.document):
+        return _har(path, split.document["log"], split)
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
         value = loads(memoryview(data)[skip:], check_depth=False)
@@ -221,13 +231,21 @@ def _json_document(path: str, value: Any) -> Capture:
 def _exchange_list(capture: Capture, records: list[Any]) -> Iterator[Exchange]:
     """A JSON array of exchange records, each let go once read. Raises at the end when none was."""
     read = False
-    for i, item in enumerate(records):
-        records[i] = None
+    for i, item in enumerate(_let_go(records)):
         if _record_ok(capture, item, f"/{i}"):
             read = True
             yield _exchange(capture, item, f"/{i}", i)
     if not read:
         raise InputError(capture.path, capture.errors[0].location, capture.errors[0].message)
+
+
+def _let_go(records: list[Any]) -> Iterator[Any]:
+    """The items of a parsed list, each dropped from it when the next is asked for (the list is
+    the container's own: what was made of an item is all that is held of it)."""
+    for i, record in enumerate(records):
+        records[i] = None
+        yield record
+        del record
 
 
 def _is_exchange(value: Any) -> bool:
@@ -442,8 +460,7 @@ def _interactions(path: str, doc: dict[str, Any]) -> Capture:
 
 
 def _interaction_exchanges(capture: Capture, interactions: list[Any]) -> Iterator[Exchange]:
-    for i, record in enumerate(interactions):
-        interactions[i] = None  # let go of the record once its exchange is made
+    for i, record in enumerate(_let_go(interactions)):
         if not isinstance(record, dict):
             capture.errors.append(InputError(capture.path, f"/interactions/{i}",
                                              f"expected an object, not {_kind(record)}"))
@@ -452,21 +469,26 @@ def _interaction_exchanges(capture: Capture, interactions: list[Any]) -> Iterato
             yield _exchange(capture, record, f"/interactions/{i}", i)
 
 
-def _har(path: str, log: dict[str, Any]) -> Capture:
+def _har(path: str, log: dict[str, Any], split: Split | None = None) -> Capture:
+    """A HAR's entries: parsed one by one from the file's bytes when `split` found them there, else
+    taken from the document parsed whole."""
+    if split is not None:
+        capture = Capture(path, "har", records=len(split.starts))
+        capture.exchanges = _har_exchanges(capture, split.entries())
+        return capture
     entries = log.get("entries")
     if not isinstance(entries, list):
         raise InputError(path, "/log/entries", f"expected a list of entries, not {_kind(entries)}")
     capture = Capture(path, "har", records=len(entries))
-    capture.exchanges = _har_exchanges(capture, entries)
+    capture.exchanges = _har_exchanges(capture, _let_go(entries))
     return capture
 
 
-def _har_exchanges(capture: Capture, entries: list[Any]) -> Iterator[Exchange]:
+def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchange]:
     """Each entry's bodies parsed when the exchange before it has been taken; the entry (its body
     texts among it) is let go once its exchange is made, so the document is freed as it is read."""
     path = capture.path
     for i, entry in enumerate(entries):
-        entries[i] = None
         where = f"/log/entries/{i}"
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {_kind(entry)}"))
