@@ -101,12 +101,11 @@ class History:
         if listed is not None and sent is not None:
             # The usual request: the latest one's whole list and more (compared as JSON bytes).
             shared = len(sent.messages)
+            messages[:shared] = sent.messages  # the same objects: held once
         else:
             listed = _listed(messages)
             conversation, sent = self._previous(listed.chains)
-            shared = _shared(messages, listed.digests, sent) if sent is not None else 0
-        if sent is not None:
-            messages[:shared] = sent.messages[:shared]  # the same objects: held once
+            shared = _share_messages(messages, listed.digests, sent) if sent is not None else 0
         if sent is not None or latest is not None:
             listed.members = _share_members(body, key, sent or latest)
         if sent is not None and conversation is not None and sent.format == fmt:
@@ -178,16 +177,18 @@ def _going_on(messages: list[Any], latest: Sent) -> Listed | None:
     return _listed(messages, latest.listed)
 
 
-def _shared(messages: list[Any], digests: list[int], sent: Sent) -> int:
-    """How many of its first messages a list shares with `sent`'s: by the digest of their JSON
-    bytes, then by value."""
-    shared = 0
-    for mine, digest, parsed, theirs in zip(digests, sent.listed.digests, messages, sent.messages,
-                                            strict=False):
-        if mine != digest or (parsed is not theirs and parsed != theirs):
-            break
-        shared += 1
-    return shared
+def _share_messages(messages: list[Any], digests: list[int], sent: Sent) -> int:
+    """Make the list hold `sent`'s message wherever one at the same place is equal (by the digest of
+    their JSON bytes, then by value: a message changed on replay does not stop the ones after it
+    from being held once); returns how many of its first messages it shares."""
+    shared = None
+    for at, (mine, digest, parsed, theirs) in enumerate(zip(digests, sent.listed.digests, messages,
+                                                            sent.messages, strict=False)):
+        if mine == digest and (parsed is theirs or parsed == theirs):
+            messages[at] = theirs
+        elif shared is None:
+            shared = at
+    return min(len(messages), len(sent.messages)) if shared is None else shared
 
 
 def _share_members(body: dict[str, Any], key: str, sent: Sent) -> dict[str, bytes]:
