@@ -106,8 +106,8 @@ class History:
             listed = _listed(messages)
             conversation, sent = self._previous(listed.chains)
             shared = _share_messages(messages, listed.digests, sent) if sent is not None else 0
-        if sent is not None or latest is not None:
-            listed.members = _share_members(body, key, sent or latest)
+        if (previous := sent or latest) is not None:
+            listed.members = _share_members(body, key, previous)
         if sent is not None and conversation is not None and sent.format == fmt:
             kept = _resume(read_request, body, source, key, sent, shared)
             if kept is not None:

@@ -2,10 +2,12 @@
 
 Parsing a HAR as one document holds every body text it carries at once (and the parser's own copy
 of the file while it runs: three times the file at the peak). But a JSON string holds no raw line
-break (RFC 8259 §7: control characters in a string are escaped), so a line break in a HAR is
+break (RFC 8259 §7, https://www.rfc-editor.org/rfc/rfc8259#section-7: control characters in a string
+are escaped), so a line break in a HAR is
 layout, and exporters start each of `log.entries` on a new line at one indentation (mitmproxy,
 Chrome DevTools and Firefox pretty-print it; others write an entry a line): an entry begins where a
-line holds that indentation and `{`.
+line holds that indentation and `{` (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/:
+the document is `{"log": {…, "entries": [...]}}`).
 
 The split is checked, so what it gives is exactly what the whole document would: the document with
 the entries array replaced by a marker string must parse, and be a HAR whose `log.entries` is the
@@ -25,6 +27,8 @@ from typing import Any
 from ..errors import FormatError
 from ..jsonio import loads
 
+#: How a HAR begins (HAR 1.2: the document is `{"log": {…}}`), before anything is searched for.
+_LOG = re.compile(rb'\s*\{\s*"log"\s*:\s*\{')
 #: The `entries` key and the bracket that opens its array.
 _ENTRIES = re.compile(rb'"entries"\s*:\s*\[')
 #: Blank space up to the first entry's line, its indentation, and its brace.
@@ -71,10 +75,12 @@ class Split:
 def split_har(data: bytes, skip: int) -> Split | None:
     """The entries of the HAR in `data` (from `skip` on), found in its bytes; None when `data` does
     not look like a HAR laid out an entry a line (then it is parsed as one document)."""
-    at = data.find(b'"entries"', skip)
+    if _LOG.match(data, skip) is None:
+        return None
+    at, found = data.find(b'"entries"', skip), None
     while at >= 0 and (found := _ENTRIES.match(data, at)) is None:
         at = data.find(b'"entries"', at + 1)
-    if at < 0:
+    if found is None:
         return None
     opened = found.end()
     first = _FIRST.match(data, opened)
