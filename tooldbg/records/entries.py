@@ -2,12 +2,11 @@
 
 Parsing a HAR as one document holds every body text it carries at once (and the parser's own copy
 of the file while it runs: three times the file at the peak). But a JSON string holds no raw line
-break (RFC 8259 §7, https://www.rfc-editor.org/rfc/rfc8259#section-7: control characters in a string
-are escaped), so a line break in a HAR is
-layout, and exporters start each of `log.entries` on a new line at one indentation (mitmproxy,
-Chrome DevTools and Firefox pretty-print it; others write an entry a line): an entry begins where a
-line holds that indentation and `{` (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/:
-the document is `{"log": {…, "entries": [...]}}`).
+break (RFC 8259 §7, https://www.rfc-editor.org/rfc/rfc8259#section-7: control characters in a
+string are escaped), so a line break in a HAR is layout, and exporters start each of `log.entries`
+on a new line at one indentation (mitmproxy, Chrome DevTools and Firefox pretty-print it; others
+write an entry a line): an entry begins where a line holds that indentation and `{` (HAR 1.2,
+http://www.softwareishard.com/blog/har-12-spec/: the document is `{"log": {…, "entries": […]}}`).
 
 The split is checked, so what it gives is exactly what the whole document would: the document with
 the entries array replaced by a marker string must parse, and be a HAR whose `log.entries` is the
