@@ -26,8 +26,8 @@ changed on replay is never kept: it is read from the request that sent it and po
 is where the TD3xx replay rules report it.
 
 What is replayed is held once, too: the request body itself is made to hold the earlier request's
-parsed messages for the prefix proven equal (byte for byte, or digest and value), and the earlier
-body's other members (`tools`, `system`, …) where they are equal as JSON bytes — the same objects
+parsed messages where they are proven equal (the shared prefix byte for byte, or each message at
+the same place by digest and value), and the earlier body's other members (`tools`, `system`, …) where they are equal as JSON bytes — the same objects
 (`is`), replaced in place in the list and the body, the values unchanged — so a log of n requests
 holds each distinct message once, not n times, and a reader that remembers what it read of an
 object (`tools` read once) finds it again by identity.
