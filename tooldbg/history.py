@@ -27,10 +27,10 @@ is where the TD3xx replay rules report it.
 
 What is replayed is held once, too: the request body itself is made to hold the earlier request's
 parsed messages where they are proven equal (the shared prefix byte for byte, or each message at
-the same place by digest and value), and the earlier body's other members (`tools`, `system`, …) where they are equal as JSON bytes — the same objects
-(`is`), replaced in place in the list and the body, the values unchanged — so a log of n requests
-holds each distinct message once, not n times, and a reader that remembers what it read of an
-object (`tools` read once) finds it again by identity.
+the same place by digest and value), and the earlier body's other members (`tools`, `system`, …)
+where they are equal as JSON bytes — the same objects (`is`), replaced in place in the list and the
+body, the values unchanged — so a log of n requests holds each distinct message once, not n times,
+and a reader that remembers what it read of an object (`tools` read once) finds it by identity.
 
 The readers stay whole-body functions: a format needs nothing beyond its `messages_key` for this.
 """
