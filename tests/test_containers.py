@@ -222,3 +222,20 @@ def test_an_opened_capture_makes_each_exchange_when_it_is_asked_for():
     assert next(exchanges).index == 0 and capture.errors == []
     assert next(exchanges).index == 1 and [e.location for e in capture.errors] == ["line 2"]
     assert next(exchanges, None) is None
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_a_large_file_with_a_bad_byte_far_in_names_that_byte(bom):
+    """A file that is not ASCII is checked as UTF-8 a part at a time; the byte named is the first
+    bad one, wherever it falls (counted after a byte-order mark)."""
+    record = json.dumps({"request": {"body": {**REQUEST, "messages": [
+        {"role": "user", "content": "héllo 😀 " * 40}]}}}, ensure_ascii=False).encode()
+    lines = bom + b"\n".join([record] * 3000)
+    assert read_capture("log.jsonl", lines).container == "jsonl"
+    for at in (len(lines) // 2, len(lines) - 1):
+        broken = lines[:at] + b"\xff" + lines[at + 1:]
+        with pytest.raises(InputError) as err:
+            read_capture("log.jsonl", broken)
+        with pytest.raises(UnicodeDecodeError) as decoded:
+            broken.decode("utf-8-sig")
+        assert (err.value.location, err.value.message) == (f"byte {decoded.value.start}", "invalid UTF-8")

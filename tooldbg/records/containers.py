@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -114,7 +115,9 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     if eventstream.looks_like_eventstream(data):
         return _single_stream(path, "eventstream", _eventstream(path, "", data))
     # ASCII is UTF-8 (the check runs at memory speed); anything else is decoded to be validated.
-    head = data[:4096].decode("utf-8-sig", "ignore") if data.isascii() else _utf8(path, data)
+    if not data.isascii():
+        _check_utf8(path, data)
+    head = data[:_HEAD].decode("utf-8-sig", "ignore")  # (what `looks_like_sse` reads of the text)
     if sse.looks_like_sse(head):
         text = _utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
@@ -150,6 +153,25 @@ def _parses(view: memoryview) -> bool:
     except FormatError:
         return False
     return True
+
+
+#: Bytes that hold the first 4,096 characters of any UTF-8 text (`sse.looks_like_sse` reads those).
+_HEAD = 4 * 4096
+#: Bytes decoded at a time to validate a file (a whole file's text could take 4 bytes a character).
+_CHUNK = 1 << 20
+
+
+def _check_utf8(path: str, data: bytes) -> None:
+    """Raise the error `_utf8` raises when `data` is not UTF-8, decoding a chunk at a time: no
+    text of the whole file is made (one emoji would make it four bytes a character)."""
+    skip = len(_BOM) if data.startswith(_BOM) else 0
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for at in range(skip, len(data), _CHUNK):
+        pending = len(decoder.getstate()[0])  # bytes of a character the last chunk cut
+        try:
+            decoder.decode(data[at:at + _CHUNK], final=at + _CHUNK >= len(data))
+        except UnicodeDecodeError as err:
+            raise InputError(path, f"byte {at - skip - pending + err.start}", "invalid UTF-8") from None
 
 
 def _utf8(path: str, data: bytes) -> str:
