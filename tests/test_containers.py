@@ -164,8 +164,9 @@ def har_laid_out(entries, layout):
     line (mitmproxy)."""
     if layout == "one line":
         return har(*entries)
-    if layout == "pretty":
-        return json.dumps({"log": {"version": "1.2", "entries": entries}}, indent=2).encode()
+    if layout == "pretty":  # (a page titled like the key, a comment after the entries with a bracket)
+        return json.dumps({"log": {"version": "1.2", "pages": [{"id": "p1", "title": "entries"}],
+                                   "entries": entries, "comment": "exported [by hand]"}}, indent=2).encode()
     lines = ",\n".join(json.dumps(e) for e in entries)
     return ('{"log": {"version": "1.2", "creator": {"name": "mitmproxy"}, "entries": [\n'
             + lines + "\n]}}\n").encode()

@@ -35,6 +35,9 @@ _FIRST = re.compile(rb"\s*\n([ \t]*)\{")
 #: What the entries array is replaced by to read the rest of the document (a NUL: no HAR has it).
 MARKER = "\x00tooldbg: log.entries"
 _SPACE = b" \t\r\n"
+#: Closing brackets tried, from the file's end, as the one that closes the entries (members after
+#: the entries, such as a `comment`, may hold brackets of their own).
+_TAILS = 4
 
 
 class Reread(Exception):
@@ -83,8 +86,17 @@ def split_har(data: bytes, skip: int) -> Split | None:
         return None
     opened = found.end()
     first = _FIRST.match(data, opened)
-    end = data.rfind(b"]")
-    if first is None or end < first.end():
+    if first is None:
+        return None
+    end = len(data)
+    for _ in range(_TAILS):
+        end = data.rfind(b"]", first.end(), end)
+        if end < 0:
+            return None
+        document = _without_entries(data[skip:opened - 1], data[end + 1:])
+        if document is not None:
+            break
+    else:
         return None
     line = b"\n" + first.group(1) + b"{"
     starts = [first.end() - 1]
@@ -92,12 +104,15 @@ def split_har(data: bytes, skip: int) -> Split | None:
     while at >= 0:
         starts.append(at + len(line) - 1)
         at = data.find(line, starts[-1], end)
-    rest = data[skip:opened - 1] + b'"\\u0000tooldbg: log.entries"' + data[end + 1:]
+    return Split(document, data, starts, end, len(line) - 1)
+
+
+def _without_entries(head: bytes, tail: bytes) -> Any:
+    """The HAR document with the marker for its entries, or None when the bytes around a guessed
+    entries array do not make one."""
     try:
-        document = loads(rest, check_depth=False)
+        document = loads(head + b'"\\u0000tooldbg: log.entries"' + tail, check_depth=False)
     except FormatError:
         return None
     log = document.get("log") if isinstance(document, dict) else None
-    if not isinstance(log, dict) or log.get("entries") != MARKER:
-        return None
-    return Split(document, data, starts, end, len(line) - 1)
+    return document if isinstance(log, dict) and log.get("entries") == MARKER else None
