@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tooldbg.errors import InputError
-from tooldbg.records.containers import read_capture
+from tooldbg.records.containers import open_capture, read_capture
 
 REQUEST = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
 RESPONSE = {"id": "chatcmpl-1", "object": "chat.completion", "choices": [
@@ -157,3 +157,86 @@ def test_unreadable_files_raise_one_located_error(data, location, message):
     assert err.value.location == location
     assert message in err.value.message
     assert str(err.value).startswith("bad.json")
+
+
+def har_laid_out(entries, layout):
+    """A HAR as exporters write it: on one line, pretty-printed (DevTools, Firefox), or an entry a
+    line (mitmproxy)."""
+    if layout == "one line":
+        return har(*entries)
+    if layout == "pretty":  # (a page titled like the key, a comment after the entries with a bracket)
+        return json.dumps({"log": {"version": "1.2", "pages": [{"id": "p1", "title": "entries"}],
+                                   "entries": entries, "comment": "exported [by hand]"}}, indent=2).encode()
+    lines = ",\n".join(json.dumps(e) for e in entries)
+    return ('{"log": {"version": "1.2", "creator": {"name": "mitmproxy"}, "entries": [\n'
+            + lines + "\n]}}\n").encode()
+
+
+def exchanges_and_errors(capture):
+    return ([(e.index, e.request and (e.request.location, e.request.body, e.request.text),
+              e.response and (e.response.status, e.response.body)) for e in capture.exchanges],
+            [(e.location, e.message) for e in capture.errors])
+
+
+@pytest.mark.parametrize("layout", ["one line", "pretty", "an entry a line"])
+def test_a_har_reads_the_same_whatever_its_layout_and_one_bad_entry_hides_no_other(layout):
+    good = har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))
+    entries = [good, har_entry("{not json", json.dumps(RESPONSE)), good, {**good, "request": 7}, good]
+    capture = read_capture("run.har", har_laid_out(entries, layout))
+    assert exchanges_and_errors(capture) == exchanges_and_errors(read_capture("run.har", har(*entries)))
+    exchanges, errors = exchanges_and_errors(capture)
+    assert [e[0] for e in exchanges] == [0, 1, 2, 3, 4] and exchanges[4][1][1] == REQUEST
+    assert [location for location, _ in errors] == ["/log/entries/1/request/postData/text",
+                                                    "/log/entries/3/request"]
+
+
+@pytest.mark.parametrize("layout", ["pretty", "an entry a line"])
+def test_a_har_entry_that_is_no_object_or_no_json_is_reported_as_when_read_whole(layout):
+    """Entries are found in the bytes; when one of them does not parse alone, the file is read as
+    one document, so the errors are the ones a whole read gives."""
+    good = har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))
+    data = har_laid_out([good, None, good], layout)
+    capture = read_capture("run.har", data)
+    assert [e.index for e in capture.exchanges] == [0, 2]
+    assert [(e.location, e.message) for e in capture.errors] == [("/log/entries/1", "expected an object, not null")]
+    broken = data.replace(b'"status": 200', b'"status": 200,,', 1)  # no JSON: as it always read
+
+    def outcome(read):
+        try:
+            capture = read()
+            return capture.container, exchanges_and_errors(capture)
+        except InputError as err:
+            return str(err)
+
+    split = outcome(lambda: read_capture("run.har", broken))
+    assert split == outcome(lambda: open_capture("run.har", broken, whole=True))
+    assert "invalid JSON" in str(split)
+
+
+def test_an_opened_capture_makes_each_exchange_when_it_is_asked_for():
+    """`open_capture` parses a record when the exchange before it has been taken: a bad record's
+    error appears when the reading reaches it, and the exchanges after it still come."""
+    record = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}})
+    capture = open_capture("log.jsonl", "\n".join([record, '{"request": ', record]).encode())
+    assert capture.records == 3
+    exchanges = iter(capture.exchanges)
+    assert next(exchanges).index == 0 and capture.errors == []
+    assert next(exchanges).index == 1 and [e.location for e in capture.errors] == ["line 2"]
+    assert next(exchanges, None) is None
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_a_large_file_with_a_bad_byte_far_in_names_that_byte(bom):
+    """A file that is not ASCII is checked as UTF-8 a part at a time; the byte named is the first
+    bad one, wherever it falls (counted after a byte-order mark)."""
+    record = json.dumps({"request": {"body": {**REQUEST, "messages": [
+        {"role": "user", "content": "héllo 😀 " * 40}]}}}, ensure_ascii=False).encode()
+    lines = bom + b"\n".join([record] * 3000)
+    assert read_capture("log.jsonl", lines).container == "jsonl"
+    for at in (len(lines) // 2, len(lines) - 1):
+        broken = lines[:at] + b"\xff" + lines[at + 1:]
+        with pytest.raises(InputError) as err:
+            read_capture("log.jsonl", broken)
+        with pytest.raises(UnicodeDecodeError) as decoded:
+            broken.decode("utf-8-sig")
+        assert (err.value.location, err.value.message) == (f"byte {decoded.value.start}", "invalid UTF-8")

@@ -179,3 +179,36 @@ def test_every_log_reads_as_when_each_request_is_read_whole(path):
     with mock.patch.object(history.History, "read", whole_reads):
         whole = snapshot(path)
     assert kept == whole
+
+
+def test_a_replayed_message_is_held_once_in_every_body_that_sends_it():
+    """Each request body holds, for what it replays, the parsed objects of the request that sent it
+    before (and its equal `tools`): memory holds the distinct messages. A message that changed is
+    its own object, and every body still reads as the file has it."""
+    def flip(step, messages):
+        if step == 5:
+            messages[3]["content"] = "# m0.py\nx = 'changed'\n"
+
+    data = agent_session(8, mutate=flip)
+    bodies = [r.exchange.request.body for r in load_bytes("agent.jsonl", data).reads]
+    assert [b for b in bodies] == [json.loads(line)["request"]["body"] for line in data.splitlines()]
+    assert bodies[7]["messages"][1] is bodies[4]["messages"][1] is bodies[0]["messages"][1]
+    assert bodies[4]["messages"][3] is bodies[2]["messages"][3]
+    assert bodies[7]["tools"] is bodies[0]["tools"]
+    assert bodies[5]["messages"][3] is not bodies[4]["messages"][3]  # the changed copy
+    assert bodies[6]["messages"][5] is bodies[5]["messages"][5]  # after it, held once again
+
+
+def test_members_equal_in_python_but_not_as_json_are_not_shared():
+    """`1 == 1.0` in Python, not on the wire: a body whose tools differ only so keeps its own."""
+    def request(minimum):
+        tools = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "parameters": {
+            "type": "object", "properties": {"n": {"type": "integer", "minimum": minimum}}}}}]
+        body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}], "tools": tools}
+        return json.dumps({"request": {"url": URL, "body": body}})
+
+    data = "\n".join([request(1), request(1.0), request(1.0)]).encode()
+    bodies = [r.exchange.request.body for r in load_bytes("log.jsonl", data).reads]
+    assert bodies[1]["tools"] is not bodies[0]["tools"] and bodies[2]["tools"] is bodies[1]["tools"]
+    assert [json.dumps(b["tools"]) for b in bodies] == [
+        json.dumps(json.loads(line)["request"]["body"]["tools"]) for line in data.splitlines()]

@@ -284,3 +284,18 @@ def test_an_error_in_a_bare_body_is_located_by_its_pointer_alone():
     assert where(loaded) == [("x.json", "/model", "model must be a string, not a number")]
     loaded = load_bytes("x.json", b'{"error": 5}', "openai-responses")  # wrong at the root
     assert where(loaded) == [("x.json", "/", "neither a response object nor an error body")]
+
+
+def test_a_har_whose_entries_do_not_parse_one_by_one_is_read_again_whole():
+    """The entries of a HAR are parsed one by one from its bytes; an entry that is no object (`null`
+    on its own line) makes the file read again as one document: every other entry is still read, the
+    bad one reported at its place."""
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    entry = {"request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions",
+                         "postData": {"mimeType": "application/json", "text": json.dumps(body)}}}
+    data = json.dumps({"log": {"entries": [entry, None, entry]}}, indent=2).encode()
+    calls = []
+    loaded = load_bytes("run.har", data, progress=lambda *args: calls.append(args))
+    assert loaded.container == "har" and [r.exchange.index for r in loaded.reads] == [0, 2]
+    assert where(loaded) == [("run.har", "/log/entries/1", "expected an object, not null")]
+    assert calls[-2:] == [("run.har", 1, 3), ("run.har", 2, 3)]

@@ -25,6 +25,13 @@ starts or continues another (a second run of the same task keeps its own sources
 changed on replay is never kept: it is read from the request that sent it and points there, which
 is where the TD3xx replay rules report it.
 
+What is replayed is held once, too: the request body itself is made to hold the earlier request's
+parsed messages where they are proven equal (the shared prefix byte for byte, or each message at
+the same place by digest and value), and the earlier body's other members (`tools`, `system`, …)
+where they are equal as JSON bytes — the same objects (`is`), replaced in place in the list and the
+body, the values unchanged — so a log of n requests holds each distinct message once, not n times,
+and a reader that remembers what it read of an object (`tools` read once) finds it by identity.
+
 The readers stay whole-body functions: a format needs nothing beyond its `messages_key` for this.
 """
 
@@ -47,11 +54,13 @@ Reader = Callable[[Any, Source], Request]
 @dataclass(slots=True)
 class Listed:
     """A request's message list as `History` knows it: each message's digest, the chained digest of
-    each prefix, and the list as JSON bytes (kept for the latest request only: empty otherwise)."""
+    each prefix, and the list as JSON bytes (kept for the latest request only: empty otherwise);
+    and the JSON bytes of the body's other members that were written to be compared."""
 
     digests: list[int]
     chains: list[int]
     written: bytes
+    members: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -59,6 +68,7 @@ class Sent:
     """The last request of a conversation, by message: what the next one is compared with."""
 
     format: str
+    body: dict[str, Any]
     messages: list[Any]
     listed: Listed
     request: Request
@@ -86,17 +96,20 @@ class History:
         if not isinstance(messages, list):
             return read_request(body, source), None, None
         conversation: str | None = self._latest
-        sent = self._last.get(conversation) if conversation is not None else None
+        latest = sent = self._last.get(conversation) if conversation is not None else None
         listed = _going_on(messages, sent) if sent is not None and sent.format == fmt else None
-        shared: int | None = None
         if listed is not None and sent is not None:
             # The usual request: the latest one's whole list and more (compared as JSON bytes).
             shared = len(sent.messages)
+            messages[:shared] = sent.messages  # the same objects: held once
         else:
             listed = _listed(messages)
             conversation, sent = self._previous(listed.chains)
+            shared = _share_messages(messages, listed.digests, sent) if sent is not None else 0
+        if (previous := sent or latest) is not None:
+            listed.members = _share_members(body, key, previous)
         if sent is not None and conversation is not None and sent.format == fmt:
-            kept = _resume(read_request, body, source, key, listed.digests, sent, shared)
+            kept = _resume(read_request, body, source, key, sent, shared)
             if kept is not None:
                 return kept, conversation, listed
         return read_request(body, source), None, listed
@@ -123,9 +136,9 @@ class History:
         if starts is not None and (len(starts) != len(request.turns) or starts != sorted(starts)):
             starts = None  # a turn not read from the list, or out of its order: no cut is safe
         latest = self._last.get(self._latest) if self._latest is not None else None
-        if latest is not None:
-            latest.listed.written = b""  # only the latest keeps its list as bytes (for `_going_on`)
-        self._last[conversation] = Sent(fmt, body[key], listed, request, starts)
+        if latest is not None:  # only the latest keeps its list as bytes (for `_going_on`)
+            latest.listed.written, latest.listed.members = b"", {}
+        self._last[conversation] = Sent(fmt, body, body[key], listed, request, starts)
         self._latest = conversation
         for chain in listed.chains:
             self._owner[chain] = conversation
@@ -164,21 +177,47 @@ def _going_on(messages: list[Any], latest: Sent) -> Listed | None:
     return _listed(messages, latest.listed)
 
 
-def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str, digests: list[int],
-            sent: Sent, shared: int | None) -> Request | None:
+def _share_messages(messages: list[Any], digests: list[int], sent: Sent) -> int:
+    """Make the list hold `sent`'s message wherever one at the same place is equal (by the digest of
+    their JSON bytes, then by value: a message changed on replay does not stop the ones after it
+    from being held once); returns how many of its first messages it shares."""
+    shared = None
+    for at, (mine, digest, parsed, theirs) in enumerate(zip(digests, sent.listed.digests, messages,
+                                                            sent.messages, strict=False)):
+        if mine == digest and (parsed is theirs or parsed == theirs):
+            messages[at] = theirs
+        elif shared is None:
+            shared = at
+    return min(len(messages), len(sent.messages)) if shared is None else shared
+
+
+def _share_members(body: dict[str, Any], key: str, sent: Sent) -> dict[str, bytes]:
+    """Make `body` hold `sent`'s members (but its message list) where they are equal as JSON bytes:
+    texts and containers, the ones worth holding once. Returns the JSON bytes written of `body`'s
+    members (the next request is compared with them)."""
+    theirs_written, written = sent.listed.members, {}
+    for name, value in body.items():
+        theirs = sent.body.get(name)
+        if name == key or theirs is value or type(theirs) is not type(value) or theirs != value:
+            continue
+        if isinstance(value, str):
+            body[name] = theirs
+        elif isinstance(value, dict | list):
+            mine = written[name] = dumps(value)
+            known = theirs_written.get(name)
+            if mine == (known if known is not None else dumps(theirs)):  # 1 == 1.0 == True in Python
+                body[name] = theirs
+    return written
+
+
+def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str, sent: Sent,
+            shared: int) -> Request | None:
     """The request, read from the first message it does not share with `sent` on (see the module
-    docstring; `shared`: how many it shares, when that is known); None when no cut is safe."""
+    docstring; `shared`: how many it shares); None when no cut is safe."""
     messages: list[Any] = body[key]
     starts = sent.starts
     if starts is None:
         return None
-    if shared is None:
-        shared = 0
-        for mine, digest, parsed, theirs in zip(digests, sent.listed.digests, messages, sent.messages,
-                                                strict=False):
-            if mine != digest or parsed != theirs:  # the digest of the JSON bytes, then the values
-                break
-            shared += 1
     base = source.child(key).pointer
     for cut in _cuts(starts, len(sent.messages), shared):
         kept = bisect_left(starts, cut)  # the turns read from the messages before the cut

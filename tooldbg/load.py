@@ -32,7 +32,8 @@ from .formats.reading import forget_links
 from .history import History, Listed
 from .jsonio import dumps_str, resolve
 from .model import Conversation, Side, Source, read_document
-from .records.containers import Capture, Exchange, Message, iter_files, read_capture
+from .records.containers import Capture, Exchange, Message, iter_files, open_capture
+from .records.entries import Reread
 from .records.sniff import HEAD, looks_like_log
 from .shorten import plain, quote
 from .stitch import Stitcher
@@ -193,7 +194,15 @@ def load_bytes(name: str, data: bytes, input_format: str | None = None,
                progress: Progress | None = None) -> Loaded:
     """One file's bytes; never raises (what cannot be read is in `errors`)."""
     try:
-        capture = read_capture(name, data)
+        return _load_bytes(name, data, input_format, progress, whole=False)
+    except Reread:  # a HAR whose entries did not parse one by one: read as one document
+        return _load_bytes(name, data, input_format, progress, whole=True)
+
+
+def _load_bytes(name: str, data: bytes, input_format: str | None, progress: Progress | None,
+                whole: bool) -> Loaded:
+    try:
+        capture = open_capture(name, data, whole=whole)
     except InputError as err:
         return Loaded(name, "unknown", errors=[err])
     except Exception as err:  # noqa: BLE001 - the net under the containers: see errors.unexpected
@@ -221,12 +230,27 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
 
 
 def _read_exchanges(capture: Capture, input_format: str | None, progress: Progress | None) -> Loaded:
-    loaded = Loaded(capture.path, capture.container, errors=list(capture.errors))
+    """The capture's exchanges, each made (its record parsed) when the one before is stitched. The
+    errors of its records come first, in file order, then those of reading (as they came)."""
+    loaded = Loaded(capture.path, capture.container)
     stitcher = Stitcher()
     history = History()
-    for number, exchange in enumerate(capture.exchanges, start=1):
+    exchanges = iter(capture.exchanges)
+    number = 0
+    while True:
+        try:
+            exchange = next(exchanges, None)
+        except Reread:
+            raise
+        except InputError as err:  # no record could be read
+            return Loaded(capture.path, "unknown", errors=[err])
+        except Exception as err:  # noqa: BLE001 - the net under the containers: see errors.unexpected
+            return Loaded(capture.path, "unknown", errors=[InputError(capture.path, "", unexpected(err))])
+        if exchange is None:
+            break
+        number += 1
         if progress is not None:
-            progress(capture.path, number, len(capture.exchanges))
+            progress(capture.path, number, max(number, capture.records))
         read, kept_from, listed = _read_exchange(capture.path, exchange, input_format, loaded.errors,
                                                  history)
         loaded.reads.append(read)
@@ -251,6 +275,7 @@ def _read_exchanges(capture: Capture, input_format: str | None, progress: Progre
             history.remember(read.conversation, exchange.request.body, read.format, listed, read.request)
         read.request, read.stored = thread.request, thread.stored  # see tooldbg.chains
     loaded.conversations = [t.conversation for t in stitcher.threads]
+    loaded.errors[:0] = capture.errors
     return loaded
 
 

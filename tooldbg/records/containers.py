@@ -1,17 +1,24 @@
 """Files → exchanges. A capture is one file: a single body, JSON Lines, recorded interactions, HAR 1.2,
-an SSE capture or a binary AWS event stream. Each becomes a list of `Exchange`s, every body located
+an SSE capture or a binary AWS event stream. Each becomes a run of `Exchange`s, every body located
 inside its container so a finding can name it (`/log/entries/1/request/postData/text`).
 
-One bad record does not hide the others: it becomes an `InputError` in `Capture.errors` and the
-rest of the file is still read. Only a file that yields nothing at all raises.
+`open_capture` yields the exchanges one record at a time: a JSON Lines record is parsed when the
+exchange before it has been read (`load` reads and stitches each before the next), and a HAR or a
+recording lets go of each record once its exchange is made, so memory holds what was read, not the
+file parsed twice. `read_capture` is the same, every exchange made at once.
+
+One bad record does not hide the others: it becomes an `InputError` in `Capture.errors` (in file
+order, as the exchanges are made) and the rest of the file is still read. Only a file that yields
+nothing at all raises (`read_capture`; `open_capture` when its exchanges run out).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +29,7 @@ from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_dept
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
+from .entries import Reread, Split, split_har
 from .sniff import is_api_text
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
@@ -60,11 +68,15 @@ class Exchange:
 
 @dataclass(slots=True)
 class Capture:
+    """One file's exchanges (from `open_capture`: an iterator, read once), the errors of its records
+    so far, and how many records it holds (what a progress bar counts: at most one exchange each)."""
+
     path: str
     container: str
-    exchanges: list[Exchange] = field(default_factory=list)
+    exchanges: Iterable[Exchange] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     canonical: Any = None  # a tooldbg.canonical/1 document, read as is
+    records: int = 1
 
 
 CONTAINERS = ("json", "jsonl", "interactions", "har", "sse", "eventstream", "canonical")
@@ -82,13 +94,30 @@ def iter_files(path: Path) -> Iterator[Path]:
 
 
 def read_capture(path: str, data: bytes) -> Capture:
-    """Split one file's bytes into exchanges. Raises InputError when nothing can be read."""
+    """Split one file's bytes into exchanges, all made now (`exchanges` is a list). Raises
+    InputError when nothing can be read."""
+    try:
+        capture = open_capture(path, data)
+        capture.exchanges = list(capture.exchanges)
+    except Reread:
+        capture = open_capture(path, data, whole=True)
+        capture.exchanges = list(capture.exchanges)
+    return capture
+
+
+def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
+    """Split one file's bytes into exchanges, made as `exchanges` is iterated. Raises InputError
+    when the file cannot be read as a whole, and at the end of `exchanges` when no record could.
+    A HAR's entries are found in its bytes (`entries.split_har`) unless `whole`; when they turn out
+    not to parse one by one, iterating raises `Reread`: open the file again with `whole`."""
     if _BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
         raise InputError(path, "", "empty file")
     if eventstream.looks_like_eventstream(data):
         return _single_stream(path, "eventstream", _eventstream(path, "", data))
     # ASCII is UTF-8 (the check runs at memory speed); anything else is decoded to be validated.
-    head = data[:4096].decode("utf-8-sig", "ignore") if data.isascii() else _utf8(path, data)
+    if not data.isascii():
+        _check_utf8(path, data)
+    head = data[:_HEAD].decode("utf-8-sig", "ignore")  # (what `looks_like_sse` reads of the text)
     if sse.looks_like_sse(head):
         text = _utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
@@ -102,6 +131,9 @@ def read_capture(path: str, data: bytes) -> Capture:
         # A whole first line and more: JSON Lines (read as one document it could only fail, and
         # orjson's error for that holds several copies of the file).
         return _jsonl(path, data, skip)
+    split = None if whole else split_har(data, skip)
+    if split is not None and not is_canonical(split.document):
+        return _har(path, split.document["log"], split)
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
         value = loads(memoryview(data)[skip:], check_depth=False)
@@ -121,6 +153,25 @@ def _parses(view: memoryview) -> bool:
     except FormatError:
         return False
     return True
+
+
+#: Bytes that hold the first 4,096 characters of any UTF-8 text (`sse.looks_like_sse` reads those).
+_HEAD = 4 * 4096
+#: Bytes decoded at a time to validate a file (a whole file's text could take 4 bytes a character).
+_CHUNK = 1 << 20
+
+
+def _check_utf8(path: str, data: bytes) -> None:
+    """Raise the error `_utf8` raises when `data` is not UTF-8, decoding a chunk at a time: no
+    text of the whole file is made (one emoji would make it four bytes a character)."""
+    skip = len(_BOM) if data.startswith(_BOM) else 0
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for at in range(skip, len(data), _CHUNK):
+        pending = len(decoder.getstate()[0])  # bytes of a character the last chunk cut
+        try:
+            decoder.decode(data[at:at + _CHUNK], final=at + _CHUNK >= len(data))
+        except UnicodeDecodeError as err:
+            raise InputError(path, f"byte {at - skip - pending + err.start}", "invalid UTF-8") from None
 
 
 def _utf8(path: str, data: bytes) -> str:
@@ -184,23 +235,39 @@ def _json_document(path: str, value: Any) -> Capture:
         _whole(path, value)
         if _is_exchange(value):
             capture = Capture(path, "json")
-            _add_exchange(capture, value, "", 0)
+            capture.exchanges = [_exchange(capture, value, "", 0)]
             return capture
         return Capture(path, "json", [_bare_exchange(value)])
     if isinstance(value, list):
         if value and all(_is_exchange(v) for v in value):
-            capture = Capture(path, "json")
-            for i, item in enumerate(value):
-                if _record_ok(capture, item, f"/{i}"):
-                    _add_exchange(capture, item, f"/{i}", i)
-            if not capture.exchanges:
-                raise InputError(path, capture.errors[0].location, capture.errors[0].message)
+            capture = Capture(path, "json", records=len(value))
+            capture.exchanges = _exchange_list(capture, value)
             return capture
         # A JSON array of events: Gemini's streamGenerateContent without alt=sse.
         _whole(path, value)
         events = [StreamEvent(index=i, data=v) for i, v in enumerate(value)]
         return _single_stream(path, "json", events)
     raise InputError(path, "", "expected a JSON object or array at the top level")
+
+
+def _exchange_list(capture: Capture, records: list[Any]) -> Iterator[Exchange]:
+    """A JSON array of exchange records, each let go once read. Raises at the end when none was."""
+    read = False
+    for i, item in enumerate(_let_go(records)):
+        if _record_ok(capture, item, f"/{i}"):
+            read = True
+            yield _exchange(capture, item, f"/{i}", i)
+    if not read:
+        raise InputError(capture.path, capture.errors[0].location, capture.errors[0].message)
+
+
+def _let_go(records: list[Any]) -> Iterator[Any]:
+    """The items of a parsed list, each dropped from it when the next is asked for (the list is
+    the container's own: what was made of an item is all that is held of it)."""
+    for i, record in enumerate(records):
+        records[i] = None
+        yield record
+        del record
 
 
 def _is_exchange(value: Any) -> bool:
@@ -230,9 +297,17 @@ def _single_stream(path: str, container: str, events: list[StreamEvent],
 
 
 def _jsonl(path: str, data: bytes, skip: int) -> Capture:
-    """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream. Each
-    line is parsed from a view into the file's bytes, so reading holds no copy of the text."""
-    capture = Capture(path, "jsonl")
+    """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream."""
+    capture = Capture(path, "jsonl", records=sum(1 for _ in _lines(data, skip)))
+    capture.exchanges = _jsonl_exchanges(capture, data, skip)
+    return capture
+
+
+def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Exchange]:
+    """Each line parsed when the exchange before it has been taken, from a view into the file's
+    bytes (no copy of the text); lines that are not exchanges are the events of one stream, the
+    last exchange. Raises at the end when no line was read."""
+    path, count = capture.path, 0
     events: list[StreamEvent] = []
     view = memoryview(data)
     for number, start, end in _lines(data, skip):
@@ -243,18 +318,19 @@ def _jsonl(path: str, data: bytes, skip: int) -> Capture:
             capture.errors.append(InputError(path, f"line {number}{err.pointer}", err.message))
             continue
         if _is_exchange(value):
-            _add_exchange(capture, value, f"line {number}", len(capture.exchanges))
+            count += 1
+            yield _exchange(capture, value, f"line {number}", count - 1)
         else:
             events.append(StreamEvent(index=len(events), data=value, offset=number))
     if events:
-        capture.exchanges.append(Exchange(len(capture.exchanges),
-                                          response=Message(location="", events=events)))
-    if not capture.exchanges:
+        count += 1
+        yield Exchange(count - 1, response=Message(location="", events=events))
+    if not count:
         raise InputError(path, "", capture.errors[0].message if capture.errors else "no records")
-    return capture
 
 
-def _add_exchange(capture: Capture, record: dict[str, Any], where: str, index: int) -> None:
+def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int) -> Exchange:
+    """An exchange record (`{request, response, …}`); an error of a side is the capture's."""
     exchange = Exchange(index, meta={k: v for k, v in record.items()
                                      if k not in ("request", "response")})
     for side in ("request", "response"):
@@ -266,7 +342,7 @@ def _add_exchange(capture: Capture, record: dict[str, Any], where: str, index: i
             setattr(exchange, side, _http_message(capture.path, part, location))
         except InputError as err:
             capture.errors.append(err)
-    capture.exchanges.append(exchange)
+    return exchange
 
 
 def _message(path: str, side: dict[str, Any], location: str, body_at: str) -> Message:
@@ -400,22 +476,40 @@ def _interactions(path: str, doc: dict[str, Any]) -> Capture:
     if not isinstance(interactions, list):
         raise InputError(path, "/interactions",
                          f"expected a list of interactions, not {_kind(interactions)}")
-    capture = Capture(path, "interactions")
-    for i, record in enumerate(interactions):
-        if not isinstance(record, dict):
-            capture.errors.append(InputError(path, f"/interactions/{i}",
-                                             f"expected an object, not {_kind(record)}"))
-            continue
-        if _record_ok(capture, record, f"/interactions/{i}"):
-            _add_exchange(capture, record, f"/interactions/{i}", i)
+    capture = Capture(path, "interactions", records=len(interactions))
+    capture.exchanges = _interaction_exchanges(capture, interactions)
     return capture
 
 
-def _har(path: str, log: dict[str, Any]) -> Capture:
+def _interaction_exchanges(capture: Capture, interactions: list[Any]) -> Iterator[Exchange]:
+    for i, record in enumerate(_let_go(interactions)):
+        if not isinstance(record, dict):
+            capture.errors.append(InputError(capture.path, f"/interactions/{i}",
+                                             f"expected an object, not {_kind(record)}"))
+            continue
+        if _record_ok(capture, record, f"/interactions/{i}"):
+            yield _exchange(capture, record, f"/interactions/{i}", i)
+
+
+def _har(path: str, log: dict[str, Any], split: Split | None = None) -> Capture:
+    """A HAR's entries: parsed one by one from the file's bytes when `split` found them there, else
+    taken from the document parsed whole."""
+    if split is not None:
+        capture = Capture(path, "har", records=len(split.starts))
+        capture.exchanges = _har_exchanges(capture, split.entries())
+        return capture
     entries = log.get("entries")
     if not isinstance(entries, list):
         raise InputError(path, "/log/entries", f"expected a list of entries, not {_kind(entries)}")
-    capture = Capture(path, "har")
+    capture = Capture(path, "har", records=len(entries))
+    capture.exchanges = _har_exchanges(capture, _let_go(entries))
+    return capture
+
+
+def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchange]:
+    """Each entry's bodies parsed when the exchange before it has been taken; the entry (its body
+    texts among it) is let go once its exchange is made, so the document is freed as it is read."""
+    path = capture.path
     for i, entry in enumerate(entries):
         where = f"/log/entries/{i}"
         if not isinstance(entry, dict):
@@ -429,8 +523,8 @@ def _har(path: str, log: dict[str, Any]) -> Capture:
                 setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", payload_key))
             except InputError as err:
                 capture.errors.append(err)
-        capture.exchanges.append(exchange)
-    return capture
+        del entry
+        yield exchange
 
 
 def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message | None:
