@@ -12,8 +12,8 @@ from threading import Lock
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
-from ..jsonio import try_loads
-from ..model import Invocation, Part, Result, Source, Turn, is_role
+from ..jsonio import dumps, try_loads
+from ..model import Invocation, Part, Result, Source, Tool, Turn, is_role
 from ..shorten import quote
 
 if TYPE_CHECKING:
@@ -161,6 +161,30 @@ def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],
             answered.add(call.id)
             return call.id
     return None
+
+
+class ReadOnce:
+    """A reader of one wire value (a request's tool list) that reads an equal value once.
+
+    An agent loop declares the same tools in every request. When the value given is the one read
+    last (the same object, or the same JSON), the tools read then come back with sources moved into
+    the new body, instead of being read again. Equality is of the JSON text, not of Python values,
+    which hold `1`, `1.0` and `true` equal."""
+
+    def __init__(self, read: Callable[[Any, Source], tuple[Tool, ...]]) -> None:
+        self._read = read
+        #: (the value read last, its JSON text, the body pointer it was read at, the tools read)
+        self._last: tuple[Any, bytes, str, tuple[Tool, ...]] | None = None
+
+    def __call__(self, value: Any, source: Source) -> tuple[Tool, ...]:
+        last = self._last
+        if last is not None and last[2] == source.pointer:
+            known, text, _, tools = last
+            if known is value or text == dumps(value):
+                return tuple(replace(t, source=t.source.rebased(source)) for t in tools)
+        tools = self._read(value, source)
+        self._last = (value, dumps(value), source.pointer, tools)
+        return tools
 
 
 def parse_arguments(raw: Any) -> tuple[Any, str | None]:
