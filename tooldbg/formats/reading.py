@@ -4,10 +4,11 @@ canonical turns, stream events and their chunks, data URLs and media types."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
+from operator import is_
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
@@ -106,23 +107,23 @@ class _Linking:
                         set(self.answered))
 
 
-#: The state after the last few linked histories, by the identity of their turns. Each request of
-#: an agent loop links its new turns after the history it replays, which is the very turn objects
-#: an earlier `link` returned or was given (`tooldbg.history`, `tooldbg.stitch`): starting from the
-#: state after the longest such prefix, a history is walked once, not once per request.
-_KNOWN: OrderedDict[tuple[int, ...], tuple[tuple[Turn, ...], _Linking]] = OrderedDict()
-_KNOWN_SIZE = 16
+#: The state after the last few linked histories, with their turns. Each request of an agent loop
+#: links its new turns after the history it replays, which is the very turn objects an earlier `link`
+#: returned or was given (`tooldbg.history`, `tooldbg.stitch`): starting from the state after the
+#: longest such prefix, a history is walked once, not once per request.
+_KNOWN: deque[tuple[tuple[Turn, ...], _Linking]] = deque(maxlen=16)
 _KNOWN_LOCK = Lock()
 
 
 def _state_after(prior: tuple[Turn, ...]) -> _Linking:
-    """A fresh state after `prior`: from a remembered prefix of it, else from nothing."""
-    ids = tuple(map(id, prior))
+    """A fresh state after `prior`: from a remembered prefix of it (the same turn objects), else
+    from nothing."""
     with _KNOWN_LOCK:
         start, state = 0, None
-        for key, (_, known) in _KNOWN.items():
-            if start < len(key) <= len(ids) and ids[len(key) - 1] == key[-1] and ids[:len(key)] == key:
-                start, state = len(key), known
+        for turns, known in _KNOWN:
+            n = len(turns)
+            if start < n <= len(prior) and prior[n - 1] is turns[-1] and all(map(is_, prior, turns)):
+                start, state = n, known
         state = state.copy() if state is not None else _Linking()
     for turn in prior[start:]:
         for c in turn.invocations():
@@ -140,9 +141,7 @@ def forget_links() -> None:
 
 def _remember(turns: tuple[Turn, ...], state: _Linking) -> None:
     with _KNOWN_LOCK:
-        _KNOWN[tuple(map(id, turns))] = (turns, state)  # the turns held: their ids stay theirs
-        while len(_KNOWN) > _KNOWN_SIZE:
-            _KNOWN.popitem(last=False)
+        _KNOWN.append((turns, state))
 
 
 def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],
