@@ -59,23 +59,26 @@ def _link_after(state: _Linking, turns: Sequence[Turn]) -> tuple[Turn, ...]:
     """`turns` linked after what `state` knows, which learns them as they go."""
     out = []
     for turn in turns:
-        parts = []
+        parts, calls, changed = [], [], False
         for part in turn.parts:
+            linked = part
             if isinstance(part, Invocation):
                 state.counter += 1
                 own = f"i{state.counter}"
                 if part.id != own:
-                    part = replace(part, id=own)
+                    linked = replace(part, id=own)
                 state.names[own] = part.name
+                calls.append(linked)
             elif isinstance(part, Result):
                 bound = _bind(part, state.by_wire, state.last_calls, state.answered)
                 name = part.name if part.name is not None or bound is None else state.names[bound]
                 if (part.invocation_id, part.name) != (bound, name):
-                    part = replace(part, invocation_id=bound, name=name)
-            parts.append(part)
-        if any(new is not old for new, old in zip(parts, turn.parts, strict=True)):
+                    linked = replace(part, invocation_id=bound, name=name)
+            parts.append(linked)
+            changed = changed or linked is not part
+        if changed:
             turn = replace(turn, parts=tuple(parts))  # (a turn linked as it was stays the same object)
-        state.add(turn)
+        state.called(calls)  # (its results were marked answered as they bound)
         out.append(turn)
     return tuple(out)
 
@@ -92,15 +95,19 @@ class _Linking:
     answered: set[str] = field(default_factory=set)
 
     def add(self, turn: Turn) -> None:
-        calls = list(turn.invocations())
+        """Learn a turn linked before."""
+        self.called(list(turn.invocations()))
+        for r in turn.results():
+            if r.invocation_id:
+                self.answered.add(r.invocation_id)
+
+    def called(self, calls: list[Invocation]) -> None:
+        """Learn the calls of a turn (none: the latest calls stay the latest)."""
         if calls:
             self.last_calls = calls
             for c in calls:
                 if c.wire_id is not None:
                     self.by_wire[c.wire_id] = c.id
-        for r in turn.results():
-            if r.invocation_id:
-                self.answered.add(r.invocation_id)
 
     def copy(self) -> _Linking:
         return _Linking(self.counter, dict(self.names), dict(self.by_wire), list(self.last_calls),
