@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from tooldbg.formats import anthropic, openai_chat
-from tooldbg.model import Source, Tool
+from tooldbg.formats import openai_chat
+from tooldbg.model import Source
 
 
 def _chat(tools: list[Any]) -> dict[str, Any]:
@@ -42,19 +42,3 @@ def test_changed_tools_are_read_again() -> None:
     assert first[0].meta["openai-chat"]["strict"] is True
     assert changed[0].meta["openai-chat"]["strict"] == 1
     assert changed[0].meta["openai-chat"]["strict"] is not True
-
-
-def test_anthropic_tools_follow_their_request() -> None:
-    def body(description: str) -> dict[str, Any]:
-        return {"model": "claude-sonnet-4-5", "max_tokens": 1024,
-                "messages": [{"role": "user", "content": "hi"}],
-                "tools": [{"name": "read_file", "description": description,
-                           "input_schema": {"type": "object"}}]}
-
-    first = anthropic.read_request(body("Read a file"), _source(0)).tools
-    same = anthropic.read_request(body("Read a file"), _source(1)).tools
-    other = anthropic.read_request(body("Read a file, whole"), _source(2)).tools
-    assert same == first and same[0].source.exchange == 1
-    assert other == (Tool(name="read_file", description="Read a file, whole",
-                          parameters={"type": "object"}),)
-    assert other[0].source.exchange == 2

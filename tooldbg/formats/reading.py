@@ -125,6 +125,8 @@ _KNOWN_LOCK = Lock()
 def _state_after(prior: tuple[Turn, ...]) -> _Linking:
     """A fresh state after `prior`: from a remembered prefix of it (the same turn objects), else
     from nothing."""
+    if not prior:
+        return _Linking()
     with _KNOWN_LOCK:
         start, state = 0, None
         for turns, known in _KNOWN:
@@ -175,7 +177,8 @@ class ReadOnce:
     An agent loop declares the same tools in every request. When the value given is the one read
     last (the same object, or the same JSON), the tools read then come back with sources moved into
     the new body, instead of being read again. Equality is of the JSON text, not of Python values,
-    which hold `1`, `1.0` and `true` equal."""
+    which hold `1`, `1.0` and `true` equal. (Moving a tool's source costs a new `Tool`: it pays
+    where a tool takes more reading than that, as a Chat `function` tool does, not an Anthropic one.)"""
 
     def __init__(self, read: Callable[[Any, Source], tuple[Tool, ...]]) -> None:
         self._read = read

@@ -25,7 +25,6 @@ from ...model import (
 from ...shorten import quote
 from ..base import (
     ApiError,
-    ReadOnce,
     Request,
     Response,
     expect_dict,
@@ -121,7 +120,8 @@ def read_request(body: Any, source: Source = NO_SOURCE) -> Request:
             system.extend(parts)
         else:
             turns.extend(split_results(role, parts, src))
-    tools = _TOOLS(body.get("tools"), source)
+    tools = tuple(_tool(t, source.child("tools", i))
+                  for i, t in enumerate(optional_list(body.get("tools"), source.child("tools"), "tools")))
     choice, unknown_choice = _tool_choice(body.get("tool_choice"), source.child("tool_choice"))
     settings, taken = read_settings(body, FACTS.settings)
     params = without(unmodeled(body, _REQUEST_KEYS), taken)
@@ -238,15 +238,6 @@ def _redacted_thinking(block: dict[str, Any], source: Source) -> Part:
 _READERS = {"text": _text, "image": _media, "document": _media, "tool_use": _tool_use,
             "tool_result": _tool_result, "thinking": _thinking,
             "redacted_thinking": _redacted_thinking}
-
-
-def _read_tools(tools: Any, source: Source) -> tuple[Tool, ...]:
-    at = source.child("tools")
-    return tuple(_tool(t, at.child(i)) for i, t in enumerate(optional_list(tools, at, "tools")))
-
-
-#: The tools of a request, read once while the requests declare the same ones.
-_TOOLS = ReadOnce(_read_tools)
 
 
 def _tool(tool: Any, source: Source) -> Tool:
