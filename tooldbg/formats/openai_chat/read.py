@@ -69,9 +69,9 @@ def read_request(body: Any, source: Source) -> Request:
         params["tool_choice"] = verbatim
     if "tool_choice" in body and body.get("function_call") is not None:
         params["function_call"] = body["function_call"]  # the modern choice wins; keep the other
-    return Request(turns=link(turns), system=tuple(system), tools=_TOOLS((body.get("tools"), body.get("functions")), source),
-                   tool_choice=choice, model=optional_field(body, "model", str, source),
-                   stream=body.get("stream") is True, meta=meta_for(NAME, params), settings=settings)
+    tools = _TOOLS((body.get("tools"), body.get("functions")), source)
+    return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
+                   model=optional_field(body, "model", str, source), stream=body.get("stream") is True, meta=meta_for(NAME, params), settings=settings)
 
 
 def read_response(body: Any, source: Source) -> Response:
