@@ -59,16 +59,18 @@ def _link_after(state: _Linking, turns: Sequence[Turn]) -> tuple[Turn, ...]:
     """`turns` linked after what `state` knows, which learns them as they go."""
     out = []
     for turn in turns:
-        parts, calls, changed = [], [], False
+        parts: list[Part] = []
+        calls: list[Invocation] = []
+        changed = False
         for part in turn.parts:
             linked = part
             if isinstance(part, Invocation):
                 state.counter += 1
                 own = f"i{state.counter}"
-                if part.id != own:
-                    linked = replace(part, id=own)
+                call = part if part.id == own else replace(part, id=own)
                 state.names[own] = part.name
-                calls.append(linked)
+                calls.append(call)
+                linked = call
             elif isinstance(part, Result):
                 bound = _bind(part, state.by_wire, state.last_calls, state.answered)
                 name = part.name if part.name is not None or bound is None else state.names[bound]

@@ -71,7 +71,8 @@ def read_request(body: Any, source: Source) -> Request:
         params["function_call"] = body["function_call"]  # the modern choice wins; keep the other
     tools = _TOOLS((body.get("tools"), body.get("functions")), source)
     return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
-                   model=optional_field(body, "model", str, source), stream=body.get("stream") is True, meta=meta_for(NAME, params), settings=settings)
+                   model=optional_field(body, "model", str, source), stream=body.get("stream") is True,
+                   meta=meta_for(NAME, params), settings=settings)
 
 
 def read_response(body: Any, source: Source) -> Response:
