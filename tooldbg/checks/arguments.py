@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from operator import is_
 from typing import Any, Literal
 
 from .. import formats
@@ -109,14 +110,21 @@ def _calls(ctx: Context) -> Iterator[Call]:
                     yield Call(whole, t, p, part, None, part.source.side, whole.tools, part.source,
                                MISSING, _first(seen, whole, t, p, part))
         return
+    #: Each conversation's latest request turns: the next request's first turns are mostly the
+    #: very same objects, visited then, and skipped as a run rather than looked up one by one.
+    latest: dict[str | None, tuple[Turn, ...]] = {}
     for read in ctx.reads:
         conv = ctx.loaded.conversation(read.conversation) if read.conversation else None
         tools = read.request.tools if read.request is not None else None
-        # (turn, the body its sources point into, whether a broken stream produced it)
+        # (turn, the body its sources point into, whether a broken stream produced it), from the
+        # first turn not visited with the conversation's previous request
         turns: list[tuple[Turn, Any, bool]] = []
+        start = 0
         if read.request is not None:
             body = read.exchange.request.body if read.exchange.request is not None else None
-            turns.extend((t, body, False) for t in read.request.turns)
+            start = _same_start(latest.get(read.conversation, ()), read.request.turns)
+            latest[read.conversation] = read.request.turns
+            turns.extend((t, body, False) for t in read.request.turns[start:])
         for k, response in enumerate(read.responses):
             if response.turn is None:
                 continue
@@ -128,7 +136,7 @@ def _calls(ctx: Context) -> Iterator[Call]:
                 body = read.exchange.response.body if read.exchange.response is not None else None
                 broken = False
             turns.append((response.turn, body, broken))
-        for t, (turn, body, broken) in enumerate(turns):
+        for t, (turn, body, broken) in enumerate(turns, start):
             place = (id(turn), read.conversation, t)
             if place in visited:
                 continue
@@ -136,6 +144,12 @@ def _calls(ctx: Context) -> Iterator[Call]:
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
                     yield _occurrence(read, body, conv, t, p, part, tools, broken, seen)
+
+
+def _same_start(before: tuple[Turn, ...], turns: tuple[Turn, ...]) -> int:
+    """How many first turns of `turns` are the objects `before` has at the same places."""
+    same = list(map(is_, before, turns))
+    return same.index(False) if False in same else len(same)
 
 
 def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int, p: int,
