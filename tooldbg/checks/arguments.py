@@ -19,14 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from operator import is_
 from typing import Any, Literal
 
 from .. import formats
 from ..jsonio import dumps_str, resolve, try_loads
 from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Source, Tool, Turn
-from .base import Context, Finding
+from .base import Context, Finding, same_start
 
 #: Stream problems after which the assembled arguments are the stream rules' business.
 BROKEN_STREAM = frozenset({"arguments", "truncated", "order"})
@@ -122,7 +121,7 @@ def _calls(ctx: Context) -> Iterator[Call]:
         start = 0
         if read.request is not None:
             body = read.exchange.request.body if read.exchange.request is not None else None
-            start = _same_start(latest.get(read.conversation, ()), read.request.turns)
+            start = same_start(latest.get(read.conversation, ()), read.request.turns)
             latest[read.conversation] = read.request.turns
             turns.extend((t, body, False) for t in read.request.turns[start:])
         for k, response in enumerate(read.responses):
@@ -144,12 +143,6 @@ def _calls(ctx: Context) -> Iterator[Call]:
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
                     yield _occurrence(read, body, conv, t, p, part, tools, broken, seen)
-
-
-def _same_start(before: tuple[Turn, ...], turns: tuple[Turn, ...]) -> int:
-    """How many first turns of `turns` are the objects `before` has at the same places."""
-    same = list(map(is_, before, turns))
-    return same.index(False) if False in same else len(same)
 
 
 def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int, p: int,

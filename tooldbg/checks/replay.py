@@ -36,7 +36,7 @@ from ..jsonio import dumps_str, try_loads
 from ..load import ExchangeRead, Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
 from ..shorten import plain, quote
-from .base import Context, Finding
+from .base import Context, Finding, same_start
 
 Placed = tuple[int, int, Any]  # (turn index in the replaying request, part index, part)
 _Wired = TypeVar("_Wired", Invocation, Result)  # the parts a wire id pairs
@@ -245,8 +245,10 @@ def _pairs(replay: Replay) -> Replay:
     old = replay.replayed.turns
     new = replay.request.turns
     exact = True
-    for i, turn in enumerate(old):
-        if i < len(new) and (turn is new[i] or turn == new[i]):  # (a kept turn is the same object)
+    kept = same_start(old, new)  # the history kept as the same objects, skipped at once
+    for i in range(kept, len(old)):
+        turn = old[i]
+        if i < len(new) and (turn is new[i] or turn == new[i]):
             continue
         exact = False
         there = ((i, new[i]),) if i < len(new) else ()
