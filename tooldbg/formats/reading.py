@@ -184,17 +184,18 @@ class ReadOnce:
 
     def __init__(self, read: Callable[[Any, Source], tuple[Tool, ...]]) -> None:
         self._read = read
-        #: (the value read last, its JSON text, the body pointer it was read at, the tools read)
-        self._last: tuple[Any, bytes, str, tuple[Tool, ...]] | None = None
+        #: (the value read last, its JSON text, where in its body it was read, the tools read)
+        self._last: tuple[Any, bytes, tuple[str, int | None], tuple[Tool, ...]] | None = None
 
     def __call__(self, value: Any, source: Source) -> tuple[Tool, ...]:
         last = self._last
-        if last is not None and last[2] == source.pointer:
+        where = (source.pointer, source.chunk)
+        if last is not None and last[2] == where:
             known, text, _, tools = last
             if known is value or text == dumps(value):
                 return tuple(replace(t, source=t.source.rebased(source)) for t in tools)
         tools = self._read(value, source)
-        self._last = (value, dumps(value), source.pointer, tools)
+        self._last = (value, dumps(value), where, tools)
         return tools
 
 
