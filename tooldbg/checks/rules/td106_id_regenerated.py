@@ -97,11 +97,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if found is None:
                     continue
                 index, replay = found
-                turn = _locate(conv, replay, index)
                 new_calls = [(p, part) for p, part in enumerate(replay.parts) if isinstance(part, Invocation)]
-                for old, (p, new) in zip(answer.invocations(), new_calls, strict=True):
-                    if old.wire_id is None or new.wire_id is None or old.wire_id == new.wire_id:
-                        continue
+                changed = [(old, p, new) for old, (p, new) in zip(answer.invocations(), new_calls, strict=True)
+                           if old.wire_id is not None and new.wire_id is not None and old.wire_id != new.wire_id]
+                turn = _locate(conv, replay, index) if changed else None
+                for old, p, new in changed:
                     yield ctx.at(
                         f"call {new.id} {plain(new.name)} was returned as {short(old.wire_id)} in exchange "
                         f"{read.exchange.index} and replayed as {short(new.wire_id)} in exchange "
