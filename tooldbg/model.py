@@ -61,7 +61,14 @@ class Source:
 
     def child(self, *tokens: str | int) -> Source:
         """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
-        return self.at(self.pointer + "".join("/" + escape_pointer(t) for t in tokens))
+        pointer = self.pointer
+        for token in tokens:  # (a loop, not a join: readers call this once per node they read)
+            pointer += "/" + escape_pointer(token)
+        return Source(self.file, self.exchange, self.side, self.location, pointer, self.chunk)
+
+    def rebased(self, body: Source) -> Source:
+        """The same place (pointer and chunk) in another body: `body`'s file, exchange and location."""
+        return Source(body.file, body.exchange, body.side, body.location, self.pointer, self.chunk)
 
     @property
     def address(self) -> str:

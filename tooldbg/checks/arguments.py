@@ -25,7 +25,7 @@ from .. import formats
 from ..jsonio import dumps_str, resolve, try_loads
 from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Source, Tool, Turn
-from .base import Context, Finding
+from .base import Context, Finding, same_start
 
 #: Stream problems after which the assembled arguments are the stream rules' business.
 BROKEN_STREAM = frozenset({"arguments", "truncated", "order"})
@@ -109,14 +109,21 @@ def _calls(ctx: Context) -> Iterator[Call]:
                     yield Call(whole, t, p, part, None, part.source.side, whole.tools, part.source,
                                MISSING, _first(seen, whole, t, p, part))
         return
+    #: Each conversation's latest request turns: the next request's first turns are mostly the
+    #: very same objects, visited then, and skipped as a run rather than looked up one by one.
+    latest: dict[str | None, tuple[Turn, ...]] = {}
     for read in ctx.reads:
         conv = ctx.loaded.conversation(read.conversation) if read.conversation else None
         tools = read.request.tools if read.request is not None else None
-        # (turn, the body its sources point into, whether a broken stream produced it)
+        # (turn, the body its sources point into, whether a broken stream produced it), from the
+        # first turn not visited with the conversation's previous request
         turns: list[tuple[Turn, Any, bool]] = []
+        start = 0
         if read.request is not None:
             body = read.exchange.request.body if read.exchange.request is not None else None
-            turns.extend((t, body, False) for t in read.request.turns)
+            start = same_start(latest.get(read.conversation, ()), read.request.turns)
+            latest[read.conversation] = read.request.turns
+            turns.extend((t, body, False) for t in read.request.turns[start:])
         for k, response in enumerate(read.responses):
             if response.turn is None:
                 continue
@@ -128,7 +135,7 @@ def _calls(ctx: Context) -> Iterator[Call]:
                 body = read.exchange.response.body if read.exchange.response is not None else None
                 broken = False
             turns.append((response.turn, body, broken))
-        for t, (turn, body, broken) in enumerate(turns):
+        for t, (turn, body, broken) in enumerate(turns, start):
             place = (id(turn), read.conversation, t)
             if place in visited:
                 continue

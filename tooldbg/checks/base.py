@@ -20,8 +20,9 @@ canonical node's source (file, exchange, JSON pointer, stream chunk).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import is_
 from types import ModuleType
 from typing import Any, TypeVar
 
@@ -36,6 +37,14 @@ SEVERITIES = ("info", "warning", "error")
 
 def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
+
+
+def same_start(before: Sequence[Turn], turns: Sequence[Turn]) -> int:
+    """How many first turns of `turns` are the very objects `before` has at the same places: a
+    request keeps the turn objects of the history it replays (`tooldbg.history`), so a rule walking
+    each request can skip what the previous one showed it, at the cost of one identity check each."""
+    same = list(map(is_, before, turns))
+    return same.index(False) if False in same else len(same)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,9 @@ same functions here, so a defect is reported once, by the rule that explains it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .. import formats
@@ -68,10 +69,11 @@ def results(conv: Conversation) -> Iterator[Located]:
                 yield Located(t, p, part)
 
 
-def results_by_call(conv: Conversation) -> dict[str, list[Located]]:
-    """Own invocation id → the results bound to it, in conversation order."""
+def results_by_call(conv: Conversation, found: Iterable[Located] | None = None) -> dict[str, list[Located]]:
+    """Own invocation id → the results bound to it, in conversation order (`found`: `results(conv)`,
+    when known)."""
     out: dict[str, list[Located]] = {}
-    for r in results(conv):
+    for r in found if found is not None else results(conv):
         if r.node.invocation_id is not None:
             out.setdefault(r.node.invocation_id, []).append(r)
     return out
@@ -146,10 +148,10 @@ def _split(wire_id: str) -> tuple[str, str]:
     return match.group(1) or "", match.group(2)
 
 
-def mismatches(conv: Conversation) -> list[Mismatch]:
+def mismatches(conv: Conversation, by_call: Mapping[str, Any] | None = None) -> list[Mismatch]:
     """Every unbound result whose id is a near miss of an unanswered call in the latest turn with
-    calls before it (each call claimed once)."""
-    answered = set(results_by_call(conv))
+    calls before it (each call claimed once). `by_call`: `results_by_call(conv)`, when known."""
+    answered = set(by_call if by_call is not None else results_by_call(conv))
     out: list[Mismatch] = []
     claimed: set[str] = set()
     last_calls: list[Located] = []
@@ -180,11 +182,13 @@ def will_continue(result: Result) -> bool:
     return node is True
 
 
-def extra_results(conv: Conversation) -> tuple[list[tuple[Located, list[Located]]], list[Located]]:
+def extra_results(conv: Conversation, by_call: Mapping[str, Any] | None = None
+                  ) -> tuple[list[tuple[Located, list[Located]]], list[Located]]:
     """Unbound results that come after every id-less call of their name in the latest turn with
     calls was answered: (the extra results, each with those calls) and the continuations among them
-    (the call's previous result announced more with `willContinue`, not a defect)."""
-    answered = set(results_by_call(conv))
+    (the call's previous result announced more with `willContinue`, not a defect). `by_call`:
+    `results_by_call(conv)`, when known."""
+    answered = set(by_call if by_call is not None else results_by_call(conv))
     extra: list[tuple[Located, list[Located]]] = []
     continued: list[Located] = []
     latest: dict[str, Result] = {}
@@ -217,9 +221,51 @@ def extra_results(conv: Conversation) -> tuple[list[tuple[Located, list[Located]
 def explained_orphans(conv: Conversation) -> set[tuple[int, int]]:
     """(turn, part) of the unbound results a more precise rule explains: a near-miss id (TD103), an
     extra result (TD105), or no defect at all (a Gemini `willContinue` continuation)."""
-    extra, continued = extra_results(conv)
-    return ({(m.result.turn, m.result.part) for m in mismatches(conv)}
-            | {(r.turn, r.part) for r, _ in extra} | {(r.turn, r.part) for r in continued})
+    return _explained(mismatches(conv), extra_results(conv))
+
+
+def _explained(found: list[Mismatch], extra: tuple[list[tuple[Located, list[Located]]], list[Located]]
+               ) -> set[tuple[int, int]]:
+    extras, continued = extra
+    return ({(m.result.turn, m.result.part) for m in found}
+            | {(r.turn, r.part) for r, _ in extras} | {(r.turn, r.part) for r in continued})
+
+
+class Paired:
+    """One conversation's pairing as the functions above give it, each part worked out on first
+    use and kept: several TD1xx rules ask for the same ones (`paired`)."""
+
+    def __init__(self, conv: Conversation) -> None:
+        self.conv = conv
+
+    @cached_property
+    def calls(self) -> list[Located]:
+        return list(calls(self.conv))
+
+    @cached_property
+    def results(self) -> list[Located]:
+        return list(results(self.conv))
+
+    @cached_property
+    def results_by_call(self) -> dict[str, list[Located]]:
+        return results_by_call(self.conv, self.results)
+
+    @cached_property
+    def mismatches(self) -> list[Mismatch]:
+        return mismatches(self.conv, self.results_by_call)
+
+    @cached_property
+    def extra_results(self) -> tuple[list[tuple[Located, list[Located]]], list[Located]]:
+        return extra_results(self.conv, self.results_by_call)
+
+    @cached_property
+    def explained_orphans(self) -> set[tuple[int, int]]:
+        return _explained(self.mismatches, self.extra_results)
+
+
+def paired(ctx: Context, conv: Conversation) -> Paired:
+    """`conv`'s pairing, kept for the run: each rule that asks shares it."""
+    return ctx.shared(f"pairing.{id(conv)}", lambda: Paired(conv))
 
 
 def continues_unseen(ctx: Context, conv: Conversation) -> bool:

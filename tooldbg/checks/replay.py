@@ -36,7 +36,7 @@ from ..jsonio import dumps_str, try_loads
 from ..load import ExchangeRead, Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
 from ..shorten import plain, quote
-from .base import Context, Finding
+from .base import Context, Finding, same_start
 
 Placed = tuple[int, int, Any]  # (turn index in the replaying request, part index, part)
 _Wired = TypeVar("_Wired", Invocation, Result)  # the parts a wire id pairs
@@ -61,6 +61,9 @@ class Pair:
     turns: tuple[tuple[int, Turn], ...]
     anchored: bool
     trusted: bool = False  # the history before it was replayed exactly
+    #: `calls()` and `results()`, paired once for the several TD3xx rules that ask
+    _calls: list[tuple[Invocation, Placed | None]] | None = None
+    _results: list[tuple[Result, Placed | None]] | None = None
 
     @property
     def next_index(self) -> int:
@@ -82,11 +85,15 @@ class Pair:
 
     def calls(self) -> list[tuple[Invocation, Placed | None]]:
         """Each call of the original with its replay (None: not found)."""
-        return self._match(Invocation, self.replay.calls_by_wire)
+        if self._calls is None:
+            self._calls = self._match(Invocation, self.replay.calls_by_wire)
+        return self._calls
 
     def results(self) -> list[tuple[Result, Placed | None]]:
         """Each result of the original with its replay (None: not found)."""
-        return self._match(Result, self.replay.results_by_wire)
+        if self._results is None:
+            self._results = self._match(Result, self.replay.results_by_wire)
+        return self._results
 
     def _match(self, kind: type[_Wired],
                index_of: Callable[[], dict[str, list[Placed]]]) -> list[tuple[_Wired, Placed | None]]:
@@ -238,8 +245,10 @@ def _pairs(replay: Replay) -> Replay:
     old = replay.replayed.turns
     new = replay.request.turns
     exact = True
-    for i, turn in enumerate(old):
-        if i < len(new) and (turn is new[i] or turn == new[i]):  # (a kept turn is the same object)
+    kept = same_start(old, new)  # the history kept as the same objects, skipped at once
+    for i in range(kept, len(old)):
+        turn = old[i]
+        if i < len(new) and (turn is new[i] or turn == new[i]):
             continue
         exact = False
         there = ((i, new[i]),) if i < len(new) else ()

@@ -69,7 +69,12 @@ def wire_role(turn: Turn) -> str:
     return turn.role if turn.role in ("assistant", "system") else "user"
 
 
-def views(ctx: Context) -> Iterator[View]:
+def views(ctx: Context) -> list[View]:
+    """Each conversation as its latest request sent it, worked out once for every rule that asks."""
+    return ctx.shared("structure.views", lambda: list(_views(ctx)))
+
+
+def _views(ctx: Context) -> Iterator[View]:
     for conv in ctx.conversations:
         reads = ctx.exchanges(conv)
         last = reads[-1] if reads else None
@@ -159,8 +164,13 @@ class Answer:
         return source, chunk
 
 
-def answers(ctx: Context) -> Iterator[Answer]:
-    """Every response that carries a turn, with the conversation turn it became."""
+def answers(ctx: Context) -> list[Answer]:
+    """Every response that carries a turn, with the conversation turn it became (found once for
+    every rule that asks)."""
+    return ctx.shared("structure.answers", lambda: list(_answers(ctx)))
+
+
+def _answers(ctx: Context) -> Iterator[Answer]:
     where: dict[tuple[Any, ...], tuple[Conversation, int]] = {}
     for conv in ctx.conversations:
         for t, turn in enumerate(conv.turns):

@@ -40,6 +40,7 @@ from ..shorten import message as one_message
 from .meta import meta_for, own_meta, report_foreign, unmodeled, with_meta
 from .origins import Origin, Origins
 from .reading import (
+    ReadOnce,
     as_index,
     chunk_for,
     event_type,
@@ -66,8 +67,8 @@ __all__ = [
     "ApiError", "Assembled", "Facts", "Format", "Origin", "Request", "Response", "StreamEvent",
     "StreamProblem", "Written",
     # reading
-    "as_index", "chunk_for", "event_type", "expect_dict", "expect_list", "first", "link", "media_kind",
-    "optional_field", "optional_list", "parse_arguments", "required_field", "split_at",
+    "ReadOnce", "as_index", "chunk_for", "event_type", "expect_dict", "expect_list", "first", "link",
+    "media_kind", "optional_field", "optional_list", "parse_arguments", "required_field", "split_at",
     "split_data_url", "split_results", "type_name", "with_chunks",
     # meta
     "meta_for", "own_meta", "report_foreign", "unmodeled", "with_meta",

@@ -4,7 +4,7 @@ report it as not carried."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -13,12 +13,11 @@ from ..model import Conversation, Loss, Part, Tool, Turn
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
 
 
-def unmodeled(obj: Mapping[str, Any], modeled: Iterable[str], *, empty: bool = False,
+def unmodeled(obj: Mapping[str, Any], modeled: Collection[str], *, empty: bool = False,
               defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The keys of a wire object its reader did not model, kept in meta for a faithful rewrite.
     Values that say nothing are left out: nulls, with `empty` also [] and {}, and a key at its
     `defaults` value (formats differ in which defaults their writers restore on their own)."""
-    modeled = set(modeled)
     defaults = defaults or {}
     return {k: v for k, v in obj.items() if k not in modeled and v is not None
             and not (empty and (v == [] or v == {}))

@@ -4,16 +4,17 @@ canonical turns, stream events and their chunks, data URLs and media types."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
+from operator import is_
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
-from ..jsonio import try_loads
-from ..model import Invocation, Part, Result, Source, Turn, is_role
+from ..jsonio import dumps, try_loads
+from ..model import Invocation, Part, Result, Source, Tool, Turn, is_role
 from ..shorten import quote
 
 if TYPE_CHECKING:
@@ -58,23 +59,28 @@ def _link_after(state: _Linking, turns: Sequence[Turn]) -> tuple[Turn, ...]:
     """`turns` linked after what `state` knows, which learns them as they go."""
     out = []
     for turn in turns:
-        parts = []
+        parts: list[Part] = []
+        calls: list[Invocation] = []
+        changed = False
         for part in turn.parts:
+            linked = part
             if isinstance(part, Invocation):
                 state.counter += 1
                 own = f"i{state.counter}"
-                if part.id != own:
-                    part = replace(part, id=own)
+                call = part if part.id == own else replace(part, id=own)
                 state.names[own] = part.name
+                calls.append(call)
+                linked = call
             elif isinstance(part, Result):
                 bound = _bind(part, state.by_wire, state.last_calls, state.answered)
                 name = part.name if part.name is not None or bound is None else state.names[bound]
                 if (part.invocation_id, part.name) != (bound, name):
-                    part = replace(part, invocation_id=bound, name=name)
-            parts.append(part)
-        if any(new is not old for new, old in zip(parts, turn.parts, strict=True)):
+                    linked = replace(part, invocation_id=bound, name=name)
+            parts.append(linked)
+            changed = changed or linked is not part
+        if changed:
             turn = replace(turn, parts=tuple(parts))  # (a turn linked as it was stays the same object)
-        state.add(turn)
+        state.called(calls)  # (its results were marked answered as they bound)
         out.append(turn)
     return tuple(out)
 
@@ -91,38 +97,44 @@ class _Linking:
     answered: set[str] = field(default_factory=set)
 
     def add(self, turn: Turn) -> None:
-        calls = list(turn.invocations())
+        """Learn a turn linked before."""
+        self.called(list(turn.invocations()))
+        for r in turn.results():
+            if r.invocation_id:
+                self.answered.add(r.invocation_id)
+
+    def called(self, calls: list[Invocation]) -> None:
+        """Learn the calls of a turn (none: the latest calls stay the latest)."""
         if calls:
             self.last_calls = calls
             for c in calls:
                 if c.wire_id is not None:
                     self.by_wire[c.wire_id] = c.id
-        for r in turn.results():
-            if r.invocation_id:
-                self.answered.add(r.invocation_id)
 
     def copy(self) -> _Linking:
         return _Linking(self.counter, dict(self.names), dict(self.by_wire), list(self.last_calls),
                         set(self.answered))
 
 
-#: The state after the last few linked histories, by the identity of their turns. Each request of
-#: an agent loop links its new turns after the history it replays, which is the very turn objects
-#: an earlier `link` returned or was given (`tooldbg.history`, `tooldbg.stitch`): starting from the
-#: state after the longest such prefix, a history is walked once, not once per request.
-_KNOWN: OrderedDict[tuple[int, ...], tuple[tuple[Turn, ...], _Linking]] = OrderedDict()
-_KNOWN_SIZE = 16
+#: The state after the last few linked histories, with their turns. Each request of an agent loop
+#: links its new turns after the history it replays, which is the very turn objects an earlier `link`
+#: returned or was given (`tooldbg.history`, `tooldbg.stitch`): starting from the state after the
+#: longest such prefix, a history is walked once, not once per request.
+_KNOWN: deque[tuple[tuple[Turn, ...], _Linking]] = deque(maxlen=16)
 _KNOWN_LOCK = Lock()
 
 
 def _state_after(prior: tuple[Turn, ...]) -> _Linking:
-    """A fresh state after `prior`: from a remembered prefix of it, else from nothing."""
-    ids = tuple(map(id, prior))
+    """A fresh state after `prior`: from a remembered prefix of it (the same turn objects), else
+    from nothing."""
+    if not prior:
+        return _Linking()
     with _KNOWN_LOCK:
         start, state = 0, None
-        for key, (_, known) in _KNOWN.items():
-            if start < len(key) <= len(ids) and ids[len(key) - 1] == key[-1] and ids[:len(key)] == key:
-                start, state = len(key), known
+        for turns, known in _KNOWN:
+            n = len(turns)
+            if start < n <= len(prior) and prior[n - 1] is turns[-1] and all(map(is_, prior, turns)):
+                start, state = n, known
         state = state.copy() if state is not None else _Linking()
     for turn in prior[start:]:
         for c in turn.invocations():
@@ -140,9 +152,7 @@ def forget_links() -> None:
 
 def _remember(turns: tuple[Turn, ...], state: _Linking) -> None:
     with _KNOWN_LOCK:
-        _KNOWN[tuple(map(id, turns))] = (turns, state)  # the turns held: their ids stay theirs
-        while len(_KNOWN) > _KNOWN_SIZE:
-            _KNOWN.popitem(last=False)
+        _KNOWN.append((turns, state))
 
 
 def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],
@@ -161,6 +171,32 @@ def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],
             answered.add(call.id)
             return call.id
     return None
+
+
+class ReadOnce:
+    """A reader of one wire value (a request's tool list) that reads an equal value once.
+
+    An agent loop declares the same tools in every request. When the value given is the one read
+    last (the same object, or the same JSON), the tools read then come back with sources moved into
+    the new body, instead of being read again. Equality is of the JSON text, not of Python values,
+    which hold `1`, `1.0` and `true` equal. (Moving a tool's source costs a new `Tool`: it pays
+    where a tool takes more reading than that, as a Chat `function` tool does, not an Anthropic one.)"""
+
+    def __init__(self, read: Callable[[Any, Source], tuple[Tool, ...]]) -> None:
+        self._read = read
+        #: (the value read last, its JSON text, where in its body it was read, the tools read)
+        self._last: tuple[Any, bytes, tuple[str, int | None], tuple[Tool, ...]] | None = None
+
+    def __call__(self, value: Any, source: Source) -> tuple[Tool, ...]:
+        last = self._last
+        where = (source.pointer, source.chunk)
+        if last is not None and last[2] == where:
+            known, text, _, tools = last
+            if known is value or text == dumps(value):
+                return tuple(replace(t, source=t.source.rebased(source)) for t in tools)
+        tools = self._read(value, source)
+        self._last = (value, dumps(value), where, tools)
+        return tools
 
 
 def parse_arguments(raw: Any) -> tuple[Any, str | None]:

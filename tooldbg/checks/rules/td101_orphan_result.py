@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from ...model import Result
 from ...shorten import quote
 from ..base import Context, Finding
-from ..pairing import continues_unseen, explained_orphans
+from ..pairing import continues_unseen, paired
 
 CODE = "TD101"
 NAME = "orphan-result"
@@ -39,7 +39,7 @@ GOOD = """
 
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
-        explained = explained_orphans(conv)  # a near-miss id (TD103) or an extra result (TD105)
+        explained = paired(ctx, conv).explained_orphans  # a near-miss id (TD103) or an extra result (TD105)
         if continues_unseen(ctx, conv):  # its calls were made before the log began
             continue
         for t, _, p, part in ctx.parts(conv):

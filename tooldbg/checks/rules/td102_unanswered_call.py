@@ -29,7 +29,7 @@ from ...load import ExchangeRead
 from ...model import Conversation, Invocation
 from ...shorten import plain
 from ..base import Context, Finding
-from ..pairing import Located, calls, mismatches, results_by_call, short
+from ..pairing import Located, paired, short
 
 CODE = "TD102"
 NAME = "unanswered-call"
@@ -68,8 +68,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             sent = len(conv.turns)
         else:
             sent = last.stored + len(last.request.turns) if last.request is not None else 0
-        answered = results_by_call(conv)
-        damaged = {m.call.node.id for m in mismatches(conv)}
+        pairing = paired(ctx, conv)
+        answered = pairing.results_by_call
+        damaged = {m.call.node.id for m in pairing.mismatches}
         reported: set[tuple[int, int]] = set()
         for read, where, last_call in _requests_ending_on_calls(conv, exchanges):
             if where is not None:
@@ -82,7 +83,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                          conversation=conv, turn=where.turn if where else None,
                          part=where.part if where else None, source=last_call.source)
         final = len(conv.turns) - 1
-        for call in calls(conv):
+        for call in pairing.calls:
             node = call.node
             if node.id in answered or node.id in damaged or (call.turn, call.part) in reported:
                 continue

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ...shorten import plain
 from ..base import Context, Finding
-from ..pairing import mismatches, short
+from ..pairing import paired, short
 
 CODE = "TD103"
 NAME = "id-mismatch"
@@ -48,7 +48,7 @@ GOOD = """
 
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
-        for m in mismatches(conv):
+        for m in paired(ctx, conv).mismatches:
             call = m.call.node
             yield ctx.at(f"result id {short(m.result.node.wire_id)} does not match call {call.id} "
                          f"{plain(call.name)} {short(call.wire_id)} in turn {m.call.turn}: {m.how}",

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ...shorten import plain
 from ..base import Context, Finding
-from ..pairing import Located, calls, invalid_id, short
+from ..pairing import Located, invalid_id, paired, short
 
 CODE = "TD104"
 NAME = "duplicate-call-id"
@@ -45,7 +45,7 @@ GOOD = """
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
         first: dict[str, Located] = {}
-        for call in calls(conv):
+        for call in paired(ctx, conv).calls:
             wire_id = call.node.wire_id
             if wire_id is None or invalid_id(wire_id) is not None:
                 continue

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from ...shorten import plain
 from ..base import Context, Finding
-from ..pairing import calls, extra_results, results_by_call, short, will_continue
+from ..pairing import paired, short, will_continue
 
 CODE = "TD105"
 NAME = "duplicate-result"
@@ -41,8 +41,9 @@ GOOD = """
 
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
-        owners = {c.node.id: c.node for c in calls(conv)}
-        for own_id, found in results_by_call(conv).items():
+        pairing = paired(ctx, conv)
+        owners = {c.node.id: c.node for c in pairing.calls}
+        for own_id, found in pairing.results_by_call.items():
             call = owners.get(own_id)
             if call is None:  # a canonical document may bind to a call it does not hold
                 continue
@@ -52,7 +53,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 yield ctx.at(f"result #{n} for call {call.id} {plain(call.name)} ({short(call.wire_id)}), already "
                              f"answered at turn {found[0].turn} part {found[0].part}",
                              conversation=conv, turn=result.turn, part=result.part)
-        for result, same in extra_results(conv)[0]:
+        for result, same in pairing.extra_results[0]:
             names = ", ".join(c.node.id for c in same)
             yield ctx.at(f"one {plain(result.node.name)} result too many: the {len(same)} {plain(result.node.name)} "
                          f"call(s) of turn {same[0].turn} ({names}) are already answered",

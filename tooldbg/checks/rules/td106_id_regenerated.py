@@ -51,19 +51,22 @@ def _signature(turn: Turn) -> list[tuple[str, Any, str | None]]:
     return [_key(c) for c in turn.invocations()]
 
 
-def _replay(turn: Turn, position: int, request: Request, history: tuple[Turn, ...]) -> Turn | None:
-    """The turn of `request` that replays `turn`: at its position when the calls there are the same,
-    else the latest turn with the same calls whose ids the earlier `history` did not already use."""
+def _replay(turn: Turn, position: int, request: Request,
+            history: tuple[Turn, ...]) -> tuple[int, Turn] | None:
+    """The turn of `request` that replays `turn`, with its index: at its position when the calls
+    there are the same, else the latest turn with the same calls whose ids the earlier `history` did
+    not already use."""
     wanted = _signature(turn)
     turns = request.turns
     if position < len(turns) and turns[position].role == "assistant" \
             and _signature(turns[position]) == wanted:
-        return turns[position]
+        return position, turns[position]
     earlier_ids = {c.wire_id for t in history for c in t.invocations() if c.wire_id is not None}
-    for candidate in reversed(turns):
+    for index in range(len(turns) - 1, -1, -1):
+        candidate = turns[index]
         if candidate.role == "assistant" and _signature(candidate) == wanted and not any(
                 c.wire_id in earlier_ids for c in candidate.invocations()):
-            return candidate
+            return index, candidate
     return None
 
 
@@ -90,15 +93,15 @@ def check(ctx: Context) -> Iterator[Finding]:
             for offset, answer in enumerate(answers):
                 if not any(answer.invocations()):
                     continue
-                replay = _replay(answer, len(history) + offset, following, history)
-                if replay is None:
+                found = _replay(answer, len(history) + offset, following, history)
+                if found is None:
                     continue
-                index = next(i for i, t in enumerate(following.turns) if t is replay)
-                turn = _locate(conv, replay, index)
+                index, replay = found
                 new_calls = [(p, part) for p, part in enumerate(replay.parts) if isinstance(part, Invocation)]
-                for old, (p, new) in zip(answer.invocations(), new_calls, strict=True):
-                    if old.wire_id is None or new.wire_id is None or old.wire_id == new.wire_id:
-                        continue
+                changed = [(old, p, new) for old, (p, new) in zip(answer.invocations(), new_calls, strict=True)
+                           if old.wire_id is not None and new.wire_id is not None and old.wire_id != new.wire_id]
+                turn = _locate(conv, replay, index) if changed else None
+                for old, p, new in changed:
                     yield ctx.at(
                         f"call {new.id} {plain(new.name)} was returned as {short(old.wire_id)} in exchange "
                         f"{read.exchange.index} and replayed as {short(new.wire_id)} in exchange "

@@ -20,7 +20,7 @@ from ...jsonio import dumps_str
 from ...model import Conversation, Invocation
 from ...shorten import quote
 from ..base import Context, Finding
-from ..pairing import Located, describe, result_text, results_by_call, string_leaves
+from ..pairing import Located, describe, paired, result_text, string_leaves
 
 CODE = "TD107"
 NAME = "ambiguous-pairing"
@@ -76,7 +76,7 @@ def _tokens(group: list[Invocation]) -> dict[str, dict[str, str]]:
 
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
-        bound = results_by_call(conv)
+        bound = paired(ctx, conv).results_by_call
         for group in _groups(conv):
             tokens = _tokens(group)
             unconfirmed: list[tuple[Located, Invocation]] = []

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from ...model import Invocation, Result, Source
 from ...shorten import plain, quote
 from ..base import Context, Finding
-from ..pairing import calls, invalid_id, missing_id, results, short
+from ..pairing import invalid_id, missing_id, paired, short
 
 CODE = "TD108"
 NAME = "invalid-id"
@@ -58,7 +58,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
         owners: dict[str, Invocation] = {}
         unsound: set[str] = set()  # calls reported here: their results are not reported again
-        for call in calls(conv):
+        for call in paired(ctx, conv).calls:
             node = call.node
             seen.add(node.source)
             owners[node.id] = node
@@ -68,7 +68,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 unnamed = ", so its result cannot name it" if node.wire_id is None else ""
                 yield ctx.at(f"call {node.id} {plain(node.name)} {why}{unnamed}",
                              conversation=conv, turn=call.turn, part=call.part)
-        for result in results(conv):
+        for result in paired(ctx, conv).results:
             node = result.node
             owner = owners.get(node.invocation_id or "")
             if owner is not None and (owner.wire_id == node.wire_id or owner.id in unsound):

@@ -41,6 +41,7 @@ finding. Only what a request sent is judged; an answer is the provider's own out
 
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Any
 
 from ... import formats
@@ -240,7 +241,7 @@ def _foreign_shape(block: dict[str, Any], facts: Facts) -> str | None:
     """How `block` differs from the format's blocks (`of type "image_url"`), None if it does not."""
     kind = block.get("type")
     if facts.content_types is not None:
-        known = not isinstance(kind, str) or any(fnmatchcase(kind, t) for t in facts.content_types)
+        known = not isinstance(kind, str) or _defined(kind, facts.content_types)
         return None if known else f"of type {quote(kind)}"
     if isinstance(kind, str):  # neither Bedrock's nor Gemini's union has a `type`
         return f"of type {quote(kind)}"
@@ -248,6 +249,13 @@ def _foreign_shape(block: dict[str, Any], facts: Facts) -> str | None:
     if block and not any(key in members for key in block):
         return f"with the key {quote(next(iter(block)))}"
     return None
+
+
+@lru_cache(maxsize=256)
+def _defined(kind: str, types: tuple[str, ...]) -> bool:
+    """`kind` matches one of a format's block types (patterns among them), decided once per type:
+    a request repeats a few types in every message."""
+    return any(fnmatchcase(kind, t) for t in types)
 
 
 def _parts_at(view: View) -> dict[str, tuple[int, int, Part]]:

@@ -12,6 +12,7 @@ from ...errors import FormatError
 from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
 from ..base import (
+    ReadOnce,
     Request,
     Response,
     expect_dict,
@@ -59,8 +60,8 @@ def sniff(body: Any, side: str) -> bool:
 def read_request(body: Any, source: Source) -> Request:
     """A request body → system, tools, tool choice and linked turns."""
     body = expect_dict(body, source, "a Chat Completions request")
-    messages = expect_list(body.get("messages"), source.child("messages"), "messages")
-    system, turns = _read_messages(messages, source.child("messages"))
+    at = source.child("messages")
+    system, turns = _read_messages(expect_list(body.get("messages"), at, "messages"), at)
     settings, taken = read_settings(body, FACTS.settings)
     params = without(unmodeled(body, _MODELED_PARAMS, defaults={"stream": False}), taken)
     choice, verbatim = _read_tool_choice(body, source)
@@ -68,9 +69,10 @@ def read_request(body: Any, source: Source) -> Request:
         params["tool_choice"] = verbatim
     if "tool_choice" in body and body.get("function_call") is not None:
         params["function_call"] = body["function_call"]  # the modern choice wins; keep the other
-    return Request(turns=link(turns), system=tuple(system), tools=tuple(_read_tools(body, source)),
-                   tool_choice=choice, model=optional_field(body, "model", str, source),
-                   stream=body.get("stream") is True, meta=meta_for(NAME, params), settings=settings)
+    tools = _TOOLS((body.get("tools"), body.get("functions")), source)
+    return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
+                   model=optional_field(body, "model", str, source), stream=body.get("stream") is True,
+                   meta=meta_for(NAME, params), settings=settings)
 
 
 def read_response(body: Any, source: Source) -> Response:
@@ -84,8 +86,9 @@ def read_response(body: Any, source: Source) -> Response:
     if choices:
         at = source.child("choices", 0)
         choice = expect_dict(choices[0], at, "a choice")
-        message = expect_dict(choice.get("message"), at.child("message"), "a choice message")
-        turn = link([_assistant_turn(message, at.child("message"))])[0]
+        message_at = at.child("message")
+        message = expect_dict(choice.get("message"), message_at, "a choice message")
+        turn = link([_assistant_turn(message, message_at)])[0]
         finish = optional_field(choice, "finish_reason", str, at)
         extras = _extras(choice, ("index", "message", "finish_reason"))
     usage = body.get("usage")
@@ -163,8 +166,9 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
                           source=at.child("refusal")))
     calls = message.get("tool_calls")
     if calls is not None:
-        calls = expect_list(calls, at.child("tool_calls"), "tool_calls")
-        parts.extend(_tool_call(c, at.child("tool_calls", k)) for k, c in enumerate(calls))
+        calls_at = at.child("tool_calls")
+        parts.extend(_tool_call(c, calls_at.child(k))
+                     for k, c in enumerate(expect_list(calls, calls_at, "tool_calls")))
     legacy = message.get("function_call")
     if legacy is not None:
         parts.append(_function_call(expect_dict(legacy, at.child("function_call"), "function_call"),
@@ -181,8 +185,9 @@ def _tool_call(call: Any, at: Source) -> Part:
     extras = _extras(call, ("id", "type", "function", "custom", "index"))
     wire_id = optional_field(call, "id", str, at)
     if kind == "function":
-        fn = expect_dict(call.get("function"), at.child("function"), "a tool call's function")
-        return replace(_function_call(fn, at.child("function"), extras), wire_id=wire_id, source=at)
+        fn_at = at.child("function")
+        fn = expect_dict(call.get("function"), fn_at, "a tool call's function")
+        return _function_call(fn, fn_at, extras, wire_id=wire_id, source=at)
     if kind == "custom":
         custom = expect_dict(call.get("custom"), at.child("custom"), "a custom tool call")
         return Invocation(name=optional_field(custom, "name", str, at.child("custom")) or "",
@@ -191,11 +196,14 @@ def _tool_call(call: Any, at: Source) -> Part:
     return Opaque(origin=NAME, value=call, meta=meta_for(NAME, {"field": "tool_calls"}), source=at)
 
 
-def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any]) -> Invocation:
-    """`{name, arguments}`: arguments parsed from their JSON string (kept raw when invalid)."""
+def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any], *, wire_id: str | None = None,
+                   source: Source | None = None) -> Invocation:
+    """`{name, arguments}`: arguments parsed from their JSON string (kept raw when invalid); the
+    call's `source` is `at` unless the object holding `fn` is given."""
     arguments, raw = parse_arguments(fn.get("arguments"))
     return Invocation(name=optional_field(fn, "name", str, at) or "", arguments=arguments,
-                      raw_arguments=raw, meta=meta_for(NAME, meta), source=at)
+                      raw_arguments=raw, wire_id=wire_id, meta=meta_for(NAME, meta),
+                      source=source if source is not None else at)
 
 
 def _result(message: dict[str, Any], at: Source, *, legacy: bool) -> Result:
@@ -265,10 +273,12 @@ def _image(item: dict[str, Any], at: Source) -> Media:
     return Media(kind="image", url=url, meta=meta_for(NAME, meta), source=at)
 
 
-def _read_tools(body: dict[str, Any], src: Source) -> list[Tool]:
-    """`tools[]` (function, custom, anything else verbatim) and legacy `functions[]`."""
+def _read_tools(declared: tuple[Any, Any], src: Source) -> tuple[Tool, ...]:
+    """`declared`: the request's `tools[]` (function, custom, anything else verbatim) and legacy
+    `functions[]`."""
+    listed, functions = declared
     tools: list[Tool] = []
-    for k, tool in enumerate(optional_list(body.get("tools"), src.child("tools"), "tools")):
+    for k, tool in enumerate(optional_list(listed, src.child("tools"), "tools")):
         at = src.child("tools", k)
         tool = expect_dict(tool, at, "a tool")
         kind = tool.get("type") or "function"
@@ -286,10 +296,14 @@ def _read_tools(body: dict[str, Any], src: Source) -> list[Tool]:
         tools.append(Tool(name=name if isinstance(name, str) else kind,
                           description=description if isinstance(description, str) else None,
                           kind=kind, origin=NAME, raw=tool, source=at))
-    for k, fn in enumerate(optional_list(body.get("functions"), src.child("functions"), "functions")):
+    for k, fn in enumerate(optional_list(functions, src.child("functions"), "functions")):
         at = src.child("functions", k)
         tools.append(_function_tool(expect_dict(fn, at, "a function"), at, {"functions": True}))
-    return tools
+    return tuple(tools)
+
+
+#: The tools of a request, read once while the requests declare the same ones.
+_TOOLS = ReadOnce(_read_tools)
 
 
 def _function_tool(fn: dict[str, Any], at: Source, meta: dict[str, Any]) -> Tool:
