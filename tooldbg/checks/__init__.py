@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import InputError, unexpected
+from ..formats.profiles import wire_format
 from ..jsonio import dumps
 from ..load import Loaded, load_bytes
-from ..targets import wire_format
 from . import rules as _rules_package
 from .base import SEVERITIES, Context, Finding, Rule, severity_rank
 
