@@ -5,12 +5,20 @@ the modules it imported: the test is about what is imported, not about a time.""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.padding import Padding
+from rich.text import Span, Text
 
 from tests import paths
+from tooldbg.cli.output import PIPE_MAX_WIDTH, _plain
+from tooldbg.render import guard
 
 SAMPLE = str(paths.SAMPLES / "anthropic" / "request.json")
 DEFECT = str(paths.SAMPLES / "defects" / "TD303-session-store-drops-is-error.jsonl")
@@ -60,3 +68,48 @@ def test_check_json_imports_neither_textual_nor_rich_nor_the_diff_engine():
 def test_check_on_one_core_starts_no_process_pool():
     modules = imported("check", SAMPLE)
     assert "concurrent.futures.process" not in modules and "multiprocessing" not in top_level(modules)
+
+
+# -- text printed without rich's console ------------------------------------------------------------
+
+_PIECES = ["a", "b c", " ", "  ", "\n", "漢字", "👩", "\u200d", "💻", "\u202e", "\x1b[31m", "sk-", "abcdefgh1234",
+           "password=", "hunter22", "Bearer ", "é", ""]
+
+
+@st.composite
+def styled_texts(draw: st.DrawFn) -> Text:
+    text = Text("".join(draw(st.lists(st.sampled_from(_PIECES), max_size=12))), draw(st.sampled_from(["", "dim"])))
+    for _ in range(draw(st.integers(0, 4))):
+        start = draw(st.integers(0, len(text.plain) + 1))
+        text.stylize(draw(st.sampled_from(["bold", "dim", "red", "bold underline"])), start,
+                     draw(st.integers(start, len(text.plain) + 2)))
+    return text
+
+
+@settings(max_examples=300, deadline=None)
+@given(styled_texts())
+@example(Text("Bearer\nabcdefghijkl1234", "bold"))  # rich draws each line of a style apart: no key here
+@example(Text("Bearer\nabcdefghijkl1234", spans=[Span(0, 23, "bold")]))  # nor of a span across lines
+def test_a_text_on_a_pipe_prints_as_rich_prints_it(text):
+    # `emit` prints a `Text` on a pipe without rich's console: the same characters, cleaned in the
+    # same runs (a key split by a style, an emoji joined across one), as the console and `guard` do.
+    drawn = io.StringIO()
+    Console(file=drawn, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True).print(guard(text), width=120)
+    assert _plain(text) == drawn.getvalue()
+
+
+def test_text_rich_must_lay_out_or_colour_goes_to_rich(monkeypatch):
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    assert _plain(Text("a\tb")) is None  # rich expands the tab to the next stop
+    assert _plain(Text("a", justify="right")) is None
+    assert _plain(Text("a", end="")) is None
+    assert _plain(Padding(Text("a"), (0, 0, 0, 2))) is None
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich colours a pipe then
+    assert _plain(Text("a", "red")) is None
+
+
+def test_check_on_a_clean_file_prints_without_rich_console():
+    modules = imported("check", SAMPLE)
+    assert "rich.text" in modules  # the report is rich Text
+    assert "rich.console" not in modules

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
@@ -22,7 +21,9 @@ from .render import code, safe
 from .scan import Checked, Report, skipped_line, summary, to_json
 from .shorten import one_line
 
-if TYPE_CHECKING:  # `check` needs neither: imported by the `diff` and `rules` output that does
+if TYPE_CHECKING:  # annotations only: the diff engine and rich's console load where they are used
+    from rich.console import RenderableType
+
     from .diff import Diff, Place, SidedFinding
 
 #: Characters of a conversation id and of a location shown (the rest is cut: shorten.one_line).
@@ -112,6 +113,8 @@ def _finding(loaded: Loaded, finding: Finding) -> RenderableType:
     where.append_text(safe(f"exchange {finding.exchange} {one_line(finding.pointer, LOCATION)}", "dim"))
     if finding.chunk is not None:
         where.append(f" chunk {finding.chunk}", "dim")
+    from rich.console import Group  # here: a report of Text alone is printed without rich's console
+
     value = _wire(loaded, finding)
     if value is None:
         return Group(line, where)

@@ -63,23 +63,54 @@ _TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
 def emit(renderables: Iterable[RenderableType], width: int | None = None) -> None:
     """Print to a terminal as rich lays it out; to anything else with every line whole: text is
     never wrapped, JSON excerpts are as wide as their longest line, only tables and panels (the
-    layouts that need a width) are `width` columns wide, and no line ends in padding."""
-    from rich.console import Console
-
+    layouts that need a width) are `width` columns wide, and no line ends in padding. Rich's
+    console loads with the first renderable that needs laying out (`_plain`)."""
     if sys.stdout.isatty():
+        from rich.console import Console
+
         console = Console(width=width, highlight=False, soft_wrap=False)
         for renderable in renderables:
             console.print(guard(renderable))
         return
     layout = width or columns() or PIPE_WIDTH
     buffer = io.StringIO()
-    console = Console(file=buffer, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True)
+    piped: Any = None
     for renderable in renderables:
-        console.print(guard(renderable), width=pipe_width(console, renderable, layout))
-        sys.stdout.write(_TRAILING.sub(r"\1", buffer.getvalue()))
-        buffer.seek(0)
-        buffer.truncate()
+        text = _plain(renderable)
+        if text is None:
+            if piped is None:
+                from rich.console import Console
+
+                piped = Console(file=buffer, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True)
+            piped.print(guard(renderable), width=pipe_width(piped, renderable, layout))
+            text = buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+        sys.stdout.write(_TRAILING.sub(r"\1", text))
     sys.stdout.flush()
+
+
+def _plain(renderable: Any) -> str | None:
+    """What rich prints for a `Text` on a pipe, without loading its console (a short report, such
+    as `check` on a clean file, is only `Text`): its characters, cleaned in the runs rich draws as
+    segments, as `guard` cleans them. None for what rich must lay out or colour: any other
+    renderable, a tab (expanded to the next stop), a justified text, or colour forced on a pipe."""
+    rich_text = sys.modules.get("rich.text")
+    if rich_text is None or type(renderable) is not rich_text.Text or renderable.justify is not None \
+            or renderable.end != "\n" or "\t" in renderable.plain \
+            or os.environ.keys() & {"FORCE_COLOR", "TTY_COMPATIBLE"}:
+        return None
+    plain, spans = renderable.plain, renderable.spans
+    # A segment ends where a style starts or ends; rich styles each line apart (`Text.join`): the
+    # text's own style, and a span that crosses a newline, end there.
+    cuts = {0, len(plain), *(min(max(at, 0), len(plain)) for span in spans for at in (span.start, span.end))}
+    at = plain.find("\n")
+    while at != -1:
+        if renderable.style or any(span.start <= at < span.end for span in spans):
+            cuts.update((at, at + 1))
+        at = plain.find("\n", at + 1)
+    ordered = sorted(cuts)
+    return "".join(clean(plain[start:end]) for start, end in zip(ordered, ordered[1:], strict=False)) + "\n"
 
 
 def columns() -> int | None:
