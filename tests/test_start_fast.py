@@ -6,6 +6,7 @@ the modules it imported: the test is about what is imported, not about a time.""
 from __future__ import annotations
 
 import io
+import pkgutil
 import subprocess
 import sys
 
@@ -17,6 +18,8 @@ from rich.padding import Padding
 from rich.text import Span, Text
 
 from tests import paths
+from tooldbg.checks import RULES
+from tooldbg.checks import rules as rules_package
 from tooldbg.cli.output import PIPE_MAX_WIDTH, _plain
 from tooldbg.render import guard
 
@@ -68,6 +71,58 @@ def test_check_json_imports_neither_textual_nor_rich_nor_the_diff_engine():
 def test_check_on_one_core_starts_no_process_pool():
     modules = imported("check", SAMPLE)
     assert "concurrent.futures.process" not in modules and "multiprocessing" not in top_level(modules)
+
+
+#: What only a command that writes a request body loads: the limit tables, the export, the repairs.
+WRITING = {"tooldbg.targets", "tooldbg.fit", "tooldbg.convert", "tooldbg.writing", "tooldbg.repair"}
+RULE_MODULES = sorted(f"tooldbg.checks.rules.{m.name}" for m in pkgutil.iter_modules(rules_package.__path__))
+
+
+def rule_modules(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.startswith("tooldbg.checks.rules."))
+
+
+@pytest.mark.parametrize("argv", [("check", DEFECT), ("check", SAMPLE, "--format", "json"), ("show", SAMPLE)])
+def test_commands_that_write_nothing_load_neither_the_limit_tables_nor_the_export(argv):
+    assert not imported(*argv) & WRITING
+
+
+def test_check_runs_every_rule_and_its_clean_report_needs_no_layout():
+    modules = imported("check", SAMPLE)
+    assert rule_modules(modules) == RULE_MODULES
+    assert "rich.text" in modules  # the report is rich Text, printed without rich's console
+    assert not modules & {"rich.console", "rich.syntax", "tooldbg.diff"} and "pygments" not in top_level(modules)
+
+
+def test_show_loads_the_one_rule_it_runs():
+    modules = imported("show", SAMPLE)
+    assert rule_modules(modules) == ["tooldbg.checks.rules.td901_provider_rejected"]
+
+
+def test_convert_loads_the_writers_and_the_target_rules_it_runs_not_every_rule_nor_rich():
+    modules = imported("convert", SAMPLE, "--to", "mistral")
+    assert {"tooldbg.targets", "tooldbg.convert", "tooldbg.formats.openai_chat.write"} <= modules
+    target_rules = [m for m in RULE_MODULES if m.startswith("tooldbg.checks.rules.td8")]
+    assert set(target_rules) <= modules and len(rule_modules(modules)) < len(RULE_MODULES)
+    assert not top_level(modules) & {"rich", "pygments"}
+
+
+def test_the_registry_loaded_rule_by_rule_still_finds_every_rule():
+    # One rule first (as `show`), then the TD8xx (as `convert`), then all (as `check`), in a fresh
+    # interpreter: the same rules in code order, and `checks.preflight` still the function.
+    code = ("from tooldbg import checks\n"
+            "one, target = checks.RULES['TD901'], checks.select_rules(['TD8'], target='anthropic')\n"
+            "every = list(checks.RULES.values())\n"
+            "assert one in every and target == [r for r in every if r.target] and callable(checks.preflight)\n"
+            "print(' '.join(r.code for r in every))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.split() == list(RULES)
+
+
+def test_each_rule_module_is_named_after_its_code_and_name():
+    # The registry finds a rule by its module's name (`RULES["TD901"]` imports `td901_…` alone).
+    assert [f"tooldbg.checks.rules.{code.lower()}_{rule.name.replace('-', '_')}" for code, rule in RULES.items()] \
+        == RULE_MODULES
 
 
 # -- text printed without rich's console ------------------------------------------------------------
