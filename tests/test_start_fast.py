@@ -128,7 +128,7 @@ def test_each_rule_module_is_named_after_its_code_and_name():
 # -- text printed without rich's console ------------------------------------------------------------
 
 _PIECES = ["a", "b c", " ", "  ", "\n", "漢字", "👩", "\u200d", "💻", "\u202e", "\x1b[31m", "sk-", "abcdefgh1234",
-           "password=", "hunter22", "Bearer ", "é", ""]
+           "password=", "hunter22", "Bearer ", "é", "", "\xa0", "\u3000", "x" * 50]
 
 
 @st.composite
@@ -150,7 +150,7 @@ def test_a_text_on_a_pipe_prints_as_rich_prints_it(text):
     # same runs (a key split by a style, an emoji joined across one), as the console and `guard` do.
     drawn = io.StringIO()
     Console(file=drawn, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True).print(guard(text), width=120)
-    assert _plain(text) == drawn.getvalue()
+    assert _plain(text) == drawn.getvalue()  # a long line ending in white space is not cropped either
 
 
 def test_text_rich_must_lay_out_or_colour_goes_to_rich(monkeypatch):

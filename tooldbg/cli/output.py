@@ -9,6 +9,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -109,8 +110,7 @@ def _plain(renderable: Any) -> str | None:
         if renderable.style or any(span.start <= at < span.end for span in spans):
             cuts.update((at, at + 1))
         at = plain.find("\n", at + 1)
-    ordered = sorted(cuts)
-    return "".join(clean(plain[start:end]) for start, end in zip(ordered, ordered[1:], strict=False)) + "\n"
+    return "".join(clean(plain[start:end]) for start, end in pairwise(sorted(cuts))) + "\n"
 
 
 def columns() -> int | None:
