@@ -21,7 +21,7 @@ from tests import paths
 from tooldbg.checks import RULES
 from tooldbg.checks import rules as rules_package
 from tooldbg.cli.output import PIPE_MAX_WIDTH, _plain
-from tooldbg.render import guard
+from tooldbg.render import Line, guard, safe_line
 
 SAMPLE = str(paths.SAMPLES / "anthropic" / "request.json")
 DEFECT = str(paths.SAMPLES / "defects" / "TD303-session-store-drops-is-error.jsonl")
@@ -87,11 +87,15 @@ def test_commands_that_write_nothing_load_neither_the_limit_tables_nor_the_expor
     assert not imported(*argv) & WRITING
 
 
-def test_check_runs_every_rule_and_its_clean_report_needs_no_layout():
+def test_check_runs_every_rule_and_prints_a_clean_report_without_rich():
     modules = imported("check", SAMPLE)
-    assert rule_modules(modules) == RULE_MODULES
-    assert "rich.text" in modules  # the report is rich Text, printed without rich's console
-    assert not modules & {"rich.console", "rich.syntax", "tooldbg.diff"} and "pygments" not in top_level(modules)
+    assert rule_modules(modules) == RULE_MODULES and "tooldbg.report" in modules
+    assert not top_level(modules) & {"rich", "pygments"} and "tooldbg.diff" not in modules
+
+
+def test_check_with_findings_draws_their_json_with_rich():
+    modules = imported("check", DEFECT)
+    assert {"rich.console", "rich.syntax"} <= modules
 
 
 def test_show_loads_the_one_rule_it_runs():
@@ -145,12 +149,35 @@ def styled_texts(draw: st.DrawFn) -> Text:
 @given(styled_texts())
 @example(Text("Bearer\nabcdefghijkl1234", "bold"))  # rich draws each line of a style apart: no key here
 @example(Text("Bearer\nabcdefghijkl1234", spans=[Span(0, 23, "bold")]))  # nor of a span across lines
+@example(Text("password=\n💻", spans=[Span(9, 10, "red")]))  # a style on a newline alone styles nothing
 def test_a_text_on_a_pipe_prints_as_rich_prints_it(text):
     # `emit` prints a `Text` on a pipe without rich's console: the same characters, cleaned in the
     # same runs (a key split by a style, an emoji joined across one), as the console and `guard` do.
     drawn = io.StringIO()
     Console(file=drawn, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True).print(guard(text), width=120)
     assert _plain(text) == drawn.getvalue()  # a long line ending in white space is not cropped either
+
+
+@st.composite
+def report_lines(draw: st.DrawFn) -> Line:
+    line = Line()
+    for _ in range(draw(st.integers(0, 6))):
+        text = "".join(draw(st.lists(st.sampled_from(_PIECES + ["\r", "\x07"]), max_size=4)))
+        part = safe_line(text) if draw(st.booleans()) else Line(text)
+        line.append_text(part) if draw(st.booleans()) else line.append(text, draw(st.sampled_from(["", "bold"])))
+    return line
+
+
+@settings(max_examples=300, deadline=None)
+@given(report_lines())
+@example(Line("Bearer\nabcdefghijkl1234", "bold"))
+@example(Line("password=").append("\n", "bold").append("👩"))
+@example(Line("password=").append("\r", "bold").append("a"))  # rich drops the \r: no run is left
+def test_a_report_line_on_a_pipe_prints_as_rich_prints_it(line):
+    # The report's `Line` is printed on a pipe without rich; rich draws it as the `Text` it stands for.
+    drawn = io.StringIO()
+    Console(file=drawn, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True).print(guard(line), width=120)
+    assert _plain(line) == drawn.getvalue()
 
 
 def test_text_rich_must_lay_out_or_colour_goes_to_rich(monkeypatch):
@@ -160,11 +187,6 @@ def test_text_rich_must_lay_out_or_colour_goes_to_rich(monkeypatch):
     assert _plain(Text("a", justify="right")) is None
     assert _plain(Text("a", end="")) is None
     assert _plain(Padding(Text("a"), (0, 0, 0, 2))) is None
+    assert _plain(Line("a\tb")) is None
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich colours a pipe then
-    assert _plain(Text("a", "red")) is None
-
-
-def test_check_on_a_clean_file_prints_without_rich_console():
-    modules = imported("check", SAMPLE)
-    assert "rich.text" in modules  # the report is rich Text
-    assert "rich.console" not in modules
+    assert _plain(Text("a", "red")) is None and _plain(Line("a", "red")) is None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from ..jsonio import dumps
-from ..render import clean, clean_json, guard, redaction
+from ..render import Line, clean, clean_json, guard, redaction
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -92,24 +92,35 @@ def emit(renderables: Iterable[RenderableType], width: int | None = None) -> Non
 
 
 def _plain(renderable: Any) -> str | None:
-    """What rich prints for a `Text` on a pipe, without loading its console (a short report, such
-    as `check` on a clean file, is only `Text`): its characters, cleaned in the runs rich draws as
-    segments, as `guard` cleans them. None for what rich must lay out or colour: any other
-    renderable, a tab (expanded to the next stop), a justified text, or colour forced on a pipe."""
+    """What rich prints for a report `Line` or a `Text` on a pipe, without loading its console (a
+    short report, such as `check` on a clean file, is only `Line`s, and does not load rich at all):
+    its characters, cleaned in the runs rich draws as segments, as `guard` cleans them. None for what
+    rich must lay out or colour: any other renderable, a tab (expanded to the next stop), a justified
+    text, or colour forced on a pipe."""
     rich_text = sys.modules.get("rich.text")
-    if rich_text is None or type(renderable) is not rich_text.Text or renderable.justify is not None \
-            or renderable.end != "\n" or "\t" in renderable.plain \
-            or os.environ.keys() & {"FORCE_COLOR", "TTY_COMPATIBLE"}:
+    if isinstance(renderable, Line):  # drawn as `Text.assemble(*runs)`: a span per styled run
+        plain, style, spans, at = renderable.plain, "", [], 0
+        for text, run_style in renderable.runs:
+            if run_style:
+                spans.append((at, at + len(text)))
+            at += len(text)
+    elif rich_text is not None and type(renderable) is rich_text.Text and renderable.justify is None \
+            and renderable.end == "\n":
+        plain, style = renderable.plain, renderable.style
+        spans = [(span.start, span.end) for span in renderable.spans]
+    else:
         return None
-    plain, spans = renderable.plain, renderable.spans
-    # A segment ends where a style starts or ends; rich styles each line apart (`Text.join`): the
-    # text's own style, and a span that crosses a newline, end there.
-    cuts = {0, len(plain), *(min(max(at, 0), len(plain)) for span in spans for at in (span.start, span.end))}
-    at = plain.find("\n")
-    while at != -1:
-        if renderable.style or any(span.start <= at < span.end for span in spans):
-            cuts.update((at, at + 1))
-        at = plain.find("\n", at + 1)
+    if "\t" in plain or os.environ.keys() & {"FORCE_COLOR", "TTY_COMPATIBLE"}:
+        return None
+    # Rich draws each line apart (`Text.wrap`, then `Text.join`): a segment ends where a style starts
+    # or ends within a line, the text's own style spanning each line.
+    cuts = {0, len(plain)}
+    first = 0
+    for last in [*(at for at, char in enumerate(plain) if char == "\n"), len(plain)]:
+        for start, end in [*spans, (first, last)] if style else spans:
+            if max(start, first) < min(end, last):
+                cuts.update((max(start, first), min(end, last)))
+        first = last + 1
     return "".join(clean(plain[start:end]) for start, end in pairwise(sorted(cuts))) + "\n"
 
 
@@ -128,7 +139,7 @@ def pipe_width(console: Any, renderable: Any, layout: int) -> int:
         title = renderable.title
         length = title.cell_len if isinstance(title, Text) else len(str(title))
         return max(layout, min(length + 8, PIPE_MAX_WIDTH))
-    if isinstance(renderable, Text):
+    if isinstance(renderable, Line | Text):
         return layout  # soft-wrapped: printed whole whatever the width
     needed = Measurement.get(console, console.options, renderable).maximum
     return max(layout, min(needed, PIPE_MAX_WIDTH))
