@@ -58,10 +58,10 @@ class Registry(Mapping[str, Rule]):
         return sorted((rule for rule in named if rule.code.startswith(prefixes)), key=lambda rule: rule.code)
 
     def __getitem__(self, code: str) -> Rule:
-        if self._all is None:  # the module named after the code, when it is the rule of that code
-            named = [m for m in self._modules if m.startswith(f"{code.lower()}_")]
-            if len(named) == 1 and self._rule(named[0]).code == code:
-                return self._rule(named[0])
+        if self._all is None:  # the module named after the code alone
+            for rule in self.starting((code,)):
+                if rule.code == code:
+                    return rule
         return self._every()[code]
 
     def __iter__(self) -> Iterator[str]:
