@@ -92,32 +92,26 @@ def emit(renderables: Iterable[RenderableType], width: int | None = None) -> Non
 
 
 def _plain(renderable: Any) -> str | None:
-    """What rich prints for a report `Line` or a `Text` on a pipe, without loading its console (a
-    short report, such as `check` on a clean file, is only `Line`s, and does not load rich at all):
-    its characters, cleaned in the runs rich draws as segments, as `guard` cleans them. None for what
-    rich must lay out or colour: any other renderable, a tab (expanded to the next stop), a justified
-    text, or colour forced on a pipe."""
-    rich_text = sys.modules.get("rich.text")
-    if isinstance(renderable, Line):  # drawn as `Text.assemble(*runs)`: a span per styled run
-        plain, style, spans, at = renderable.plain, "", [], 0
-        for text, run_style in renderable.runs:
-            if run_style:
-                spans.append((at, at + len(text)))
-            at += len(text)
-    elif rich_text is not None and type(renderable) is rich_text.Text and renderable.justify is None \
-            and renderable.end == "\n":
-        plain, style = renderable.plain, renderable.style
-        spans = [(span.start, span.end) for span in renderable.spans]
-    else:
+    """What rich prints for a report `Line` on a pipe, without importing rich (a short report, such
+    as `check` on a clean file, is only `Line`s): its characters, cleaned in the runs rich draws as
+    segments, as `guard` cleans them. None for what rich must lay out or colour: any other
+    renderable, a tab (expanded to the next stop), or colour forced on a pipe."""
+    if not isinstance(renderable, Line):
         return None
+    plain = renderable.plain
     if "\t" in plain or os.environ.keys() & {"FORCE_COLOR", "TTY_COMPATIBLE"}:
         return None
-    # Rich draws each line apart (`Text.wrap`, then `Text.join`): a segment ends where a style starts
-    # or ends within a line, the text's own style spanning each line.
+    # Rich draws a `Line` as `Text.assemble(*runs)`, a span per styled run, and each line of it apart
+    # (`Text.wrap`, then `Text.join`): a segment ends where a styled run starts or ends within a line.
+    styled, at = [], 0
+    for text, style in renderable.runs:
+        if style:
+            styled.append((at, at + len(text)))
+        at += len(text)
     cuts = {0, len(plain)}
     first = 0
     for last in [*(at for at, char in enumerate(plain) if char == "\n"), len(plain)]:
-        for start, end in [*spans, (first, last)] if style else spans:
+        for start, end in styled:
             if max(start, first) < min(end, last):
                 cuts.update((max(start, first), min(end, last)))
         first = last + 1
