@@ -108,3 +108,12 @@ def test_cli_module_does_not_import_textual_before_the_tui_opens():
     code = "import sys, tooldbg.cli\nprint('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_limit_tables_import_on_their_own():
+    # `targets` names the profiles from `formats.profiles`, which loads the formats and their writers
+    # first: a writer importing `targets` at module level (not where it writes) would find it half
+    # made, an import cycle no other test meets, since they import the formats before the tables.
+    for module in ("tooldbg.targets", "tooldbg.fit"):
+        done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr

@@ -5,12 +5,23 @@ the modules it imported: the test is about what is imported, not about a time.""
 
 from __future__ import annotations
 
+import io
+import pkgutil
 import subprocess
 import sys
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.padding import Padding
+from rich.text import Text
 
 from tests import paths
+from tooldbg.checks import RULES
+from tooldbg.checks import rules as rules_package
+from tooldbg.cli.output import PIPE_MAX_WIDTH, _plain
+from tooldbg.render import Line, guard, safe_line
 
 SAMPLE = str(paths.SAMPLES / "anthropic" / "request.json")
 DEFECT = str(paths.SAMPLES / "defects" / "TD303-session-store-drops-is-error.jsonl")
@@ -60,3 +71,103 @@ def test_check_json_imports_neither_textual_nor_rich_nor_the_diff_engine():
 def test_check_on_one_core_starts_no_process_pool():
     modules = imported("check", SAMPLE)
     assert "concurrent.futures.process" not in modules and "multiprocessing" not in top_level(modules)
+
+
+#: What only a command that writes a request body loads: the limit tables, the export, the repairs.
+WRITING = {"tooldbg.targets", "tooldbg.fit", "tooldbg.convert", "tooldbg.writing", "tooldbg.repair"}
+RULE_MODULES = sorted(f"tooldbg.checks.rules.{m.name}" for m in pkgutil.iter_modules(rules_package.__path__))
+
+
+def rule_modules(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.startswith("tooldbg.checks.rules."))
+
+
+@pytest.mark.parametrize("argv", [("check", DEFECT), ("check", SAMPLE, "--format", "json"), ("show", SAMPLE)])
+def test_commands_that_write_nothing_load_neither_the_limit_tables_nor_the_export(argv):
+    assert not imported(*argv) & WRITING
+
+
+def test_check_runs_every_rule_and_prints_a_clean_report_without_rich():
+    modules = imported("check", SAMPLE)
+    assert rule_modules(modules) == RULE_MODULES and "tooldbg.report" in modules
+    assert not top_level(modules) & {"rich", "pygments"} and "tooldbg.diff" not in modules
+
+
+def test_check_with_findings_draws_their_json_with_rich():
+    modules = imported("check", DEFECT)
+    assert {"rich.console", "rich.syntax"} <= modules
+
+
+def test_show_loads_the_one_rule_it_runs():
+    modules = imported("show", SAMPLE)
+    assert rule_modules(modules) == ["tooldbg.checks.rules.td901_provider_rejected"]
+
+
+def test_convert_loads_the_writers_and_the_target_rules_it_runs_not_every_rule_nor_rich():
+    modules = imported("convert", SAMPLE, "--to", "mistral")
+    assert {"tooldbg.targets", "tooldbg.convert", "tooldbg.formats.openai_chat.write"} <= modules
+    target_rules = [m for m in RULE_MODULES if m.startswith("tooldbg.checks.rules.td8")]
+    assert set(target_rules) <= modules and len(rule_modules(modules)) < len(RULE_MODULES)
+    assert not top_level(modules) & {"rich", "pygments"}
+
+
+def test_the_registry_loaded_rule_by_rule_still_finds_every_rule():
+    # One rule first (as `show`), then the TD8xx (as `convert`), then all (as `check`), in a fresh
+    # interpreter: the same rules in code order, and `checks.preflight` still the function.
+    code = ("from tooldbg import checks\n"
+            "one, target = checks.RULES['TD901'], checks.select_rules(['TD8'], target='anthropic')\n"
+            "every = list(checks.RULES.values())\n"
+            "assert one in every and target == [r for r in every if r.target] and callable(checks.preflight)\n"
+            "print(' '.join(r.code for r in every))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.split() == list(RULES)
+
+
+def test_each_rule_module_is_named_after_its_code_and_name():
+    # The registry finds a rule by its module's name (`RULES["TD901"]` imports `td901_…` alone).
+    assert [f"tooldbg.checks.rules.{code.lower()}_{rule.name.replace('-', '_')}" for code, rule in RULES.items()] \
+        == RULE_MODULES
+
+
+# -- text printed without rich's console ------------------------------------------------------------
+
+#: Pieces of log text: wide characters, an emoji a joiner belongs in, controls (rich's `Text` drops
+#: `\r` and BEL), a bidi override, and parts of credentials a style may split.
+_PIECES = ["a", "b c", " ", "  ", "\n", "漢字", "👩", "\u200d", "💻", "\u202e", "\x1b[31m", "\r", "\x07", "sk-",
+           "abcdefgh1234", "password=", "hunter22", "Bearer ", "é", "", "\xa0", "\u3000", "x" * 50]
+
+
+@st.composite
+def report_lines(draw: st.DrawFn) -> Line:
+    """Lines as the report builds them: runs plain and styled, log text through `safe_line`."""
+    line = Line()
+    for _ in range(draw(st.integers(0, 6))):
+        text = "".join(draw(st.lists(st.sampled_from(_PIECES), max_size=4)))
+        style = draw(st.sampled_from(["", "bold"]))
+        if draw(st.booleans()):
+            line.append_text(safe_line(text, style))
+        else:
+            line.append(text, style)
+    return line
+
+
+@settings(max_examples=300, deadline=None)
+@given(report_lines())
+@example(Line("Bearer\nabcdefghijkl1234", "bold"))
+@example(Line("password=").append("\n", "bold").append("👩"))
+@example(Line("password=").append("\r", "bold").append("a"))  # rich drops the \r: no run is left
+def test_a_report_line_on_a_pipe_prints_as_rich_prints_it(line):
+    # The report's `Line` is printed on a pipe without rich; rich draws it as the `Text` it stands for.
+    drawn = io.StringIO()
+    Console(file=drawn, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True).print(guard(line), width=120)
+    assert _plain(line) == drawn.getvalue()
+
+
+def test_what_rich_must_lay_out_or_colour_goes_to_rich(monkeypatch):
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    assert _plain(Line("a\tb")) is None  # rich expands the tab to the next stop
+    assert _plain(Text("a")) is None and _plain(Padding(Line("a"), (0, 0, 0, 2))) is None
+    assert _plain(Line("a", "red")) == "a\n"
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich colours a pipe then
+    assert _plain(Line("a", "red")) is None

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import formats
 from .errors import ToolDbgError
+from .formats.profiles import wire_format
 from .jsonio import dumps
 from .model import Conversation, Loss, document
 from .render import inert_json
 from .secrets import redact_text
-from .targets import wire_format
 from .writing import check_writable, write_atomically
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TARGETS", "Export", "NotWritten", "check_writable", "export", "write_atomically"]
 
-TARGETS: tuple[str, ...] = (*formats.WIRE_FORMATS, "canonical")
+TARGETS = formats.TARGETS  # named here too, where callers have always imported it from
 
 
 @dataclass(frozen=True, slots=True)

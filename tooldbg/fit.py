@@ -11,7 +11,6 @@ the provider may reject is worse than one that rewrites them and says so.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -273,6 +272,8 @@ def _hashed(value: str, form: Shape, salt: int, length: int | None = None, *, bo
     length = form.low if length is None else length
     if length <= 0:
         return ""
+    import hashlib  # here: only an id or name made to fit needs it, and most logs' already fit
+
     seed = value if salt == 0 else f"{value}\x00{salt}"
     number = int.from_bytes(hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest(), "big")
     out = []

@@ -17,7 +17,6 @@ only for what it sent new or changed.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -379,6 +378,8 @@ def http_error(message: Message) -> ApiError:
     else:
         text = (message.text or "")[:_EXCERPT_READ]
         if text.lstrip()[:1] == "<":
+            import html  # here: its entity table loads only for a gateway's HTML page
+
             text = html.unescape(_MARKUP.sub(" ", text))
     return ApiError(message=plain(" ".join(text.split()), EXCERPT) or "(an empty body)",
                     code=str(message.status))

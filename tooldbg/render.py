@@ -10,8 +10,9 @@ it goes into a `Text` object. Before that, `clean` makes it harmless, in one pas
   other invisible characters (`\\u200b`, `\\u2060`, `\\ufeff`, the soft hyphen, tag characters),
   line and paragraph separators and lone surrogates. `\\x1b` prints as the four characters `\\x1b`.
 
-`safe` (a `Text`) and `code` (highlighted JSON) are the two entry points; `guard` is the last pass
-over what a renderable draws, after layout, for the CLI's printed output. JSON outputs keep the
+`safe` (a `Text`), `safe_line` (a report's `Line`) and `code` (highlighted JSON) are the entry
+points; `guard` is the last pass over what a renderable draws, after layout, for the CLI's printed
+output. JSON outputs keep the
 data exact: `inert_json` only rewrites those characters as JSON `\\uXXXX` escapes. The CLI and the
 TUI both describe parts through `part_line`.
 """
@@ -99,6 +100,47 @@ def safe(text: str, style: str = "") -> Text:
     from rich.text import Text
 
     return Text(clean(text), style=style)
+
+
+#: What rich's `Text` drops from the text it is given (`rich.control.STRIP_CONTROL_CODES`).
+_DROPPED = dict.fromkeys((7, 8, 11, 12, 13))
+
+
+class Line:
+    """A line of a text report: runs of text, each with a rich style, built as a rich `Text` is
+    (`append`, `append_text`). Rich draws it as that `Text` (`__rich__`); on a pipe the CLI prints
+    its characters without loading rich (`cli.output`), so a short report costs no rich import.
+    Log text enters through `safe_line`, cleaned."""
+
+    __slots__ = ("runs",)
+
+    def __init__(self, text: str = "", style: str = "") -> None:
+        self.runs: list[tuple[str, str]] = []
+        self.append(text, style)
+
+    def append(self, text: str, style: str = "") -> Line:
+        text = text.translate(_DROPPED)
+        if text:
+            self.runs.append((text, style))
+        return self
+
+    def append_text(self, other: Line) -> Line:
+        self.runs.extend(other.runs)
+        return self
+
+    @property
+    def plain(self) -> str:
+        return "".join(text for text, _ in self.runs)
+
+    def __rich__(self) -> Text:
+        from rich.text import Text
+
+        return Text.assemble(*self.runs)
+
+
+def safe_line(text: str, style: str = "") -> Line:
+    """Log text as a report `Line`: never markup, cleaned (as `safe`)."""
+    return Line(clean(text), style)
 
 
 def code(text: str, *, lines: int | None = None, chars: int | None = None, width: int = LINE,

@@ -10,19 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
-from rich.padding import Padding
-from rich.text import Text
-
 from .checks import SEVERITIES, Finding, Rule
 from .checks.rejections import rejections
 from .jsonio import dumps_str
 from .load import Loaded
-from .render import code, safe
+from .render import Line, code, safe_line
 from .scan import Checked, Report, skipped_line, summary, to_json
 from .shorten import one_line
 
-if TYPE_CHECKING:  # `check` needs neither: imported by the `diff` and `rules` output that does
+if TYPE_CHECKING:  # annotations only: the diff engine and rich load where they are used
+    from rich.console import RenderableType
+
     from .diff import Diff, Place, SidedFinding
 
 #: Characters of a conversation id and of a location shown (the rest is cut: shorten.one_line).
@@ -63,12 +61,12 @@ def text_report(results: list[Checked], skipped: Sequence[str] = ()) -> Iterator
     counts."""
     for result in results:
         loaded = result.loaded
-        yield safe(loaded.path, "bold underline")
+        yield safe_line(loaded.path, "bold underline")
         for err in loaded.errors:
-            yield safe(f"  unreadable: {err}", "bold red")
+            yield safe_line(f"  unreadable: {err}", "bold red")
         if loaded.skipped and loaded.conversations:  # else the error says it
             many = loaded.skipped != 1
-            yield Text(f"  skipped {loaded.skipped} entr{'ies' if many else 'y'} that no provider format "
+            yield Line(f"  skipped {loaded.skipped} entr{'ies' if many else 'y'} that no provider format "
                        f"recognizes (not LLM exchange{'s' if many else ''})", "dim")
         group: tuple[Any, ...] | None = None
         for finding in result.findings:
@@ -78,12 +76,12 @@ def text_report(results: list[Checked], skipped: Sequence[str] = ()) -> Iterator
                 yield _group_header(loaded, finding)
             yield _finding(loaded, finding)
         if not result.findings and not loaded.errors:
-            yield Text("  no findings", "green")
+            yield Line("  no findings", "green")
     said = skipped_line(skipped)
     if said:
-        yield safe(said, "dim")
+        yield safe_line(said, "dim")
     counts = summary(results)
-    line = Text()
+    line = Line()
     for i, (severity, count) in enumerate(counts.items()):
         line.append(", " if i else "")
         line.append(f"{count} {severity}{'s' if count != 1 and severity != 'info' else ''}",
@@ -91,33 +89,42 @@ def text_report(results: list[Checked], skipped: Sequence[str] = ()) -> Iterator
     yield line
 
 
-def _group_header(loaded: Loaded, finding: Finding) -> Text:
+def _group_header(loaded: Loaded, finding: Finding) -> Line:
     if finding.conversation is None:
-        return Text(f"  exchange {finding.exchange}", "bold")
-    header = safe(f"  {one_line(finding.conversation, LABEL)}", "bold")
+        return Line(f"  exchange {finding.exchange}", "bold")
+    header = safe_line(f"  {one_line(finding.conversation, LABEL)}", "bold")
     if finding.turn is not None:
         conv = loaded.conversation(finding.conversation)
         role = conv.turns[finding.turn].role if conv and finding.turn < len(conv.turns) else ""
-        header.append_text(safe(f" turn {finding.turn} {role}", "bold"))
+        header.append_text(safe_line(f" turn {finding.turn} {role}", "bold"))
     return header
 
 
 def _finding(loaded: Loaded, finding: Finding) -> RenderableType:
-    line = Text("    ")
+    line = Line("    ")
     line.append(finding.code, SEVERITY_STYLES[finding.severity])
     line.append(f" {finding.severity} ", SEVERITY_STYLES[finding.severity])
     line.append(f"{finding.name}: ", "bold")
-    line.append_text(safe(finding.message))
-    where = Text("      at ", "dim")
-    where.append_text(safe(f"exchange {finding.exchange} {one_line(finding.pointer, LOCATION)}", "dim"))
+    line.append_text(safe_line(finding.message))
+    where = Line("      at ", "dim")
+    where.append_text(safe_line(f"exchange {finding.exchange} {one_line(finding.pointer, LOCATION)}", "dim"))
     if finding.chunk is not None:
         where.append(f" chunk {finding.chunk}", "dim")
+    from rich.console import Group  # here: a report of `Line`s alone is printed without rich
+
     value = _wire(loaded, finding)
     if value is None:
         return Group(line, where)
     excerpt = code(dumps_str(value, indent=True), lines=EXCERPT_LINES, chars=4000, theme="ansi_dark",
                    word_wrap=True)
-    return Group(line, where, Padding(excerpt, (0, 0, 0, 6)))
+    return Group(line, where, _indented(excerpt, 6))
+
+
+def _indented(renderable: RenderableType, left: int) -> RenderableType:
+    """`renderable` `left` columns in (rich's `Padding`, loaded with the first layout drawn)."""
+    from rich.padding import Padding
+
+    return Padding(renderable, (0, 0, 0, left))
 
 
 def _wire(loaded: Loaded, finding: Finding) -> Any:
@@ -141,7 +148,7 @@ def wire_value(loaded: Loaded, exchange_index: int | None, address: str, chunk: 
 
 def rule_list(rules: list[Rule]) -> Iterator[RenderableType]:
     for rule in rules:
-        line = Text()
+        line = Line()
         line.append(f"{rule.code} ", SEVERITY_STYLES[rule.severity])
         line.append(f"{rule.name:28}", "bold")
         line.append(f"{rule.severity:8}", SEVERITY_STYLES[rule.severity])
@@ -150,21 +157,21 @@ def rule_list(rules: list[Rule]) -> Iterator[RenderableType]:
 
 
 def rule_doc(rule: Rule) -> Iterator[RenderableType]:
-    title = Text()
+    title = Line()
     title.append(f"{rule.code} {rule.name}", "bold")
     kind = ", target pre-flight" if rule.target else ", from `tooldbg diff A B`" if rule.diff else ""
     title.append(f"  ({rule.severity}{kind})", SEVERITY_STYLES[rule.severity])
     yield title
-    yield Text(rule.message, "italic")
+    yield Line(rule.message, "italic")
     for paragraph in rule.doc.split("\n\n"):
-        yield Text("")
-        yield Text(" ".join(paragraph.split()))
+        yield Line("")
+        yield Line(" ".join(paragraph.split()))
     for label, example in (("Bad", rule.bad), ("Good", rule.good)):
-        yield Text("")
-        yield Text(label, "bold red" if label == "Bad" else "bold green")
+        yield Line("")
+        yield Line(label, "bold red" if label == "Bad" else "bold green")
         from rich.syntax import Syntax
 
-        yield Padding(Syntax(example, "json", theme="ansi_dark", word_wrap=True), (0, 0, 0, 2))
+        yield _indented(Syntax(example, "json", theme="ansi_dark", word_wrap=True), 2)
 
 
 # ------------------------------------------------------------------------------------------ diff
@@ -198,23 +205,24 @@ def diff_text(d: Diff) -> Iterator[RenderableType]:
     from .diff import SIDES
 
     for side, loaded in zip(SIDES, (d.a, d.b), strict=True):
-        line = Text(f"{side}  ", "bold")
-        line.append_text(safe(loaded.path, "bold underline"))
-        line.append_text(safe(f"  ·  {loaded.container}  ·  {', '.join(loaded.formats) or 'no format'}  ·  "
-                              f"{len(loaded.reads)} exchange{'s' if len(loaded.reads) != 1 else ''}", "dim"))
+        line = Line(f"{side}  ", "bold")
+        line.append_text(safe_line(loaded.path, "bold underline"))
+        exchanges = f"{len(loaded.reads)} exchange{'s' if len(loaded.reads) != 1 else ''}"
+        line.append_text(safe_line(f"  ·  {loaded.container}  ·  {', '.join(loaded.formats) or 'no format'}"
+                                   f"  ·  {exchanges}", "dim"))
         yield line
         for err in loaded.errors:
-            yield safe(f"   unreadable: {err}", "bold red")
+            yield safe_line(f"   unreadable: {err}", "bold red")
     for pairing in d.pairings:
-        line = Text("paired: ", "dim")
-        line.append_text(safe(f"a {pairing.a} ↔ b {pairing.b}", "bold"))
+        line = Line("paired: ", "dim")
+        line.append_text(safe_line(f"a {pairing.a} ↔ b {pairing.b}", "bold"))
         shown = ", ".join(f"{'-' if x is None else x}↔{'-' if y is None else y}"
                           for x, y in pairing.exchanges)
         line.append(f"   exchanges {shown}", "dim")
         yield line
-    yield Text("")
+    yield Line("")
     if d.findings:
-        yield Text(f"differences ({len(d.findings)})", "bold")
+        yield Line(f"differences ({len(d.findings)})", "bold")
         group: Any = None
         for finding in d.findings:
             key = (_at(finding.a), _at(finding.b))
@@ -223,21 +231,21 @@ def diff_text(d: Diff) -> Iterator[RenderableType]:
                 yield _diff_header(d, finding)
             yield from _difference(d, finding)
     else:
-        yield Text("no differences", "green")
+        yield Line("no differences", "green")
     if d.notes:
-        yield Text("")
-        yield Text("notes", "bold")
+        yield Line("")
+        yield Line("notes", "bold")
         for note in d.notes:
-            yield safe(f"  {note.message}")
-    yield Text("")
-    yield Text("each side's own findings (tooldbg check)", "bold")
+            yield safe_line(f"  {note.message}")
+    yield Line("")
+    yield Line("each side's own findings (tooldbg check)", "bold")
     for side, loaded in zip(SIDES, (d.a, d.b), strict=True):
         own = [f for f in d.own if f.side == side]
-        head = Text(f"  {side}  ", "bold")
+        head = Line(f"  {side}  ", "bold")
         if not own:
             head.append("no findings", "green")
         else:
-            head.append_text(safe(loaded.path, "bold"))
+            head.append_text(safe_line(loaded.path, "bold"))
         yield head
         if not own:
             continue
@@ -246,8 +254,8 @@ def diff_text(d: Diff) -> Iterator[RenderableType]:
             at = (finding.conversation, finding.turn)
             if at != turn:
                 turn = at
-                yield Padding(_group_header(loaded, finding), (0, 0, 0, 2))
-            yield Padding(_finding(loaded, finding), (0, 0, 0, 2))
+                yield _indented(_group_header(loaded, finding), 2)
+            yield _indented(_finding(loaded, finding), 2)
     yield _diff_summary(d)
 
 
@@ -262,18 +270,18 @@ def _at(place: Place | None) -> tuple[Any, ...]:
     return (None,) if place is None else (place.conversation, place.turn)
 
 
-def _diff_header(d: Diff, finding: SidedFinding) -> Text:
-    header = Text("  ")
+def _diff_header(d: Diff, finding: SidedFinding) -> Line:
+    header = Line("  ")
     for i, (side, place, loaded) in enumerate((("a", finding.a, d.a), ("b", finding.b, d.b))):
         header.append("  ↔  " if i else "", "dim")
         if place is None or place.conversation is None:
             header.append(f"{side} -", "bold")
             continue
-        header.append_text(safe(f"{side} {place.conversation}", "bold"))
+        header.append_text(safe_line(f"{side} {place.conversation}", "bold"))
         if place.turn is not None:
             conv = loaded.conversation(place.conversation)
             role = conv.turns[place.turn].role if conv and place.turn < len(conv.turns) else ""
-            header.append_text(safe(f" turn {place.turn} {role}".rstrip(), "bold"))
+            header.append_text(safe_line(f" turn {place.turn} {role}".rstrip(), "bold"))
         else:
             header.append(" (the request)", "bold")
     return header
@@ -281,18 +289,18 @@ def _diff_header(d: Diff, finding: SidedFinding) -> Text:
 
 def _difference(d: Diff, finding: SidedFinding) -> Iterator[RenderableType]:
     style = SEVERITY_STYLES[finding.severity]
-    line = Text("    ")
+    line = Line("    ")
     line.append(finding.code, style)
     line.append(f" {finding.severity} ", style)
     line.append(f"{finding.name} ", "bold")
     line.append(f"on {finding.side}: ", "bold")
-    line.append_text(safe(finding.message))
+    line.append_text(safe_line(finding.message))
     yield line
     for side, place, loaded in (("a", finding.a, d.a), ("b", finding.b, d.b)):
         if place is None:
             continue
-        where = Text(f"      {side}  ", "dim")
-        where.append_text(safe(f"exchange {place.exchange} {place.pointer}", "dim"))
+        where = Line(f"      {side}  ", "dim")
+        where.append_text(safe_line(f"exchange {place.exchange} {place.pointer}", "dim"))
         if place.chunk is not None:
             where.append(f" chunk {place.chunk}", "dim")
         yield where
@@ -300,14 +308,14 @@ def _difference(d: Diff, finding: SidedFinding) -> Iterator[RenderableType]:
             continue
         value = wire_value(loaded, place.exchange, place.pointer, place.chunk)
         if value is not None:
-            yield Padding(code(dumps_str(value, indent=True), lines=DIFF_EXCERPT_LINES, chars=2000,
-                               theme="ansi_dark", word_wrap=True), (0, 0, 0, 9))
+            yield _indented(code(dumps_str(value, indent=True), lines=DIFF_EXCERPT_LINES, chars=2000,
+                                 theme="ansi_dark", word_wrap=True), 9)
 
 
-def _diff_summary(d: Diff) -> Text:
+def _diff_summary(d: Diff) -> Line:
     from .diff import SIDES
 
-    line = Text("")
+    line = Line("")
     differences = len(d.findings)
     line.append(f"{differences} difference{'s' if differences != 1 else ''}",
                 "bold red" if differences else "green")

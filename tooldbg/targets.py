@@ -40,15 +40,11 @@ from .fit import parse_pattern as parse_pattern
 from .fit import passes as passes
 from .fit import shape as shape
 
+# The profiles too (`formats.profiles`: the command line names every target without these tables).
+from .formats.profiles import PROFILES as PROFILES
+from .formats.profiles import wire_format as wire_format
+
 _K = TypeVar("_K")
-
-#: Provider profiles → the wire format they speak.
-PROFILES: dict[str, str] = {"mistral": "openai-chat", "deepseek": "openai-chat", "kimi": "openai-chat"}
-
-
-def wire_format(target: str) -> str:
-    """The wire format a target writes (`mistral` → `openai-chat`)."""
-    return PROFILES.get(target, target)
 
 
 # ------------------------------------------------------------------------------- constraint kinds

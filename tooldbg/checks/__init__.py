@@ -5,30 +5,74 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..errors import InputError, unexpected
+from ..formats.profiles import wire_format
 from ..jsonio import dumps
 from ..load import Loaded, load_bytes
-from ..targets import wire_format
+
+# `preflight`, the TD8xx rules' helpers, is imported before the function of that name below is
+# defined, so the name is the function's (imported later, with the rules, the module would take it).
+from . import preflight as _target_helpers  # noqa: F401
 from . import rules as _rules_package
 from .base import SEVERITIES, Context, Finding, Rule, severity_rank
 
 
-def _discover() -> dict[str, Rule]:
-    found = {}
-    for info in sorted(pkgutil.iter_modules(_rules_package.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{_rules_package.__name__}.{info.name}")
-        rule = Rule.from_module(module)
-        if rule.code in found:
-            raise RuntimeError(f"two rules claim {rule.code}")
-        found[rule.code] = rule
-    return dict(sorted(found.items()))
+class Registry(Mapping[str, Rule]):
+    """Every rule, by code, in code order. The registry is the `rules` package: a module there is a
+    rule, `tdNNN_<name>.py`. A rule's module is imported when the rule is first asked for: `show`
+    asks for one (TD901), `convert` for the TD8xx rules (`starting`), `check` and the catalogue for
+    them all."""
+
+    def __init__(self) -> None:
+        self._modules = sorted(info.name for info in pkgutil.iter_modules(_rules_package.__path__))
+        self._loaded: dict[str, Rule] = {}  # by module name
+        self._all: dict[str, Rule] | None = None
+
+    def _rule(self, module_name: str) -> Rule:
+        rule = self._loaded.get(module_name)
+        if rule is None:
+            module = importlib.import_module(f"{_rules_package.__name__}.{module_name}")
+            rule = self._loaded[module_name] = Rule.from_module(module)
+        return rule
+
+    def _every(self) -> dict[str, Rule]:
+        if self._all is None:
+            found: dict[str, Rule] = {}
+            for module_name in self._modules:
+                rule = self._rule(module_name)
+                if rule.code in found:
+                    raise RuntimeError(f"two rules claim {rule.code}")
+                found[rule.code] = rule
+            self._all = dict(sorted(found.items()))
+        return self._all
+
+    def starting(self, prefixes: tuple[str, ...]) -> list[Rule]:
+        """The rules whose code starts with one of `prefixes`, in code order, importing only the
+        modules named so (`TD8` → `td8…`)."""
+        if self._all is not None:
+            return [rule for code, rule in self._all.items() if code.startswith(prefixes)]
+        named = (self._rule(m) for m in self._modules if m.upper().startswith(prefixes))
+        return sorted((rule for rule in named if rule.code.startswith(prefixes)), key=lambda rule: rule.code)
+
+    def __getitem__(self, code: str) -> Rule:
+        if self._all is None:  # the module named after the code alone
+            for rule in self.starting((code,)):
+                if rule.code == code:
+                    return rule
+        return self._every()[code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self._every())
 
 
-#: Every rule, by code. The registry is the `rules` package: a module there is a rule.
-RULES: dict[str, Rule] = _discover()
+#: Every rule, by code (see `Registry`).
+RULES = Registry()
 
 
 def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = (),
@@ -37,8 +81,8 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = (),
     target rules only when a target is given; never the TD7xx rules `diff` reports (they compare two
     logs: `tooldbg.diff`)."""
     select, ignore = tuple(select), tuple(ignore)
-    return [r for r in RULES.values()
-            if (not select or r.code.startswith(select)) and not (ignore and r.code.startswith(ignore))
+    return [r for r in (RULES.starting(select) if select else RULES.values())
+            if not (ignore and r.code.startswith(ignore))
             and (target is not None or not r.target) and not r.diff]
 
 

@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Reasoning, Result, Text, Turn
-from ..targets import Limit, Table, table, wire_format
 from .base import Context
+
+if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
+    from ..targets import Limit, Table
 
 _URL_MODEL = re.compile(r"/models/([^/:?]+)")
 
 
 def target_table(ctx: Context) -> Table | None:
+    from ..targets import table  # only `check --target` and `convert` check a target
+
     return table(ctx.target)
 
 

@@ -26,12 +26,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from .. import __version__, formats
-from ..convert import TARGETS, check_writable, export, write_atomically
 from ..errors import ToolDbgError
+from ..formats.profiles import PROFILES, wire_format
 from ..load import Loaded, load_bytes
 from ..model import CANONICAL_FORMAT
 from ..shorten import plain
-from ..targets import PROFILES, wire_format
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
 from .repairs import at_place, blank_lines, fix_chosen, record_line, refuse_blanks
@@ -142,7 +141,7 @@ def show(files: tuple[str, ...], conversation_id: str | None, input_format: str 
 
 @cli.command()
 @click.argument("file", type=click.Path())
-@click.option("--to", "target", type=click.Choice([*TARGETS, *PROFILES]), required=True,
+@click.option("--to", "target", type=click.Choice([*formats.TARGETS, *PROFILES]), required=True,
               help="Format to write (a profile such as mistral: its wire format, checked for its limits).")
 @click.option("-o", "--output", type=click.Path(),
               help="Write here (a new path or a regular file) instead of stdout.")
@@ -167,6 +166,8 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
     (arguments it would write as {}, a call or result it would leave out), convert stops (exit 1)
     naming the repair, which --fix makes. A body the target requires a model in (OpenAI, Anthropic)
     when the log names none and --model gives none is written with the loss line, and exit 1."""
+    from ..convert import check_writable, export, write_atomically  # the writers: only what writes loads them
+
     if model is not None and not model.strip():
         fail("--model: give a model name")
     redact(not no_redact)
@@ -359,7 +360,7 @@ def _one_log(path: str) -> Loaded:
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("-o", "--output", type=click.Path(),
               help="Write the repaired conversation here (a new path, or an existing file with --force).")
-@click.option("--to", "target", type=click.Choice([*TARGETS, *PROFILES]), default="canonical",
+@click.option("--to", "target", type=click.Choice([*formats.TARGETS, *PROFILES]), default="canonical",
               show_default=True, help="Format to write (a profile: its wire format, fitted to its limits).")
 @click.option("--only", multiple=True, help="Only repair findings of these codes or prefixes (TD2, TD303…).")
 @click.option("--skip", multiple=True, help="Do not repair findings of these codes or prefixes.")
@@ -385,6 +386,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     remains, 1 otherwise (or when the result could not be written without blanking recorded data)."""
     redact(not no_redact)
     from ..checks import run_checks, select_rules, severity_rank
+    from ..convert import check_writable, export, write_atomically
     from ..repair import after_writing
     from ..report import Checked, to_json
 

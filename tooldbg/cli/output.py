@@ -9,12 +9,13 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from ..jsonio import dumps
-from ..render import clean, clean_json, guard, redaction
+from ..render import Line, clean, clean_json, guard, redaction
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -63,23 +64,58 @@ _TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
 def emit(renderables: Iterable[RenderableType], width: int | None = None) -> None:
     """Print to a terminal as rich lays it out; to anything else with every line whole: text is
     never wrapped, JSON excerpts are as wide as their longest line, only tables and panels (the
-    layouts that need a width) are `width` columns wide, and no line ends in padding."""
-    from rich.console import Console
-
+    layouts that need a width) are `width` columns wide, and no line ends in padding. Rich's
+    console loads with the first renderable that needs laying out (`_plain`)."""
     if sys.stdout.isatty():
+        from rich.console import Console
+
         console = Console(width=width, highlight=False, soft_wrap=False)
         for renderable in renderables:
             console.print(guard(renderable))
         return
     layout = width or columns() or PIPE_WIDTH
     buffer = io.StringIO()
-    console = Console(file=buffer, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True)
+    piped: Any = None
     for renderable in renderables:
-        console.print(guard(renderable), width=pipe_width(console, renderable, layout))
-        sys.stdout.write(_TRAILING.sub(r"\1", buffer.getvalue()))
-        buffer.seek(0)
-        buffer.truncate()
+        text = _plain(renderable)
+        if text is None:
+            if piped is None:
+                from rich.console import Console
+
+                piped = Console(file=buffer, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True)
+            piped.print(guard(renderable), width=pipe_width(piped, renderable, layout))
+            text = buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+        sys.stdout.write(_TRAILING.sub(r"\1", text))
     sys.stdout.flush()
+
+
+def _plain(renderable: Any) -> str | None:
+    """What rich prints for a report `Line` on a pipe, without importing rich (a short report, such
+    as `check` on a clean file, is only `Line`s): its characters, cleaned in the runs rich draws as
+    segments, as `guard` cleans them. None for what rich must lay out or colour: any other
+    renderable, a tab (expanded to the next stop), or colour forced on a pipe."""
+    if not isinstance(renderable, Line):
+        return None
+    plain = renderable.plain
+    if "\t" in plain or os.environ.keys() & {"FORCE_COLOR", "TTY_COMPATIBLE"}:
+        return None
+    # Rich draws a `Line` as `Text.assemble(*runs)`, a span per styled run, and each line of it apart
+    # (`Text.wrap`, then `Text.join`): a segment ends where a styled run starts or ends within a line.
+    styled, at = [], 0
+    for text, style in renderable.runs:
+        if style:
+            styled.append((at, at + len(text)))
+        at += len(text)
+    cuts = {0, len(plain)}
+    first = 0
+    for last in [*(at for at, char in enumerate(plain) if char == "\n"), len(plain)]:
+        for start, end in styled:
+            if max(start, first) < min(end, last):
+                cuts.update((max(start, first), min(end, last)))
+        first = last + 1
+    return "".join(clean(plain[start:end]) for start, end in pairwise(sorted(cuts))) + "\n"
 
 
 def columns() -> int | None:
@@ -97,7 +133,7 @@ def pipe_width(console: Any, renderable: Any, layout: int) -> int:
         title = renderable.title
         length = title.cell_len if isinstance(title, Text) else len(str(title))
         return max(layout, min(length + 8, PIPE_MAX_WIDTH))
-    if isinstance(renderable, Text):
+    if isinstance(renderable, Line | Text):
         return layout  # soft-wrapped: printed whole whatever the width
     needed = Measurement.get(console, console.options, renderable).maximum
     return max(layout, min(needed, PIPE_MAX_WIDTH))

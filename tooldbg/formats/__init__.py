@@ -19,6 +19,8 @@ FORMATS: dict[str, Format] = {m.NAME: m for m in _DETECTION_ORDER}
 
 #: The formats in the order they are listed to the user (each format's `Facts.order`).
 WIRE_FORMATS: tuple[str, ...] = tuple(sorted(FORMATS, key=lambda name: FORMATS[name].FACTS.order))
+#: What a conversation can be written as: each wire format, and the canonical document.
+TARGETS: tuple[str, ...] = (*WIRE_FORMATS, "canonical")
 
 
 def get(name: str) -> Format:

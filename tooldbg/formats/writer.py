@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
-from ..targets import Table, describe, fit_call_ids, fit_tool_name, fit_tool_names, passes, table, wire_format
 from .origins import Origin, Origins
+from .profiles import wire_format
 from .settings import Paths, lifted, report_parameters, request_loss, write_model, write_settings
 
 if TYPE_CHECKING:
+    from ..targets import Table
     from .base import Facts
 
 _Emitted = TypeVar("_Emitted")
@@ -59,7 +60,7 @@ class Writer:
         settings, _ = lifted(self.conv, facts.name, _settings_paths)
         write_settings(body, settings, facts.title, facts.settings, self.losses, ranges=facts.setting_ranges,
                        max_tokens_default=facts.max_tokens_default,
-                       max_tokens_key=(table(target) or Table()).max_tokens_key)
+                       max_tokens_key=_limits(target).max_tokens_key)
 
     def report_parameters(self, facts: Facts) -> None:
         """Each request parameter another format kept in the conversation's meta, as not carried."""
@@ -70,6 +71,13 @@ class Writer:
         """Where the nodes marked so far sit in the final `body`, found when first read (see
         `Origins.resolve`)."""
         return self.marks.later(body)
+
+
+def _limits(target: str) -> Table:
+    """Target `target`'s limit table (empty for a target without limits)."""
+    from ..targets import Table, table  # the tables load when something is written, not with the registry
+
+    return table(target) or Table()
 
 
 def _settings_paths(name: str) -> Paths | None:
@@ -115,9 +123,11 @@ class Fitting:
 
     def __init__(self, conv: Conversation, target: str, losses: list[Loss], *,
                  id_prefix: str | None = "call_", unique_ids: bool = False) -> None:
+        from ..targets import fit_call_ids, fit_tool_names  # see `_limits`
+
         self.target = target
         self.losses = losses
-        self._limits = table(target) or Table()
+        self._limits = _limits(target)
         names = [t.name for t in conv.tools]
         names += [p.name for t in conv.turns for p in t.parts
                   if isinstance(p, Invocation | Result) and p.name is not None]
@@ -157,11 +167,15 @@ class Fitting:
     @property
     def _name_rules(self) -> str:
         """The target's tool-name limits in words, for a loss (worked out only when one is said)."""
+        from ..targets import describe  # see `_limits`
+
         return describe(self._limits.tool_name)
 
     @property
     def _id_rules(self) -> str:
         """The target's call-id limits in words, for a loss."""
+        from ..targets import describe  # see `_limits`
+
         return describe(self._limits.call_id)
 
     # ---- tool names
@@ -181,6 +195,8 @@ class Fitting:
     def written_name(self, name: str) -> str:
         """The name `name` is written as (wherever it is), without reporting anything."""
         if name not in self._names:
+            from ..targets import fit_tool_name  # see `_limits`
+
             self._names[name] = fit_tool_name(self.target, name, self._names_used)
         return self._names[name] or name
 
@@ -242,4 +258,6 @@ class Fitting:
         return fitted
 
     def fits_id(self, value: str) -> bool:
+        from ..targets import passes  # see `_limits`
+
         return passes(value, self._limits.call_id)

@@ -13,12 +13,17 @@ rule says which ones need it. Limits are per target in `tooldbg/targets.py`; Ope
 limit, reported once and not reproduced since, is TD802.
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ...shorten import quote as shown
-from ...targets import Limit
 from ..base import Context, Finding
 from ..preflight import failure, quote, target_table, wire_ids
+
+if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
+    from ...targets import Limit
 
 CODE = "TD801"
 NAME = "target-call-id"

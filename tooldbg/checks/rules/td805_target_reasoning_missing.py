@@ -18,13 +18,18 @@ turns, where in them) is data in `tooldbg/targets.py`. A replay that dropped rea
 is also TD307; this rule judges the history against the target, recorded or not.
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ...model import Conversation, Invocation, Part, Reasoning
 from ...shorten import quote as shown
-from ...targets import ReasoningReplay
 from ..base import Context, Finding
 from ..preflight import carrier, model_matches, models, param, quote, signed, target_table
+
+if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
+    from ...targets import ReasoningReplay
 
 CODE = "TD805"
 NAME = "target-reasoning-missing"
