@@ -62,18 +62,24 @@ def _may_be_deep(data: bytes | memoryview | str) -> bool:
 def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
     """Raise TooDeep, at the pointer below `pointer` of the first value nested past `limit`
     (`value` itself is level 1), when there is one. Iterative; linear in the number of containers."""
-    if not isinstance(value, dict | list):
+    if not isinstance(value, _CONTAINERS):
         if limit < 1:
             raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read", pointer)
         return
     level, depth = [value], 1
+    containers = _CONTAINERS  # (a local: the test below runs for every value of every record)
     while level:  # one level of containers at a time
         if depth > limit:
             raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read",
                           pointer + _path_to_depth(value, limit + 1))
         level = [child for node in level for child in (node.values() if isinstance(node, dict) else node)
-                 if isinstance(child, dict | list)]
+                 if isinstance(child, containers)]
         depth += 1
+
+
+#: The JSON containers, as a tuple: `isinstance` with a tuple is a good third faster than with the
+#: union `dict | list`.
+_CONTAINERS = (dict, list)
 
 
 def _path_to_depth(value: Any, depth: int) -> str:
