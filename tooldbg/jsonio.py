@@ -45,14 +45,20 @@ def loads(data: bytes | memoryview | str, *, check_depth: bool = True) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as err:
         raise FormatError(_describe(err)) from None
-    if check_depth and _may_be_deep(data):
+    if check_depth and (len(data) > _COUNTED or _may_be_deep(data)):
         ensure_depth(value)
     return value
 
 
+#: The longest text whose brackets are counted before its value is walked for depth (`loads`). A
+#: count costs about what the walk does on a long text, and spares it only when the text holds
+#: fewer than `MAX_DEPTH` brackets: the many small stream events, not the bodies of an agent loop.
+_COUNTED = 4096
+
+
 def _may_be_deep(data: bytes | memoryview | str) -> bool:
-    """False when the text has too few brackets to nest past the limit (the usual case, at the
-    speed of a byte count)."""
+    """False when the text has too few brackets to nest past the limit (at the speed of a byte
+    count: quicker than a walk on a short text)."""
     if isinstance(data, str):
         return data.count("{") + data.count("[") > MAX_DEPTH
     raw = data.tobytes() if isinstance(data, memoryview) else data  # (containers check views apart)
