@@ -9,12 +9,12 @@ from unittest import mock
 import pytest
 
 from tests import paths
-from tooldbg import history
+from tooldbg import formats, history
 from tooldbg.checks import Context, run_checks
 from tooldbg.checks.arguments import calls
 from tooldbg.formats import openai_chat, reading
 from tooldbg.load import load_bytes, load_file
-from tooldbg.model import document, turn_to_dict
+from tooldbg.model import Source, document, part_to_dict, turn_to_dict
 from tooldbg.records.containers import iter_files
 
 URL = "https://api.openai.com/v1/chat/completions"
@@ -81,9 +81,9 @@ def test_the_reader_reads_each_distinct_message_once():
     read_messages = []
     real = openai_chat.read_request
 
-    def spy(body, source):
-        read_messages.extend(json.dumps(m, sort_keys=True) for m in body["messages"])
-        return real(body, source)
+    def spy(body, source, *, start=0, prior=()):
+        read_messages.extend(json.dumps(m, sort_keys=True) for m in body["messages"][start:])
+        return real(body, source, start=start, prior=prior)
 
     with mock.patch.object(openai_chat, "read_request", spy):
         loaded = load_bytes("agent.jsonl", agent_session(50))
@@ -135,6 +135,37 @@ def test_a_turn_changed_and_changed_back_points_at_the_request_that_changed_it_b
     result = [r.request.turns[2] for r in loaded.reads[1:]]
     assert [t.source.exchange for t in result] == [1, 1, 1, 1, 5, 6, 6]
     assert result[0] is result[3] and result[5] is result[6] and result[5] == result[0]
+
+
+SOURCE = Source(file="log.jsonl", exchange=3, side="request", location="line 4/request/body")
+@pytest.mark.parametrize("folder", ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"])
+def test_reading_a_request_from_a_message_on_gives_the_turns_of_the_whole_read(folder):
+    """`read_request(body, source, start=n, prior=turns)` — what `History` calls for the messages
+    after the replayed ones — gives the turns a read of the whole body gives, sources and links
+    included, for every cut where a message begins a turn of a role other than the one before."""
+    cuts = 0
+    reads = [r for p in iter_files(paths.SAMPLES / folder) if p.suffix != ".md" for r in load_file(p).reads]
+    for read in reads:
+        if read.request is None or read.format is None:
+            continue
+        module = formats.get(read.format)
+        body = read.exchange.request.body
+        whole = module.read_request(body, SOURCE)
+        base = SOURCE.child(formats.facts(read.format).messages_key).pointer
+        at = [history._message_at(t.source.pointer, base) for t in whole.turns]
+        from_list = [p for p in whole.system if history._message_at(p.source.pointer, base) is not None]
+        for k in range(1, len(whole.turns)):
+            if at[k] == at[k - 1] or whole.turns[k].role == whole.turns[k - 1].role:
+                continue
+            cut = module.read_request(body, SOURCE, start=at[k], prior=whole.turns[:k])
+            assert [turn_to_dict(t) for t in cut.turns] == [turn_to_dict(t) for t in whole.turns]
+            assert [a is b for a, b in zip(cut.turns[:k], whole.turns, strict=False)] == [True] * k
+            assert [part_to_dict(p) for p in (*cut.system, *from_list)] == \
+                [part_to_dict(p) for p in whole.system]
+            assert (cut.tools, cut.tool_choice, cut.model, cut.meta, cut.settings) == \
+                (whole.tools, whole.tool_choice, whole.model, whole.meta, whole.settings)
+            cuts += 1
+    assert cuts
 
 
 def whole_reads(self, fmt, read_request, body, source):

@@ -170,6 +170,11 @@ def test_depth_is_checked_once_where_json_is_parsed():
     with pytest.raises(TooDeep) as info:
         jsonio.loads(deep_text(MAX_DEPTH + 1))
     assert isinstance(info.value, FormatError) and info.value.pointer == "/0" * MAX_DEPTH
+    long = '"' + "x" * 10_000 + '"'  # a long text is walked without its brackets counted first
+    assert jsonio.loads("[" * MAX_DEPTH + long + "]" * MAX_DEPTH) is not None
+    with pytest.raises(TooDeep) as info:
+        jsonio.loads("[" * (MAX_DEPTH + 1) + long + "]" * (MAX_DEPTH + 1))
+    assert info.value.pointer == "/0" * MAX_DEPTH
     assert jsonio.try_loads(deep_text(1000)) == (False, None)
     assert jsonio.count_values(deep_text(5000)) == 0  # the standard library's parser recurses
     assert jsonio.count_values("1" * 5000) == 0  # …and refuses integers of more than 4,300 digits

@@ -10,13 +10,12 @@ request of the conversation that sent the same messages before it:
   reuse). The chained digests of a request's prefixes index the conversation that last sent them.
 * The longest prefix the request shares with that conversation's last request keeps the turn
   objects that request had — the same objects, with the sources of the exchange that first sent
-  them — and the reader is called on the rest of the list alone (a shallow copy of the body with
-  the list cut). The turns it reads are moved to their place (JSON pointers shifted by the cut)
-  and linked after the kept ones, as a read of the whole list would have linked them.
+  them — and the reader reads the rest of the list alone, after them (`read_request(body, source,
+  start=cut, prior=kept)`, see `formats.base.Format`): its turns point into the whole list and are
+  linked after the kept ones as they are made, as a read of the whole list would have made them.
 * The cut is made where the earlier read began a turn, and never where the first new turn has the
   role of the last kept one (a reader may merge such a run into one turn: Chat tool messages,
-  Responses items) or where the rest starts with system messages (a reader takes leading ones as
-  the system prompt); then the cut moves back one turn, or the request is read whole.
+  Responses items); then the cut moves back one turn, or the request is read whole.
 
 The kept turns are the ones the stitcher would put in the timeline anyway (`stitch`: a turn that
 reappears unchanged keeps the object of its first appearance), so a request may keep them only if
@@ -32,23 +31,28 @@ where they are equal as JSON bytes — the same objects (`is`), replaced in plac
 body, the values unchanged — so a log of n requests holds each distinct message once, not n times,
 and a reader that remembers what it read of an object (`tools` read once) finds it by identity.
 
-The readers stay whole-body functions: a format needs nothing beyond its `messages_key` for this.
+The readers stay whole-body functions: a format needs nothing beyond its `messages_key` and the
+`start`/`prior` of its `read_request` for this.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from . import formats
-from .formats.base import Request, link
+from .formats.base import Request
 from .jsonio import dumps
-from .model import NO_SOURCE, Part, Result, Source, Turn
+from .model import NO_SOURCE, Source, Turn
 
-#: A reader of one request body (a format's `read_request`).
-Reader = Callable[[Any, Source], Request]
+
+class Reader(Protocol):
+    """A reader of one request body: a format's `read_request` (`formats.base.Format`)."""
+
+    def __call__(self, body: Any, source: Source, /, *, start: int = 0,
+                 prior: tuple[Turn, ...] = ()) -> Request: ...
 
 
 @dataclass(slots=True)
@@ -214,7 +218,6 @@ def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str
             shared: int) -> Request | None:
     """The request, read from the first message it does not share with `sent` on (see the module
     docstring; `shared`: how many it shares); None when no cut is safe."""
-    messages: list[Any] = body[key]
     starts = sent.starts
     if starts is None:
         return None
@@ -223,21 +226,18 @@ def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str
         kept = bisect_left(starts, cut)  # the turns read from the messages before the cut
         if kept == 0:
             continue
+        prior = sent.request.turns[:kept]
         try:
-            rest = read_request({**body, key: messages[cut:]}, source)
+            request = read_request(body, source, start=cut, prior=prior)
         except Exception:  # noqa: BLE001 - the whole read reports the error at its true place
             return None
-        prior = sent.request.turns[:kept]
-        if any(_message_at(p.source.pointer, base) is not None for p in rest.system):
-            return None  # the rest starts with system messages: the whole read decides them
-        if rest.turns and rest.turns[0].role == prior[-1].role:
+        if len(request.turns) > kept and request.turns[kept].role == prior[-1].role:
             continue  # the first new turn might merge into the last kept one: cut a turn earlier
-        moved = [_moved(t, base, cut) for t in rest.turns]
         # The system prompt is the request's own (a conversation takes its last request's), so
         # what the list gave it points into this request, not the one it was read from.
-        from_list = tuple(replace(p, source=replace(source, pointer=p.source.pointer))
+        from_list = tuple(replace(p, source=p.source.rebased(source))
                           for p in sent.request.system if _message_at(p.source.pointer, base) is not None)
-        return replace(rest, turns=(*prior, *link(moved, prior=prior)), system=(*rest.system, *from_list))
+        return replace(request, system=(*request.system, *from_list)) if from_list else request
     return None
 
 
@@ -261,24 +261,3 @@ def _message_at(pointer: str, base: str) -> int | None:
         return None
     token = pointer[len(base) + 1:].split("/", 1)[0]
     return int(token) if token.isdigit() else None
-
-
-def _moved(turn: Turn, base: str, by: int) -> Turn:
-    """A turn read from the cut list, its sources pointing into the whole one."""
-    return replace(turn, source=_shifted(turn.source, base, by),
-                   parts=tuple(_moved_part(p, base, by) for p in turn.parts))
-
-
-def _moved_part(part: Part, base: str, by: int) -> Part:
-    if isinstance(part, Result):
-        return replace(part, source=_shifted(part.source, base, by),
-                       content=tuple(_moved_part(p, base, by) for p in part.content))
-    return replace(part, source=_shifted(part.source, base, by))
-
-
-def _shifted(source: Source, base: str, by: int) -> Source:
-    at = _message_at(source.pointer, base)
-    if at is None:
-        return source
-    rest = source.pointer[len(base) + 1 + len(str(at)):]
-    return replace(source, pointer=f"{base}/{at + by}{rest}")

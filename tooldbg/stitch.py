@@ -17,7 +17,7 @@ turns (`_chained`), so a replayed history is not walked again per request. The f
 log has nothing to continue: its turns are hashed only when another exchange comes (`_settle`), so a
 file of one request body (what `convert` reads most) is never hashed. `match` answers which thread
 `add` would continue, without changing anything, for `load` to check a request's kept turns
-against.
+against; `add` of the same request then takes the hashes and the thread `match` found.
 
 A request that goes back to an earlier point of a conversation, though, is another conversation: a
 second run of the same task, or a session interleaved with one that began with the same messages.
@@ -82,6 +82,8 @@ class Stitcher:
         #: The thread of the first request, its request's turns and its answers, until they are
         #: hashed and indexed (`_settle`).
         self._unindexed: tuple[Thread, tuple[Turn, ...], tuple[Turn, ...]] | None = None
+        #: The request `match` was last asked about, its hashes and chains, and the thread it found.
+        self._matched: tuple[Request, list[bytes], list[bytes], Thread | None] | None = None
 
     def match(self, request: Request) -> Thread | None:
         """The thread `add` would continue with `request` (None: it would start one); adds nothing
@@ -91,7 +93,9 @@ class Stitcher:
         if stored is not None:
             return stored.continued
         hashes, chains = self._chained(request.turns)
-        return self._continued(request, hashes, chains)
+        thread = self._continued(request, hashes, chains)
+        self._matched = (request, hashes, chains, thread)
+        return thread
 
     def add(self, exchange: int, request: Request | None, responses: tuple[Response, ...]) -> Thread:
         self._settle()
@@ -112,8 +116,12 @@ class Stitcher:
             return self._new(exchange, Conversation(model=model, turns=link(answers)), [])
         # With nothing indexed yet there is nothing to continue: the hashing waits (`_settle`).
         indexed = bool(self._by_chain)
-        hashes, chains = self._chained(request.turns) if indexed else ([], [])
-        thread = self._continued(request, hashes, chains) if indexed else None
+        matched, self._matched = self._matched, None
+        if matched is not None and matched[0] is request:  # (nothing was indexed since `match`)
+            hashes, chains, thread = matched[1], matched[2], matched[3]
+        else:
+            hashes, chains = self._chained(request.turns) if indexed else ([], [])
+            thread = self._continued(request, hashes, chains) if indexed else None
         turns = list(request.turns)
         if thread is not None:
             known, same = thread.conversation.turns, min(len(hashes), len(thread.hashes))

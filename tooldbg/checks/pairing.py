@@ -221,14 +221,7 @@ def extra_results(conv: Conversation, by_call: Mapping[str, Any] | None = None
 def explained_orphans(conv: Conversation) -> set[tuple[int, int]]:
     """(turn, part) of the unbound results a more precise rule explains: a near-miss id (TD103), an
     extra result (TD105), or no defect at all (a Gemini `willContinue` continuation)."""
-    return _explained(mismatches(conv), extra_results(conv))
-
-
-def _explained(found: list[Mismatch], extra: tuple[list[tuple[Located, list[Located]]], list[Located]]
-               ) -> set[tuple[int, int]]:
-    extras, continued = extra
-    return ({(m.result.turn, m.result.part) for m in found}
-            | {(r.turn, r.part) for r, _ in extras} | {(r.turn, r.part) for r in continued})
+    return Paired(conv).explained_orphans
 
 
 class Paired:
@@ -259,8 +252,19 @@ class Paired:
         return extra_results(self.conv, self.results_by_call)
 
     @cached_property
+    def near_misses(self) -> set[tuple[int, int]]:
+        """(turn, part) of the unbound results whose id is a damaged copy of a call's (TD103)."""
+        return {(m.result.turn, m.result.part) for m in self.mismatches}
+
+    @cached_property
+    def extras(self) -> set[tuple[int, int]]:
+        """(turn, part) of the unbound results after their call was answered (TD105)."""
+        return {(r.turn, r.part) for r, _ in self.extra_results[0]}
+
+    @cached_property
     def explained_orphans(self) -> set[tuple[int, int]]:
-        return _explained(self.mismatches, self.extra_results)
+        """`explained_orphans`: the near misses, the extras and the continuations."""
+        return self.near_misses | self.extras | {(r.turn, r.part) for r in self.extra_results[1]}
 
 
 def paired(ctx: Context, conv: Conversation) -> Paired:

@@ -9,7 +9,9 @@ same public names, like msgspec's per-format modules:
                                            format (list key, finish pointer, argument encoding…)
     sniff(body, side) -> bool              does this parsed body look like this format?
     sniff_stream(events) -> bool           does this stream look like this format?
-    read_request(body, source) -> Request  a request body as canonical turns (linked)
+    read_request(body, source) -> Request  a request body as canonical turns (linked); with
+                                           `start=n, prior=turns`, only its messages from the n-th
+                                           on, after the turns read of the ones before (below)
     read_response(body, source) -> Response  a response body (or an error body) as one turn
     split_streams(events) -> list[list[StreamEvent]]   a capture holding several responses
                                            back to back (a new `message_start`, `response.created`,
@@ -48,6 +50,8 @@ from .reading import (
     expect_list,
     first,
     link,
+    linked_after,
+    listed_from,
     media_kind,
     optional_field,
     optional_list,
@@ -68,6 +72,7 @@ __all__ = [
     "StreamProblem", "Written",
     # reading
     "ReadOnce", "as_index", "chunk_for", "event_type", "expect_dict", "expect_list", "first", "link",
+    "linked_after", "listed_from",
     "media_kind", "optional_field", "optional_list", "parse_arguments", "required_field", "split_at",
     "split_data_url", "split_results", "type_name", "with_chunks",
     # meta
@@ -285,7 +290,16 @@ class Format(Protocol):
 
     def sniff_stream(self, events: list[StreamEvent], /) -> bool: ...
 
-    def read_request(self, body: Any, source: Source, /) -> Request: ...
+    def read_request(self, body: Any, source: Source, /, *, start: int = 0,
+                     prior: tuple[Turn, ...] = ()) -> Request:
+        """The request body; with `start`, only the messages of its list (`FACTS.messages_key`)
+        from that index on, their sources pointing into the whole list (`listed_from`), after
+        `prior`: the linked turns read of the messages before it, which begin the request's turns
+        (`linked_after`). A system message after `prior` is a turn, as in the whole list; system
+        parts the messages before `start` gave are not read. `tooldbg.history` reads the messages
+        an agent loop replays once this way; it cuts only where the first message read starts a
+        turn of its own (one of another role than `prior`'s last)."""
+        ...
 
     def read_response(self, body: Any, source: Source, /) -> Response: ...
 

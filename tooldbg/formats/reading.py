@@ -5,9 +5,9 @@ canonical turns, stream events and their chunks, data URLs and media types."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import groupby
+from itertools import groupby, islice
 from operator import is_
 from threading import Lock
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,18 @@ def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
     linked = _link_after(state, turns)
     _remember((*prior, *linked), state)
     return linked
+
+
+def listed_from(messages: list[Any], start: int) -> Iterator[tuple[int, Any]]:
+    """The messages a request read covers, from `start` on (see `Format.read_request`), each with
+    its index in the whole list, so that sources point into the whole body as they are made."""
+    return enumerate(islice(messages, start, None), start)
+
+
+def linked_after(prior: tuple[Turn, ...], turns: Sequence[Turn]) -> tuple[Turn, ...]:
+    """A request's turns: `prior` (the turns of the messages before the read's start, linked) and
+    `turns` linked after them, as a read of the whole list links them."""
+    return (*prior, *link(turns, prior)) if prior else link(turns)
 
 
 class Linker:

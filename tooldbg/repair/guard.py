@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from ..checks.arguments import decode_levels
 from ..checks.arguments import describe as kind_of
-from ..checks.pairing import extra_results, mismatches, results_by_call
+from ..checks.pairing import Paired
 from ..formats import facts
 from ..model import Conversation, Invocation, Result
 from ..targets import wire_format
@@ -51,11 +50,11 @@ def blanks(conv: Conversation, target: str, origins: Mapping[str, Any]) -> list[
     carried = {o for o in origins.values() if o is not None}
     objects = facts(wire_format(target)).arguments == "object"
     out: list[Blank] = []
-    pairing: _Pairing | None = None  # made for the first part dropped: most exports drop none
+    pairing: Paired | None = None  # made for the first part dropped: most exports drop none
     for t, turn in enumerate(conv.turns):
         for p, part in enumerate(turn.parts):
             if isinstance(part, Invocation | Result) and (t, p) not in carried:
-                pairing = pairing or _Pairing(conv)
+                pairing = pairing or Paired(conv)
                 out.append(_dropped(t, p, part, target, pairing))
             elif isinstance(part, Invocation) and objects:
                 found = _arguments(t, p, part, target)
@@ -86,39 +85,21 @@ def kept(conv: Conversation, target: str) -> list[str]:
     return out
 
 
-class _Pairing:
-    """How the conversation's calls and results pair (`checks.pairing`), each analysis made when a
-    dropped part first needs it."""
-
-    def __init__(self, conv: Conversation) -> None:
-        self.conv = conv
-        self.bound = results_by_call(conv)
-
-    @cached_property
-    def damaged(self) -> set[tuple[int, int]]:
-        """Unbound results whose id is a damaged copy of a call's (TD103)."""
-        return {(m.result.turn, m.result.part) for m in mismatches(self.conv)}
-
-    @cached_property
-    def extra(self) -> set[tuple[int, int]]:
-        """Unbound results after their call was answered (TD105)."""
-        return {(r.turn, r.part) for r, _ in extra_results(self.conv)[0]}
-
-
-def _dropped(t: int, p: int, part: Invocation | Result, target: str, pairing: _Pairing) -> Blank:
+def _dropped(t: int, p: int, part: Invocation | Result, target: str, pairing: Paired) -> Blank:
+    """Why a call or result is dropped, told by how it pairs (each analysis made on first use)."""
     what = f"{describe(part)} would be left out of the {target} request"
     if isinstance(part, Invocation):
-        if part.id not in pairing.bound:
+        if part.id not in pairing.results_by_call:
             return Blank(t, p, what, "TD102", "close it with an error result saying no result was recorded")
         return Blank(t, p, what, "TD402", "move its result into the turn right after it")
     if part.invocation_id is None:
-        if (t, p) in pairing.damaged:
+        if (t, p) in pairing.near_misses:
             return Blank(t, p, what, "TD103", "bind it to the call whose id its id is a damaged copy of")
-        if (t, p) in pairing.extra:
+        if (t, p) in pairing.extras:
             return Blank(t, p, what, "TD105", "keep the call's first result, list this one and take it out")
         return Blank(t, p, what, "TD101", "take the orphan result out, listed (or keep it as text with "
                                           "--keep-orphans)")
-    answers = pairing.bound.get(part.invocation_id, [])
+    answers = pairing.results_by_call.get(part.invocation_id, [])
     if answers and (answers[0].turn, answers[0].part) != (t, p):
         return Blank(t, p, what, "TD105", "keep the call's first result, list this one and take it out")
     return Blank(t, p, what, "TD402", "move it into the turn right after its call")

@@ -30,6 +30,8 @@ from ..base import (
     expect_dict,
     expect_list,
     link,
+    linked_after,
+    listed_from,
     meta_for,
     optional_field,
     optional_list,
@@ -102,13 +104,15 @@ def sniff(body: Any, side: str) -> bool:
 # ------------------------------------------------------------------------------------- reading
 
 
-def read_request(body: Any, source: Source = NO_SOURCE) -> Request:
-    """A request body: top-level `system`, `tools`, `tool_choice` and the `messages` as turns."""
+def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
+                 prior: tuple[Turn, ...] = ()) -> Request:
+    """A request body: top-level `system`, `tools`, `tool_choice` and the `messages` as turns
+    (`start`, `prior`: see `base.Format.read_request`)."""
     body = expect_dict(body, source, "an Anthropic request body")
     messages = expect_list(body.get("messages"), source.child("messages"), "messages")
     system = list(_content(body.get("system"), source.child("system"), _SYSTEM_BLOCKS))
     turns: list[Turn] = []
-    for i, message in enumerate(messages):
+    for i, message in listed_from(messages, start):
         src = source.child("messages", i)
         message = expect_dict(message, src, "a message")
         role = message.get("role")
@@ -116,7 +120,7 @@ def read_request(body: Any, source: Source = NO_SOURCE) -> Request:
             raise FormatError(f"unknown message role {quote(role)}", src.child("role").pointer)
         parts = _content(message.get("content"), src.child("content"),
                          _SYSTEM_BLOCKS if role == "system" else _MESSAGE_BLOCKS)
-        if role == "system" and not turns:
+        if role == "system" and not (turns or prior):
             system.extend(parts)
         else:
             turns.extend(split_results(role, parts, src))
@@ -127,7 +131,7 @@ def read_request(body: Any, source: Source = NO_SOURCE) -> Request:
     params = without(unmodeled(body, _REQUEST_KEYS), taken)
     if unknown_choice is not None:
         params["tool_choice"] = unknown_choice
-    return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
+    return Request(turns=linked_after(prior, turns), system=tuple(system), tools=tools, tool_choice=choice,
                    model=optional_field(body, "model", str, source), stream=body.get("stream") is True,
                    meta=meta_for(NAME, params), settings=settings)
 

@@ -28,6 +28,8 @@ from ..base import (
     expect_dict,
     expect_list,
     link,
+    linked_after,
+    listed_from,
     meta_for,
     optional_field,
     own_meta,
@@ -73,14 +75,15 @@ def sniff(body: Any, side: str) -> bool:
                                 and not b.keys().isdisjoint(_KNOWN_BLOCKS) for b in blocks)
 
 
-def read_request(body: Any, source: Source) -> Request:
-    """A Converse request: `system[]`, `messages[]`, `toolConfig`; other fields go to meta."""
+def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn, ...] = ()) -> Request:
+    """A Converse request: `system[]`, `messages[]`, `toolConfig`; other fields go to meta (`start`,
+    `prior`: see `base.Format.read_request`)."""
     body = expect_dict(body, source, "a Converse request")
     model = optional_field(body, "modelId", str, source)
     system = list(_blocks(body.get("system"), source.child("system"), _SYSTEM_BLOCKS, "system"))
     turns: list[Turn] = []
     messages = expect_list(body.get("messages"), source.child("messages"), "messages")
-    for i, message in enumerate(messages):
+    for i, message in listed_from(messages, start):
         at = source.child("messages", i)
         message = expect_dict(message, at, "a message")
         role = message.get("role")
@@ -88,7 +91,7 @@ def read_request(body: Any, source: Source) -> Request:
             raise FormatError(f"a message role must be user, assistant or system, not {quote(role)}",
                               at.child("role").pointer)
         parts = _blocks(message.get("content"), at.child("content"), _MESSAGE_BLOCKS, role)
-        if role == "system" and not turns:
+        if role == "system" and not (turns or prior):
             system.extend(parts)
         elif role == "user":
             turns.extend(split_results("user", parts, at))
@@ -99,7 +102,7 @@ def read_request(body: Any, source: Source) -> Request:
     meta = without(unmodeled(body, _OWN_KEYS), taken)
     if config_meta:
         meta["toolConfig"] = config_meta
-    return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
+    return Request(turns=linked_after(prior, turns), system=tuple(system), tools=tools, tool_choice=choice,
                    model=model, meta=meta_for(NAME, meta), settings=settings)
 
 

@@ -28,6 +28,8 @@ from ..base import (
     expect_dict,
     expect_list,
     link,
+    linked_after,
+    listed_from,
     media_kind,
     meta_for,
     optional_field,
@@ -63,13 +65,14 @@ def sniff(body: Any, side: str) -> bool:
             or isinstance(error, dict) and isinstance(error.get("status"), str))
 
 
-def read_request(body: Any, source: Source) -> Request:
-    """A `generateContent` request body: contents, systemInstruction, tools, toolConfig."""
+def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn, ...] = ()) -> Request:
+    """A `generateContent` request body: contents, systemInstruction, tools, toolConfig (`start`,
+    `prior`: see `base.Format.read_request`)."""
     body = expect_dict(body, source, "a Gemini request body")
     system, system_used = _read_system(body, source)
     key, contents = _find(body, "contents")
     turns: list[Turn] = []
-    for i, raw in enumerate(optional_list(contents, source.child(key), "contents")):
+    for i, raw in listed_from(optional_list(contents, source.child(key), "contents"), start):
         at = source.child(key, i)
         content = expect_dict(raw, at, "a content")
         role = _get(content, "role")
@@ -78,7 +81,7 @@ def read_request(body: Any, source: Source) -> Request:
                               at.child("role").pointer)
         parts_key, parts = _find(content, "parts")
         read = _read_parts(parts, at.child(parts_key))
-        if _ROLES[role] == "system" and not turns:
+        if _ROLES[role] == "system" and not (turns or prior):
             system.extend(read)
             continue
         split = split_results(_ROLES[role], read, at)
@@ -90,7 +93,7 @@ def read_request(body: Any, source: Source) -> Request:
                             "toolConfig": choice_used}
     if taken:  # the settings read leave the rest of generationConfig in meta
         used["generationConfig"] = {path[1]: None for path in taken}
-    return Request(turns=link(turns), system=tuple(system), tools=_read_tools(body, source),
+    return Request(turns=linked_after(prior, turns), system=tuple(system), tools=_read_tools(body, source),
                    tool_choice=choice, model=optional_field(body, "model", str, source),
                    meta=meta_for(NAME, _extra(body, used)), settings=settings)
 

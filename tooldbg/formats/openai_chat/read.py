@@ -18,6 +18,8 @@ from ..base import (
     expect_dict,
     expect_list,
     link,
+    linked_after,
+    listed_from,
     media_kind,
     meta_for,
     optional_field,
@@ -57,11 +59,12 @@ def sniff(body: Any, side: str) -> bool:
 # ---------------------------------------------------------------------------------- reading
 
 
-def read_request(body: Any, source: Source) -> Request:
-    """A request body → system, tools, tool choice and linked turns."""
+def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn, ...] = ()) -> Request:
+    """A request body → system, tools, tool choice and linked turns (`start`, `prior`: see
+    `base.Format.read_request`)."""
     body = expect_dict(body, source, "a Chat Completions request")
     at = source.child("messages")
-    system, turns = _read_messages(expect_list(body.get("messages"), at, "messages"), at)
+    system, turns = _read_messages(expect_list(body.get("messages"), at, "messages"), at, start, prior)
     settings, taken = read_settings(body, FACTS.settings)
     params = without(unmodeled(body, _MODELED_PARAMS, defaults={"stream": False}), taken)
     choice, verbatim = _read_tool_choice(body, source)
@@ -70,7 +73,7 @@ def read_request(body: Any, source: Source) -> Request:
     if "tool_choice" in body and body.get("function_call") is not None:
         params["function_call"] = body["function_call"]  # the modern choice wins; keep the other
     tools = _TOOLS((body.get("tools"), body.get("functions")), source)
-    return Request(turns=link(turns), system=tuple(system), tools=tools, tool_choice=choice,
+    return Request(turns=linked_after(prior, turns), system=tuple(system), tools=tools, tool_choice=choice,
                    model=optional_field(body, "model", str, source), stream=body.get("stream") is True,
                    meta=meta_for(NAME, params), settings=settings)
 
@@ -103,12 +106,13 @@ def read_response(body: Any, source: Source) -> Response:
                     usage=usage, error=error, meta=meta_for(NAME, meta))
 
 
-def _read_messages(messages: list[Any], src: Source) -> tuple[list[Part], list[Turn]]:
+def _read_messages(messages: list[Any], src: Source, start: int,
+                   prior: tuple[Turn, ...]) -> tuple[list[Part], list[Turn]]:
     """Leading system/developer messages → system parts; the rest → turns, consecutive tool
-    (and legacy function) messages merged into one `tool` turn."""
+    (and legacy function) messages merged into one `tool` turn (from `start`, after `prior`)."""
     system: list[Part] = []
     turns: list[Turn] = []
-    for i, message in enumerate(messages):
+    for i, message in listed_from(messages, start):
         at = src.child(i)
         message = expect_dict(message, at, "a message")
         role = message.get("role")
@@ -117,7 +121,7 @@ def _read_messages(messages: list[Any], src: Source) -> tuple[list[Part], list[T
             extras = _extras(message, ("role", "content"))
             if role == "developer":
                 extras["role"] = "developer"
-            if turns:
+            if turns or prior:
                 turns.append(Turn(role="system", parts=tuple(parts), meta=meta_for(NAME, extras), source=at))
             else:
                 system.extend(with_meta(NAME, p, {"message": extras}) if extras else p for p in parts)

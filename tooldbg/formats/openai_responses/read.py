@@ -32,6 +32,8 @@ from ..base import (
     expect_dict,
     expect_list,
     link,
+    linked_after,
+    listed_from,
     media_kind,
     meta_for,
     optional_field,
@@ -63,8 +65,9 @@ def sniff(body: Any, side: str) -> bool:
 # ------------------------------------------------------------------------------------ reading
 
 
-def read_request(body: Any, source: Source) -> Request:
-    """A request body → system (instructions + leading system messages), linked turns, tools."""
+def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn, ...] = ()) -> Request:
+    """A request body → system (instructions + leading system messages), linked turns, tools
+    (`start`, `prior`: see `base.Format.read_request`)."""
     body = expect_dict(body, source, "a Responses request")
     system: list[Part] = []
     instructions = body.get("instructions")
@@ -77,7 +80,7 @@ def read_request(body: Any, source: Source) -> Request:
     if isinstance(raw, str):
         turns = [Turn(role="user", parts=(Text(text=raw, source=at),), source=at)]
     else:
-        turns = _group([] if raw is None else expect_list(raw, at, "input"), at, system)
+        turns = _group([] if raw is None else expect_list(raw, at, "input"), at, system, start, prior)
     choice, verbatim = _read_choice(body.get("tool_choice"), _bool(body.get("parallel_tool_calls")))
     # The stored state a request continues: an id, or a conversation (an id or `{"id": …}`).
     optional_field(body, "previous_response_id", str, source)
@@ -90,7 +93,7 @@ def read_request(body: Any, source: Source) -> Request:
     if verbatim is not None:
         rest["tool_choice"] = verbatim
     tools = expect_list(body.get("tools") or [], source.child("tools"), "tools")
-    return Request(turns=link(turns), system=tuple(system),
+    return Request(turns=linked_after(prior, turns), system=tuple(system),
                    tools=tuple(_read_tool(t, source.child("tools", i)) for i, t in enumerate(tools)),
                    tool_choice=choice, model=optional_field(body, "model", str, source),
                    stream=body.get("stream") is True, meta=meta_for(NAME, rest), settings=settings)
@@ -125,14 +128,16 @@ def read_response(body: Any, source: Source) -> Response:
                     meta=meta_for(NAME, {"id": rid} if isinstance(rid, str) else {}))
 
 
-def _group(items: list[Any], at: Source, system: list[Part]) -> list[Turn]:
-    """Input items → turns: model-side and tool-side runs merge, every user message opens a turn."""
+def _group(items: list[Any], at: Source, system: list[Part], start: int = 0,
+           prior: tuple[Turn, ...] = ()) -> list[Turn]:
+    """Input items → turns: model-side and tool-side runs merge, every user message opens a turn
+    (from `start`, after `prior`)."""
     turns: list[Turn] = []
     parts_of: list[list[Part]] = []  # the parts of each turn, filled in place
-    for i, item in enumerate(items):
+    for i, item in listed_from(items, start):
         here = at.child(i)
         side, parts, fields = _item(item, here)
-        if side in ("system", "developer") and not turns:
+        if side in ("system", "developer") and not (turns or prior):
             system.extend(with_meta(NAME, p, {"role": side, **({"message": fields} if fields else {})})
                           for p in parts)
             continue
