@@ -151,6 +151,18 @@ def test_convert_loads_the_writers_and_the_target_rules_it_runs_not_every_rule_n
     assert not top_level(modules) & {"rich", "pygments"}
 
 
+#: The repairs `fix` (and `convert --fix`) make; `convert` alone asks only their guard what it would blank.
+REPAIRS = {"tooldbg.repair.registry", "tooldbg.repair.ids", "tooldbg.repair.replay", "tooldbg.repair.structure"}
+
+
+def test_convert_loads_the_repairs_guard_not_the_repairs_which_fix_still_loads():
+    modules, body = run("convert", SAMPLE, "--to", "gemini")
+    assert "tooldbg.repair.guard" in modules and not modules & REPAIRS
+    assert json.loads(body)["contents"]  # the body was written
+    assert REPAIRS <= imported("convert", SAMPLE, "--to", "gemini", "--fix")
+    assert REPAIRS <= imported("fix", DEFECT)
+
+
 def test_the_registry_loaded_rule_by_rule_still_finds_every_rule():
     # One rule first (as `show`), then the TD8xx (as `convert`), then all (as `check`), in a fresh
     # interpreter: the same rules in code order, and `checks.preflight` still the function.
