@@ -3,7 +3,9 @@
 A `check` or `show` of a request or response body reads it and neither assembles a stream nor
 writes a body, so each package's `stream` and `write` modules (and what only they import) load when
 a stream is read or a conversation written, not when tooldbg starts. A package still names them for
-the type checker (`TYPE_CHECKING`), so `formats.Format` checks it as before."""
+the type checker (`TYPE_CHECKING`), so `formats.Format` checks it as before. Other modules reach them
+through the package (`formats.get(name).write`), never by importing `formats.<name>.write`: that
+would bind the package's `write` to the module (tests/test_import_hygiene.py)."""
 
 from __future__ import annotations
 
