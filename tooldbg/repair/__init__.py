@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # loaded with the first repair (`__getattr__`): `convert` ask
 __all__ = ["BY_CODE", "NO_REPAIR", "REPAIRS", "Blank", "Fixed", "Log", "Outcome", "Record", "Refusal",
            "Repair", "Repairer", "after_writing", "blanks", "fix_conversation", "fix_loaded", "wanted"]
 
+
 def __getattr__(name: str) -> object:
     """The repairs' table (`registry`), which imports every repair, loads when first named."""
     if name in ("BY_CODE", "NO_REPAIR", "REPAIRS"):
