@@ -7,11 +7,13 @@ without editing this file.
 
 import os
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import tooldbg
+from tooldbg.formats import FORMATS
 
 FRAMEWORKS = ("textual", "click")
 ENTRY_POINTS = ("tooldbg.tui", "tooldbg.cli", "tooldbg.__main__")
@@ -117,3 +119,28 @@ def test_the_limit_tables_import_on_their_own():
     for module in ("tooldbg.targets", "tooldbg.fit"):
         done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
+
+
+
+#: An import of a format's `stream` or `write` module by its own name (`from .write import …`).
+DIRECT = re.compile(r"^(?P<indent>[ \t]*)(?:from\s+\S*\.(?:write|stream)\s+import|import\s+\S*formats\.\w+\."
+                    r"(?:write|stream)\b)", re.MULTILINE)
+
+
+def test_a_formats_stream_assembler_and_writer_are_reached_through_its_package():
+    # A format package loads its `stream` and `write` modules on first use (`formats.lazy`). Importing
+    # `formats.<name>.write` by its own name first would bind the package's `write` to that module
+    # (the import system names a loaded submodule on its package), not to the writer: so nothing
+    # does, but the package itself for the type checker (indented, under `if TYPE_CHECKING:`).
+    package = Path(tooldbg.__file__).parent
+    formats = package / "formats"
+    found = [f"{path.relative_to(package)}: {match.group().strip()}"
+             for path in sorted(package.rglob("*.py")) for match in DIRECT.finditer(path.read_text())
+             if path.parent.parent != formats or path.name != "__init__.py" or not match.group("indent")]
+    assert found == []
+    code = ("from tooldbg import formats\n"
+            "print(' '.join(f'{m.write.__module__}.{m.write.__name__} {m.assemble_stream.__module__}'\n"
+            "               for m in formats.FORMATS.values()))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == [f"{m.__name__}.{kind}" for m in FORMATS.values()
+                                   for kind in ("write.write", "stream")]

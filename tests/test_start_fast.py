@@ -6,6 +6,7 @@ the modules it imported: the test is about what is imported, not about a time.""
 from __future__ import annotations
 
 import io
+import json
 import pkgutil
 import subprocess
 import sys
@@ -37,11 +38,16 @@ print("\\nMODULES " + " ".join(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-def imported(*argv: str) -> set[str]:
+def run(*argv: str) -> tuple[set[str], str]:
+    """The modules a command imported, and what it printed."""
     done = subprocess.run([sys.executable, "-c", RUN, *argv], capture_output=True, text=True, check=True,
                           timeout=120)
     line = done.stderr.rsplit("MODULES ", 1)[1]
-    return set(line.split())
+    return set(line.split()), done.stdout
+
+
+def imported(*argv: str) -> set[str]:
+    return run(*argv)[0]
 
 
 def top_level(modules: set[str]) -> set[str]:
@@ -68,6 +74,29 @@ def test_check_json_imports_neither_textual_nor_rich_nor_the_diff_engine():
     assert "tooldbg.diff" not in modules and "tooldbg.report" not in modules
 
 
+def format_modules(modules: set[str], kind: str) -> set[str]:
+    """The formats' `stream` or `write` modules among `modules`."""
+    return {m for m in modules if m.startswith("tooldbg.formats.") and m.endswith(f".{kind}")}
+
+
+@pytest.mark.parametrize("argv", [("check", SAMPLE), ("check", DEFECT, "--format", "json"), ("show", SAMPLE)])
+def test_a_body_read_loads_no_stream_assembler_nor_writer(argv):
+    modules = imported(*argv)
+    assert "tooldbg.formats.anthropic.read" in modules  # the body was read
+    assert not format_modules(modules, "stream") and not format_modules(modules, "write")
+
+
+@pytest.mark.parametrize("name, stream", [("anthropic", "stream.sse"), ("openai-chat", "stream.sse"),
+                                          ("bedrock", "stream.jsonl")])
+def test_a_stream_loads_the_assembler_of_its_format_and_still_reads(name, stream):
+    modules, printed = run("check", str(paths.SAMPLES / name / stream), "--format", "json")
+    package = f"tooldbg.formats.{name.replace('-', '_')}"
+    assert f"{package}.stream" in format_modules(modules, "stream")
+    assert not format_modules(modules, "write")
+    [read] = json.loads(printed)["inputs"]
+    assert (read["formats"], read["conversations"], read["errors"]) == ([name], 1, [])
+
+
 def test_check_on_one_core_starts_no_process_pool():
     modules = imported("check", SAMPLE)
     assert "concurrent.futures.process" not in modules and "multiprocessing" not in top_level(modules)
@@ -87,10 +116,21 @@ def test_commands_that_write_nothing_load_neither_the_limit_tables_nor_the_expor
     assert not imported(*argv) & WRITING
 
 
-def test_check_runs_every_rule_and_prints_a_clean_report_without_rich():
+#: The rules a plain `check` never runs: `diff`'s TD7xx, and the TD8xx target rules (with --target only).
+NOT_RUN_BY_CHECK = ("tooldbg.checks.rules.td7", "tooldbg.checks.rules.td8")
+
+
+def test_check_loads_every_rule_it_runs_and_prints_a_clean_report_without_rich():
     modules = imported("check", SAMPLE)
-    assert rule_modules(modules) == RULE_MODULES and "tooldbg.report" in modules
+    assert rule_modules(modules) == [m for m in RULE_MODULES if not m.startswith(NOT_RUN_BY_CHECK)]
+    assert "tooldbg.report" in modules
     assert not top_level(modules) & {"rich", "pygments"} and "tooldbg.diff" not in modules
+
+
+def test_check_with_a_target_or_a_selection_loads_the_rules_it_names():
+    with_target = imported("check", SAMPLE, "--target", "gemini")
+    assert rule_modules(with_target) == [m for m in RULE_MODULES if not m.startswith(NOT_RUN_BY_CHECK[0])]
+    assert rule_modules(imported("check", SAMPLE, "--ignore", "TD3")) == RULE_MODULES  # names looked up
 
 
 def test_check_with_findings_draws_their_json_with_rich():
@@ -109,6 +149,18 @@ def test_convert_loads_the_writers_and_the_target_rules_it_runs_not_every_rule_n
     target_rules = [m for m in RULE_MODULES if m.startswith("tooldbg.checks.rules.td8")]
     assert set(target_rules) <= modules and len(rule_modules(modules)) < len(RULE_MODULES)
     assert not top_level(modules) & {"rich", "pygments"}
+
+
+#: The repairs `fix` (and `convert --fix`) make; `convert` alone asks only their guard what it would blank.
+REPAIRS = {"tooldbg.repair.registry", "tooldbg.repair.ids", "tooldbg.repair.replay", "tooldbg.repair.structure"}
+
+
+def test_convert_loads_the_repairs_guard_not_the_repairs_which_fix_still_loads():
+    modules, body = run("convert", SAMPLE, "--to", "gemini")
+    assert "tooldbg.repair.guard" in modules and not modules & REPAIRS
+    assert json.loads(body)["contents"]  # the body was written
+    assert REPAIRS <= imported("convert", SAMPLE, "--to", "gemini", "--fix")
+    assert REPAIRS <= imported("fix", DEFECT)
 
 
 def test_the_registry_loaded_rule_by_rule_still_finds_every_rule():

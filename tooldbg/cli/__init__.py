@@ -242,6 +242,8 @@ def _rules(select: tuple[str, ...], ignore: tuple[str, ...], target: str | None)
     usage error listing the valid codes."""
     from ..checks import RULES, select_rules
 
+    if not select and not ignore:  # nothing to resolve: no rule is loaded only to be named
+        return select_rules(target=target)
     by_name = {rule.name.upper(): rule.code for rule in RULES.values()}
     chosen: dict[str, list[str]] = {}
     for option, values in (("--select", select), ("--ignore", ignore)):

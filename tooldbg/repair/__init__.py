@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..checks import Finding, run_checks, select_rules
 from ..checks.base import Context
@@ -23,10 +24,22 @@ from ..load import Loaded
 from ..model import Conversation
 from .base import Log, Outcome, Record, Refusal, Repair, Repairer
 from .guard import Blank, blanks
-from .registry import BY_CODE, NO_REPAIR, REPAIRS
+
+if TYPE_CHECKING:  # loaded with the first repair (`__getattr__`): `convert` asks only the guard
+    from .registry import BY_CODE, NO_REPAIR, REPAIRS
 
 __all__ = ["BY_CODE", "NO_REPAIR", "REPAIRS", "Blank", "Fixed", "Log", "Outcome", "Record", "Refusal",
            "Repair", "Repairer", "after_writing", "blanks", "fix_conversation", "fix_loaded", "wanted"]
+
+
+def __getattr__(name: str) -> object:
+    """The repairs' table (`registry`), which imports every repair, loads when first named."""
+    if name in ("BY_CODE", "NO_REPAIR", "REPAIRS"):
+        from . import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Said of a finding whose code no repair knows (a rule added after this table).
 UNKNOWN = "no repair is known for this finding"
@@ -66,6 +79,8 @@ def fix_conversation(loaded: Loaded, conversation: Conversation, *, target: str 
     """`conversation` (of `loaded`) with every safe repair made for the findings of `check` on it —
     `findings` when given (the file's; only this conversation's are used), else computed, with
     `target`'s TD8xx rules when it is a wire format or profile."""
+    from .registry import BY_CODE, NO_REPAIR, REPAIRS  # every repair: loaded by the first fix
+
     target = _target(target)
     if findings is None:
         findings = run_checks(loaded, select_rules(target=target), target)
@@ -94,6 +109,8 @@ def fix_conversation(loaded: Loaded, conversation: Conversation, *, target: str 
 
 def after_writing(finding: Finding, target: str, name: str) -> Refusal:
     """A finding `check` still makes on the written result, as a refusal saying why fix left it."""
+    from .registry import NO_REPAIR  # (as `fix_conversation`)
+
     if finding.code in NO_REPAIR:
         reason = NO_REPAIR[finding.code]
     elif finding.code == "TD404":

@@ -31,10 +31,17 @@ media in function responses. The stream assembler names the client code it follo
 `write` the writer.
 """
 
+from typing import TYPE_CHECKING
+
+from ..lazy import STREAM_AND_WRITE, on_first_use
 from .common import FACTS, NAME, URL_HINTS
 from .read import read_request, read_response, sniff
-from .stream import assemble_stream, sniff_stream, split_streams
-from .write import write
+
+if TYPE_CHECKING:  # loaded on first use (`formats.lazy`): a body read needs neither
+    from .stream import assemble_stream, sniff_stream, split_streams
+    from .write import write
+
+__getattr__ = on_first_use(__name__, STREAM_AND_WRITE)
 
 __all__ = ["FACTS", "NAME", "URL_HINTS", "assemble_stream", "read_request", "read_response", "sniff",
            "sniff_stream", "split_streams", "write"]

@@ -24,11 +24,18 @@ client replays, and the GitHub issues, cited where the code relies on them, that
 turns a conversation into a request; `common` holds what more than one of them needs.
 """
 
+from typing import TYPE_CHECKING
+
 from ..base import Response, Written  # tests name these through the format, as they always could
+from ..lazy import STREAM_AND_WRITE, on_first_use
 from .common import FACTS, NAME, URL_HINTS
 from .read import read_request, read_response, sniff
-from .stream import assemble_stream, sniff_stream, split_streams
-from .write import write
+
+if TYPE_CHECKING:  # loaded on first use (`formats.lazy`): a body read needs neither
+    from .stream import assemble_stream, sniff_stream, split_streams
+    from .write import write
+
+__getattr__ = on_first_use(__name__, STREAM_AND_WRITE)
 
 __all__ = ["FACTS", "NAME", "URL_HINTS",
            "Response", "Written", "assemble_stream", "read_request", "read_response",
