@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests import paths
+from tests.checks.helpers import run_rules
 from tooldbg.checks import run_checks, select_rules
 from tooldbg.checks.schema import validate
 from tooldbg.load import load_bytes, load_file
@@ -48,7 +49,7 @@ def sse(*chunks, done=True):
 def check(name, data, select=("TD2",)):
     loaded = load_bytes(name, data if isinstance(data, bytes) else json.dumps(data).encode())
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(select))
+    return run_rules(loaded, select_rules(select))
 
 
 def codes(findings):

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.checks.helpers import run_rules
 from tooldbg.checks import RULES, run_checks, select_rules
 from tooldbg.checks.pairing import invalid_id, near_miss
 from tooldbg.load import load_bytes
@@ -37,7 +38,7 @@ def log(*exchanges):
 def check(data, codes, name="log.jsonl"):
     loaded = load_bytes(name, data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(codes))
+    return run_rules(loaded, select_rules(codes))
 
 
 def codes(findings):

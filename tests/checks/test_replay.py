@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests import paths
+from tests.checks.helpers import run_rules
 from tooldbg.checks import run_checks, select_rules
 from tooldbg.checks.replay import failure_report, first_difference
 from tooldbg.load import load_bytes, load_file
@@ -39,7 +40,7 @@ def log(*exchanges):
 def check(data, select=("TD3",), name="run.jsonl"):
     loaded = load_bytes(name, data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(select))
+    return run_rules(loaded, select_rules(select))
 
 
 def codes(findings):

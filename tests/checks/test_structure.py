@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests import paths
+from tests.checks.helpers import run_rules
 from tooldbg.checks import run_checks, select_rules
 from tooldbg.load import load_bytes, load_file
 
@@ -32,7 +33,7 @@ def check(code, *records, name="log.jsonl"):
     data = "\n".join(json.dumps(r) for r in records).encode()
     loaded = load_bytes(name, data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(code.split(",")))
+    return run_rules(loaded, select_rules(code.split(",")))
 
 
 def one(findings, code):
