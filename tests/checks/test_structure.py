@@ -777,3 +777,36 @@ def test_real_traffic_gives_no_structure_or_loop_finding(name):
     assert loaded.errors == []
     findings = run_checks(loaded, select_rules(["TD4", "TD6"]))
     assert findings == [], (REAL[name], [f"{f.code} {f.message}" for f in findings])
+
+
+def test_td603_a_hosted_tool_call_answers_a_forced_choice():
+    """A Responses `web_search_call` is the call the forced choice asked for, though the reader keeps
+    it verbatim rather than as a function call: the text after it is the answer, not tools ignored."""
+    request = {"model": "gpt-4.1", "tool_choice": "required", "tools": [{"type": "web_search"}],
+               "input": [{"role": "user", "content": "Any news on the Oslo tram strike?"}]}
+    response = {"id": "resp_68a1c2", "object": "response", "created_at": 1767607512, "status": "completed",
+                "model": "gpt-4.1-2025-04-14", "output": [
+                    {"type": "web_search_call", "id": "ws_68a1c3", "status": "completed",
+                     "action": {"type": "search", "query": "Oslo tram strike"}},
+                    {"type": "message", "id": "msg_68a1c4", "status": "completed", "role": "assistant",
+                     "content": [{"type": "output_text", "text": "The strike ended on Monday.",
+                                  "annotations": []}]}]}
+    assert check("TD603", record(RESPONSES, request, response)) == []
+    request["tools"], request["tool_choice"] = [OA_RESPONSES_TOOL], "required"
+    response["output"] = response["output"][1:]  # the same answer without the call is the defect
+    assert [(f.code, f.turn, f.part) for f in check("TD603", record(RESPONSES, request, response))] == [
+        ("TD603", 1, 0)]
+
+
+OA_RESPONSES_TOOL = {"type": "function", "name": "get_weather", "parameters": OA_TOOL["function"]["parameters"]}
+
+
+def test_td603_an_answer_the_client_retried_is_reported_at_its_exchange():
+    """The client retried the request that got text instead of the forced call: the stitched
+    conversation keeps the retry's answer, and the finding points at the discarded one's exchange."""
+    forced = oa_request(user("Weather in Oslo?"), tool_choice="required")
+    ignored = record(OPENAI, forced, oa_response("It is usually cold in Oslo."))
+    retried = record(OPENAI, forced, oa_response(calls=[oa_call("call_9", "Oslo")], finish="tool_calls"))
+    [f] = check("TD603", ignored, retried)
+    assert (f.code, f.exchange, f.conversation, f.turn, f.part) == ("TD603", 0, "c1", None, None)
+    assert f.pointer == "line 1/response/body#/choices/0/message/content"
