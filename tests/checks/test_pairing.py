@@ -293,6 +293,20 @@ def test_td103_only_unanswered_calls_are_candidates():
     assert codes(check(data, ["TD1"])) == ["TD101"]
 
 
+def test_td103_a_damaged_id_after_an_answered_call_of_the_same_turn():
+    """The first of two parallel calls is answered; the second's result has a truncated id: it is
+    the second call's mismatch (the answered first call is passed over, not the end of the search)."""
+    oslo = call("call_Qm7TzA1xQ9", "get_weather", {"city": "Oslo"})
+    bergen = call("call_Bx4KpL2wR8", "get_weather", {"city": "Bergen"})
+    data = log((OPENAI, chat(user("Weather in Oslo and Bergen?"), assistant(oslo, bergen),
+                             tool("call_Qm7TzA1xQ9", "4°C"), tool("call_Bx4KpL2", "7°C")), None))
+    [finding] = check(data, ["TD1"])
+    assert (finding.code, finding.turn, finding.part, finding.pointer) == (
+        "TD103", 2, 1, "/request/body#/messages/3")
+    assert finding.message == ("result id 'call_Bx4KpL2' does not match call i2 get_weather "
+                               "'call_Bx4KpL2wR8' in turn 1: truncated to 12 of 15 characters")
+
+
 # --------------------------------------------------------------------------------------- TD104
 
 
