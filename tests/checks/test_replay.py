@@ -923,6 +923,20 @@ def test_td306_argument_changed_on_replay():
     assert "/city" in f.message and '"Bergen"' in f.message and '"Bergen, NO"' in f.message
 
 
+def test_td306_points_at_a_changed_key_holding_a_tilde_and_slashes():
+    """The message names the changed argument by JSON pointer (RFC 6901): `~` and `/` inside a key are
+    escaped, so `~/notes/todo.md` reads as one key, not a path three levels deep."""
+    first = {"content": None, "tool_calls": [chat_call("call_Q3zb", "write_files", {
+        "files": {"~/notes/todo.md": "buy milk"}})]}
+    replayed = {"role": "assistant", "content": None, "tool_calls": [chat_call("call_Q3zb", "write_files", {
+        "files": {"~/notes/todo.md": "buy oat milk"}})]}
+    follow = [{"role": "tool", "tool_call_id": "call_Q3zb", "content": "written"}]
+    [f] = check(chat_loop(replayed, follow, first))
+    assert (f.code, f.exchange, f.turn, f.part) == ("TD306", 1, 1, 0)
+    assert f.message == ("call 'write_files' (call_Q3zb) from exchange 0's response is replayed with other "
+                         'arguments at /files/~0~1notes~1todo.md: "buy milk" became "buy oat milk"')
+
+
 def test_td306_name_changed_and_number_turned_string():
     renamed = {
         "role": "assistant",
