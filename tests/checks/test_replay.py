@@ -937,6 +937,13 @@ def test_td306_points_at_a_changed_key_holding_a_tilde_and_slashes():
                          'arguments at /files/~0~1notes~1todo.md: "buy milk" became "buy oat milk"')
 
 
+def test_td306_a_call_left_out_of_the_replay_is_not_paired_with_the_kept_one():
+    """The client replays only the first of the model's two calls (with its result): the call it
+    kept is paired by id, and the one left out has no replay, not the kept call's arguments."""
+    replayed = {"role": "assistant", "content": "I'll check both cities.", "tool_calls": [CALLS[0]]}
+    assert check(chat_loop(replayed, RESULTS[:1])) == []
+
+
 def test_td306_name_changed_and_number_turned_string():
     renamed = {
         "role": "assistant",
