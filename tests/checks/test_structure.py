@@ -9,6 +9,7 @@ import pytest
 from tests import paths
 from tests.checks.helpers import run_rules
 from tooldbg.checks import run_checks, select_rules
+from tooldbg.convert import export
 from tooldbg.load import load_bytes, load_file
 
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
@@ -211,6 +212,17 @@ def test_td402_user_message_between_call_and_result():
     assert f.pointer == "/request/body#/messages/3"
     assert "'call_9'" in f.message and "turn 1" in f.message
 
+
+def test_td402_in_a_canonical_document_each_turn_is_its_own_message():
+    """A canonical document has no wire messages to regroup turns by: the user turn between the call
+    and its result is still reported, as it was in the log the document was converted from."""
+    history = [user("Weather in Oslo?"), oa_assistant(oa_call("call_9", "Oslo")), user("Use Celsius."),
+               oa_tool("call_9", "4°C")]
+    log = json.dumps(record(OPENAI, oa_request(*history), oa_response("4 °C."))).encode()
+    document = export(load_bytes("log.jsonl", log).conversations, "canonical").body
+    loaded = load_bytes("session.json", json.dumps(document).encode())
+    assert [(f.code, f.conversation, f.turn, f.part, f.message) for f in run_rules(loaded, select_rules(["TD4"]))] \
+        == [("TD402", "c1", 3, 0, "a user message (turn 2) comes between the call 'call_9' (turn 1) and its result")]
 
 def test_td402_adjacent_results_are_clean():
     history = [user("Weather in Oslo?"), oa_assistant(oa_call("call_9", "Oslo")), oa_tool("call_9", "4°C"),
