@@ -609,6 +609,17 @@ def test_td601_equal_arguments_are_compared_parsed():
     assert [f.code for f in check("TD601", rec)] == ["TD601"]
 
 
+def test_td601_key_order_does_not_make_other_arguments():
+    """The model repeats the call with its keys in another order: the same arguments, reported."""
+    history = [user("Weather in Oslo?"), oa_assistant(oa_call("call_1", "Oslo")), oa_tool("call_1", "4°C")]
+    history[1]["tool_calls"][0]["function"]["arguments"] = '{"city": "Oslo", "units": "metric"}'
+    again = oa_call("call_2", "Oslo")
+    again["function"]["arguments"] = '{"units": "metric", "city": "Oslo"}'
+    rec = record(OPENAI, oa_request(*history), oa_response(calls=[again], finish="tool_calls"))
+    assert [(f.code, f.turn, f.part, f.message) for f in check("TD601", rec)] == [
+        ("TD601", 3, 0, "get_weather called again with the same arguments as 'call_1', right after its "
+                        "result came back in turn 2: the model may not have seen that result")]
+
 def test_td601_other_arguments_a_failed_result_or_a_user_turn_between_are_clean():
     assert check("TD601", _loop("Bergen")) == []
     rec = record(ANTHROPIC, an_request(
