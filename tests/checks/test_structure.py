@@ -713,6 +713,18 @@ def test_td602_legacy_function_call_finish_without_a_call():
 
 
 
+def test_td602_a_call_kept_verbatim_is_still_a_call():
+    """A relay put Gemini's `functionCall` part into a Converse answer: the reader keeps the block
+    verbatim, but the call the `tool_use` stop announces is there, so nothing was lost."""
+    answer = {"output": {"message": {"role": "assistant", "content": [
+                  {"text": "Checking."}, {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]}},
+              "stopReason": "tool_use", "usage": {"inputTokens": 30, "outputTokens": 20, "totalTokens": 50},
+              "metrics": {"latencyMs": 812}}
+    rec = record(BEDROCK, br_request({"role": "user", "content": [{"text": "Weather in Oslo?"}]}), answer)
+    assert check("TD602", rec) == []
+    del answer["output"]["message"]["content"][1]  # without it, the calls were lost
+    assert [(f.code, f.turn, f.part) for f in check("TD602", rec)] == [("TD602", 1, None)]
+
 # ------------------------------------------------------------------------ TD603 tools ignored
 
 
