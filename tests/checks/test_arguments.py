@@ -322,6 +322,20 @@ def test_td204_gemini_args_and_bedrock_input():
     assert check("req.json", request) == []
 
 
+def test_td204_gemini_snake_case_function_call():
+    """The REST API also accepts proto field names (`function_call`, as Python clients dumping the SDK
+    objects send them): the string args are found, and pointed at, under that spelling."""
+    request = gemini_request(json.dumps({"city": "Paris"}))
+    part = request["contents"][1]["parts"][0]
+    part["function_call"] = part.pop("functionCall")
+    [f] = check("req.json", request)
+    assert (f.code, f.turn, f.part, f.pointer) == ("TD204", 1, 0, "/contents/1/parts/0/function_call/args")
+    assert f.message == """args of 'get_weather' is a JSON string ("{\\"city\\": \\"Paris\\"}"); gemini requires an object"""
+    # beside a camelCase `functionCall` (the one read), a stray snake_case copy is not the call
+    part["functionCall"] = {"name": "get_weather", "args": {"city": "Paris"}}
+    assert check("req.json", request) == []
+
+
 def test_td204_anthropic_response_body():
     body = {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
             "content": [{"type": "tool_use", "id": "toolu_01A", "name": "get_weather",
