@@ -478,6 +478,44 @@ def test_td206_no_schema_unknown_tool_or_unreadable_arguments_are_not_judged():
     assert check("resp.json", chat_response(chat_call(json.dumps({"city": 1})))) == []
 
 
+UNITS_TOOLS = [{"name": "get_weather", "input_schema": {"type": "object", "properties": {
+    "city": {"type": "string"}, "units": {"type": "string", "enum": ["metric", "imperial"]}},
+    "required": ["city"]}}]
+KELVIN = "arguments of 'get_weather' do not fit its schema: " '$.units: "kelvin" is not one of "metric", "imperial"'
+
+
+def anthropic_replay(answered_input, replayed_input):
+    """Exchange 0's answer calls get_weather with `answered_input`; exchange 1 replays that call with
+    `replayed_input`, and its result."""
+    ask = {"role": "user", "content": "Weather in Paris?"}
+    first = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "tools": UNITS_TOOLS, "messages": [ask]}
+    answer = {"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "type": "message", "role": "assistant",
+              "model": "claude-sonnet-4-5-20250929", "stop_reason": "tool_use", "stop_sequence": None,
+              "content": [{"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": answered_input}],
+              "usage": {"input_tokens": 412, "output_tokens": 38}}
+    replay = dict(first, messages=[
+        ask, {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": replayed_input}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "22°C"}]}])
+    return jsonl(record(ANTHROPIC, first, answer), record(ANTHROPIC, replay))
+
+
+def test_td206_a_replay_with_its_keys_reordered_is_the_same_call():
+    """The model's bad call is reported once, where it was made: the client re-serialized it with
+    its keys in another order, which is not a new call to judge again."""
+    data = anthropic_replay({"city": "Paris", "units": "kelvin"}, {"units": "kelvin", "city": "Paris"})
+    assert [(f.code, f.exchange, f.turn, f.part, f.pointer, f.message) for f in check("log.jsonl", data)] == [
+        ("TD206", 0, 1, 0, "line 1/response/body#/content/0/input", KELVIN)]
+
+
+def test_td206_a_replay_with_changed_arguments_is_judged_on_its_own():
+    """The model's call was fine; the client replayed it with a value the schema forbids: that
+    occurrence is a call of its own, reported in the request that sent it."""
+    data = anthropic_replay({"city": "Paris"}, {"city": "Paris", "units": "kelvin"})
+    assert [(f.code, f.exchange, f.turn, f.part, f.pointer, f.message) for f in check("log.jsonl", data)] == [
+        ("TD206", 1, 1, 0, "line 2/request/body#/messages/1/content/0/input", KELVIN)]
+
+
 # ------------------------------------------------------------------------- TD207 unknown tool
 
 
