@@ -519,6 +519,20 @@ def test_td206_a_replay_with_changed_arguments_is_judged_on_its_own():
 # ------------------------------------------------------------------------- TD207 unknown tool
 
 
+def test_td207_the_same_call_made_again_later_is_reported_again():
+    """Gemini calls have no ids: the model calling the undeclared tool again with the same arguments,
+    after the error came back, is a second call, at its own turn."""
+    call = {"functionCall": {"name": "get_forecast", "args": {"city": "Paris"}}}
+    error = {"functionResponse": {"name": "get_forecast", "response": {"error": "unknown function get_forecast"}}}
+    request = gemini_request({"city": "Paris"})
+    request["contents"] = [{"role": "user", "parts": [{"text": "Weather in Paris tomorrow?"}]},
+                           {"role": "model", "parts": [call]}, {"role": "user", "parts": [error]},
+                           {"role": "model", "parts": [call]}, {"role": "user", "parts": [error]}]
+    unknown = "call to 'get_forecast', which the request does not declare (it declares get_weather)"
+    assert [(f.code, f.turn, f.part, f.pointer, f.message) for f in check("req.json", request)] == [
+        ("TD207", 1, 0, "/contents/1/parts/0", unknown), ("TD207", 3, 0, "/contents/3/parts/0", unknown)]
+
+
 def test_td207_a_call_to_an_undeclared_tool():
     data = jsonl(record(CHAT, {"model": "openai/gpt-oss-120b", "messages": CHAT_USER, "tools": CHAT_TOOLS},
                         chat_response(chat_call(json.dumps({"city": "Paris"}), name="get_forecast"))))
