@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests import paths
+from tests.checks.helpers import run_rules
 from tooldbg.checks import run_checks, select_rules
 from tooldbg.checks.schema import validate
 from tooldbg.load import load_bytes, load_file
@@ -48,7 +49,7 @@ def sse(*chunks, done=True):
 def check(name, data, select=("TD2",)):
     loaded = load_bytes(name, data if isinstance(data, bytes) else json.dumps(data).encode())
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(select))
+    return run_rules(loaded, select_rules(select))
 
 
 def codes(findings):
@@ -321,6 +322,20 @@ def test_td204_gemini_args_and_bedrock_input():
     assert check("req.json", request) == []
 
 
+def test_td204_gemini_snake_case_function_call():
+    """The REST API also accepts proto field names (`function_call`, as Python clients dumping the SDK
+    objects send them): the string args are found, and pointed at, under that spelling."""
+    request = gemini_request(json.dumps({"city": "Paris"}))
+    part = request["contents"][1]["parts"][0]
+    part["function_call"] = part.pop("functionCall")
+    [f] = check("req.json", request)
+    assert (f.code, f.turn, f.part, f.pointer) == ("TD204", 1, 0, "/contents/1/parts/0/function_call/args")
+    assert f.message == """args of 'get_weather' is a JSON string ("{\\"city\\": \\"Paris\\"}"); gemini requires an object"""
+    # beside a camelCase `functionCall` (the one read), a stray snake_case copy is not the call
+    part["functionCall"] = {"name": "get_weather", "args": {"city": "Paris"}}
+    assert check("req.json", request) == []
+
+
 def test_td204_anthropic_response_body():
     body = {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
             "content": [{"type": "tool_use", "id": "toolu_01A", "name": "get_weather",
@@ -463,7 +478,59 @@ def test_td206_no_schema_unknown_tool_or_unreadable_arguments_are_not_judged():
     assert check("resp.json", chat_response(chat_call(json.dumps({"city": 1})))) == []
 
 
+UNITS_TOOLS = [{"name": "get_weather", "input_schema": {"type": "object", "properties": {
+    "city": {"type": "string"}, "units": {"type": "string", "enum": ["metric", "imperial"]}},
+    "required": ["city"]}}]
+KELVIN = "arguments of 'get_weather' do not fit its schema: " '$.units: "kelvin" is not one of "metric", "imperial"'
+
+
+def anthropic_replay(answered_input, replayed_input):
+    """Exchange 0's answer calls get_weather with `answered_input`; exchange 1 replays that call with
+    `replayed_input`, and its result."""
+    ask = {"role": "user", "content": "Weather in Paris?"}
+    first = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "tools": UNITS_TOOLS, "messages": [ask]}
+    answer = {"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "type": "message", "role": "assistant",
+              "model": "claude-sonnet-4-5-20250929", "stop_reason": "tool_use", "stop_sequence": None,
+              "content": [{"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": answered_input}],
+              "usage": {"input_tokens": 412, "output_tokens": 38}}
+    replay = dict(first, messages=[
+        ask, {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": replayed_input}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "22°C"}]}])
+    return jsonl(record(ANTHROPIC, first, answer), record(ANTHROPIC, replay))
+
+
+def test_td206_a_replay_with_its_keys_reordered_is_the_same_call():
+    """The model's bad call is reported once, where it was made: the client re-serialized it with
+    its keys in another order, which is not a new call to judge again."""
+    data = anthropic_replay({"city": "Paris", "units": "kelvin"}, {"units": "kelvin", "city": "Paris"})
+    assert [(f.code, f.exchange, f.turn, f.part, f.pointer, f.message) for f in check("log.jsonl", data)] == [
+        ("TD206", 0, 1, 0, "line 1/response/body#/content/0/input", KELVIN)]
+
+
+def test_td206_a_replay_with_changed_arguments_is_judged_on_its_own():
+    """The model's call was fine; the client replayed it with a value the schema forbids: that
+    occurrence is a call of its own, reported in the request that sent it."""
+    data = anthropic_replay({"city": "Paris"}, {"city": "Paris", "units": "kelvin"})
+    assert [(f.code, f.exchange, f.turn, f.part, f.pointer, f.message) for f in check("log.jsonl", data)] == [
+        ("TD206", 1, 1, 0, "line 2/request/body#/messages/1/content/0/input", KELVIN)]
+
+
 # ------------------------------------------------------------------------- TD207 unknown tool
+
+
+def test_td207_the_same_call_made_again_later_is_reported_again():
+    """Gemini calls have no ids: the model calling the undeclared tool again with the same arguments,
+    after the error came back, is a second call, at its own turn."""
+    call = {"functionCall": {"name": "get_forecast", "args": {"city": "Paris"}}}
+    error = {"functionResponse": {"name": "get_forecast", "response": {"error": "unknown function get_forecast"}}}
+    request = gemini_request({"city": "Paris"})
+    request["contents"] = [{"role": "user", "parts": [{"text": "Weather in Paris tomorrow?"}]},
+                           {"role": "model", "parts": [call]}, {"role": "user", "parts": [error]},
+                           {"role": "model", "parts": [call]}, {"role": "user", "parts": [error]}]
+    unknown = "call to 'get_forecast', which the request does not declare (it declares get_weather)"
+    assert [(f.code, f.turn, f.part, f.pointer, f.message) for f in check("req.json", request)] == [
+        ("TD207", 1, 0, "/contents/1/parts/0", unknown), ("TD207", 3, 0, "/contents/3/parts/0", unknown)]
 
 
 def test_td207_a_call_to_an_undeclared_tool():

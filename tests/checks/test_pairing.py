@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.checks.helpers import run_rules
 from tooldbg.checks import RULES, run_checks, select_rules
 from tooldbg.checks.pairing import invalid_id, near_miss
 from tooldbg.load import load_bytes
@@ -37,7 +38,7 @@ def log(*exchanges):
 def check(data, codes, name="log.jsonl"):
     loaded = load_bytes(name, data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(codes))
+    return run_rules(loaded, select_rules(codes))
 
 
 def codes(findings):
@@ -290,6 +291,20 @@ def test_td103_only_unanswered_calls_are_candidates():
     data = log((OPENAI, chat(user("Weather?"), assistant(OSLO), tool("call_A1xQ9", "4°C"),
                              tool("call_A1", "4°C")), None))
     assert codes(check(data, ["TD1"])) == ["TD101"]
+
+
+def test_td103_a_damaged_id_after_an_answered_call_of_the_same_turn():
+    """The first of two parallel calls is answered; the second's result has a truncated id: it is
+    the second call's mismatch (the answered first call is passed over, not the end of the search)."""
+    oslo = call("call_Qm7TzA1xQ9", "get_weather", {"city": "Oslo"})
+    bergen = call("call_Bx4KpL2wR8", "get_weather", {"city": "Bergen"})
+    data = log((OPENAI, chat(user("Weather in Oslo and Bergen?"), assistant(oslo, bergen),
+                             tool("call_Qm7TzA1xQ9", "4°C"), tool("call_Bx4KpL2", "7°C")), None))
+    [finding] = check(data, ["TD1"])
+    assert (finding.code, finding.turn, finding.part, finding.pointer) == (
+        "TD103", 2, 1, "/request/body#/messages/3")
+    assert finding.message == ("result id 'call_Bx4KpL2' does not match call i2 get_weather "
+                               "'call_Bx4KpL2wR8' in turn 1: truncated to 12 of 15 characters")
 
 
 # --------------------------------------------------------------------------------------- TD104

@@ -6,12 +6,13 @@ defect gives TD901 beside its code, and that TD901 must name the sample's rule: 
 reports, a folder `TD701-<story>/` holding the two sides of one conversation, `client.*` and
 `upstream.*`."""
 
+import pkgutil
 import re
 
 import pytest
 
 from tests import paths
-from tooldbg.checks import RULES, run_checks, select_rules
+from tooldbg.checks import RULES, Registry, rules, run_checks, select_rules
 from tooldbg.diff import diff
 from tooldbg.load import load_file
 from tooldbg.targets import PROFILES
@@ -67,8 +68,16 @@ def test_every_catalogue_rule_is_registered(code):
 
 
 def test_target_rules_are_td8xx():
-    assert [r.code for r in RULES.values() if r.target] == [c for c in RULES if c.startswith("TD8")]
-    assert any(c.startswith("TD8") for c in RULES)
+    fresh = Registry()  # built by the test itself: RULES was filled when the tests were collected
+    assert [r.code for r in fresh.values() if r.target] == [c for c in fresh if c.startswith("TD8")]
+    assert any(c.startswith("TD8") for c in fresh)
+
+
+def test_rule_names_are_their_module_names():
+    """`tdNNN_<name>.py` defines NAME `<name>` (dashes for underscores): what `--select`-by-name,
+    the catalogue and every finding's `name` show."""
+    assert {code: rule.name for code, rule in Registry().items()} == {
+        m.name[:5].upper(): m.name[6:].replace("_", "-") for m in pkgutil.iter_modules(rules.__path__)}
 
 
 @pytest.mark.parametrize("rule", list(RULES.values()), ids=list(RULES))
@@ -82,7 +91,8 @@ def test_rule_is_documented(rule):
 
 
 def test_diff_rules_are_td7xx():
-    assert [r.code for r in RULES.values() if r.diff] == [c for c in RULES if c.startswith("TD7")]
+    fresh = Registry()
+    assert [r.code for r in fresh.values() if r.diff] == [c for c in fresh if c.startswith("TD7")]
     assert not any(r.diff for r in select_rules()), "check never runs the rules diff reports"
 
 

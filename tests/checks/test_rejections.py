@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from tests.checks.helpers import run_rules
 from tests.formats.test_eventstream import event as encode_event
 from tests.formats.test_eventstream import frame, string_header
 from tooldbg.checks import RULES, run_checks
@@ -48,7 +49,7 @@ def check(*records):
     data = "".join(json.dumps(r) + "\n" for r in records).encode()
     loaded = load_bytes("log.jsonl", data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded)
+    return run_rules(loaded)
 
 
 def rejection(findings):

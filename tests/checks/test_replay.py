@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests import paths
+from tests.checks.helpers import run_rules
 from tooldbg.checks import run_checks, select_rules
 from tooldbg.checks.replay import failure_report, first_difference
 from tooldbg.load import load_bytes, load_file
@@ -39,7 +40,7 @@ def log(*exchanges):
 def check(data, select=("TD3",), name="run.jsonl"):
     loaded = load_bytes(name, data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(select))
+    return run_rules(loaded, select_rules(select))
 
 
 def codes(findings):
@@ -920,6 +921,27 @@ def test_td306_argument_changed_on_replay():
     )
     assert f.pointer == "line 2/request/body#/messages/2/tool_calls/1"
     assert "/city" in f.message and '"Bergen"' in f.message and '"Bergen, NO"' in f.message
+
+
+def test_td306_points_at_a_changed_key_holding_a_tilde_and_slashes():
+    """The message names the changed argument by JSON pointer (RFC 6901): `~` and `/` inside a key are
+    escaped, so `~/notes/todo.md` reads as one key, not a path three levels deep."""
+    first = {"content": None, "tool_calls": [chat_call("call_Q3zb", "write_files", {
+        "files": {"~/notes/todo.md": "buy milk"}})]}
+    replayed = {"role": "assistant", "content": None, "tool_calls": [chat_call("call_Q3zb", "write_files", {
+        "files": {"~/notes/todo.md": "buy oat milk"}})]}
+    follow = [{"role": "tool", "tool_call_id": "call_Q3zb", "content": "written"}]
+    [f] = check(chat_loop(replayed, follow, first))
+    assert (f.code, f.exchange, f.turn, f.part) == ("TD306", 1, 1, 0)
+    assert f.message == ("call 'write_files' (call_Q3zb) from exchange 0's response is replayed with other "
+                         'arguments at /files/~0~1notes~1todo.md: "buy milk" became "buy oat milk"')
+
+
+def test_td306_a_call_left_out_of_the_replay_is_not_paired_with_the_kept_one():
+    """The client replays only the first of the model's two calls (with its result): the call it
+    kept is paired by id, and the one left out has no replay, not the kept call's arguments."""
+    replayed = {"role": "assistant", "content": "I'll check both cities.", "tool_calls": [CALLS[0]]}
+    assert check(chat_loop(replayed, RESULTS[:1])) == []
 
 
 def test_td306_name_changed_and_number_turned_string():

@@ -14,6 +14,7 @@ import json
 import pytest
 
 from tests import paths
+from tests.checks.helpers import run_rules
 from tooldbg.checks import RULES, run_checks, select_rules
 from tooldbg.checks.streams import Stream, glued, missing_from
 from tooldbg.load import load_bytes, load_file
@@ -86,7 +87,7 @@ def recorded(url, request, stream_text):
 def check(data, codes, name="capture.sse", target=None):
     loaded = load_bytes(name, data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(codes), target)
+    return run_rules(loaded, select_rules(codes), target)
 
 
 def only(findings, code):

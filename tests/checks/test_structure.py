@@ -7,7 +7,9 @@ import json
 import pytest
 
 from tests import paths
+from tests.checks.helpers import run_rules
 from tooldbg.checks import run_checks, select_rules
+from tooldbg.convert import export
 from tooldbg.load import load_bytes, load_file
 
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
@@ -32,7 +34,7 @@ def check(code, *records, name="log.jsonl"):
     data = "\n".join(json.dumps(r) for r in records).encode()
     loaded = load_bytes(name, data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(code.split(",")))
+    return run_rules(loaded, select_rules(code.split(",")))
 
 
 def one(findings, code):
@@ -210,6 +212,17 @@ def test_td402_user_message_between_call_and_result():
     assert f.pointer == "/request/body#/messages/3"
     assert "'call_9'" in f.message and "turn 1" in f.message
 
+
+def test_td402_in_a_canonical_document_each_turn_is_its_own_message():
+    """A canonical document has no wire messages to regroup turns by: the user turn between the call
+    and its result is still reported, as it was in the log the document was converted from."""
+    history = [user("Weather in Oslo?"), oa_assistant(oa_call("call_9", "Oslo")), user("Use Celsius."),
+               oa_tool("call_9", "4°C")]
+    log = json.dumps(record(OPENAI, oa_request(*history), oa_response("4 °C."))).encode()
+    document = export(load_bytes("log.jsonl", log).conversations, "canonical").body
+    loaded = load_bytes("session.json", json.dumps(document).encode())
+    assert [(f.code, f.conversation, f.turn, f.part, f.message) for f in run_rules(loaded, select_rules(["TD4"]))] \
+        == [("TD402", "c1", 3, 0, "a user message (turn 2) comes between the call 'call_9' (turn 1) and its result")]
 
 def test_td402_adjacent_results_are_clean():
     history = [user("Weather in Oslo?"), oa_assistant(oa_call("call_9", "Oslo")), oa_tool("call_9", "4°C"),
@@ -596,6 +609,17 @@ def test_td601_equal_arguments_are_compared_parsed():
     assert [f.code for f in check("TD601", rec)] == ["TD601"]
 
 
+def test_td601_key_order_does_not_make_other_arguments():
+    """The model repeats the call with its keys in another order: the same arguments, reported."""
+    history = [user("Weather in Oslo?"), oa_assistant(oa_call("call_1", "Oslo")), oa_tool("call_1", "4°C")]
+    history[1]["tool_calls"][0]["function"]["arguments"] = '{"city": "Oslo", "units": "metric"}'
+    again = oa_call("call_2", "Oslo")
+    again["function"]["arguments"] = '{"units": "metric", "city": "Oslo"}'
+    rec = record(OPENAI, oa_request(*history), oa_response(calls=[again], finish="tool_calls"))
+    assert [(f.code, f.turn, f.part, f.message) for f in check("TD601", rec)] == [
+        ("TD601", 3, 0, "get_weather called again with the same arguments as 'call_1', right after its "
+                        "result came back in turn 2: the model may not have seen that result")]
+
 def test_td601_other_arguments_a_failed_result_or_a_user_turn_between_are_clean():
     assert check("TD601", _loop("Bergen")) == []
     rec = record(ANTHROPIC, an_request(
@@ -689,6 +713,18 @@ def test_td602_legacy_function_call_finish_without_a_call():
 
 
 
+def test_td602_a_call_kept_verbatim_is_still_a_call():
+    """A relay put Gemini's `functionCall` part into a Converse answer: the reader keeps the block
+    verbatim, but the call the `tool_use` stop announces is there, so nothing was lost."""
+    answer = {"output": {"message": {"role": "assistant", "content": [
+                  {"text": "Checking."}, {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]}},
+              "stopReason": "tool_use", "usage": {"inputTokens": 30, "outputTokens": 20, "totalTokens": 50},
+              "metrics": {"latencyMs": 812}}
+    rec = record(BEDROCK, br_request({"role": "user", "content": [{"text": "Weather in Oslo?"}]}), answer)
+    assert check("TD602", rec) == []
+    del answer["output"]["message"]["content"][1]  # without it, the calls were lost
+    assert [(f.code, f.turn, f.part) for f in check("TD602", rec)] == [("TD602", 1, None)]
+
 # ------------------------------------------------------------------------ TD603 tools ignored
 
 
@@ -776,3 +812,36 @@ def test_real_traffic_gives_no_structure_or_loop_finding(name):
     assert loaded.errors == []
     findings = run_checks(loaded, select_rules(["TD4", "TD6"]))
     assert findings == [], (REAL[name], [f"{f.code} {f.message}" for f in findings])
+
+
+def test_td603_a_hosted_tool_call_answers_a_forced_choice():
+    """A Responses `web_search_call` is the call the forced choice asked for, though the reader keeps
+    it verbatim rather than as a function call: the text after it is the answer, not tools ignored."""
+    request = {"model": "gpt-4.1", "tool_choice": "required", "tools": [{"type": "web_search"}],
+               "input": [{"role": "user", "content": "Any news on the Oslo tram strike?"}]}
+    response = {"id": "resp_68a1c2", "object": "response", "created_at": 1767607512, "status": "completed",
+                "model": "gpt-4.1-2025-04-14", "output": [
+                    {"type": "web_search_call", "id": "ws_68a1c3", "status": "completed",
+                     "action": {"type": "search", "query": "Oslo tram strike"}},
+                    {"type": "message", "id": "msg_68a1c4", "status": "completed", "role": "assistant",
+                     "content": [{"type": "output_text", "text": "The strike ended on Monday.",
+                                  "annotations": []}]}]}
+    assert check("TD603", record(RESPONSES, request, response)) == []
+    request["tools"], request["tool_choice"] = [OA_RESPONSES_TOOL], "required"
+    response["output"] = response["output"][1:]  # the same answer without the call is the defect
+    assert [(f.code, f.turn, f.part) for f in check("TD603", record(RESPONSES, request, response))] == [
+        ("TD603", 1, 0)]
+
+
+OA_RESPONSES_TOOL = {"type": "function", "name": "get_weather", "parameters": OA_TOOL["function"]["parameters"]}
+
+
+def test_td603_an_answer_the_client_retried_is_reported_at_its_exchange():
+    """The client retried the request that got text instead of the forced call: the stitched
+    conversation keeps the retry's answer, and the finding points at the discarded one's exchange."""
+    forced = oa_request(user("Weather in Oslo?"), tool_choice="required")
+    ignored = record(OPENAI, forced, oa_response("It is usually cold in Oslo."))
+    retried = record(OPENAI, forced, oa_response(calls=[oa_call("call_9", "Oslo")], finish="tool_calls"))
+    [f] = check("TD603", ignored, retried)
+    assert (f.code, f.exchange, f.conversation, f.turn, f.part) == ("TD603", 0, "c1", None, None)
+    assert f.pointer == "line 1/response/body#/choices/0/message/content"

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from tests import paths
+from tests.checks.helpers import run_rules
 from tooldbg import formats
 from tooldbg.checks import RULES, run_checks, select_rules
 from tooldbg.checks.preflight import failure
@@ -46,7 +47,7 @@ def log(*exchanges):
 def check(data, target, codes=("TD8",)):
     loaded = load_bytes("log.jsonl", data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return run_checks(loaded, select_rules(codes, target=target), target)
+    return run_rules(loaded, select_rules(codes, target=target), target)
 
 
 def only(findings, code):
