@@ -48,7 +48,6 @@ class Call:
     part: int
     call: Invocation
     format: str | None
-    side: str | None
     #: Tools the request of this exchange declared; None when no request was read (a
     #: response-only log).
     tools: tuple[Tool, ...] | None
@@ -106,7 +105,7 @@ def _calls(ctx: Context) -> Iterator[Call]:
         for whole in ctx.conversations:
             for t, _, p, part in ctx.parts(whole):
                 if isinstance(part, Invocation):
-                    yield Call(whole, t, p, part, None, part.source.side, whole.tools, part.source,
+                    yield Call(whole, t, p, part, None, whole.tools, part.source,
                                MISSING, _first(seen, whole, t, p, part))
         return
     #: Each conversation's latest request turns: the next request's first turns are mostly the
@@ -162,7 +161,7 @@ def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int
         wire = node
     at = source.child(*path) if path is not None else source
     first = not broken and _first(seen, conv, t, p, part)
-    return Call(conv, t, p, part, read.format, source.side, tools, at, wire, first, broken)
+    return Call(conv, t, p, part, read.format, tools, at, wire, first, broken)
 
 
 def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int,
