@@ -72,8 +72,8 @@ def test_the_argument_rules_visit_each_distinct_call_once():
     visited = calls(Context(loaded))
     # 49 calls replayed by the requests (each call object once, though sent up to 49 times) and the
     # 50 calls the responses made.
-    assert [c.side for c in visited].count("request") == 49
-    assert [c.side for c in visited].count("response") == 50
+    assert [c.call.source.side for c in visited].count("request") == 49
+    assert [c.call.source.side for c in visited].count("response") == 50
     assert len({id(c.call) for c in visited}) == len(visited)
 
 
