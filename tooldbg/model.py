@@ -88,9 +88,8 @@ class Source:
 
 def escape_pointer(token: str | int) -> str:
     """One JSON-pointer reference token (RFC 6901)."""
-    if not isinstance(token, str):
-        return str(token)
-    return token.replace("~", "~0").replace("/", "~1") if "~" in token or "/" in token else token
+    text = token if isinstance(token, str) else str(token)
+    return text.replace("~", "~0").replace("/", "~1")
 
 
 NO_SOURCE = Source()
