@@ -570,7 +570,7 @@ def test_td108_a_missing_id_is_reported_once_at_the_call_not_as_orphan_or_unansw
     url, request, key = ID_LESS[fmt]
     loaded = load_bytes("log.jsonl", log((url, request, None)))
     assert [r.format for r in loaded.reads] == [fmt]
-    [finding] = run_checks(loaded, select_rules(["TD1"]))
+    [finding] = run_rules(loaded, select_rules(["TD1"]))
     assert (finding.code, finding.turn, finding.part) == ("TD108", 1, 0)
     assert finding.message == f"call i1 get_weather has no id ({fmt} requires {key}), so its result cannot name it"
 

@@ -187,7 +187,7 @@ def test_a_bedrock_exception_in_a_logged_event_stream():
               {"validationException": {"message": "The model returned the following errors: messages: text "
                                                   "content blocks must be non-empty"}}]
     loaded = load_bytes("stream.jsonl", "".join(json.dumps(e) + "\n" for e in events).encode())
-    findings = run_checks(loaded)
+    findings = run_rules(loaded)
     found = rejection(findings)
     assert (found.exchange, found.chunk) == (0, 2)
     assert found.message == ("the provider rejected the request: “validationException: The model returned the "
@@ -205,7 +205,7 @@ def test_a_bedrock_exception_frame_in_a_binary_event_stream():
                                           "body": base64.b64encode(data).decode(), "bodyEncoding": "base64"}}]}
     loaded = load_bytes("recording.json", json.dumps(doc).encode())
     assert loaded.errors == []
-    findings = run_checks(loaded)
+    findings = run_rules(loaded)
     found = rejection(findings)
     assert (found.exchange, found.conversation, found.chunk) == (0, "c1", 1)
     assert found.pointer == "/interactions/0/response/body#"

@@ -713,6 +713,6 @@ def test_a_call_after_a_text_block_takes_the_next_index(fmt, capture):
     1 there; Chat Completions numbers the calls alone, from 0."""
     loaded = load_bytes("capture.jsonl" if fmt == "bedrock" else "capture.sse", capture)
     assert loaded.formats == [fmt]
-    assert run_checks(loaded, select_rules(["TD5"])) == []
+    assert run_rules(loaded, select_rules(["TD5"])) == []
     [turn] = loaded.conversations[0].turns
     assert [p.type for p in turn.parts] == ["text", "invocation"]

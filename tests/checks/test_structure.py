@@ -413,7 +413,7 @@ def _every_rule(*records, target=None):
     data = "\n".join(json.dumps(r) for r in records).encode()
     loaded = load_bytes("log.jsonl", data)
     assert loaded.errors == [], [str(e) for e in loaded.errors]
-    return loaded, run_checks(loaded, select_rules(target=target), target)
+    return loaded, run_rules(loaded, select_rules(target=target), target)
 
 
 ANTHROPIC_CALL = {"type": "tool_use", "id": "toolu_01Hq5fWm3Tk", "name": "get_weather", "input": {"city": "Oslo"}}

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.checks.helpers import run_rules
 from tests.checks.test_pairing import (
     ANTHROPIC,
     GEMINI,
@@ -29,7 +30,7 @@ from tests.checks.test_pairing import (
     tool_use,
     user,
 )
-from tooldbg.checks import run_checks, select_rules
+from tooldbg.checks import select_rules
 from tooldbg.load import load_bytes
 
 BEDROCK = "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5/converse"
@@ -89,14 +90,14 @@ def test_td102_a_request_that_ends_on_a_call(fmt):
 def test_a_body_with_no_response_that_ends_on_a_call_is_a_history_not_a_finding(fmt):
     url, body, _, _ = ENDING_ON_A_CALL[fmt]
     loaded = load_bytes("log.jsonl", log((url, body, None)))
-    assert run_checks(loaded, select_rules(["TD1", "TD8"], target="anthropic"), "anthropic") == []
+    assert run_rules(loaded, select_rules(["TD1", "TD8"], target="anthropic"), "anthropic") == []
 
 
 @pytest.mark.parametrize("fmt", ENDING_ON_A_CALL)
 def test_td803_a_request_that_ends_on_a_call_is_rejected_by_the_target(fmt):
     url, body, pointer, wire_id = ENDING_ON_A_CALL[fmt]
     loaded = load_bytes("log.jsonl", log((url, body, TEXT_ANSWER[fmt])))
-    findings = run_checks(loaded, select_rules(["TD803"], target="anthropic"), "anthropic")
+    findings = run_rules(loaded, select_rules(["TD803"], target="anthropic"), "anthropic")
     assert [(f.code, f.turn, f.part, f.pointer) for f in findings] == [("TD803", 1, 0, f"/request/body#{pointer}")]
     assert findings[0].message.startswith("call 'get_weather' has no result: the request ends on it, and "
                                           "anthropic rejects it, “messages.N: `tool_use` ids were found without")
@@ -105,7 +106,7 @@ def test_td803_a_request_that_ends_on_a_call_is_rejected_by_the_target(fmt):
 def test_td803_a_response_that_ends_on_a_call_is_not_a_finding():
     data = log((OPENAI, chat(user("Weather in Oslo?")), completion(tool_calls=[call("call_A1", "get_weather", OSLO)])))
     for target in ("anthropic", "gemini", "openai-responses"):
-        assert run_checks(load_bytes("log.jsonl", data), select_rules(["TD803"], target=target), target) == []
+        assert run_rules(load_bytes("log.jsonl", data), select_rules(["TD803"], target=target), target) == []
 
 
 @pytest.mark.parametrize("fmt", ["openai-chat", "anthropic", "gemini"])
@@ -132,7 +133,7 @@ def test_a_log_whose_last_response_ends_on_a_call_is_clean(fmt):
                       candidate(fcall("get_weather", second_call)))]
     data = log(*exchanges)
     assert check(data, ["TD1"]) == []
-    assert run_checks(load_bytes("log.jsonl", data), select_rules(["TD803"], target="anthropic"), "anthropic") == []
+    assert run_rules(load_bytes("log.jsonl", data), select_rules(["TD803"], target="anthropic"), "anthropic") == []
 
 
 def test_td102_an_earlier_request_that_ended_on_a_call_is_reported_at_that_request():

@@ -92,7 +92,7 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = (),
     select, ignore = tuple(select), tuple(ignore)
     if not select:  # the ranges that never run here are left unimported (test_registry pins them)
         select = tuple(r for r in RULES.ranges() if r not in _NEVER_RUN[target is None])
-    return [r for r in (RULES.starting(select) if select else RULES.values())
+    return [r for r in RULES.starting(select)
             if not (ignore and r.code.startswith(ignore))
             and (target is not None or not r.target) and not r.diff]
 

@@ -58,7 +58,8 @@ def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
         owners: dict[str, Invocation] = {}
         unsound: set[str] = set()  # calls reported here: their results are not reported again
-        for call in paired(ctx, conv).calls:
+        pairing = paired(ctx, conv)
+        for call in pairing.calls:
             node = call.node
             seen.add(node.source)
             owners[node.id] = node
@@ -68,7 +69,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 unnamed = ", so its result cannot name it" if node.wire_id is None else ""
                 yield ctx.at(f"call {node.id} {plain(node.name)} {why}{unnamed}",
                              conversation=conv, turn=call.turn, part=call.part)
-        for result in paired(ctx, conv).results:
+        for result in pairing.results:
             node = result.node
             owner = owners.get(node.invocation_id or "")
             if owner is not None and (owner.wire_id == node.wire_id or owner.id in unsound):
