@@ -30,7 +30,7 @@ from .formats.base import ApiError, Assembled, Format, Request, Response, with_c
 from .formats.reading import forget_links
 from .history import History, Listed
 from .jsonio import dumps_str, resolve
-from .model import Conversation, Side, Source, read_document
+from .model import Conversation, Side, Source, Turn, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, open_capture
 from .records.entries import Reread
 from .records.sniff import HEAD, looks_like_log
@@ -52,6 +52,18 @@ class ExchangeRead:
     #: Turns of the conversation before the request's own: those the provider prepended from stored
     #: state (a Responses request chained by `previous_response_id` or `conversation`), else 0.
     stored: int = 0
+
+    def history(self, conversation: Conversation) -> tuple[Turn, ...]:
+        """The turns the provider saw with this request: the stored ones it prepended, then the
+        request's own (none without a request)."""
+        if self.request is None:
+            return ()
+        return (*conversation.turns[:self.stored], *self.request.turns)
+
+    @property
+    def sent(self) -> int:
+        """How many turns of its conversation's timeline the request carried (`history`'s length)."""
+        return self.stored + len(self.request.turns) if self.request is not None else 0
 
 
 @dataclass(slots=True)

@@ -83,8 +83,7 @@ def _views(ctx: Context) -> Iterator[View]:
         elif last.request is None:  # a response-only capture
             fmt, wire = last.format, ()
         else:
-            # a chained Responses request: the stored turns, then its own (see tooldbg.chains)
-            fmt, wire = last.format, (*conv.turns[:last.stored], *last.request.turns)[:len(conv.turns)]
+            fmt, wire = last.format, last.history(conv)[:len(conv.turns)]
         sent = len(wire)
         units: list[int] = []
         roles: list[str] = []

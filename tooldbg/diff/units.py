@@ -205,8 +205,7 @@ def _snapshots(loaded: Loaded, conv: Conversation, whole: bool = False) -> list[
     out = []
     for read in reads:
         request = read.request
-        # a chained Responses request: the provider prepends the stored turns (tooldbg.chains)
-        prior = (*conv.turns[:read.stored], *request.turns) if request is not None else ()
+        prior = read.history(conv)
         turns = [(i, t, "request") for i, t in enumerate(prior)]
         # Unlinked (no own ids): nothing in an answer refers to a call by its own id.
         answers = [r.turn for r in read.responses if r.turn is not None]

@@ -67,7 +67,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if last is None:  # a canonical document: every turn was part of the history
             sent = len(conv.turns)
         else:
-            sent = last.stored + len(last.request.turns) if last.request is not None else 0
+            sent = last.sent
         pairing = paired(ctx, conv)
         answered = pairing.results_by_call
         damaged = {m.call.node.id for m in pairing.mismatches}
@@ -117,7 +117,7 @@ def _requests_ending_on_calls(conv: Conversation, exchanges: list[ExchangeRead]
             continue
         final = request.turns[-1]
         bound = {r.invocation_id for r in final.results()}
-        t = read.stored + len(request.turns) - 1  # its place in the timeline
+        t = read.sent - 1  # its place in the timeline
         for p, part in enumerate(final.parts):
             if isinstance(part, Invocation) and part.id not in bound:
                 yield read, _in_timeline(conv, t, p, part), part

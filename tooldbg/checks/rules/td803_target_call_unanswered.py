@@ -58,8 +58,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         # how many turns the last request sent and had answered (a canonical document, a body with
         # no response: none, it is a history at rest)
         last = reads[-1] if reads else None
-        sent = last.stored + len(last.request.turns) \
-            if last is not None and last.request is not None and last.responses else 0
+        sent = last.sent if last is not None and last.responses else 0
         answered: dict[str, int] = {}  # call → the last turn holding a result for it
         for t, turn in enumerate(turns):
             answered.update((r.invocation_id, t) for r in turn.results() if r.invocation_id)
