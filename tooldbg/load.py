@@ -325,8 +325,9 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         return read, None, None
     module = formats.get(read.format)
     request, response = exchange.request, exchange.response
+    failed = _failed(response)
     for message in (request, response):
-        if message is response and _failed(response):
+        if message is response and failed:
             continue  # an error page: TD901 quotes it (`http_error`)
         if message is not None and message.body is None and message.events is None \
                 and message.text and message.text.strip():
@@ -348,7 +349,6 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         _name_model(read)
         return read, kept_from, listed
     source = _source(path, exchange, response, "response")
-    failed = _failed(response)
     try:
         if response.events is not None:
             streams = tuple(module.assemble_stream(events, source)

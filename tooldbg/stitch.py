@@ -65,7 +65,6 @@ def _chain(previous: bytes, turn: bytes) -> bytes:
     return hashlib.blake2b(previous + turn, digest_size=16).digest()
 
 
-
 class Stitcher:
     """Feed exchanges in log order with `add`; read `threads` at the end."""
 
@@ -101,7 +100,7 @@ class Stitcher:
         self._settle()
         stored = self._chains.find(request) if request is not None else None
         if request is not None and stored is not None:
-            thread = self._chains.add(stored, exchange, request, responses, self._new, turn_hash)
+            thread = self._chains.add(stored, exchange, request, responses, self._new, self._hash)
         else:
             thread = self._add_replayed(exchange, request, responses)
             thread.request, thread.stored = request, 0

@@ -80,7 +80,6 @@ def _link_after(state: _Linking, turns: Sequence[Turn]) -> tuple[Turn, ...]:
                 state.counter += 1
                 own = f"i{state.counter}"
                 call = part if part.id == own else replace(part, id=own)
-                state.names[own] = part.name
                 calls.append(call)
                 linked = call
             elif isinstance(part, Result):
@@ -109,17 +108,20 @@ class _Linking:
     answered: set[str] = field(default_factory=set)
 
     def add(self, turn: Turn) -> None:
-        """Learn a turn linked before."""
-        self.called(list(turn.invocations()))
+        """Learn a turn linked before: its calls counted, and its results."""
+        calls = list(turn.invocations())
+        self.counter += len(calls)
+        self.called(calls)
         for r in turn.results():
             if r.invocation_id:
                 self.answered.add(r.invocation_id)
 
     def called(self, calls: list[Invocation]) -> None:
-        """Learn the calls of a turn (none: the latest calls stay the latest)."""
+        """Learn the calls of a turn, already counted (none: the latest calls stay the latest)."""
         if calls:
             self.last_calls = calls
             for c in calls:
+                self.names[c.id] = c.name
                 if c.wire_id is not None:
                     self.by_wire[c.wire_id] = c.id
 
@@ -149,9 +151,6 @@ def _state_after(prior: tuple[Turn, ...]) -> _Linking:
                 start, state = n, known
         state = state.copy() if state is not None else _Linking()
     for turn in prior[start:]:
-        for c in turn.invocations():
-            state.names[c.id] = c.name
-            state.counter += 1
         state.add(turn)
     return state
 

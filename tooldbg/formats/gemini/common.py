@@ -13,13 +13,21 @@ from ..base import ApiError, Facts, Response, meta_for
 NAME = "gemini"
 URL_HINTS: tuple[str, ...] = (":generateContent", ":streamGenerateContent")
 
+_UPPER = re.compile(r"[A-Z]")
+
+
+def _snake(name: str) -> str:
+    """The snake_case spelling of a lowerCamelCase field (`inlineData` → `inline_data`)."""
+    return _UPPER.sub(lambda m: "_" + m.group(0).lower(), name)
+
+
 #: The fields of a `Part` (https://ai.google.dev/api/caching#Part; google-genai `types.Part`), in the
 #: lowerCamelCase the REST API documents and the snake_case it also accepts.
 _PART_MEMBERS = tuple(spelling for member in (
     "text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode",
     "codeExecutionResult", "toolCall", "toolResponse", "thought", "thoughtSignature", "videoMetadata",
     "partMetadata", "mediaResolution")
-    for spelling in dict.fromkeys((member, re.sub(r"[A-Z]", lambda m: "_" + m.group(0).lower(), member))))
+    for spelling in dict.fromkeys((member, _snake(member))))
 
 #: What the code outside this module needs to know about Gemini generateContent (see `base.Facts`).
 FACTS = Facts(
@@ -53,7 +61,6 @@ FACTS = Facts(
 
 _SIGNATURE = "thoughtSignature"
 _SNAKE = re.compile(r"(?<=[a-z0-9])_([a-z0-9])")
-_UPPER = re.compile(r"[A-Z]")
 
 #: `_extra` specs: the keys a reader consumed (None: wholly; a mapping: these keys inside it).
 _Spec = Mapping[str, Any]
@@ -67,7 +74,7 @@ def _find(obj: Mapping[str, Any], name: str) -> tuple[str, Any]:
     """(key, value) of the lowerCamelCase field `name`, also found under its snake_case spelling."""
     if name in obj:
         return name, obj[name]
-    snake = _UPPER.sub(lambda m: "_" + m.group(0).lower(), name)
+    snake = _snake(name)
     return snake, obj.get(snake)
 
 
