@@ -109,10 +109,11 @@ def test_a_replay_that_changed_is_read_from_the_request_that_changed_it():
 
 
 def test_nothing_of_a_loaded_file_is_held_once_it_is_read():
-    """`link` remembers recent histories while a file is read; they hold its turns (and through
-    them its bodies), so they are let go when it is read."""
+    """`link` remembers recent histories, and a reader the tool list it read last, while a file is
+    read; they hold its turns and its bodies' values, so they are let go when it is read."""
     loaded = load_bytes("agent.jsonl", agent_session(10))
-    assert loaded.conversations and not reading._KNOWN
+    assert loaded.conversations[0].tools  # (the session declares tools: the Chat reader read them)
+    assert not reading._KNOWN and all(memo._last is None for memo in reading._READ_ONCE)
 
 
 def test_a_second_run_of_the_same_task_keeps_its_own_sources():

@@ -156,9 +156,12 @@ def _state_after(prior: tuple[Turn, ...]) -> _Linking:
 
 
 def forget_links() -> None:
-    """Let go of the remembered histories (`load` calls it when a file is read: they hold its turns)."""
+    """Let go of the remembered histories and tool lists (`load` calls it when a file is read: they
+    hold its turns and its bodies' values)."""
     with _KNOWN_LOCK:
         _KNOWN.clear()
+    for memo in _READ_ONCE:
+        memo.forget()
 
 
 def _remember(turns: tuple[Turn, ...], state: _Linking) -> None:
@@ -184,6 +187,10 @@ def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],
     return None
 
 
+#: Every `ReadOnce`, for `forget_links` to empty.
+_READ_ONCE: list[ReadOnce] = []
+
+
 class ReadOnce:
     """A reader of one wire value (a request's tool list) that reads an equal value once.
 
@@ -197,6 +204,10 @@ class ReadOnce:
         self._read = read
         #: (the value read last, its JSON text, where in its body it was read, the tools read)
         self._last: tuple[Any, bytes, tuple[str, int | None], tuple[Tool, ...]] | None = None
+        _READ_ONCE.append(self)
+
+    def forget(self) -> None:
+        self._last = None
 
     def __call__(self, value: Any, source: Source) -> tuple[Tool, ...]:
         last = self._last
