@@ -165,7 +165,7 @@ def test_convert_loads_the_repairs_guard_not_the_repairs_which_fix_still_loads()
 
 def test_the_registry_loaded_rule_by_rule_still_finds_every_rule():
     # One rule first (as `show`), then the TD8xx (as `convert`), then all (as `check`), in a fresh
-    # interpreter: the same rules in code order, and `checks.preflight` still the function.
+    # interpreter: the same rules in code order, and `checks.preflight` the function.
     code = ("from tooldbg import checks\n"
             "one, target = checks.RULES['TD901'], checks.select_rules(['TD8'], target='anthropic')\n"
             "every = list(checks.RULES.values())\n"

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooldbg import formats
-from tooldbg.checks.preflight import failure
+from tooldbg.checks.targeting import failure
 from tooldbg.targets import (
     PROFILES,
     TABLES,

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from tests.strategies import HOSTILE_NAMES, hostile_conversations
 from tooldbg import formats
 from tooldbg.checks import preflight
-from tooldbg.checks.preflight import failure, wire_ids
+from tooldbg.checks.targeting import failure, wire_ids
 from tooldbg.formats.base import link
 from tooldbg.jsonio import dumps_str
 from tooldbg.model import Conversation, Invocation, Result, Source, Text, Tool, ToolChoice, Turn, part_to_dict

@@ -179,7 +179,7 @@ def _meet(a: Shape, b: Shape) -> Shape:
 
 def broken(value: str, limits: tuple[Limit, ...], *, uncertain: bool = True) -> Limit | None:
     """The first limit `value` breaks, in table order — the pre-flight's judgement
-    (`checks.preflight.failure`), except that an empty string is also tested against the patterns
+    (`checks.targeting.failure`), except that an empty string is also tested against the patterns
     (the pre-flight reports only the `empty` row for it; a writer must not emit it either way)."""
     for limit in active(limits, uncertain=uncertain):
         if limit.test == "empty":

@@ -11,7 +11,7 @@ from tests import paths
 from tests.checks.helpers import run_rules
 from tooldbg import formats
 from tooldbg.checks import RULES, run_checks, select_rules
-from tooldbg.checks.preflight import failure
+from tooldbg.checks.targeting import failure
 from tooldbg.load import load_bytes, load_file
 from tooldbg.targets import PROFILES, TABLES, Limit, wire_format
 

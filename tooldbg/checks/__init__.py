@@ -12,10 +12,6 @@ from ..errors import InputError, unexpected
 from ..formats.profiles import wire_format
 from ..jsonio import dumps
 from ..load import Loaded, load_bytes
-
-# `preflight`, the TD8xx rules' helpers, is imported before the function of that name below is
-# defined, so the name is the function's (imported later, with the rules, the module would take it).
-from . import preflight as _target_helpers  # noqa: F401
 from . import rules as _rules_package
 from .base import SEVERITIES, Context, Finding, Rule, severity_rank
 

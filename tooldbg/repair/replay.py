@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from ..checks.preflight import signed
 from ..checks.reasoning import losses
 from ..checks.replay import (
     Pair,
@@ -27,6 +26,7 @@ from ..checks.replay import (
     origin,
     replays,
 )
+from ..checks.targeting import signed
 from ..jsonio import try_loads
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
 from ..targets import table

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ...shorten import quote as shown
 from ..base import Context, Finding
-from ..preflight import failure, quote, target_table, wire_ids
+from ..targeting import failure, quote, target_table, wire_ids
 
 if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
     from ...targets import Limit

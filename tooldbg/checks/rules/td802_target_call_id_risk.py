@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ...shorten import quote as shown
 from ..base import Context, Finding
-from ..preflight import failure, quote, target_table, wire_ids
+from ..targeting import failure, quote, target_table, wire_ids
 
 CODE = "TD802"
 NAME = "target-call-id-risk"

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from ...model import Invocation, Reasoning, Result
 from ...shorten import quote as shown
 from ..base import Context, Finding
-from ..preflight import blank, call_turns, quote, target_table
+from ..targeting import blank, call_turns, quote, target_table
 
 CODE = "TD803"
 NAME = "target-call-unanswered"

@@ -17,7 +17,7 @@ from ...model import Media, Result
 from ...shorten import plain
 from ...shorten import quote as shown
 from ..base import Context, Finding
-from ..preflight import model_matches, models, quote, target_table
+from ..targeting import model_matches, models, quote, target_table
 
 CODE = "TD804"
 NAME = "target-result-media"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ...model import Conversation, Invocation, Part, Reasoning
 from ...shorten import quote as shown
 from ..base import Context, Finding
-from ..preflight import carrier, model_matches, models, param, quote, signed, target_table
+from ..targeting import carrier, model_matches, models, param, quote, signed, target_table
 
 if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
     from ...targets import ReasoningReplay

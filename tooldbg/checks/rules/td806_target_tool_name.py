@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from ...model import Invocation
 from ...shorten import quote as shown
 from ..base import Context, Finding
-from ..preflight import failure, quote, target_table
+from ..targeting import failure, quote, target_table
 
 CODE = "TD806"
 NAME = "target-tool-name"
