@@ -39,7 +39,7 @@ from ...targets import PROFILES, wire_format
 from ..session import Location, Session
 
 #: What the dialog can write: the five wire formats, the canonical document, the provider profiles.
-EXPORT_TARGETS: tuple[str, ...] = (*formats.WIRE_FORMATS, "canonical", *PROFILES)
+EXPORT_TARGETS: tuple[str, ...] = (*formats.TARGETS, *PROFILES)
 #: Report lines shown at most per section (a 10,000-turn conversation can lose thousands of things).
 SHOWN = 400
 
