@@ -166,11 +166,11 @@ def rule_doc(rule: Rule) -> Iterator[RenderableType]:
     for paragraph in rule.doc.split("\n\n"):
         yield Line("")
         yield Line(" ".join(paragraph.split()))
+    from rich.syntax import Syntax  # (the examples are the only highlighted part)
+
     for label, example in (("Bad", rule.bad), ("Good", rule.good)):
         yield Line("")
         yield Line(label, "bold red" if label == "Bad" else "bold green")
-        from rich.syntax import Syntax
-
         yield _indented(Syntax(example, "json", theme="ansi_dark", word_wrap=True), 2)
 
 
