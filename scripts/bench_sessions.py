@@ -320,23 +320,9 @@ def _anthropic_record(k: int, steps: list[Step], answer: Step, stream: bool) -> 
         "headers": headers,
         "body": _anthropic_body(steps, stream),
     }
-    if stream:
-        return {
-            "request": request,
-            "response": {
-                "status": 200,
-                "headers": {"content-type": "text/event-stream"},
-                "body": _sse(k, answer),
-            },
-        }
-    return {
-        "request": request,
-        "response": {
-            "status": 200,
-            "headers": {"content-type": "application/json"},
-            "body": _anthropic_response(k, answer),
-        },
-    }
+    kind, body = ("text/event-stream", _sse(k, answer)) if stream else \
+        ("application/json", _anthropic_response(k, answer))
+    return {"request": request, "response": {"status": 200, "headers": {"content-type": kind}, "body": body}}
 
 
 def _har_entry(k: int, record: dict[str, Any]) -> dict[str, Any]:

@@ -7,17 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tooldbg.cli import bundled_sample, bundled_samples, main
+from tests.command import run
+from tooldbg.cli import bundled_sample, bundled_samples
 from tooldbg.model import CANONICAL_FORMAT
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_transcripts"
 
-
-def run(capsys, *argv):
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return exit_info.value.code or 0, out, err
 
 
 def test_no_argument_shows_the_bundled_samples(capsys):

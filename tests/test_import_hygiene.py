@@ -121,7 +121,6 @@ def test_the_limit_tables_import_on_their_own():
         assert done.returncode == 0, done.stderr
 
 
-
 #: An import of a format's `stream` or `write` module by its own name (`from .write import …`).
 DIRECT = re.compile(r"^(?P<indent>[ \t]*)(?:from\s+\S*\.(?:write|stream)\s+import|import\s+\S*formats\.\w+\."
                     r"(?:write|stream)\b)", re.MULTILINE)

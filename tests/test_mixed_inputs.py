@@ -13,18 +13,12 @@ from pathlib import Path
 import pytest
 
 from tests import paths
-from tooldbg.cli import main
+from tests.command import run
 from tooldbg.load import load
 
 TD206_HAR = paths.SAMPLES / "defects" / "TD206-units-outside-declared-enum.har"
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(exc.value.code or 0), out, err
 
 
 @pytest.fixture

@@ -10,15 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests import paths
-from tooldbg.cli import main
+from tests.command import run
 from tooldbg.scan import Options, check_files, dask_map, processes
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(exc.value.code or 0), out, err
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,9 @@ import pytest
 from rich.console import Console
 
 from tests import paths
+from tests.command import run
 from tooldbg import jsonio
 from tooldbg.checks import run_checks
-from tooldbg.cli import main
 from tooldbg.convert import export
 from tooldbg.errors import BUG, FormatError
 from tooldbg.formats import WIRE_FORMATS
@@ -31,12 +31,6 @@ from tooldbg.stitch import turn_hash
 
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return exit_info.value.code or 0, out, err
 
 
 def nested(depth: int, leaf: object = 1, key: str | None = "a") -> object:

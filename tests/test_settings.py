@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.command import run
 from tooldbg import formats
-from tooldbg.cli import main
 from tooldbg.convert import NotWritten, export
 from tooldbg.formats.base import link
 from tooldbg.load import load_bytes, url_model
@@ -297,13 +297,6 @@ def test_the_library_export_refuses_to_write_an_empty_value_in_place_of_recorded
 
 
 # --------------------------------------------------------------------------------- the command
-
-
-def run(capsys, *argv):
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return exit_info.value.code or 0, out, err
 
 
 @pytest.fixture

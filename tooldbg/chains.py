@@ -40,7 +40,7 @@ to replaying the history in full goes on in the same conversation.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +50,7 @@ from .model import Conversation, Turn
 from .shorten import one_line
 
 if TYPE_CHECKING:
+    from .load import ExchangeRead
     from .stitch import Thread
 
 #: The only wire format with provider-stored conversation state, and its request keys naming it.
@@ -89,19 +90,22 @@ def stored_key(request: Request) -> tuple[str, str] | None:
     return None
 
 
-def unseen_start(conversation: Conversation, first: Request | None, exchange: int) -> tuple[str, str] | None:
+def unseen_start(conversation: Conversation, reads: Sequence[ExchangeRead]) -> tuple[str, str] | None:
     """The stored state (key, id) a conversation begins by continuing when the log does not hold it
-    (the capture began mid-session), given the conversation's first request as stitched and its
-    exchange: its timeline then starts with that request's own input, not with turns before it."""
+    (the capture began mid-session), given the exchanges stitched into it (`Loaded.reads_of`): its
+    timeline then starts with the first one's own input, not with turns before it."""
+    if not reads:
+        return None
+    first, exchange = reads[0].request, reads[0].exchange.index
     key = stored_key(first) if first is not None else None
     if key is None or (conversation.turns and conversation.turns[0].source.exchange != exchange):
         return None
     return key
 
 
-def unseen_note(conversation: Conversation, first: Request | None, exchange: int) -> str | None:
+def unseen_note(conversation: Conversation, reads: Sequence[ExchangeRead]) -> str | None:
     """What the views say of a conversation that begins mid-way (see `unseen_start`)."""
-    key = unseen_start(conversation, first, exchange)
+    key = unseen_start(conversation, reads)
     if key is None:
         return None
     return (f"continues {key[0]} {one_line(key[1], 200)}, which is not in this log: turns the provider "

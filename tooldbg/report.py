@@ -33,12 +33,11 @@ EXCERPT_LINES = 12
 DIFF_EXCERPT_LINES = 8
 
 
-def github(results: Sequence[Checked | Report]) -> Iterator[str]:
+def github(results: Sequence[Report]) -> Iterator[str]:
     """One workflow command per finding: `::error file=…,title=TD303 lost-is-error::message`."""
     level = {"error": "error", "warning": "warning", "info": "notice"}
     for result in results:
-        errors = result.loaded.errors if isinstance(result, Checked) else result.errors
-        for err in errors:
+        for err in result.errors:
             yield (f"::error file={_escape_property(err.path)},title=unreadable input::"
                    f"{_escape_data(str(err))}")
         for f in result.findings:
@@ -166,11 +165,11 @@ def rule_doc(rule: Rule) -> Iterator[RenderableType]:
     for paragraph in rule.doc.split("\n\n"):
         yield Line("")
         yield Line(" ".join(paragraph.split()))
+    from rich.syntax import Syntax  # (the examples are the only highlighted part)
+
     for label, example in (("Bad", rule.bad), ("Good", rule.good)):
         yield Line("")
         yield Line(label, "bold red" if label == "Bad" else "bold green")
-        from rich.syntax import Syntax
-
         yield _indented(Syntax(example, "json", theme="ansi_dark", word_wrap=True), 2)
 
 

@@ -64,7 +64,7 @@ def render_conversation(loaded: Loaded, conv: Conversation, label: str | None = 
         head.append_text(safe(one_line(conv.model, LABEL), "bold"))
     head.append(f"  ·  {len(conv.turns)} turns  ·  exchanges {', '.join(map(str, exchanges)) or '-'}")
     yield head
-    unseen = unseen_note(conv, reads[0].request, reads[0].exchange.index) if reads else None
+    unseen = unseen_note(conv, reads)
     if unseen is not None:
         yield safe(unseen, "yellow")
     for read in reads:

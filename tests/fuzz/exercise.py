@@ -154,7 +154,7 @@ def _exercise(name: str, data: bytes, rng: random.Random, *, show: bool, cli_com
                 run.problems.append(Problem("check", f"long-message-{finding.code}", _short(finding.message)))
         results = [Checked(loaded, findings)]
         run.call("report-json", lambda: dumps(to_json(results), indent=True))
-        run.call("report-github", lambda: list(github(results)))
+        run.call("report-github", lambda: list(github([r.report() for r in results])))
         if show and rng.random() < 0.5:  # the text report draws what show draws: half the time
             run.call("report-text", lambda: _print(text_report(results)))
     if show:

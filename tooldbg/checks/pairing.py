@@ -278,8 +278,7 @@ def continues_unseen(ctx: Context, conv: Conversation) -> bool:
     here)? Its results may then answer calls made before the capture began. A chained request whose
     stored response is in the log was stitched after it (`tooldbg.chains`): its calls are in the
     timeline, and a result answering none of them is an orphan."""
-    reads = ctx.exchanges(conv)
-    return bool(reads) and unseen_start(conv, reads[0].request, reads[0].exchange.index) is not None
+    return unseen_start(conv, ctx.exchanges(conv)) is not None
 
 
 def short(wire_id: str | None, limit: int = 40) -> str:

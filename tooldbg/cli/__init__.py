@@ -31,7 +31,7 @@ from ..formats.profiles import PROFILES, wire_format
 from ..load import Loaded, load_bytes
 from ..model import CANONICAL_FORMAT
 from ..shorten import plain
-from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, unreadable
+from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
 from .repairs import at_place, blank_lines, fix_chosen, record_line, refuse_blanks
 
@@ -288,8 +288,7 @@ def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], i
     from ..checks import severity_rank
     from ..scan import Options, check_files, dask_map, processes, skipped_line
 
-    if list(files).count("-") > 1:
-        fail("standard input (-) given more than once")
+    stdin_once(files)
     if scheduler and jobs > 1:
         fail("--jobs and --scheduler: choose one (the cluster's workers are the jobs)")
     options = Options(tuple(rule.code for rule in _rules(select, ignore, target)), target, input_format)

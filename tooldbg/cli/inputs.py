@@ -17,13 +17,18 @@ from .output import echo, fail, listing
 
 # -- reading inputs ---------------------------------------------------------------------------------
 
+def stdin_once(paths: Sequence[str]) -> None:
+    """A usage error when standard input (`-`) is named more than once: it can be read only once."""
+    if list(paths).count("-") > 1:
+        fail("standard input (-) given more than once")
+
+
 def read_inputs(paths: Sequence[str], input_format: str | None,
                 skipped: list[str] | None = None) -> list[Loaded]:
     """Every input, `-` being standard input; a path that does not exist is an input with an error
     (so `check` still reports the others), and so is a file holding no LLM exchange. Files of a
     folder that are not logs are left out (their paths added to `skipped`)."""
-    if list(paths).count("-") > 1:
-        fail("standard input (-) given more than once")
+    stdin_once(paths)
     out: list[Loaded] = []
     for task in tasks(paths):
         item = load_bytes(STDIN, sys.stdin.buffer.read(), input_format) if task.path == "-" else \

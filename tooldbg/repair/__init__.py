@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..checks import Finding, run_checks, select_rules
 from ..checks.base import Context
+from ..formats.lazy import on_first_use
 from ..load import Loaded
 from ..model import Conversation
 from .base import Log, Outcome, Record, Refusal, Repair, Repairer
@@ -31,14 +32,8 @@ if TYPE_CHECKING:  # loaded with the first repair (`__getattr__`): `convert` ask
 __all__ = ["BY_CODE", "NO_REPAIR", "REPAIRS", "Blank", "Fixed", "Log", "Outcome", "Record", "Refusal",
            "Repair", "Repairer", "after_writing", "blanks", "fix_conversation", "fix_loaded", "wanted"]
 
-
-def __getattr__(name: str) -> object:
-    """The repairs' table (`registry`), which imports every repair, loads when first named."""
-    if name in ("BY_CODE", "NO_REPAIR", "REPAIRS"):
-        from . import registry
-
-        return getattr(registry, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: The repairs' table (`registry`), which imports every repair, loads when first named.
+__getattr__ = on_first_use(__name__, dict.fromkeys(("BY_CODE", "NO_REPAIR", "REPAIRS"), "registry"))
 
 
 #: Said of a finding whose code no repair knows (a rule added after this table).

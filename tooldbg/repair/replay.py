@@ -113,8 +113,7 @@ def restore_reasoning(conv: Conversation, log: Log) -> Outcome:
     replay that carries another signature is left alone: which one the provider accepts is not known."""
     records: list[Record] = []
     for pair in _pairs(log):
-        found = list(losses(pair))
-        for lost in found:
+        for lost in losses(pair):
             part = lost.part
             if lost.kind == "altered":
                 where = _find(conv, lost.call)

@@ -39,9 +39,12 @@ from ...targets import PROFILES, wire_format
 from ..session import Location, Session
 
 #: What the dialog can write: the five wire formats, the canonical document, the provider profiles.
-EXPORT_TARGETS: tuple[str, ...] = (*formats.WIRE_FORMATS, "canonical", *PROFILES)
+EXPORT_TARGETS: tuple[str, ...] = (*formats.TARGETS, *PROFILES)
 #: Report lines shown at most per section (a 10,000-turn conversation can lose thousands of things).
 SHOWN = 400
+
+#: A computation's inputs: the target, whether repairs are made, the model written.
+_Inputs = tuple[str, bool, str | None]
 
 _SEVERITY_MARK = {"error": ("✗ ", "bold red"), "warning": ("! ", "bold yellow"), "info": ("i ", "cyan")}
 
@@ -191,7 +194,7 @@ class ExportScreen(ModalScreen[Path | None]):
         #: field shows it on one line, control characters escaped (it comes from the log).
         self.model = conversation.model
         self._model_shown = one_line(conversation.model or "", 200)
-        self._computed_for: tuple[str, bool, str | None] | None = None
+        self._computed_for: _Inputs | None = None
         self._auto_path = str(self._default_path(self.target))
         self._confirmed: Path | None = None
 
@@ -234,7 +237,7 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         self.query_one("#export-format", Select).focus()
-        self.call_after_refresh(self.compute, self.target, self.repairs, self.model)  # paint the dialog first
+        self.call_after_refresh(self.compute, *self._inputs)  # paint the dialog first
 
     # ------------------------------------------------------------------------------------ state
 
@@ -264,11 +267,16 @@ class ExportScreen(ModalScreen[Path | None]):
         self.model = model
         self._recompute()
 
+    @property
+    def _inputs(self) -> _Inputs:
+        """What the shown losses are computed from: the format, the repairs box, the model."""
+        return self.target, self.repairs, self.model
+
     def _recompute(self) -> None:
         self.result = None
         self.query_one("#export-report-body", Static).update(Text("computing the losses…", "dim"))
         self._set_status(Text(""))
-        self.compute(self.target, self.repairs, self.model)
+        self.compute(*self._inputs)
 
     @on(Input.Changed, "#export-path")
     def _path_changed(self, _event: Input.Changed) -> None:
@@ -316,9 +324,9 @@ class ExportScreen(ModalScreen[Path | None]):
             return
         self.app.call_from_thread(self._computed, (target, repairs, model), result, findings, fixed, blanked)
 
-    def _computed(self, inputs: tuple[str, bool, str | None], result: Export, findings: list[Finding],
+    def _computed(self, inputs: _Inputs, result: Export, findings: list[Finding],
                   fixed: Fixed | None, blanked: list[Blank]) -> None:
-        if inputs != (self.target, self.repairs, self.model):
+        if inputs != self._inputs:
             return  # the user picked another format, flipped the box or edited the model meanwhile
         self.result, self.findings, self._computed_for = result, findings, inputs
         self.fixed, self.blanked = fixed, blanked
@@ -336,7 +344,7 @@ class ExportScreen(ModalScreen[Path | None]):
         self.dismiss(None)
 
     def action_write(self) -> None:
-        if self.result is None or self._computed_for != (self.target, self.repairs, self.model):
+        if self.result is None or self._computed_for != self._inputs:
             self._set_status(Text("still computing the losses: write again in a moment", "yellow"))
             return
         if self.blanked:

@@ -123,8 +123,7 @@ class MainScreen(Screen):
             self._links[key] = links(conversation)
         findings = session.findings_at(location.file, conversation.id, location.turn)
         reads = session.files[location.file].reads_of(conversation.id)
-        mid_way = bool(reads) and unseen_start(conversation, reads[0].request,
-                                               reads[0].exchange.index) is not None
+        mid_way = unseen_start(conversation, reads) is not None
         canonical.show(conversation, location.turn or 0, turn, findings, self._links[key], mid_way=mid_way)
 
     def on_turn_tree_selected(self, event: TurnTree.Selected) -> None:

@@ -116,8 +116,7 @@ class CanonicalView(VerticalScroll):
             title.append_text(badge(findings))
             tools = one_line(", ".join(t.name for t in conversation.tools), 4 * LABEL)
             rows = [title]
-            reads = loaded.reads_of(conversation.id)
-            unseen = unseen_note(conversation, reads[0].request, reads[0].exchange.index) if reads else None
+            unseen = unseen_note(conversation, loaded.reads_of(conversation.id))
             if unseen is not None:
                 rows.append(safe(unseen, "yellow"))
             if tools:
