@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 
 from tests import paths
+from tests.command import run
+from tests.fixing import fix, run_fix
 from tooldbg import formats
 from tooldbg.checks import RULES, run_checks, select_rules
-from tooldbg.cli import bundled_samples, main
+from tooldbg.cli import bundled_samples
 from tooldbg.formats.profiles import PROFILES
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Result, Text
-from tooldbg.repair import fix_conversation
+from tooldbg.repair import fix_conversation, registry
 from tooldbg.repair.base import Refusal, Repair
 from tooldbg.repair.registry import BY_CODE, NO_REPAIR, REPAIRS
 from tooldbg.repair.structure import NO_RESULT
@@ -29,14 +31,6 @@ TD101 = DEFECTS / "TD101-history-trimmed-through-a-call.jsonl"
 TD202 = DEFECTS / "TD202-write-file-arguments-cut-at-max-tokens.json"
 ONCALL = bundled_samples()[0]  # the bundled TD303 sample
 PARIS = {"city": "Paris", "unit": "celsius"}
-
-
-def run(capsys, *argv):
-    with pytest.raises(SystemExit) as exit_info:
-        main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err and "internal error" not in err, err
-    return exit_info.value.code or 0, out, err
 
 
 def tool_uses(body):
@@ -63,17 +57,56 @@ def test_repairs_are_pure():
     [loaded] = [load_file(TD201)]
     before = loaded.conversations[0]
     snapshot = repr(before)
-    fixed = fix_conversation(loaded, before, target="anthropic")
+    fixed = fix(loaded, before, target="anthropic")
     assert repr(loaded.conversations[0]) == snapshot and fixed.original is before
     assert fixed.conversation != before
     assert [type(r) for r in fixed.records] == [Repair]
+
+
+# -- a repair that raises: one line for the user, a failing test in the suite ---------------------------
+
+TD301 = DEFECTS / "TD301-tool-call-text-dropped-by-agent-framework.jsonl"
+
+
+@pytest.fixture
+def broken_td301(monkeypatch):
+    """The TD301 repair raising, as a bug in it would on a user's log."""
+    def broken(conv, log):
+        raise TypeError("'NoneType' object is not iterable")
+
+    table = tuple((codes, broken if codes == ("TD301",) else repair) for codes, repair in registry.REPAIRS)
+    monkeypatch.setattr(registry, "REPAIRS", table)
+    monkeypatch.delenv("TOOLDBG_DEBUG", raising=False)
+
+
+def test_a_repair_that_raises_is_a_refusal_naming_it(capsys, broken_td301):
+    code, out, err = run(capsys, "fix", str(TD301), "--dry-run")
+    assert err == ""
+    assert out.splitlines() == [
+        "not repaired TD301 c1 conversation: the repair failed on this log and changed nothing: TypeError: "
+        "'NoneType' object is not iterable (internal error in the TD301 repair, a bug in tooldbg)",
+        "0 repairs, 1 not repaired; check on the result: 0 errors, 0 warnings, 0 info; nothing written "
+        "(--dry-run)"]
+    assert code == 0
+
+
+def test_the_repair_tests_fail_when_a_repair_raises(capsys, broken_td301, monkeypatch):
+    loaded = load_file(TD301)
+    with pytest.raises(AssertionError, match="internal error in the TD301 repair"):
+        fix(loaded, loaded.conversations[0])
+    for argv in (["--dry-run"], ["--to", "anthropic", "--format", "json"], ["--to", "gemini"]):
+        with pytest.raises(AssertionError, match="internal error in the TD301 repair"):
+            run_fix(capsys, "fix", TD301, *argv)
+    monkeypatch.setenv("TOOLDBG_DEBUG", "1")  # the debugging switch raises it, as for a rule
+    with pytest.raises(TypeError):
+        fix_conversation(loaded, loaded.conversations[0])
 
 
 # -- TD201: the user story of the issue ---------------------------------------------------------------
 
 def test_fix_decodes_double_encoded_arguments_for_anthropic(tmp_path, capsys):
     out = tmp_path / "fixed.json"
-    code, stdout, err = run(capsys, "fix", TD201, "--to", "anthropic", "-o", out)
+    code, stdout, err = run_fix(capsys, "fix", TD201, "--to", "anthropic", "-o", out)
     assert code == 0, stdout + err
     assert ('repair TD201 c1 turn 1 part 1: arguments of \'get_weather\' '
             '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
@@ -85,35 +118,35 @@ def test_fix_decodes_double_encoded_arguments_for_anthropic(tmp_path, capsys):
 
 def test_convert_stops_rather_than_write_empty_input(tmp_path, capsys):
     out = tmp_path / "out.json"
-    code, stdout, err = run(capsys, "convert", TD201, "--to", "anthropic", "-o", out)
+    code, stdout, err = run_fix(capsys, "convert", TD201, "--to", "anthropic", "-o", out)
     assert code == 1 and stdout == "" and not out.exists()
     assert "arguments of 'get_weather' are a JSON string holding an object; anthropic needs an object " \
            "and would get {}; repair TD201: decode them into the object" in err
     assert "run with --fix" in err
     for target in ("gemini", "bedrock"):
-        code, stdout, err = run(capsys, "convert", TD201, "--to", target)
+        code, stdout, err = run_fix(capsys, "convert", TD201, "--to", target)
         assert code == 1 and stdout == "" and "repair TD201" in err
 
 
 def test_convert_fix_writes_the_recorded_arguments(tmp_path, capsys):
-    code, stdout, err = run(capsys, "convert", TD201, "--to", "anthropic", "--fix")
+    code, stdout, err = run_fix(capsys, "convert", TD201, "--to", "anthropic", "--fix")
     assert code == 0, err
     assert "repair TD201 c1 turn 1 part 1:" in err
     [use] = tool_uses(json.loads(stdout))
     assert use["input"] == PARIS
-    code, stdout, err = run(capsys, "convert", TD201, "--to", "gemini", "--fix")
+    code, stdout, err = run_fix(capsys, "convert", TD201, "--to", "gemini", "--fix")
     calls = [p["functionCall"] for c in json.loads(stdout)["contents"] for p in c["parts"] if "functionCall" in p]
     assert code == 0 and calls[0]["args"] == PARIS
 
 
 def test_openai_chat_keeps_the_defect_as_recorded_unless_fixed(capsys):
-    code, stdout, err = run(capsys, "convert", TD201, "--to", "openai-chat")
+    code, stdout, err = run_fix(capsys, "convert", TD201, "--to", "openai-chat")
     assert code == 0
     assert "note: c1 turn 1 part 1: arguments of 'get_weather' are JSON-encoded twice, written as recorded; " \
            "--fix decodes them (TD201)" in err
     args = json.loads(stdout)["messages"][2]["tool_calls"][0]["function"]["arguments"]
     assert json.loads(json.loads(args)) == PARIS  # double-encoded, as the log has it
-    code, stdout, _ = run(capsys, "convert", TD201, "--to", "openai-chat", "--fix")
+    code, stdout, _ = run_fix(capsys, "convert", TD201, "--to", "openai-chat", "--fix")
     args = json.loads(stdout)["messages"][2]["tool_calls"][0]["function"]["arguments"]
     assert code == 0 and json.loads(args) == PARIS
 
@@ -122,7 +155,7 @@ def test_openai_chat_keeps_the_defect_as_recorded_unless_fixed(capsys):
 
 def test_the_failure_flag_comes_back_from_the_request_that_recorded_it(tmp_path, capsys):
     out = tmp_path / "oncall.anthropic.json"
-    code, stdout, _ = run(capsys, "fix", ONCALL, "--to", "anthropic", "-o", out)
+    code, stdout, _ = run_fix(capsys, "fix", ONCALL, "--to", "anthropic", "-o", out)
     assert code == 0
     assert re.search(r"repair TD303 c1 turn 2 part 1: result 'toolu_01Pd4Fg6Jn1Qs8Vx3Kb7Lt2Ze' without "
                      r"is_error → is_error: true, as exchange 1's request recorded it", stdout)
@@ -131,11 +164,11 @@ def test_the_failure_flag_comes_back_from_the_request_that_recorded_it(tmp_path,
 
 
 def test_an_unanswered_call_is_closed_not_dropped(capsys):
-    code, _, err = run(capsys, "convert", TD102, "--to", "anthropic")
+    code, _, err = run_fix(capsys, "convert", TD102, "--to", "anthropic")
     assert code == 1
     assert "call 'get_weather'" in err and "would be left out of the anthropic request; repair TD102: " \
            "close it with an error result saying no result was recorded" in err
-    code, stdout, err = run(capsys, "convert", TD102, "--to", "anthropic", "--fix")
+    code, stdout, err = run_fix(capsys, "convert", TD102, "--to", "anthropic", "--fix")
     assert code == 0 and "repair TD102 c1 turn 2 part 1: call 'get_weather'" in err
     body = json.loads(stdout)
     assert len(tool_uses(body)) == 2
@@ -144,13 +177,13 @@ def test_an_unanswered_call_is_closed_not_dropped(capsys):
 
 
 def test_orphans_are_taken_out_or_kept_as_text(capsys):
-    code, stdout, err = run(capsys, "fix", TD101, "--conversation", "c2", "--to", "openai-chat")
+    code, stdout, err = run_fix(capsys, "fix", TD101, "--conversation", "c2", "--to", "openai-chat")
     assert code == 0, err
     assert "repair TD101 c2 turn 0 part 0: result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F'" in err
     assert "(taken out: it answers no call in this conversation; --keep-orphans keeps it as text)" in err
     messages = json.loads(stdout)["messages"]
     assert [m["role"] for m in messages][:2] == ["system", "assistant"]
-    code, stdout, err = run(capsys, "fix", TD101, "--conversation", "c2", "--to", "openai-chat", "--keep-orphans")
+    code, stdout, err = run_fix(capsys, "fix", TD101, "--conversation", "c2", "--to", "openai-chat", "--keep-orphans")
     messages = json.loads(stdout)["messages"]
     assert code == 0 and messages[1]["role"] == "user"
     assert messages[1]["content"].startswith("[tool result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F', whose call is not "
@@ -159,7 +192,7 @@ def test_orphans_are_taken_out_or_kept_as_text(capsys):
 
 def test_canonical_output_and_its_check(tmp_path, capsys):
     out = tmp_path / "fixed.canonical.json"
-    code, stdout, _ = run(capsys, "fix", TD102, "-o", out)
+    code, stdout, _ = run_fix(capsys, "fix", TD102, "-o", out)
     assert code == 0 and "check on the result: 0 errors, 0 warnings, 0 info" in stdout
     conv = load_file(out).conversations[0]
     closing = [p for t in conv.turns for p in t.parts if isinstance(p, Result) and p.is_error]
@@ -177,13 +210,13 @@ def test_a_pairing_that_needs_a_guess_is_refused_with_the_reason(tmp_path, capsy
         {"role": "user", "parts": [{"text": "Thanks"}]}]}
     log = tmp_path / "gemini.json"
     log.write_text(json.dumps(body))
-    code, stdout, _ = run(capsys, "fix", log, "--dry-run")
+    code, stdout, _ = run_fix(capsys, "fix", log, "--dry-run")
     assert code == 0  # TD107 is a warning
     assert "not repaired TD107 c1 turn 2 part 0: 2 'get_weather' calls without ids: nothing in the results " \
            "says which call each answers, so pairing them is a guess (two equally likely pairings); no ids " \
            "given" in stdout
     assert "remains TD107 warning" in stdout
-    assert run(capsys, "fix", log, "--dry-run", "--fail-on", "warning")[0] == 1
+    assert run_fix(capsys, "fix", log, "--dry-run", "--fail-on", "warning")[0] == 1
 
 
 def test_a_call_id_reused_before_its_first_call_is_answered_is_refused(tmp_path, capsys):
@@ -198,13 +231,13 @@ def test_a_call_id_reused_before_its_first_call_is_answered_is_refused(tmp_path,
         {"role": "user", "content": "and?"}]}
     log = tmp_path / "chat.json"
     log.write_text(json.dumps(body))
-    code, stdout, _ = run(capsys, "fix", log, "--dry-run", "--format", "json")
+    code, stdout, _ = run_fix(capsys, "fix", log, "--dry-run", "--format", "json")
     refused = [r for r in json.loads(stdout)["refusals"] if r["code"] == "TD104"]
     assert refused and "which results answer which call is a guess" in refused[0]["reason"]
 
 
 def test_json_output_is_the_check_document_plus_repairs(capsys):
-    code, stdout, _ = run(capsys, "fix", TD201, "--to", "anthropic", "--format", "json")
+    code, stdout, _ = run_fix(capsys, "fix", TD201, "--to", "anthropic", "--format", "json")
     doc = json.loads(stdout)
     assert code == 0
     assert {"tooldbg", "inputs", "findings", "summary", "repairs", "refusals", "target", "conversations",
@@ -219,41 +252,41 @@ def test_json_output_is_the_check_document_plus_repairs(capsys):
 
 def test_blocked_writes_nothing_and_says_why(tmp_path, capsys):
     out = tmp_path / "out.json"
-    code, stdout, _ = run(capsys, "fix", TD202, "--to", "anthropic", "-o", out)
+    code, stdout, _ = run_fix(capsys, "fix", TD202, "--to", "anthropic", "-o", out)
     assert code == 1 and not out.exists()
     assert "not repaired TD202 c1 turn 1 part 0: the arguments are not valid JSON; completing or correcting " \
            "them would be a guess" in stdout
     assert "not written: c1 turn 1 part 0: arguments of 'write_file' are not valid JSON" in stdout
     # the canonical form keeps the raw string: written, the finding stays
-    code, stdout, _ = run(capsys, "fix", TD202, "-o", out)
+    code, stdout, _ = run_fix(capsys, "fix", TD202, "-o", out)
     assert code == 1 and out.exists() and "remains TD202 error" in stdout
 
 
 def test_dry_run_only_skip_and_usage_errors(tmp_path, capsys):
     out = tmp_path / "out.json"
-    code, stdout, _ = run(capsys, "fix", TD201, "--to", "anthropic", "--dry-run", "-o", out)
+    code, stdout, _ = run_fix(capsys, "fix", TD201, "--to", "anthropic", "--dry-run", "-o", out)
     assert code == 0 and not out.exists() and "nothing written (--dry-run)" in stdout
-    code, stdout, _ = run(capsys, "fix", TD201, "--to", "anthropic", "--skip", "TD2", "--dry-run")
+    code, stdout, _ = run_fix(capsys, "fix", TD201, "--to", "anthropic", "--skip", "TD2", "--dry-run")
     assert code == 1 and "repair TD201 c1" not in stdout and "not written:" in stdout
-    code, stdout, _ = run(capsys, "fix", TD201, "--to", "anthropic", "--only", "double-encoded-arguments",
+    code, stdout, _ = run_fix(capsys, "fix", TD201, "--to", "anthropic", "--only", "double-encoded-arguments",
                           "--dry-run")
     assert code == 0 and "repair TD201" in stdout
-    code, _, err = run(capsys, "fix", TD201, "--only", "TD999")
+    code, _, err = run_fix(capsys, "fix", TD201, "--only", "TD999")
     assert code == 2 and err.startswith("tooldbg: --only TD999: no rule has this code or prefix")
-    code, _, err = run(capsys, "fix", TD101, "--to", "anthropic")
+    code, _, err = run_fix(capsys, "fix", TD101, "--to", "anthropic")
     assert code == 2 and "pick it with --conversation" in err
 
 
 def test_writing_is_safe(tmp_path, capsys):
     copy = tmp_path / "in.jsonl"
     copy.write_bytes(TD201.read_bytes())
-    code, _, err = run(capsys, "fix", copy, "-o", copy, "--force")
+    code, _, err = run_fix(capsys, "fix", copy, "-o", copy, "--force")
     assert code == 2 and copy.read_bytes() == TD201.read_bytes()
     out = tmp_path / "out.json"
     out.write_text("old")
-    code, _, err = run(capsys, "fix", TD201, "-o", out)
+    code, _, err = run_fix(capsys, "fix", TD201, "-o", out)
     assert code == 2 and out.read_text() == "old"
-    assert run(capsys, "fix", TD201, "-o", out, "--force")[0] == 0 and out.read_text() != "old"
+    assert run_fix(capsys, "fix", TD201, "-o", out, "--force")[0] == 0 and out.read_text() != "old"
 
 
 # -- exports never blank recorded data: clean samples are untouched -------------------------------------
@@ -269,7 +302,7 @@ def test_clean_samples_need_no_repair_and_convert_as_before(path):
 
     loaded = load_file(path)
     for conv in loaded.conversations:
-        assert fix_conversation(loaded, conv).records == ()
+        assert fix(loaded, conv).records == ()
         for target in formats.WIRE_FORMATS:
             assert blanks(conv, target, export([conv], target).origins) == [], target
 
@@ -308,7 +341,7 @@ CASES = [(path, cid, target) for path in SAMPLES
                          ids=[f"{p.name.split('-', 1)[0]}-{p.name.split('-', 2)[1]}#{c}>{t}" for p, c, t in CASES])
 def test_fix_makes_every_defect_sample_acceptable_or_says_why(tmp_path, capsys, path, cid, target):
     out = tmp_path / "fixed.json"
-    code, stdout, _ = run(capsys, "fix", path, "--to", target, "--conversation", cid, "-o", out,
+    code, stdout, _ = run_fix(capsys, "fix", path, "--to", target, "--conversation", cid, "-o", out,
                           "--format", "json")
     doc = json.loads(stdout)
     assert code in (0, 1)
@@ -334,7 +367,7 @@ def test_fix_makes_every_defect_sample_acceptable_or_says_why(tmp_path, capsys, 
 
 
 def test_a_repaired_body_reads_back_as_its_target(capsys):
-    code, stdout, _ = run(capsys, "fix", TD102, "--to", "bedrock", "--format", "json")
+    code, stdout, _ = run_fix(capsys, "fix", TD102, "--to", "bedrock", "--format", "json")
     body = json.dumps(json.loads(stdout)["body"]).encode()
     loaded = load_bytes("<bedrock>", body, "bedrock")
     assert code == 0 and loaded.errors == []
@@ -344,5 +377,5 @@ def test_a_repaired_body_reads_back_as_its_target(capsys):
 
 def test_refusal_and_repair_records_name_their_place():
     loaded = load_file(TD202)
-    fixed = fix_conversation(loaded, loaded.conversations[0], target="anthropic")
+    fixed = fix(loaded, loaded.conversations[0], target="anthropic")
     assert fixed.records == (Refusal("TD202", "c1", 1, 0, NO_REPAIR["TD202"]),)
