@@ -300,15 +300,19 @@ def restore_target_reasoning(conv: Conversation, log: Log) -> Outcome:
         where = locate(conv, call, (f.turn, f.part))
         if not isinstance(call, Invocation) or where is None:
             continue
-        found = _produced(log, call)
-        restored = [p for p in found if signed(p, reasoning.origin, False)]
-        if not restored:
+        found = [p for p in _produced(log, call) if signed(p, reasoning.origin, False)]
+        if not found:
             records.append(log.refuse("TD805", where[0], where[1], f"the log holds no {reasoning.what} for "
                                       f"the turn calling {call.name!r} (the response that produced it is "
                                       f"not recorded, or had none), and {log.target} rejects the turn "
                                       "without it"))
             continue
         t, p = where
+        # TD307's repair, run first, may have put it back already: a second copy would be a duplicate
+        # item (`rs_…` twice is rejected by the Responses API)
+        restored = [q for q in found if q not in conv.turns[t].parts]
+        if not restored:
+            continue
         at = p if reasoning.origin == "gemini" else 0
         conv = with_parts(conv, t, (*conv.turns[t].parts[:at], *restored, *conv.turns[t].parts[at:]))
         for k, part in enumerate(restored):
