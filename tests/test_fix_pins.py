@@ -1,0 +1,946 @@
+"""Every sample's `fix` result, pinned per target: the lines `fix SAMPLE --to TARGET --conversation C
+--dry-run` prints — each repair record (`repair CODE CONV PLACE: before → after`) and refusal (`not
+repaired …`) in the order made, what the target could not carry (`not written: …`), and every
+finding `check` still makes on the repaired result (`remains …`) — all but the summary line.
+
+The pins are the one place these expectations live: a change meant to alter what `fix` does to a
+sample is an edit here, reviewed line by line (each was read against its sample when written). A
+repair that raises fails these tests (tests/fixing.run_fix) rather than passing for a refusal.
+
+`FIXED` maps each sample (its path under sample_transcripts/, `#c2` when it holds several
+conversations) to its targets' lines: the key `"*"` is every target the entry does not name, other
+keys name targets (space-separated). The targets are `canonical`, the five wire formats, and the
+profile a TD8xx sample is named for. `{target}` in a line stands for the target's name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fixing import run_fix
+from tests.paths import SAMPLES
+from tooldbg import formats
+from tooldbg.formats.profiles import PROFILES
+from tooldbg.load import load_file
+
+#: Why a finding with no safe repair is left (registry.NO_REPAIR), as `fix` says it.
+NO_REPAIR = {
+    "TD202": "the arguments are not valid JSON; completing or correcting them would be a guess",
+    "TD206": "the arguments do not fit the declared schema; changing what the model asked for is a guess",
+    "TD207": "the call names a tool the request does not declare; which tool was meant is a guess",
+    "TD302": "the result survives only inside user text; which part of that text was the tool's output, "
+             "and which call it answered, is a guess",
+    "TD304": "no exchange in the log flags this result; whether its text reports a failure is a judgement, "
+             "not a record",
+    "TD501": "the stream's fragments were out of order or missing; the assembled message is all the log "
+             "holds",
+    "TD502": "the streamed arguments assembled into invalid JSON; which fragment is wrong is a guess",
+    "TD503": "a streamed call lost its id or name; nothing in the log says which",
+    "TD504": "the stream was cut; what the model would have sent next is not in the log",
+    "TD601": "the model called the tool again; what it should have done instead is not in the log",
+    "TD602": "the calls the finish reason announces are not in the log",
+    "TD603": "the model answered with text; the call it was made to make is not in the log",
+    "TD901": "the provider's rejection is a record of what happened; the repairs of the rules it names "
+             "mend the request that caused it",
+}
+
+
+def refused(code: str, place: str, conversation: str = "c1") -> str:
+    """The line of a finding `fix` has no safe repair for."""
+    return f"not repaired {code} {conversation} {place}: {NO_REPAIR[code]}"
+
+
+NOTHING: dict[str, tuple[str, ...]] = {"*": ()}
+#: A log holding only a response, written as a request: Bedrock wants a user turn first…
+OPENS_WITH_THE_MODEL = (
+    "not repaired TD404 c1 turn 0: found once written for {target}: a turn {target} cannot carry; "
+    "repairing it would mean inventing a turn or merging two",
+    'remains TD404 error malformed-turn: c1 turn 0: the conversation starts with an assistant message: '
+    'Bedrock answers "A conversation must start with a user message."',
+)
+#: … and Gemini a user turn before a turn of calls.
+OPENS_WITH_A_CALL = (
+    "not repaired TD404 c1 turn 0 part 1: found once written for {target}: a turn {target} cannot carry; "
+    "repairing it would mean inventing a turn or merging two",
+    'remains TD404 error malformed-turn: c1 turn 0 part 1: a function call turn opens the history: Gemini '
+    'answers "Please ensure that function call turn comes immediately after a user turn or after a function '
+    'response turn."',
+)
+
+#: sample → targets → the lines `fix` prints (see the module docstring).
+FIXED: dict[str, dict[str, tuple[str, ...]]] = {
+    "anthropic/parallel-calls.jsonl": NOTHING,
+    "anthropic/request.json": NOTHING,
+    "anthropic/response.json": {
+        "*": (),
+        "gemini": OPENS_WITH_A_CALL,
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+    "anthropic/stream.sse": {
+        "*": (),
+        "gemini": OPENS_WITH_A_CALL,
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+    "anthropic/thinking-tool-loop.jsonl": NOTHING,
+    "bedrock/parallel-calls.jsonl": NOTHING,
+    "bedrock/request.json": NOTHING,
+    "bedrock/response.json": {
+        "*": (),
+        "gemini": OPENS_WITH_A_CALL,
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+    "bedrock/stream-recording.json": NOTHING,
+    "bedrock/stream.jsonl": {
+        "*": (),
+        "gemini": OPENS_WITH_A_CALL,
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+    "defects/TD101-history-trimmed-through-a-call.jsonl#c1": NOTHING,
+    "defects/TD101-history-trimmed-through-a-call.jsonl#c2": {
+        "*": (
+            "repair TD101 c2 turn 0 part 0: result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":4,\\"conditions\\":\\"overcast\\… → (taken out: it '
+            "answers no call in this conversation; --keep-orphans keeps it as text)",
+            refused("TD901", "conversation", "c2"),
+        ),
+        "bedrock": (
+            "repair TD101 c2 turn 0 part 0: result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":4,\\"conditions\\":\\"overcast\\… → (taken out: it '
+            "answers no call in this conversation; --keep-orphans keeps it as text)",
+            refused("TD901", "conversation", "c2"),
+            "not repaired TD404 c2 turn 0: found once written for {target}: a turn {target} cannot "
+            "carry; repairing it would mean inventing a turn or merging two",
+            "remains TD404 error malformed-turn: c2 turn 0: the conversation starts with an assistant "
+            'message: Bedrock answers "A conversation must start with a user message."',
+        ),
+    },
+    "defects/TD102-failed-parallel-result-dropped.jsonl": {
+        "*": (
+            "repair TD102 c1 turn 2 part 1: call 'get_weather' (toolu_01Fa3JyW6uGe1PqD5sKr0MtV, turn 1) "
+            "without a result → error result 'No result was recorded for this call: the log holds no "
+            "tool result for it.'",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD102-request-ends-on-unanswered-call.jsonl": {
+        "*": (
+            "repair TD102 c1 turn 2 part 0: call 'read_file' (call_x7k2m9qa, turn 1) without a result → "
+            "error result 'No result was recorded for this call: the log holds no tool result for it.'",
+        ),
+    },
+    "defects/TD102-responses-chain-drops-function-output.jsonl": {
+        "*": (
+            "repair TD102 c1 turn 2 part 1: call 'get_weather' (call_7d2f8a1c4e6b4d9a0c3e5f7b9d1a8c64, "
+            "turn 1) without a result → error result 'No result was recorded for this call: the log "
+            "holds no tool result for it.'",
+        ),
+    },
+    "defects/TD103-tool-use-id-lowercased-by-relay.jsonl": {
+        "*": (
+            "repair TD103 c1 turn 2 part 0: result id 'toolu_01hqz5fwm3tkxb8ycn2plr7v' (re-cased) → "
+            "'toolu_01HqZ5fWm3TkXb8YcN2pLr7V', the id of call i1 'lookup_order' in turn 1",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD104-backend-reuses-call-0.jsonl": {
+        "*": (
+            "repair TD104 c1 turn 3 part 0: call i2 'get_weather' id 'call_0' (the id of call i1 in "
+            "turn 1) → 'call_0_2' and its result",
+        ),
+    },
+    "defects/TD105-retried-booking-answered-twice.jsonl": {
+        "*": (
+            "repair TD105 c1 turn 2 part 1: result 'toolu_01Rb6Nq3Xw8Kz2Tm5Yc7Lp4D' "
+            '"{\\"booking\\":\\"NF-2291\\",\\"departure\\":\\"18:05\\",\\"charged… → (taken out: the '
+            "call's first result, turn 2 part 0, is kept)",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD106-client-renumbers-call-ids.jsonl": {
+        "*": (
+            "repair TD106 c1 turn 1 part 0: call 'get_weather' id 'call_1' → "
+            "'call_Vd8Kp2Xn6Tq1Rb4Yw9Mz3LcH' (and its result), as exchange 0's response returned it",
+        ),
+    },
+    "defects/TD107-same-name-calls-paired-by-position.jsonl": {
+        "*": (
+            "repair TD107 c1 turn 2 part 0: result of 'get_weather' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":-2,\\"conditions\\":\\"clear\\"}" paired by position '
+            "with i2 get_weather → answers i1 (it names 'Oslo'); call and result id 'call_i1'",
+            "repair TD107 c1 turn 2 part 1: result of 'get_weather' "
+            '"{\\"city\\":\\"Bergen\\",\\"temp_c\\":7,\\"conditions\\":\\"light r… paired by position '
+            "with i1 get_weather → answers i2 (it names 'Bergen'); call and result id 'call_i2'",
+        ),
+    },
+    "defects/TD108-empty-tool-use-id.jsonl": {
+        "*": (
+            "repair TD108 c1 turn 1 part 1: call i1 'get_weather' id '' (empty) → 'call_i1' and its result",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD108-jan-server-returns-calls-without-id.jsonl": {
+        "*": (
+            "repair TD108 c1 turn 1 part 0: call i1 'add' without an id → 'call_i1' and its result",
+        ),
+    },
+    "defects/TD201-litellm-proxy-double-encodes-arguments.jsonl": {
+        "*": (
+            "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
+            '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
+            '{"city":"Paris","unit":"celsius"}',
+        ),
+        "anthropic": (
+            "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
+            '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
+            '{"city":"Paris","unit":"celsius"}',
+            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
+            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after "
+            "** …e a mapping, not str') but is sent without is_error: true",
+        ),
+        "gemini": (
+            "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
+            '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
+            '{"city":"Paris","unit":"celsius"}',
+            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
+            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after "
+            '** …e a mapping, not str\') but is sent without an {"error": …} response',
+        ),
+        "bedrock": (
+            "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
+            '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
+            '{"city":"Paris","unit":"celsius"}',
+            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
+            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after "
+            '** …e a mapping, not str\') but is sent without status: "error"',
+        ),
+    },
+    "defects/TD202-write-file-arguments-cut-at-max-tokens.json": {
+        "*": (
+            refused("TD202", "turn 1 part 0"),
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of 'write_file' "
+            "are not valid JSON (invalid JSON at line 1 column 329: unexpected end of data): "
+            '"{\\"path\\": \\"scripts/summarize.py\\", \\"content\\": \\"import…',
+        ),
+        "anthropic gemini bedrock": (
+            refused("TD202", "turn 1 part 0"),
+            'not written: c1 turn 1 part 0: arguments of \'write_file\' are not valid JSON (\'{"path": '
+            '"scripts/summarize.py", "content": "import csv\\\\nimp\'…); {target} needs an object and '
+            "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
+        ),
+    },
+    "defects/TD203-client-replays-arguments-as-object.har": {
+        "*": (
+            "repair TD203 c1 turn 1 part 0: arguments of 'get_stock_level' sent as an object "
+            '{"sku":"SKU-4471","warehouse":"BER"} → a JSON string: {"sku":"SKU-4471","warehouse":"BER"}',
+            refused("TD901", "conversation"),
+        ),
+        "anthropic gemini bedrock": (
+            "repair TD203 c1 turn 1 part 0: arguments of 'get_stock_level' sent as an object "
+            '{"sku":"SKU-4471","warehouse":"BER"} → an object ({target} needs one): '
+            '{"sku":"SKU-4471","warehouse":"BER"}',
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD204-gateway-sends-tool-input-as-string.jsonl": {
+        "*": (
+            "repair TD204 c1 turn 1 part 1: input of 'lookup_order' sent as a JSON string → an object: "
+            '{"order_id":"A-20417"}',
+            refused("TD901", "conversation"),
+        ),
+        "openai-chat openai-responses": (
+            "repair TD204 c1 turn 1 part 1: input of 'lookup_order' sent as a JSON string → a JSON "
+            'string ({target} needs one): {"order_id":"A-20417"}',
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD205-parameterless-call-streams-empty-arguments.json": {
+        "*": (
+            'repair TD205 c1 turn 1 part 1: arguments of \'list_open_tickets\' "" → {}',
+        ),
+    },
+    "defects/TD206-units-outside-declared-enum.har": {
+        "*": (
+            refused("TD206", "turn 1 part 1"),
+            "remains TD206 error schema-violation: c1 turn 1 part 0: arguments of 'get_weather' do not "
+            'fit its schema: $.units: "metric" is not one of "celsius", "fahrenheit"',
+        ),
+        "canonical gemini": (
+            refused("TD206", "turn 1 part 1"),
+            "remains TD206 error schema-violation: c1 turn 1 part 1: arguments of 'get_weather' do not "
+            'fit its schema: $.units: "metric" is not one of "celsius", "fahrenheit"',
+        ),
+    },
+    "defects/TD207-gpt-oss-calls-undeclared-tool.json": {
+        "*": (
+            "repair TD806 c1 conversation: tool name 'repo_browser.print_tree' → "
+            "'repo_browser_print_tree', as {target} accepts it",
+            refused("TD207", "turn 1 part 1"),
+            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'repo_browser_print_tree', "
+            "which the request does not declare (it declares list_directory, read_file)",
+        ),
+        "canonical": (
+            refused("TD207", "turn 1 part 1"),
+            "remains TD207 error unknown-tool: c1 turn 1 part 1: call to 'repo_browser.print_tree', "
+            "which the request does not declare (it declares list_directory, read_file)",
+        ),
+        "openai-chat": (
+            "repair TD806 c1 conversation: tool name 'repo_browser.print_tree' → "
+            "'repo_browser_print_tree', as {target} accepts it",
+            refused("TD207", "turn 1 part 1"),
+            "remains TD207 error unknown-tool: c1 turn 1 part 1: call to 'repo_browser_print_tree', "
+            "which the request does not declare (it declares list_directory, read_file)",
+        ),
+        "gemini": (
+            refused("TD207", "turn 1 part 1"),
+            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'repo_browser.print_tree', "
+            "which the request does not declare (it declares list_directory, read_file)",
+        ),
+    },
+    "defects/TD301-tool-call-text-dropped-by-agent-framework.jsonl": {
+        "*": (
+            'repair TD301 c1 turn 1 part 0: (missing) → text "Hardangervidda is Rv7, which often closes '
+            "or runs in convo… from exchange 0's response",
+        ),
+    },
+    "defects/TD302-tool-output-replayed-as-user-message.jsonl": {
+        "*": (
+            refused("TD302", "turn 2 part 0"),
+        ),
+    },
+    "defects/TD303-session-store-drops-is-error.jsonl": {
+        "*": (
+            "repair TD303 c1 turn 2 part 1: result 'toolu_01Pd4Fg6Jn1Qs8Vx3Kb7Lt2Ze' without is_error → "
+            "is_error: true, as exchange 1's request recorded it",
+        ),
+    },
+    "defects/TD304-bedrock-traceback-returned-as-success.jsonl": {
+        "*": (
+            refused("TD304", "turn 2 part 0"),
+        ),
+        "anthropic": (
+            refused("TD304", "turn 2 part 0"),
+            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
+            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent "
+            "without is_error: true",
+        ),
+        "gemini": (
+            refused("TD304", "turn 2 part 0"),
+            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
+            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent "
+            'without an {"error": …} response',
+        ),
+        "bedrock": (
+            refused("TD304", "turn 2 part 0"),
+            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
+            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent "
+            'without status: "error"',
+        ),
+    },
+    "defects/TD304-gemini-adk-error-status-sent-as-output.jsonl": {
+        "*": (
+            refused("TD304", "turn 2 part 0"),
+        ),
+        "anthropic": (
+            refused("TD304", "turn 2 part 0"),
+            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result 'toolu_i1' reports a "
+            'failure ("error_message": "Entur journey planner returned HTTP 503 Service …) but is sent '
+            "without is_error: true",
+        ),
+        "gemini": (
+            refused("TD304", "turn 2 part 0"),
+            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result of 'get_departures' "
+            'reports a failure ("error_message": "Entur journey planner returned HTTP 503 Service …) '
+            'but is sent without an {"error": …} response',
+        ),
+        "bedrock": (
+            refused("TD304", "turn 2 part 0"),
+            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result 'tooluse_i1' reports a "
+            'failure ("error_message": "Entur journey planner returned HTTP 503 Service …) but is sent '
+            'without status: "error"',
+        ),
+    },
+    "defects/TD305-context-trimmer-strips-screenshot.jsonl": {
+        "*": (
+            "repair TD305 c1 turn 2 part 0: result 'toolu_01Sv6Nq3Xk8Wb1Lt4Rz7Hm2Pd' without its image "
+            "(image/png) → image (image/png) back, from exchange 1's request",
+        ),
+    },
+    "defects/TD306-gateway-drops-unknown-argument-on-replay.jsonl": {
+        "*": (
+            "repair TD306 c1 turn 1 part 1: arguments of 'search_flights' "
+            '{"origin":"OSL","destination":"TOS","date":"2026-02-06"} → '
+            '{"origin":"OSL","destination":"TOS","date":"2026-02-06","cabin":"busi…, as exchange 0\'s '
+            "response returned them",
+        ),
+    },
+    "defects/TD307-context-compactor-shortens-signed-thinking-rejected.jsonl": {
+        "*": (
+            'repair TD307 c1 turn 1 part 0: anthropic signed reasoning "The user reports a KeyError … → '
+            'anthropic signed reasoning "The user reports a KeyError … from exchange 0\'s response',
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD307-deepseek-agent-memory-drops-reasoning-content-rejected.jsonl": {
+        "*": (
+            'repair TD307 c1 turn 1 part 0: (missing) → openai-chat reasoning "The user wants to '
+            "convert 25… from exchange 0's response",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD307-gemini-3-thought-signature-dropped-rejected.jsonl": {
+        "*": (
+            "repair TD307 c1 turn 1 part 0: (missing) → gemini signed reasoning from exchange 0's response",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD307-openrouter-client-keeps-reasoning-drops-reasoning-details.jsonl": {
+        "*": (
+            "repair TD307 c1 turn 1 part 1: (missing) → openai-chat signed reasoning from exchange 0's "
+            "response",
+        ),
+    },
+    "defects/TD307-responses-reasoning-replayed-by-id-under-store-false-rejected.jsonl": {
+        "*": (
+            "repair TD307 c1 turn 1 part 0: openai-responses reasoning → openai-responses signed "
+            "reasoning from exchange 0's response",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD401-results-in-completion-order.jsonl": {
+        "*": (
+            "repair TD401 c1 turn 2 part 1: result of 'get_weather' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":9,\\"condition\\":\\"light rain… → turn 2 part 0: '
+            "call order of turn 1",
+            "repair TD401 c1 turn 2 part 0: result of 'get_local_time' "
+            '"{\\"city\\":\\"Oslo\\",\\"local_time\\":\\"21:47\\",\\"utc_offset\\"… → turn 2 part 1: '
+            "call order of turn 1",
+        ),
+    },
+    "defects/TD402-user-message-before-tool-results.jsonl": {
+        "*": (
+            "repair TD402 c1 turn 3 part 0: result 'call_hT4qzN8bW2cLx7RkV1mYp3Es' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":4,\\"condition\\":\\"overcast\\"… at turn 3 part 0 → '
+            "turn 2 part 0, right after its call in turn 1",
+            "repair TD402 c1 turn 3 part 1: result 'call_Z9fK2sDq6vJn0XaPe5TuL8wC' "
+            '"{\\"city\\":\\"Bergen\\",\\"temp_c\\":7,\\"condition\\":\\"rain\\"}" at turn 3 part 1 → '
+            "turn 2 part 1, right after its call in turn 1",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD403-text-before-tool-results.jsonl": {
+        "*": (
+            "repair TD403 c1 turn 3 part 0: result 'toolu_01Hq8vYbT3kZr5nWx2LcPd7F' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":4,\\"condition\\":\\"overcast\\"… at turn 3 part 0 → '
+            "turn 2 part 0, right after its call in turn 1",
+            "repair TD403 c1 turn 3 part 1: result 'toolu_01Mv4sJd9QeXa6pRt1NbGk2U' (error) "
+            '"WeatherServiceError: upstream timed out after 10s for city… at turn 3 part 1 → turn 2 '
+            "part 1, right after its call in turn 1",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD404-anthropic-blocks-replayed-to-chat-endpoint.jsonl": {
+        "*": (
+            "repair TD404 c1 turn 1 part 1: a block of type 'tool_use' in an assistant message → "
+            "written in the target's own shape (read as the call i1 lookup_order)",
+            "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written "
+            "in the target's own shape (read as the result for i1 lookup_order)",
+        ),
+        "anthropic": (
+            "repair TD404 c1 turn 1 part 1: a block of type 'tool_use' in an assistant message → "
+            "written in the target's own shape (read as the call i1 lookup_order)",
+            "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written "
+            "in the target's own shape (read as the result for i1 lookup_order)",
+            "repair TD801 c1 turn 1 part 1: call 'lookup_order' id 'functions.lookup_order:0' → "
+            "'functions_lookup_order_0' and its result, as {target} accepts it",
+        ),
+    },
+    "defects/TD404-gateway-forwards-anthropic-blocks-to-bedrock-converse.jsonl": {
+        "*": (
+            "repair TD404 c1 turn 1 part 0: a block of type 'text' in an assistant message → written in "
+            "the target's own shape (read as text)",
+            "repair TD404 c1 turn 1 part 1: a block of type 'tool_use' in an assistant message → "
+            "written in the target's own shape (read as the call i1 get_ci_status)",
+            "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written "
+            "in the target's own shape (read as the result for i1 get_ci_status)",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD404-langchain-image-block-in-tool-message.jsonl": {
+        "*": (
+            "repair TD404 c1 turn 2 part 0: a block of type 'image' in a tool message → written in the "
+            "target's own shape (read as image (image/png))",
+        ),
+        "openai-chat": (
+            "repair TD404 c1 turn 2 part 0: a block of type 'image' in a tool message → written in the "
+            "target's own shape (read as image (image/png))",
+            "repair TD804 c1 turn 2 part 0: result 'call_7Hq2mX9bVt4LzR1nK8cWy3Pd' holding image → "
+            "image moved to a user message (turn 3) after the results",
+        ),
+    },
+    "defects/TD404-legacy-function-role.jsonl": {
+        "*": (
+            "repair TD404 c1 turn 2: role 'function' → a tool turn (written as a 'user' content)",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD405-text-after-tool-use.jsonl": {
+        "*": (
+            'repair TD405 c1 turn 1 part 1: text "I\'ll check the current weather in Oslo." after the '
+            "call 'get_weather' → turn 1 part 0, before the calls",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD406-empty-text-beside-tool-use.jsonl": {
+        "*": (
+            'repair TD406 c1 turn 1 part 0: text "" → (taken out)',
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD501-bedrock-gateway-strips-reasoning-blocks.json": {
+        "*": (
+            refused("TD501", "turn 1"),
+        ),
+    },
+    "defects/TD501-litellm-proxy-passes-on-anthropic-block-index.jsonl": {
+        "*": (
+            refused("TD501", "turn 1 part 1"),
+        ),
+    },
+    "defects/TD501-litellm-proxy-repeats-call-id-on-every-fragment.jsonl": {
+        "*": (
+            refused("TD501", "turn 1"),
+        ),
+    },
+    "defects/TD501-openai-responses-relay-forwards-deltas-out-of-order.json": {
+        "*": (
+            refused("TD501", "turn 1"),
+            refused("TD501", "turn 1"),
+        ),
+    },
+    "defects/TD502-anthropic-relay-resends-input-delta.jsonl": {
+        "*": (
+            refused("TD502", "turn 1 part 1"),
+            "not written: c1 turn 1 part 1: arguments of 'restart_service' are not valid JSON "
+            '(\'{"host": "web-03", "service": "ngi, "service": "nginx"}\'…); {target} needs an object '
+            "and would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
+        ),
+        "openai-chat openai-responses": (
+            refused("TD502", "turn 1 part 1"),
+            "not repaired TD202 c1 turn 1 part 1: found once written for {target}: the arguments are "
+            "not valid JSON; completing or correcting them would be a guess",
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of "
+            "'restart_service' are not valid JSON (invalid JSON at line 1 column 38: unexpected "
+            'character, expected \',\' or \'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, '
+            '\\"service\\": \\"…',
+        ),
+        "canonical": (
+            refused("TD502", "turn 1 part 1"),
+            "not repaired TD202 c1 turn 1 part 1: found once written: the arguments are not valid JSON; "
+            "completing or correcting them would be a guess",
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of "
+            "'restart_service' are not valid JSON (invalid JSON at line 1 column 38: unexpected "
+            'character, expected \',\' or \'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, '
+            '\\"service\\": \\"…',
+        ),
+    },
+    "defects/TD502-litellm-summary-chunk-resends-arguments.har": {
+        "*": (
+            refused("TD502", "turn 1 part 0"),
+            "not written: c1 turn 1 part 0: arguments of 'search_flights' are not valid JSON "
+            '(\'{"origin":"OSL","destination":"BGO","date":"2026-06-12"}"{\\\\"\'…); {target} needs an '
+            "object and would get {}; no safe repair: completing or correcting them would be a guess "
+            "(TD202)",
+        ),
+        "openai-chat openai-responses": (
+            refused("TD502", "turn 1 part 0"),
+            "not repaired TD202 c1 turn 1 part 0: found once written for {target}: the arguments are "
+            "not valid JSON; completing or correcting them would be a guess",
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of "
+            "'search_flights' are not valid JSON (invalid JSON at line 1 column 57: unexpected content "
+            'after document): "{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202…',
+        ),
+        "canonical": (
+            refused("TD502", "turn 1 part 0"),
+            "not repaired TD202 c1 turn 1 part 0: found once written: the arguments are not valid JSON; "
+            "completing or correcting them would be a guess",
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of "
+            "'search_flights' are not valid JSON (invalid JSON at line 1 column 57: unexpected content "
+            'after document): "{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202…',
+        ),
+    },
+    "defects/TD503-gemini-vertex-stream-loses-the-chunk-naming-the-call.jsonl": {
+        "*": (
+            "not repaired TD806 c1 conversation: a call's tool name is empty (lost before the log): the "
+            "name written for {target} would be made up, not repaired",
+            refused("TD503", "turn 1 part 0"),
+            "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a "
+            "tool the request does not declare; which tool was meant is a guess",
+            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'tool', which the request does "
+            "not declare (it declares get_forecast)",
+        ),
+        "canonical": (
+            refused("TD503", "turn 1 part 0"),
+        ),
+        "gemini": (
+            "not repaired TD805 c1 turn 1 part 0: the log holds no thought signature for the turn "
+            "calling '' (the response that produced it is not recorded, or had none), and {target} "
+            "rejects the turn without it",
+            "not repaired TD806 c1 conversation: a call's tool name is empty (lost before the log): the "
+            "name written for {target} would be made up, not repaired",
+            refused("TD503", "turn 1 part 0"),
+            "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a "
+            "tool the request does not declare; which tool was meant is a guess",
+            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'tool', which the request does "
+            "not declare (it declares get_forecast)",
+        ),
+    },
+    "defects/TD503-openai-compatible-server-changes-call-id-mid-call.jsonl": {
+        "*": (
+            refused("TD503", "turn 1"),
+        ),
+    },
+    "defects/TD504-anthropic-connection-drops-mid-tool-input.json": {
+        "*": (
+            refused("TD504", "conversation"),
+            refused("TD504", "conversation"),
+            'not written: c1 turn 1 part 1: arguments of \'write_file\' are not valid JSON (\'{"path": '
+            '"app.py", "content": "from flask import Flask\\\\n\\\\nap\'…); {target} needs an object '
+            "and would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
+        ),
+        "openai-chat openai-responses": (
+            refused("TD504", "conversation"),
+            refused("TD504", "conversation"),
+            "not repaired TD202 c1 turn 1 part 1: found once written for {target}: the arguments are "
+            "not valid JSON; completing or correcting them would be a guess",
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'write_file' "
+            "are not valid JSON (invalid JSON at line 1 column 116: unexpected end of data): "
+            '"{\\"path\\": \\"app.py\\", \\"content\\": \\"from flask import Fl…',
+        ),
+        "canonical": (
+            refused("TD504", "conversation"),
+            refused("TD504", "conversation"),
+            "not repaired TD202 c1 turn 1 part 1: found once written: the arguments are not valid JSON; "
+            "completing or correcting them would be a guess",
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'write_file' "
+            "are not valid JSON (invalid JSON at line 1 column 116: unexpected end of data): "
+            '"{\\"path\\": \\"app.py\\", \\"content\\": \\"from flask import Fl…',
+        ),
+    },
+    "defects/TD504-gemini-stream-ends-between-parallel-calls.har": {
+        "*": (
+            refused("TD504", "conversation"),
+        ),
+    },
+    "defects/TD601-same-call-after-its-result.jsonl": {
+        "*": (
+            refused("TD601", "turn 3 part 0"),
+            "remains TD601 warning repeated-call: c1 turn 3 part 0: get_weather called again with the "
+            "same arguments as 'call_Rk2mW8vQ4tXn7LbP1sY9cH3d', right after its result came back in "
+            "turn 2: the model may not have seen that result",
+        ),
+    },
+    "defects/TD602-tool-calls-finish-without-calls.jsonl": {
+        "*": (
+            refused("TD602", "turn 1"),
+        ),
+        "canonical openai-chat": (
+            refused("TD602", "turn 1"),
+            "remains TD404 warning malformed-turn: c1 turn 1: an empty assistant message: the model is "
+            "shown a turn in which it said nothing",
+        ),
+    },
+    "defects/TD603-forced-tool-choice-answered-with-text.jsonl": {
+        "*": (
+            refused("TD603", "turn 1 part 0"),
+        ),
+    },
+    "defects/TD701-relay-drops-tools-on-the-way-upstream/client.jsonl": NOTHING,
+    "defects/TD701-relay-drops-tools-on-the-way-upstream/upstream.jsonl": NOTHING,
+    "defects/TD702-relay-strips-schema-parameters/client.jsonl": NOTHING,
+    "defects/TD702-relay-strips-schema-parameters/upstream.jsonl": NOTHING,
+    "defects/TD703-relay-drops-text-beside-tool-calls/client.jsonl": NOTHING,
+    "defects/TD703-relay-drops-text-beside-tool-calls/upstream.jsonl": NOTHING,
+    "defects/TD704-relay-drops-an-argument-it-does-not-know/client.jsonl": NOTHING,
+    "defects/TD704-relay-drops-an-argument-it-does-not-know/upstream.jsonl": NOTHING,
+    "defects/TD801-anthropic-session-from-kimi-keeps-its-call-ids.jsonl": {
+        "*": (
+            refused("TD901", "conversation"),
+        ),
+        "anthropic": (
+            "repair TD801 c1 turn 1 part 1: call 'get_weather' id 'functions.get_weather:0' → "
+            "'functions_get_weather_0' and its result, as {target} accepts it",
+            "repair TD801 c1 turn 1 part 2: call 'get_weather' id 'functions.get_weather:1' → "
+            "'functions_get_weather_1' and its result, as {target} accepts it",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD802-openai-chat-responses-item-ids-as-call-ids.jsonl": {
+        "*": (
+            refused("TD901", "conversation"),
+        ),
+        "openai-chat": (
+            "repair TD802 c1 turn 1 part 0: call 'get_weather' id "
+            "'fc_68b5e2a1c3d48190a7f2e6b9d1c04a5b0e3f7c92d8a61b45' → "
+            "'fc_68b5e2a1c3d48190a7f2e6b9d1c04a5b0e3f7' and its result, as {target} accepts it",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD803-anthropic-responses-call-followed-by-text.jsonl": {
+        "*": (),
+        "anthropic": (
+            'repair TD803 c1 turn 1 part 1: text "Running the parser tests to see what fails." after '
+            "the call 'shell' → turn 1 part 0, before the calls",
+        ),
+    },
+    "defects/TD804-openai-chat-browser-screenshot-in-tool-result.jsonl": {
+        "*": (),
+        "openai-chat": (
+            "repair TD804 c1 turn 2 part 0: result 'toolu_01VbR7nK3qT9wX2mL5cZ8yPd' holding image → "
+            "image moved to a user message (turn 3) after the results",
+        ),
+    },
+    "defects/TD805-deepseek-reasoner-tool-turn-without-reasoning-content.jsonl": {
+        "*": (
+            refused("TD901", "conversation"),
+        ),
+        "deepseek": (
+            "not repaired TD805 c1 turn 1 part 0: the log holds no reasoning_content for the turn "
+            "calling 'get_exchange_rate' (the response that produced it is not recorded, or had none), "
+            "and {target} rejects the turn without it",
+            refused("TD901", "conversation"),
+            "remains TD805 error target-reasoning-missing: c1 turn 1 part 0: the turn calling "
+            "'get_exchange_rate' carries no reasoning_content (a tool turn needs it): deepseek rejects "
+            "it, “Missing `reasoning_content` field in the assistant message at message index N. (newer "
+            'models: "The `reasoning_content` in the thinking mode must be passed back to the API.")”',
+        ),
+    },
+    "defects/TD805-kimi-k2-thinking-history-saved-without-reasoning-content.jsonl": {
+        "*": (
+            refused("TD901", "conversation"),
+        ),
+        "anthropic": (
+            "repair TD801 c1 turn 1 part 0: call 'search_docs' id 'functions.search_docs:0' → "
+            "'functions_search_docs_0' and its result, as {target} accepts it",
+            refused("TD901", "conversation"),
+        ),
+        "kimi": (
+            "not repaired TD805 c1 turn 1 part 0: the log holds no reasoning_content for the turn "
+            "calling 'search_docs' (the response that produced it is not recorded, or had none), and "
+            "{target} rejects the turn without it",
+            refused("TD901", "conversation"),
+            "remains TD805 error target-reasoning-missing: c1 turn 1 part 0: the turn calling "
+            "'search_docs' carries no reasoning_content (a tool turn needs it): kimi rejects it, "
+            "“thinking is enabled but reasoning_content is missing in assistant tool call message at "
+            "index N”",
+        ),
+    },
+    "defects/TD805-openai-responses-stateless-history-names-reasoning-by-id.jsonl": {
+        "*": (
+            refused("TD901", "conversation"),
+        ),
+        "openai-responses": (
+            "not repaired TD805 c1 turn 1 part 1: the log holds no reasoning item for the turn calling "
+            "'get_invoice' (the response that produced it is not recorded, or had none), and {target} "
+            "rejects the turn without it",
+            refused("TD901", "conversation"),
+            "remains TD805 error target-reasoning-missing: c1 turn 1 part 1: the turn calling "
+            "'get_invoice' carries no reasoning item with its encrypted_content (store is false) (it "
+            "must come before the call): openai-responses rejects it, “Item with id 'rs_…' not found. "
+            "Items are not persisted when `store` is set to false. Try again with `store` set to true, "
+            "or remove this item from your input.”",
+        ),
+    },
+    "defects/TD806-openai-chat-gemini-mcp-tool-names-with-dots.jsonl": {
+        "*": (
+            "repair TD806 c1 conversation: tool name 'github.get_issue' → 'github_get_issue', as "
+            "{target} accepts it",
+            "repair TD806 c1 conversation: tool name 'github.list_issues' → 'github_list_issues', as "
+            "{target} accepts it",
+        ),
+        "canonical gemini": (),
+    },
+    "defects/TD901-gateway-answers-html-502-page.har": {
+        "*": (
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD901-responses-history-saved-without-reasoning-items.jsonl": {
+        "*": (
+            refused("TD901", "conversation"),
+        ),
+    },
+    "gemini/parallel-calls.jsonl": NOTHING,
+    "gemini/request.json": NOTHING,
+    "gemini/response.json": {
+        "*": (),
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+    "gemini/stream.sse": {
+        "*": (),
+        "gemini": (
+            "not repaired TD404 c1 turn 0 part 2: found once written for {target}: a turn {target} "
+            "cannot carry; repairing it would mean inventing a turn or merging two",
+            "remains TD404 error malformed-turn: c1 turn 0 part 2: a function call turn opens the "
+            'history: Gemini answers "Please ensure that function call turn comes immediately after a '
+            'user turn or after a function response turn."',
+        ),
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+    "openai-chat/deepseek-thinking-tool-loop.jsonl": NOTHING,
+    "openai-chat/ends-on-a-call.jsonl": NOTHING,
+    "openai-chat/openrouter-reasoning-details-tool-loop.jsonl": NOTHING,
+    "openai-chat/parallel-calls.jsonl": {
+        "*": (),
+        "anthropic": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
+            "Bergen (upstream 504)') but is sent without is_error: true",
+        ),
+        "gemini": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
+            'Bergen (upstream 504)\') but is sent without an {"error": …} response',
+        ),
+        "bedrock": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
+            'Bergen (upstream 504)\') but is sent without status: "error"',
+        ),
+    },
+    "openai-chat/request.json": {
+        "*": (),
+        "anthropic": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
+            "Bergen (upstream 504)') but is sent without is_error: true",
+        ),
+        "gemini": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
+            'Bergen (upstream 504)\') but is sent without an {"error": …} response',
+        ),
+        "bedrock": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
+            'Bergen (upstream 504)\') but is sent without status: "error"',
+        ),
+    },
+    "openai-chat/response.json": {
+        "*": (),
+        "gemini": OPENS_WITH_A_CALL,
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+    "openai-chat/stream.sse": {
+        "*": (),
+        "gemini": OPENS_WITH_A_CALL,
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+    "openai-responses/chained-calls.jsonl": {
+        "*": (),
+        "anthropic": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            "'call_Hb6zK1nQ5tGw8eLr3UyP0aXs' reports a failure ('Error: weather service timed out after "
+            "10 s') but is sent without is_error: true",
+        ),
+        "gemini": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            "'call_Hb6zK1nQ5tGw8eLr3UyP0aXs' reports a failure ('Error: weather service timed out after "
+            '10 s\') but is sent without an {"error": …} response',
+        ),
+        "bedrock": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            "'call_Hb6zK1nQ5tGw8eLr3UyP0aXs' reports a failure ('Error: weather service timed out after "
+            '10 s\') but is sent without status: "error"',
+        ),
+    },
+    "openai-responses/parallel-calls.jsonl": {
+        "*": (),
+        "anthropic": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
+            'after …4) for city \'Bergen\'") but is sent without is_error: true',
+        ),
+        "gemini": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
+            'after …4) for city \'Bergen\'") but is sent without an {"error": …} response',
+        ),
+        "bedrock": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
+            'after …4) for city \'Bergen\'") but is sent without status: "error"',
+        ),
+    },
+    "openai-responses/reasoning-items-replayed.jsonl": NOTHING,
+    "openai-responses/request.json": {
+        "*": (),
+        "anthropic": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
+            'after …4) for city \'Bergen\'") but is sent without is_error: true',
+        ),
+        "gemini": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
+            'after …4) for city \'Bergen\'") but is sent without an {"error": …} response',
+        ),
+        "bedrock": (
+            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
+            'after …4) for city \'Bergen\'") but is sent without status: "error"',
+        ),
+    },
+    "openai-responses/response.json": {
+        "*": (),
+        "gemini": OPENS_WITH_A_CALL,
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+    "openai-responses/stream.sse": {
+        "*": (),
+        "gemini": OPENS_WITH_A_CALL,
+        "bedrock": OPENS_WITH_THE_MODEL,
+    },
+}
+
+
+def targets(path: Path) -> list[str]:
+    """`canonical`, the wire formats, and the profile a TD8xx sample's name starts with."""
+    code, _, rest = path.name.partition("-")
+    named = next((t for t in PROFILES if rest.startswith(t + "-")), None) if code.startswith("TD8") else None
+    return ["canonical", *formats.WIRE_FORMATS, *([named] if named else [])]
+
+
+def samples() -> dict[str, tuple[Path, str]]:
+    """Every sample's key in `FIXED` → its file and conversation id."""
+    out = {}
+    for path in sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.name != "README.md"):
+        ids = [c.id for c in load_file(path).conversations]
+        for cid in ids:
+            out[path.relative_to(SAMPLES).as_posix() + (f"#{cid}" if len(ids) > 1 else "")] = (path, cid)
+    return out
+
+
+SAMPLE_FILES = samples()
+CASES = [(key, target) for key, (path, _) in SAMPLE_FILES.items() for target in targets(path)]
+
+
+def expected(key: str, target: str) -> list[str]:
+    by_target = FIXED[key]
+    lines = next((lines for names, lines in by_target.items() if target in names.split()), by_target["*"])
+    return [line.replace("{target}", target) for line in lines]
+
+
+def test_every_sample_is_pinned_for_its_targets_only():
+    assert sorted(FIXED) == sorted(SAMPLE_FILES)
+    for key, by_target in FIXED.items():
+        named = [t for names in by_target if names != "*" for t in names.split()]
+        assert "*" in by_target and len(named) == len(set(named)), key
+        assert set(named) < set(targets(SAMPLE_FILES[key][0])), key
+
+
+@pytest.mark.parametrize(("key", "target"), CASES, ids=[f"{k}>{t}" for k, t in CASES])
+def test_fix_does_what_is_pinned(capsys, key, target):
+    path, cid = SAMPLE_FILES[key]
+    _, out, _ = run_fix(capsys, "fix", path, "--to", target, "--conversation", cid, "--dry-run")
+    assert out.splitlines()[:-1] == expected(key, target)
