@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from tests.differing import lines
 from tests.paths import SAMPLES
 from tooldbg import formats
 from tooldbg.diff import diff
@@ -294,3 +295,58 @@ def test_conversations_pair_by_content_not_order():
     result_ = diff(two, swapped, own=False)
     assert result_.findings == []
     assert [(p.a, p.b) for p in result_.pairings] == [("c1", "c2"), ("c2", "c1")]
+
+
+# -- the TD7xx samples, pinned ----------------------------------------------------------------------
+
+#: sample folder → what `diff client.jsonl upstream.jsonl` finds (tests/differing.lines), each read
+#: against the sample's story when pinned.
+PAIRS: dict[str, tuple[str, ...]] = {
+    "TD701-relay-drops-tools-on-the-way-upstream": (
+        "b TD701: tool 'road_status' is declared in a's request but not in b's: the model cannot call it",
+        "    a: c1 exchange 0 /request/body#/tools/0/function",
+        "    b: c1 exchange 0 /request/body#",
+        "b TD701: tool 'get_forecast' is declared in a's request but not in b's: the model cannot call it",
+        "    a: c1 exchange 0 /request/body#/tools/1/function",
+        "    b: c1 exchange 0 /request/body#",
+        "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
+    ),
+    "TD702-relay-strips-schema-parameters": (
+        "b TD702: tool 'road_status' has a simpler schema on b than on a: every parameter removed ('road')",
+        "    a: c1 exchange 0 /request/body#/tools/0/function",
+        "    b: c1 exchange 0 /request/body#/tools/0",
+        "b TD702: tool 'get_forecast' has a simpler schema on b than on a: every parameter removed "
+        "('city', 'date', 'unit')",
+        "    a: c1 exchange 0 /request/body#/tools/1/function",
+        "    b: c1 exchange 0 /request/body#/tools/1",
+        "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
+    ),
+    "TD703-relay-drops-text-beside-tool-calls": (
+        'a TD703: the assistant\'s text "I\'ll check the road status and t…ast for Saturday." is in b\'s '
+        "response but not in a's",
+        "    a: c1 exchange 0 turn 1 /response/body#/choices/0/message",
+        "    b: c1 exchange 0 turn 1 part 0 /response/body#/content/0",
+        "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
+    ),
+    "TD704-relay-drops-an-argument-it-does-not-know": (
+        "a TD704: the arguments of the call to 'get_forecast' (toolu_01BergenFcst4kLp) differ at /unit: a "
+        '(missing), b "celsius"',
+        "    a: c1 exchange 0 turn 1 part 2 /response/body#/choices/0/message/tool_calls/1",
+        "    b: c1 exchange 0 turn 1 part 2 /response/body#/content/2",
+        "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_a_relay_sample_diffs_as_pinned(name):
+    folder = SAMPLES / "defects" / name
+    assert lines(diff(load_file(folder / "client.jsonl"), load_file(folder / "upstream.jsonl"))) == list(PAIRS[name])
+
+
+def test_every_relay_sample_is_pinned():
+    assert sorted(PAIRS) == sorted(p.name for p in (SAMPLES / "defects").iterdir() if p.is_dir())
