@@ -24,7 +24,7 @@ from ..load import Loaded
 from ..model import Conversation
 from .base import Log, Record, Refusal, Repair
 
-__all__ = ["Fixed", "after_writing", "fix_conversation", "fix_loaded", "wanted"]
+__all__ = ["Fixed", "after_writing", "fix_conversation", "wanted"]
 
 #: Said of a finding whose code no repair knows (a rule added after this table).
 UNKNOWN = "no repair is known for this finding"
@@ -110,15 +110,3 @@ def after_writing(finding: Finding, target: str, name: str) -> Refusal:
         reason = "the repairs made do not remove it, and no other safe repair does"
     where = "written" if target == "canonical" else f"written for {target}"
     return Refusal(finding.code, name, finding.turn, finding.part, f"found once {where}: {reason}")
-
-
-def fix_loaded(loaded: Loaded, *, target: str | None = None, only: Sequence[str] = (),
-               skip: Sequence[str] = (), keep_orphans: bool = False,
-               names: dict[str, str] | None = None) -> list[Fixed]:
-    """Every conversation of `loaded`, repaired (`check` and the replay pairing run once)."""
-    target = _target(target)
-    findings = run_checks(loaded, select_rules(target=target), target)
-    context = Context(loaded, target=target)
-    return [fix_conversation(loaded, conv, target=target, findings=findings, only=only, skip=skip,
-                             keep_orphans=keep_orphans, name=(names or {}).get(conv.id), context=context)
-            for conv in loaded.conversations]
