@@ -240,7 +240,7 @@ class _Engine:
         for snap, tool in ((xa, ta), (xb, tb)):
             source = tool.source if tool is not None and tool.source.exchange is not None else None
             places.append(Place(snap.loaded.path, snap.exchange, snap.conversation.id,
-                                pointer=source.address if source else snap.body("request")))
+                                pointer=source.address if source else snap.request_body()))
         self._add(code, side, message, places[0], places[1], key=(code, side, message))
 
     # -- reporting
@@ -271,8 +271,8 @@ def _place(snap: _Snapshot, unit: _Unit | None, turn: int | None) -> Place:
         node = next((t for i, t, _ in snap.turns if i == turn), None)
         source = node.source if node is not None else Source()
         return Place(snap.loaded.path, snap.exchange, snap.conversation.id, turn,
-                     pointer=source.address or snap.body("request"))
-    return Place(snap.loaded.path, snap.exchange, snap.conversation.id, pointer=snap.body("request"))
+                     pointer=source.address or snap.request_body())
+    return Place(snap.loaded.path, snap.exchange, snap.conversation.id, pointer=snap.request_body())
 
 
 def _counterpart(turn: int, side: str, turn_pairs: set[tuple[int, int]]) -> int | None:

@@ -17,7 +17,7 @@ finds a part by identity or equal content, preferring the position the evidence 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..checks.base import Context, Finding
@@ -71,7 +71,7 @@ class Outcome:
     records: tuple[Record, ...] = ()
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Log:
     """The evidence a repair may read about the conversation it repairs.
 
@@ -83,17 +83,11 @@ class Log:
 
     loaded: Loaded
     original: Conversation
-    findings: tuple[Finding, ...] = ()
-    target: str | None = None
-    keep_orphans: bool = False
-    name: str = ""
-    context: Context = field(default=None)  # type: ignore[assignment]
-
-    def __post_init__(self) -> None:
-        if self.context is None:
-            self.context = Context(self.loaded, target=self.target)
-        if not self.name:
-            self.name = self.original.id
+    findings: tuple[Finding, ...]
+    target: str | None
+    keep_orphans: bool
+    name: str
+    context: Context
 
     @property
     def id(self) -> str:
@@ -247,12 +241,3 @@ def at(turn: int | None, part: int | None) -> str:
     if turn is None:
         return "conversation"
     return f"turn {turn}" + (f" part {part}" if part is not None else "")
-
-
-def drop_empty_turns(conv: Conversation, before: Conversation) -> Conversation:
-    """`conv` without the turns an edit emptied (turns that had parts in `before` and have none
-    now: a tool turn whose only result moved away)."""
-    if len(conv.turns) != len(before.turns):
-        return conv
-    kept = [t for t, b in zip(conv.turns, before.turns, strict=True) if t.parts or not b.parts]
-    return conv if len(kept) == len(conv.turns) else with_turns(conv, kept)
