@@ -104,8 +104,7 @@ def codes(result):
 
 # -- agreement --------------------------------------------------------------------------------------
 
-SAMPLE_LOGS = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.name != "README.md"
-                     and "defects" not in p.relative_to(SAMPLES).parts)
+SAMPLE_LOGS = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.name != "README.md")
 
 
 @pytest.mark.parametrize("path", SAMPLE_LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -247,6 +246,122 @@ def test_arguments_changed_and_a_call_lost():
     assert (f.code, f.side) == ("TD703", "a") and f.message.startswith("the call to 'get_weather' (toolu_2)")
 
 
+def image(data):
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+
+
+PNG, OTHER_PNG = "iVBORw0KGgoAAAA", "iVBORw0KGgoBBBB"
+
+
+def asked(content):
+    """An Anthropic request whose one user message is `content`."""
+    return upstream((dict(an_request([]), messages=[{"role": "user", "content": content}]), None))
+
+
+def test_a_text_changed_on_the_way_is_one_difference_quoting_both():
+    a = client((oa_request([]), oa_response(CALLS, "tool_calls")))
+    b = upstream((dict(an_request([]), messages=[{"role": "user", "content": "Weather in Oslo and Bergen, please?"}]),
+                  an_response(TURN, "tool_use")))
+    assert lines(diff(a, b, own=False))[:3] == [
+        "b TD703: the user's text 'Weather in Oslo and Bergen?' differs: a 'Weather in Oslo and Bergen?', b "
+        "'Weather in Oslo and Bergen, please?'",
+        "    a: c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content",
+        "    b: c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content"]
+
+
+def test_the_text_blocks_of_a_turn_compare_as_one_text():
+    def blocks(last):
+        request = dict(an_request([]), messages=[{"role": "user", "content": [
+            {"type": "text", "text": "Weather in Oslo"}, {"type": "text", "text": last}]}])
+        return upstream((request, an_response(TURN, "tool_use")))
+
+    [f] = diff(blocks("and Tromsø?"), blocks("and Bergen?"), own=False).findings
+    assert f.message == "the user's text 'Weather in Oslo and Tromsø?' differs: a 'Weather in Oslo and Tromsø?', " \
+                        "b 'Weather in Oslo and Bergen?'"
+
+
+def test_reasoning_changed_on_the_way():
+    thinking = {"type": "thinking", "thinking": "Two cities: two calls.", "signature": "EqQBCkYIBxgCKkA"}
+
+    def replayed(thought):
+        turn = [{**thinking, "thinking": thought}, *TURN]
+        return upstream((an_request([{"role": "assistant", "content": turn}, {"role": "user", "content": [
+            result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Bergen: 9 C")]}]), None))
+
+    [f] = diff(replayed("Two cities: two calls."), replayed("Two cities, so two calls."), own=False).findings
+    assert (f.code, f.side, f.a.part, f.b.part) == ("TD703", "b", 0, 0)
+    assert f.message == "reasoning differs: a 'Two cities: two calls.', b 'Two cities, so two calls.'"
+
+    def summarised(summary):  # a Responses reasoning item: a summary, no text
+        body = {"model": "gpt-5", "input": [
+            {"role": "user", "content": QUESTION},
+            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": summary}],
+             "encrypted_content": "gAAAAB"},
+            {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": '{"city":"Oslo"}'},
+            {"type": "function_call_output", "call_id": "call_1", "output": "Oslo: 4 C"}]}
+        return jsonl("responses.jsonl", [(body, None)], "https://api.openai.com/v1/responses")
+
+    [f] = diff(summarised("Call the tool for Oslo."), summarised("Call get_weather for Oslo."), own=False).findings
+    assert f.message == "reasoning differs: a 'Call the tool for Oslo.', b 'Call get_weather for Oslo.'"
+
+
+def test_an_image_replaced_or_lost_on_the_way():
+    question = {"type": "text", "text": "Where is this?"}
+    [f] = diff(asked([question, image(PNG)]), asked([question, image(OTHER_PNG)]), own=False).findings
+    assert (f.code, f.side, f.a.part, f.b.part) == ("TD703", "b", 1, 1)
+    assert f.message == "the image (image/png) in the user turn is another image on b"
+
+    def shot(*content):
+        return upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                                     {"role": "user", "content": [result("toolu_1", list(content))]}]), None))
+
+    reading = {"type": "text", "text": "Oslo: 4 C"}
+    [f] = diff(shot(reading, image(PNG)), shot(reading), own=False).findings
+    assert (f.code, f.side, f.turn) == ("TD703", "b", 2)
+    assert f.message == "the image in the result of 'get_weather' (toolu_1) 'Oslo: 4 C' is on a but not on b"
+    [f] = diff(shot(reading), shot(reading, image(PNG)), own=False).findings
+    assert (f.code, f.side) == ("TD703", "a")
+    assert f.message == "the image in the result of 'get_weather' (toolu_1) 'Oslo: 4 C' is on b but not on a"
+
+
+def test_a_result_rebound_to_another_call():
+    a = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                              {"role": "user", "content": [result("toolu_1", "4 C")]}]), None))
+    b = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo"), use("toolu_2", "Bergen")]},
+                              {"role": "user", "content": [result("toolu_2", "4 C")]}]), None))
+    assert [f.message for f in diff(a, b, own=False).findings] == [
+        "the call to 'get_weather' (toolu_2) '{\"city\":\"Bergen\"}' is in b's request but not in a's: the call is "
+        "never made there",
+        "the result of 'get_weather' (toolu_1) '4 C' answers the call to 'get_weather' (toolu_1) on a but the call "
+        "to 'get_weather' (toolu_2) on b"]
+
+
+def test_differences_in_one_turn_are_in_part_order():
+    one = {"content": "I'll check Oslo.", "tool_calls": [oa_call("call_1", "Oslo")]}
+    result_ = diff(client((oa_request([]), oa_response(one, "tool_calls"))),
+                   upstream((an_request([]), an_response(TURN, "tool_use"))), own=False)
+    assert [(f.side, f.a.part, f.message) for f in result_.findings] == [
+        ("a", None, "the call to 'get_weather' (toolu_2) '{\"city\":\"Bergen\"}' is in b's response but not in "
+                    "a's: the call is never made there"),
+        ("a", 0, "the assistant's text \"I'll check Oslo.\" differs: a \"I'll check Oslo.\", b \"I'll check both.\"")]
+
+
+def test_a_parameter_removed_from_a_schema():
+    partial = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    [f] = diff(client((oa_request([]), None)), upstream((an_request([], schema=partial), None)), own=False).findings
+    assert f.message == "tool 'get_weather' has a simpler schema on b than on a: parameter 'unit' removed"
+
+
+def test_a_turn_lost_whole_points_at_the_request_that_lacks_it():
+    a = client((oa_request([{"role": "assistant", "content": "Which day?"}, {"role": "user", "content": "Today."}]),
+                None))
+    b = upstream((an_request([{"role": "assistant", "content": "Which day?"}]), None))
+    assert lines(diff(a, b, own=False))[:3] == [
+        "b TD703: the user's text 'Today.' is in a's request but not in b's",
+        "    a: c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content",
+        "    b: c1 exchange 0 /request/body#"]
+
+
 # -- alignment --------------------------------------------------------------------------------------
 
 def test_turns_merged_split_or_reordered_are_not_differences():
@@ -296,6 +411,44 @@ def test_conversations_pair_by_content_not_order():
     assert result_.findings == []
     assert [(p.a, p.b) for p in result_.pairings] == [("c1", "c2"), ("c2", "c1")]
 
+
+
+ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
+QUESTION_TURN = {"role": "user", "content": "Weather in Oslo today?"}
+JOKE_TURN = {"role": "user", "content": "Tell me a joke."}
+
+
+def conversations(*histories):
+    """One Anthropic request per history (a file of one conversation per history that extends no other)."""
+    return jsonl("log.jsonl", [({"model": "m", "max_tokens": 9, "messages": list(h)}, None) for h in histories],
+                 ANTHROPIC_URL)
+
+
+def test_a_conversation_without_counterpart_is_a_note_naming_its_side():
+    result_ = diff(conversations([QUESTION_TURN], [JOKE_TURN]), conversations([QUESTION_TURN]), own=False)
+    assert lines(result_) == ["note: a's conversation c2 has no counterpart in b", "    a: c2",
+                              "paired c1↔c1: exchanges 0↔0; turns 0↔0"]
+    result_ = diff(conversations([QUESTION_TURN]), conversations([JOKE_TURN], [QUESTION_TURN]), own=False)
+    assert lines(result_) == ["note: b's conversation c1 has no counterpart in a", "    b: c1",
+                              "paired c1↔c2: exchanges 0↔1; turns 0↔0"]
+
+
+def test_a_conversation_is_paired_once():
+    """a's c1 shares the question with both of b's conversations, a's c2 the joke with b's c2 only: the
+    best pair first, then each conversation once."""
+    b = conversations([QUESTION_TURN], [JOKE_TURN, {"role": "assistant", "content": "No."}, QUESTION_TURN])
+    result_ = diff(conversations([QUESTION_TURN], [JOKE_TURN]), b, own=False)
+    assert [(p.a, p.b) for p in result_.pairings] == [("c1", "c1"), ("c2", "c2")] and result_.notes == []
+
+
+def test_exchanges_pair_by_what_they_carry_media_included():
+    def asks(*images):
+        return jsonl("images.jsonl", [({"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [
+            {"type": "text", "text": "Where is this?"}, image(i)]}]}, None) for i in images], ANTHROPIC_URL)
+
+    result_ = diff(asks(PNG), asks(OTHER_PNG, PNG), own=False)
+    assert result_.findings == [] and [(p.a, p.b) for p in result_.pairings] == [("c1", "c2")]
+    assert [n.message for n in result_.notes] == ["b's conversation c1 has no counterpart in a"]
 
 # -- the TD7xx samples, pinned ----------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """Every sample's `fix` result, pinned per target: the lines `fix SAMPLE --to TARGET --conversation C
 --dry-run` prints — each repair record (`repair CODE CONV PLACE: before → after`) and refusal (`not
 repaired …`) in the order made, what the target could not carry (`not written: …`), and every
-finding `check` still makes on the repaired result (`remains …`) — all but the summary line.
+finding `check` still makes on the repaired result (`remains …`) — all but the summary line; and
+what `convert` without `--fix` refuses to write blank or writes as recorded, naming the repair
+(`BLANKED`).
 
 The pins are the one place these expectations live: a change meant to alter what `fix` does to a
 sample is an edit here, reviewed line by line (each was read against its sample when written). A
@@ -165,12 +167,14 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "defects/TD107-same-name-calls-paired-by-position.jsonl": {
         "*": (
-            "repair TD107 c1 turn 2 part 0: result of 'get_weather' "
-            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":-2,\\"conditions\\":\\"clear\\"}" paired by position '
-            "with i2 get_weather → answers i1 (it names 'Oslo'); call and result id 'call_i1'",
             "repair TD107 c1 turn 2 part 1: result of 'get_weather' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":-2,\\"conditions\\":\\"clear\\"}" paired by position '
+            "with i2 get_weather → answers i1 (it names 'Oslo'), moved to turn 2 part 0; call and result id "
+            "'call_i1'",
+            "repair TD107 c1 turn 2 part 0: result of 'get_weather' "
             '"{\\"city\\":\\"Bergen\\",\\"temp_c\\":7,\\"conditions\\":\\"light r… paired by position '
-            "with i1 get_weather → answers i2 (it names 'Bergen'); call and result id 'call_i2'",
+            "with i1 get_weather → answers i2 (it names 'Bergen'), moved to turn 2 part 1; call and result id "
+            "'call_i2'",
         ),
     },
     "defects/TD108-empty-tool-use-id.jsonl": {
@@ -904,6 +908,152 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+#: sample → wire targets → what `convert SAMPLE --to TARGET --conversation C` (no --fix) says it will
+#: not write blank and why (`tooldbg: C PLACE: …`, repair.guard.blanks), and what it writes as recorded
+#: though --fix would repair it (`note: C PLACE: …`, repair.guard.kept); keys as in `FIXED`, every
+#: sample not listed says neither for any target.
+BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
+    "defects/TD101-history-trimmed-through-a-call.jsonl#c2": {
+        "*": (
+            "tooldbg: c2 turn 0 part 0: result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":4,\\"conditions\\":\\"overcast\\… would be left out of '
+            "the {target} request; repair TD101: take the orphan result out, listed (or keep it as text "
+            "with --keep-orphans)",
+        ),
+        "openai-responses": (),
+    },
+    "defects/TD102-failed-parallel-result-dropped.jsonl": {
+        "*": (
+            'tooldbg: c1 turn 1 part 2: call \'get_weather\' {"city":"Bergen"} would be left out of the '
+            "{target} request; repair TD102: close it with an error result saying no result was recorded",
+        ),
+        "openai-responses gemini": (),
+    },
+    "defects/TD102-request-ends-on-unanswered-call.jsonl": {
+        "*": (),
+        "openai-chat": (
+            'tooldbg: c1 turn 1 part 0: call \'read_file\' {"path":"pyproject.toml"} would be left out of '
+            "the {target} request; repair TD102: close it with an error result saying no result was "
+            "recorded",
+        ),
+    },
+    "defects/TD102-responses-chain-drops-function-output.jsonl": {
+        "*": (
+            'tooldbg: c1 turn 1 part 2: call \'get_weather\' {"city":"Bergen"} would be left out of the '
+            "{target} request; repair TD102: close it with an error result saying no result was recorded",
+        ),
+        "openai-responses gemini": (),
+    },
+    "defects/TD103-tool-use-id-lowercased-by-relay.jsonl": {
+        "*": (
+            "tooldbg: c1 turn 2 part 0: result 'toolu_01hqz5fwm3tkxb8ycn2plr7v' "
+            '"{\\"order_id\\":\\"A-20417\\",\\"status\\":\\"shipped\\",\\"carrier… would be left out of '
+            "the {target} request; repair TD103: bind it to the call whose id its id is a damaged copy of",
+        ),
+        "anthropic bedrock": (
+            'tooldbg: c1 turn 1 part 1: call \'lookup_order\' {"order_id":"A-20417"} would be left out of '
+            "the {target} request; repair TD103: bind to it the result whose id is a damaged copy of its "
+            "id",
+            "tooldbg: c1 turn 2 part 0: result 'toolu_01hqz5fwm3tkxb8ycn2plr7v' "
+            '"{\\"order_id\\":\\"A-20417\\",\\"status\\":\\"shipped\\",\\"carrier… would be left out of '
+            "the {target} request; repair TD103: bind it to the call whose id its id is a damaged copy of",
+        ),
+        "openai-responses": (),
+    },
+    "defects/TD105-retried-booking-answered-twice.jsonl": {
+        "*": (),
+        "anthropic gemini": (
+            "tooldbg: c1 turn 2 part 1: result 'toolu_01Rb6Nq3Xw8Kz2Tm5Yc7Lp4D' "
+            '"{\\"booking\\":\\"NF-2291\\",\\"departure\\":\\"18:05\\",\\"charged… would be left out of '
+            "the {target} request; repair TD105: keep the call's first result, list this one and take it "
+            "out",
+        ),
+    },
+    "defects/TD201-litellm-proxy-double-encodes-arguments.jsonl": {
+        "*": (
+            "tooldbg: c1 turn 1 part 1: arguments of 'get_weather' are a JSON string holding an object; "
+            "{target} needs an object and would get {}; repair TD201: decode them into the object",
+        ),
+        "openai-chat openai-responses": (
+            "note: c1 turn 1 part 1: arguments of 'get_weather' are JSON-encoded twice, written as "
+            "recorded; --fix decodes them (TD201)",
+        ),
+    },
+    "defects/TD202-write-file-arguments-cut-at-max-tokens.json": {
+        "*": (
+            'tooldbg: c1 turn 1 part 0: arguments of \'write_file\' are not valid JSON (\'{"path": '
+            '"scripts/summarize.py", "content": "import csv\\\\nimp\'…); {target} needs an object and '
+            "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
+        ),
+        "openai-chat openai-responses": (),
+    },
+    "defects/TD205-parameterless-call-streams-empty-arguments.json": {
+        "*": (
+            'tooldbg: c1 turn 1 part 1: arguments of \'list_open_tickets\' are ""; {target} needs an '
+            'object and would get {}; repair TD205: write "" as {}',
+        ),
+        "openai-chat openai-responses": (
+            'note: c1 turn 1 part 1: arguments of \'list_open_tickets\' are "", written as recorded; '
+            "--fix writes {} (TD205)",
+        ),
+    },
+    "defects/TD402-user-message-before-tool-results.jsonl": {
+        "*": (),
+        "openai-chat": (
+            'tooldbg: c1 turn 1 part 0: call \'get_weather\' {"city":"Oslo"} would be left out of the '
+            "{target} request; repair TD402: move its result into the turn right after it",
+            'tooldbg: c1 turn 1 part 1: call \'get_weather\' {"city":"Bergen"} would be left out of the '
+            "{target} request; repair TD402: move its result into the turn right after it",
+            "tooldbg: c1 turn 3 part 0: result 'call_hT4qzN8bW2cLx7RkV1mYp3Es' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":4,\\"condition\\":\\"overcast\\"… would be left out of '
+            "the {target} request; repair TD402: move it into the turn right after its call",
+            "tooldbg: c1 turn 3 part 1: result 'call_Z9fK2sDq6vJn0XaPe5TuL8wC' "
+            '"{\\"city\\":\\"Bergen\\",\\"temp_c\\":7,\\"condition\\":\\"rain\\"}" would be left out of '
+            "the {target} request; repair TD402: move it into the turn right after its call",
+        ),
+    },
+    "defects/TD403-text-before-tool-results.jsonl": {
+        "*": (),
+        "openai-chat": (
+            'tooldbg: c1 turn 1 part 1: call \'get_weather\' {"city":"Oslo","unit":"celsius"} would be '
+            "left out of the {target} request; repair TD402: move its result into the turn right after it",
+            'tooldbg: c1 turn 1 part 2: call \'get_weather\' {"city":"Bergen","unit":"celsius"} would be '
+            "left out of the {target} request; repair TD402: move its result into the turn right after it",
+            "tooldbg: c1 turn 3 part 0: result 'toolu_01Hq8vYbT3kZr5nWx2LcPd7F' "
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":4,\\"condition\\":\\"overcast\\"… would be left out of '
+            "the {target} request; repair TD402: move it into the turn right after its call",
+            "tooldbg: c1 turn 3 part 1: result 'toolu_01Mv4sJd9QeXa6pRt1NbGk2U' (error) "
+            '"WeatherServiceError: upstream timed out after 10s for city… would be left out of the '
+            "{target} request; repair TD402: move it into the turn right after its call",
+        ),
+    },
+    "defects/TD502-anthropic-relay-resends-input-delta.jsonl": {
+        "*": (
+            'tooldbg: c1 turn 1 part 1: arguments of \'restart_service\' are not valid JSON (\'{"host": '
+            '"web-03", "service": "ngi, "service": "nginx"}\'…); {target} needs an object and would get '
+            "{}; no safe repair: completing or correcting them would be a guess (TD202)",
+        ),
+        "openai-chat openai-responses": (),
+    },
+    "defects/TD502-litellm-summary-chunk-resends-arguments.har": {
+        "*": (
+            "tooldbg: c1 turn 1 part 0: arguments of 'search_flights' are not valid JSON "
+            '(\'{"origin":"OSL","destination":"BGO","date":"2026-06-12"}"{\\\\"\'…); {target} needs an '
+            "object and would get {}; no safe repair: completing or correcting them would be a guess "
+            "(TD202)",
+        ),
+        "openai-chat openai-responses": (),
+    },
+    "defects/TD504-anthropic-connection-drops-mid-tool-input.json": {
+        "*": (
+            'tooldbg: c1 turn 1 part 1: arguments of \'write_file\' are not valid JSON (\'{"path": '
+            '"app.py", "content": "from flask import Flask\\\\n\\\\nap\'…); {target} needs an object and '
+            "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
+        ),
+        "openai-chat openai-responses": (),
+    },
+}
+
 def targets(path: Path) -> list[str]:
     """`canonical`, the wire formats, and the profile a TD8xx sample's name starts with."""
     code, _, rest = path.name.partition("-")
@@ -925,8 +1075,9 @@ SAMPLE_FILES = samples()
 CASES = [(key, target) for key, (path, _) in SAMPLE_FILES.items() for target in targets(path)]
 
 
-def expected(key: str, target: str) -> list[str]:
-    by_target = FIXED[key]
+def expected_in(table: dict[str, dict[str, tuple[str, ...]]], key: str, target: str) -> list[str]:
+    """The lines `table` pins for `key` written for `target`: its entry naming the target, else `*`."""
+    by_target = table.get(key, NOTHING)
     lines = next((lines for names, lines in by_target.items() if target in names.split()), by_target["*"])
     return [line.replace("{target}", target) for line in lines]
 
@@ -943,4 +1094,21 @@ def test_every_sample_is_pinned_for_its_targets_only():
 def test_fix_does_what_is_pinned(capsys, key, target):
     path, cid = SAMPLE_FILES[key]
     _, out, _ = run_fix(capsys, "fix", path, "--to", target, "--conversation", cid, "--dry-run")
-    assert out.splitlines()[:-1] == expected(key, target)
+    assert out.splitlines()[:-1] == expected_in(FIXED, key, target)
+
+
+CONVERTED = [(key, target) for key in SAMPLE_FILES if key.startswith("defects/") for target in formats.WIRE_FORMATS]
+
+
+def test_every_blank_pin_names_a_sample_and_wire_targets():
+    for key, by_target in BLANKED.items():
+        named = [t for names in by_target if names != "*" for t in names.split()]
+        assert key in SAMPLE_FILES and "*" in by_target and set(named) < set(formats.WIRE_FORMATS), key
+
+
+@pytest.mark.parametrize(("key", "target"), CONVERTED, ids=[f"{k}>{t}" for k, t in CONVERTED])
+def test_convert_says_what_it_would_blank_as_pinned(capsys, key, target):
+    path, cid = SAMPLE_FILES[key]
+    _, _, err = run_fix(capsys, "convert", path, "--to", target, "--conversation", cid)
+    said = [line for line in err.splitlines() if line.startswith((f"tooldbg: {cid} ", f"note: {cid} "))]
+    assert said == expected_in(BLANKED, key, target)

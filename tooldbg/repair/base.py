@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..checks.base import Context, Finding
 from ..jsonio import dumps_str
@@ -169,19 +169,24 @@ def call_index(conv: Conversation) -> dict[str, tuple[int, int, Invocation]]:
             for k, p in enumerate(turn.parts) if isinstance(p, Invocation)}
 
 
-def rebind(conv: Conversation, invocation_id: str,
+def rebind(conv: Conversation, invocation_id: str, *, adopt: str | None = None,
            **changes: Any) -> tuple[Conversation, list[tuple[int, int]]]:
     """Every result answering call `invocation_id` with `changes` applied (a new wire id…), and
-    where they are."""
+    where they are. With `adopt`, a result answering no call under that wire id is one of them: it
+    answers the call from now on."""
+    def answers(p: Part) -> TypeGuard[Result]:
+        return isinstance(p, Result) and (p.invocation_id == invocation_id or (
+            adopt is not None and p.invocation_id is None and p.wire_id == adopt))
+
     turns = list(conv.turns)
     where = []
     for t, turn in enumerate(turns):
-        if not any(isinstance(p, Result) and p.invocation_id == invocation_id for p in turn.parts):
+        if not any(answers(p) for p in turn.parts):
             continue
         parts = list(turn.parts)
         for k, p in enumerate(parts):
-            if isinstance(p, Result) and p.invocation_id == invocation_id:
-                parts[k] = replace(p, **changes)
+            if answers(p):
+                parts[k] = replace(p, invocation_id=invocation_id, **changes)
                 where.append((t, k))
         turns[t] = replace(turn, parts=tuple(parts))
     return with_turns(conv, turns), where

@@ -270,15 +270,17 @@ def restore_ids(conv: Conversation, log: Log) -> Outcome:
             if found is None:
                 continue
             t, p, now = found
+            # a result answering no call under that id is this call's, left behind by a replay that
+            # renumbered the call and not its result: it answers the call again once the id is back
             taken = any(isinstance(q, Invocation | Result) and q.wire_id == call.wire_id
-                        and not (isinstance(q, Result) and q.invocation_id == now.id)
+                        and not (isinstance(q, Result) and q.invocation_id in (None, now.id))
                         for turn in conv.turns for q in turn.parts)
             if taken:
                 records.append(log.refuse("TD106", t, p, f"the id {call.wire_id!r} {origin(pair)} returned "
                                           "is used by another call or result here"))
                 continue
             conv = with_part(conv, t, p, replace(now, wire_id=call.wire_id))
-            conv, answers = rebind(conv, now.id, wire_id=call.wire_id)
+            conv, answers = rebind(conv, now.id, adopt=call.wire_id, wire_id=call.wire_id)
             also = f" (and its result{'s' if len(answers) != 1 else ''})" if answers else ""
             records.append(log.repair("TD106", t, p, f"call {now.name!r} id {now.wire_id!r}",
                                       f"{call.wire_id!r}{also}, as {origin(pair)} returned it"))
