@@ -11,12 +11,31 @@ from pathlib import Path
 import pytest
 
 from tests import paths
+from tests.checks.test_reasoning_replay import THINKING, USE, anthropic_two
+from tests.checks.test_replay import (
+    A_ASK,
+    A_OK,
+    ANTHROPIC,
+    CALLS,
+    OPENAI,
+    TOOLS,
+    anthropic_message,
+    anthropic_request,
+    chat_answer,
+    chat_call,
+    chat_completion,
+    chat_loop,
+    exchange,
+    log,
+)
 from tests.command import run
 from tests.fixing import fix, run_fix
 from tooldbg import formats
 from tooldbg.checks import RULES, run_checks, select_rules
 from tooldbg.cli import bundled_samples
+from tooldbg.cli.repairs import record_line
 from tooldbg.formats.profiles import PROFILES
+from tooldbg.jsonio import dumps
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Result, Text
 from tooldbg.repair import fix_conversation, registry
@@ -287,6 +306,266 @@ def test_writing_is_safe(tmp_path, capsys):
     code, _, err = run_fix(capsys, "fix", TD201, "-o", out)
     assert code == 2 and out.read_text() == "old"
     assert run_fix(capsys, "fix", TD201, "-o", out, "--force")[0] == 0 and out.read_text() != "old"
+
+
+# -- each repair on a log made for it: the records in full, and what the conversation holds after ----------
+
+def repaired(data, target=None, conversation=-1, **options):
+    """The records `fix` makes for a conversation of a log (the last: a changed replay may be stitched
+    apart), as `fix` prints them, and the conversation repaired."""
+    loaded = load_bytes("run.jsonl", data)
+    assert loaded.errors == [], loaded.errors
+    fixed = fix(loaded, loaded.conversations[conversation], target=target, **options)
+    return [record_line(r) for r in fixed.records], fixed.conversation
+
+
+def parts(conv, t):
+    return [type(p).__name__ for p in conv.turns[t].parts]
+
+
+def test_a_call_renumbered_without_its_result_gets_its_id_back_and_its_result():
+    """The replay renumbered the call and left its result under the id the model returned: with the
+    id back, the result answers the call again (it is not taken out as an orphan, the call not closed)."""
+    returned = chat_call("call_Vd8Kp2Xn6Tq1", "get_weather", {"city": "Oslo"})
+    ask = {"role": "user", "content": "Oslo?"}
+
+    def body(messages):
+        return {"model": "gpt-4.1", "messages": messages, "tools": TOOLS}
+
+    data = log(exchange(OPENAI, body([ask]), chat_completion({"content": None, "tool_calls": [returned]})),
+               exchange(OPENAI, body([ask, {"role": "assistant", "content": None, "tool_calls": [
+                   chat_call("call_1", "get_weather", {"city": "Oslo"})]},
+                   {"role": "tool", "tool_call_id": "call_Vd8Kp2Xn6Tq1", "content": "4"},
+                   {"role": "user", "content": "And?"}]), chat_answer()))
+    lines, conv = repaired(data)
+    assert lines == ["repair TD106 c1 turn 1 part 0: call 'get_weather' id 'call_1' → 'call_Vd8Kp2Xn6Tq1' (and its "
+                     "result), as exchange 0's response returned it"]
+    [call], [result] = conv.turns[1].parts, conv.turns[2].parts
+    assert (result.invocation_id, result.wire_id, call.wire_id) == (call.id, "call_Vd8Kp2Xn6Tq1", "call_Vd8Kp2Xn6Tq1")
+
+
+def test_reasoning_a_target_requires_comes_back_from_the_response_that_made_the_call(capsys):
+    """TD805, when TD307 (the same reasoning, lost on replay) is not repaired first: Gemini's thought
+    signature goes right before its call, a Responses reasoning item first in the turn."""
+    for sample, target in (("TD307-gemini-3-thought-signature-dropped-rejected.jsonl", "gemini"),
+                           ("TD307-responses-reasoning-replayed-by-id-under-store-false-rejected.jsonl",
+                            "openai-responses")):
+        _, out, _ = run_fix(capsys, "fix", DEFECTS / sample, "--to", target, "--skip", "TD307", "--dry-run")
+        assert out.splitlines()[0] == (f"repair TD805 c1 turn 1 part 0: (missing) → {target} signed reasoning "
+                                       "from the response that made the call")
+        assert f"check --target {target} on the result: 0 errors" in out
+
+
+def test_a_replay_carrying_another_signature_is_refused():
+    lines, _ = repaired(anthropic_two([{**THINKING, "signature": "EqQBCgIYAhIMotherSIG"}, USE]))
+    assert lines == ["not repaired TD307 c1 turn 1 part 1: the replay carries reasoning with another signature "
+                     "than exchange 0's response: which one the provider accepts is a guess"]
+
+
+def test_reasoning_goes_back_before_the_text_that_followed_it():
+    text = {"type": "text", "text": "Checking Oslo."}
+    thinking = {"thinking": {"type": "enabled", "budget_tokens": 2048}}
+    data = log(exchange(ANTHROPIC, anthropic_request([A_ASK], **thinking), anthropic_message([THINKING, text, USE])),
+               exchange(ANTHROPIC, anthropic_request([A_ASK, {"role": "assistant", "content": [text, USE]},
+                                                      {"role": "user", "content": [A_OK]}], **thinking),
+                        anthropic_message([{"type": "text", "text": "4 °C."}], "end_turn")))
+    lines, conv = repaired(data)
+    assert lines == ["repair TD307 c1 turn 1 part 0: (missing) → anthropic signed reasoning \"Oslo: one call to "
+                     "get_weathe… from exchange 0's response"]
+    assert parts(conv, 1) == ["Reasoning", "Text", "Invocation"]
+
+
+def test_only_the_call_replayed_with_other_arguments_gets_them_back():
+    oslo = chat_call("call_Q3zb", "get_weather", {"city": "Oslo", "unit": "celsius"})
+    first = {"content": "I'll check both cities.", "tool_calls": [oslo, CALLS[1]]}
+    replayed = {"role": "assistant", "content": "I'll check both cities.",
+                "tool_calls": [chat_call("call_Q3zb", "get_weather", {"city": "Oslo"}), CALLS[1]]}
+    lines, conv = repaired(chat_loop(replayed, first=first))
+    assert lines == ["repair TD306 c1 turn 1 part 1: arguments of 'get_weather' {\"city\":\"Oslo\"} → "
+                     "{\"city\":\"Oslo\",\"unit\":\"celsius\"}, as exchange 0's response returned them"]
+    assert [c.arguments for c in conv.turns[1].invocations()] == [{"city": "Oslo", "unit": "celsius"},
+                                                                  {"city": "Bergen"}]
+
+
+def test_an_image_the_replay_dropped_from_a_user_turn_comes_back():
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgoAAAANSUhEUg"}}
+    question = {"type": "text", "text": "Where is this?"}
+    answer = {"role": "user", "content": [{**A_OK, "tool_use_id": "toolu_01A"}]}
+    data = log(exchange(ANTHROPIC, anthropic_request([{"role": "user", "content": [question, image]}]),
+                        anthropic_message([USE])),
+               exchange(ANTHROPIC, anthropic_request([{"role": "user", "content": [question]},
+                                                      {"role": "assistant", "content": [USE]}, answer]),
+                        anthropic_message([{"type": "text", "text": "Oslo."}], "end_turn")))
+    lines, conv = repaired(data)
+    assert lines == ["repair TD305 c2 turn 0 part 1: (missing) → image (image/png) from exchange 0's request"]
+    assert parts(conv, 0) == ["Text", "Media"]
+
+
+def one_request(*messages):
+    """An Anthropic log of one exchange whose request holds `messages` after the question."""
+    return log(exchange(ANTHROPIC, anthropic_request([A_ASK, *messages]),
+                        anthropic_message([{"type": "text", "text": "4 and 7."}], "end_turn")))
+
+
+def uses(*ids):
+    return [{"type": "tool_use", "id": i, "name": "get_weather", "input": {"city": city}}
+            for city, i in zip(("Oslo", "Bergen"), ids, strict=False)]
+
+
+def results(*ids):
+    return [{"type": "tool_result", "tool_use_id": i, "content": "4"} for i in ids]
+
+
+def test_a_damaged_id_close_to_two_calls_is_refused_and_one_close_to_one_is_bound():
+    two = ("toolu_01HqZ5fWm3TkXb8YcN2pLr7V", "toolu_01HqZ5fWm3TkXb8YcN2pLr7W")
+    lines, _ = repaired(one_request({"role": "assistant", "content": uses(*two)},
+                                    {"role": "user", "content": results("toolu_01HqZ5fWm3TkXb8YcN2pLr7")}))
+    assert lines[0] == ("not repaired TD103 c1 turn 2 part 0: the id 'toolu_01HqZ5fWm3TkXb8YcN2pLr7' is close to "
+                        "the ids of 2 unanswered calls: which one it answers is a guess")
+    lines, conv = repaired(one_request({"role": "assistant", "content": uses(two[0], "toolu_01Zz9")},
+                                       {"role": "user", "content": results("toolu_01Zz9", two[0].lower())}))
+    assert lines == ["repair TD103 c1 turn 2 part 1: result id 'toolu_01hqz5fwm3tkxb8ycn2plr7v' (re-cased) → "
+                     "'toolu_01HqZ5fWm3TkXb8YcN2pLr7V', the id of call i1 'get_weather' in turn 1"]
+    bound = conv.turns[2].parts[1]
+    assert (bound.invocation_id, bound.wire_id, bound.name) == ("i1", two[0], "get_weather")
+
+
+def gemini_log(*contents):
+    return dumps({"contents": list(contents)})
+
+
+def weather(city):
+    return {"functionCall": {"name": "get_weather", "args": {"city": city}}}
+
+
+def reading(text, **extra):
+    return {"functionResponse": {"name": "get_weather", "response": {"result": text}, **extra}}
+
+
+def said(role, *parts):
+    return {"role": role, "parts": list(parts)}
+
+
+def test_same_name_calls_are_paired_group_by_group():
+    """The first group's results say nothing of their cities (refused), the second's do (repaired)."""
+    lines, _ = repaired(gemini_log(
+        said("user", {"text": "Oslo and Bergen?"}), said("model", weather("Oslo"), weather("Bergen")),
+        said("user", reading("4 C"), reading("7 C")), said("model", {"text": "4 and 7."}),
+        said("user", {"text": "Tromsø and Bodø?"}), said("model", weather("Tromsø"), weather("Bodø")),
+        said("user", reading("Bodø: 2 C"), reading("Tromsø: -3 C")), said("model", {"text": "2 and -3."}),
+        said("user", {"text": "Thanks"})))
+    assert lines == [
+        "not repaired TD107 c1 turn 2 part 0: 2 'get_weather' calls without ids: nothing in the results says which "
+        "call each answers, so pairing them is a guess (two equally likely pairings); no ids given",
+        "repair TD107 c1 turn 6 part 1: result of 'get_weather' \"{\\\"result\\\":\\\"Tromsø: -3 C\\\"}\" paired by "
+        "position with i4 get_weather → answers i3 (it names 'Tromsø'), moved to turn 6 part 0; call and result id "
+        "'call_i3'",
+        "repair TD107 c1 turn 6 part 0: result of 'get_weather' \"{\\\"result\\\":\\\"Bodø: 2 C\\\"}\" paired by "
+        "position with i3 get_weather → answers i4 (it names 'Bodø'), moved to turn 6 part 1; call and result id "
+        "'call_i4'"]
+
+
+def test_ids_given_to_same_name_calls_are_new():
+    time = {"functionCall": {"name": "get_time", "args": {}, "id": "call_i2"}}
+    lines, conv = repaired(gemini_log(
+        said("user", {"text": "Oslo and Bergen?"}), said("model", time, weather("Oslo"), weather("Bergen")),
+        said("user", {"functionResponse": {"name": "get_time", "id": "call_i2", "response": {"result": "12:00"}}},
+             reading("Bergen: 7 C"), reading("Oslo: 4 C")),
+        said("model", {"text": "ok"}), said("user", {"text": "Thanks"})))
+    assert [line.rsplit("; ", 1)[1] for line in lines] == ["call and result id 'call_i2_1'",
+                                                           "call and result id 'call_i3'"]
+    assert [p.wire_id for p in conv.turns[1].parts] == ["call_i2", "call_i2_1", "call_i3"]
+
+
+def test_ids_are_fitted_to_a_profile_as_its_writer_fits_them(capsys):
+    """Mistral takes 9-character ids: one Chat Completions takes (40 characters at most) still does not
+    fit, a certain rejection (TD801)."""
+    _, out, _ = run_fix(capsys, "fix", DEFECTS / "TD802-openai-chat-responses-item-ids-as-call-ids.jsonl",
+                        "--to", "mistral", "--dry-run")
+    assert out.startswith("repair TD801 c1 turn 1 part 0: call 'get_weather' id "
+                          "'fc_68b5e2a1c3d48190a7f2e6b9d1c04a5b0e3f7c92d8a61b45' → '")
+    assert "check --target mistral on the result: 0 errors" in out
+
+
+def canonical_log(*turns):
+    return dumps({"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "turns": list(turns)}]})
+
+
+def turn(role, *parts):
+    return {"role": role, "parts": list(parts)}
+
+
+def text(words):
+    return {"type": "text", "text": words}
+
+
+def call(own, city, wire_id=None):
+    return {"type": "invocation", "id": own, "name": "get_weather", "arguments": {"city": city},
+            **({"wire_id": wire_id} if wire_id else {})}
+
+
+def answer(own, words, wire_id=None):
+    return {"type": "result", "invocation_id": own, "content": [text(words)], **({"wire_id": wire_id} if wire_id else {})}
+
+
+def test_an_id_fitted_for_the_target_keeps_the_name_a_call_without_id_would_be_given():
+    """`call.b` becomes `call_b` for Anthropic; the call with no id does not take that name first (the
+    writer gives it its own, `toolu_b`)."""
+    lines, _ = repaired(canonical_log(
+        turn("user", text("Oslo and Bergen?")),
+        turn("assistant", call("a", "Oslo", "call.b"), call("b", "Bergen")),
+        turn("tool", answer("a", "4", "call.b"), answer("b", "7")), turn("user", text("Thanks"))), "anthropic")
+    assert lines == ["repair TD801 c1 turn 1 part 0: call 'get_weather' id 'call.b' → 'call_b' and its result, as "
+                     "anthropic accepts it"]
+
+
+def test_results_are_put_in_call_order_around_what_else_the_tool_turn_holds():
+    lines, conv = repaired(canonical_log(
+        turn("user", text("Oslo and Bergen?")),
+        turn("assistant", call("a", "Oslo", "call_a"), call("b", "Bergen", "call_b")),
+        turn("tool", answer("b", "7", "call_b"), text("(both took 2 s)"), answer("a", "4", "call_a")),
+        turn("user", text("Thanks"))))
+    assert lines == ["repair TD401 c1 turn 2 part 2: result 'call_a' \"4\" → turn 2 part 0: call order of turn 1",
+                     "repair TD401 c1 turn 2 part 0: result 'call_b' \"7\" → turn 2 part 2: call order of turn 1"]
+    assert [getattr(p, "wire_id", p.type) for p in conv.turns[2].parts] == ["call_a", "text", "call_b"]
+
+
+def test_text_after_a_call_moves_before_it_but_not_before_a_call_made_by_code():
+    by_code = {"type": "tool_use", "id": "toolu_01P", "name": "get_weather", "input": {"city": "Oslo"},
+               "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_01X"}}
+    bergen = uses("toolu_01A", "toolu_01B")[1]
+    lines, conv = repaired(one_request(
+        {"role": "assistant", "content": [by_code, {"type": "text", "text": "Now Bergen."}, bergen,
+                                          {"type": "text", "text": "Checking."}]},
+        {"role": "user", "content": results("toolu_01P", "toolu_01B")}))
+    assert lines == ["repair TD405 c1 turn 1 part 3: text \"Checking.\" after the call 'get_weather' → turn 1 "
+                     "part 2, before the calls"]
+    assert [getattr(p, "text", getattr(p, "wire_id", None)) for p in conv.turns[1].parts] == [
+        "toolu_01P", "Now Bergen.", "Checking.", "toolu_01B"]
+
+
+def test_an_orphan_kept_as_text_says_where_it_was(capsys):
+    _, out, _ = run_fix(capsys, "fix", TD101, "--conversation", "c2", "--keep-orphans", "--dry-run")
+    assert out.splitlines()[0] == (
+        "repair TD101 c2 turn 0 part 0: result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F' \"{\\\"city\\\":\\\"Oslo\\\",\\\"temp_c\\\":4,"
+        "\\\"conditions\\\":\\\"overcast\\… → user text \"[tool result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F', whose call i…")
+    loaded = load_file(TD101)
+    conv = loaded.conversations[1]
+    kept = fix(loaded, conv, keep_orphans=True).conversation.turns[0].parts[0]
+    assert isinstance(kept, Text) and kept.source == conv.turns[0].parts[0].source
+
+
+def test_every_result_answers_its_call_under_its_id_after_fix():
+    """Ids are repaired for a call and its results together (TD103, TD104, TD106, TD108, TD801, TD802)."""
+    for path in SAMPLES:
+        loaded = load_file(path)
+        for conv in loaded.conversations:
+            for target in _targets(path):
+                fixed = fix(loaded, conv, target=target).conversation
+                calls = {p.id: p for t in fixed.turns for p in t.invocations()}
+                for result in (p for t in fixed.turns for p in t.parts if isinstance(p, Result)):
+                    if result.invocation_id in calls:
+                        assert result.wire_id == calls[result.invocation_id].wire_id, (path.name, target, result)
 
 
 # -- exports never blank recorded data: clean samples are untouched -------------------------------------
