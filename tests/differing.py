@@ -3,14 +3,18 @@ own findings) with its side, code, message and its place on either side, each no
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tooldbg.diff.results import Diff, Place
 
 
 def place(where: Place | None) -> str:
-    """`c1 exchange 1 turn 2 part 1 POINTER`; `-` where the side has no counterpart."""
+    """`FILE c1 exchange 1 turn 2 part 1 POINTER` (the file by its name); `-` where the side has no
+    counterpart."""
     if where is None:
         return "-"
-    words = [where.conversation or "", f"exchange {where.exchange}" if where.exchange is not None else "",
+    words = [Path(where.path).name, where.conversation or "",
+             f"exchange {where.exchange}" if where.exchange is not None else "",
              f"turn {where.turn}" if where.turn is not None else "",
              f"part {where.part}" if where.part is not None else "",
              f"chunk {where.chunk}" if where.chunk is not None else "", where.pointer]

@@ -265,8 +265,8 @@ def test_a_text_changed_on_the_way_is_one_difference_quoting_both():
     assert lines(diff(a, b, own=False))[:3] == [
         "b TD703: the user's text 'Weather in Oslo and Bergen?' differs: a 'Weather in Oslo and Bergen?', b "
         "'Weather in Oslo and Bergen, please?'",
-        "    a: c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content",
-        "    b: c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content"]
+        "    a: client.jsonl c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content",
+        "    b: upstream.jsonl c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content"]
 
 
 def test_the_text_blocks_of_a_turn_compare_as_one_text():
@@ -295,7 +295,7 @@ def test_reasoning_changed_on_the_way():
     def summarised(summary):  # a Responses reasoning item: a summary, no text
         body = {"model": "gpt-5", "input": [
             {"role": "user", "content": QUESTION},
-            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": summary}],
+            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": summary}] if summary else [],
              "encrypted_content": "gAAAAB"},
             {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": '{"city":"Oslo"}'},
             {"type": "function_call_output", "call_id": "call_1", "output": "Oslo: 4 C"}]}
@@ -303,6 +303,8 @@ def test_reasoning_changed_on_the_way():
 
     [f] = diff(summarised("Call the tool for Oslo."), summarised("Call get_weather for Oslo."), own=False).findings
     assert f.message == "reasoning differs: a 'Call the tool for Oslo.', b 'Call get_weather for Oslo.'"
+    # an item sent back without its summary (which need not come back) is the same reasoning
+    assert diff(summarised("Call the tool for Oslo."), summarised(None), own=False).findings == []
 
 
 def test_an_image_replaced_or_lost_on_the_way():
@@ -329,11 +331,90 @@ def test_a_result_rebound_to_another_call():
                               {"role": "user", "content": [result("toolu_1", "4 C")]}]), None))
     b = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo"), use("toolu_2", "Bergen")]},
                               {"role": "user", "content": [result("toolu_2", "4 C")]}]), None))
-    assert [f.message for f in diff(a, b, own=False).findings] == [
-        "the call to 'get_weather' (toolu_2) '{\"city\":\"Bergen\"}' is in b's request but not in a's: the call is "
-        "never made there",
-        "the result of 'get_weather' (toolu_1) '4 C' answers the call to 'get_weather' (toolu_1) on a but the call "
-        "to 'get_weather' (toolu_2) on b"]
+    assert lines(diff(a, b, own=False))[:6] == [
+        "a TD703: the call to 'get_weather' (toolu_2) '{\"city\":\"Bergen\"}' is in b's request but not in a's: the "
+        "call is never made there",
+        "    a: upstream.jsonl c1 exchange 0 turn 1 /request/body#/messages/1",
+        "    b: upstream.jsonl c1 exchange 0 turn 1 part 1 /request/body#/messages/1/content/1",
+        "b TD703: the result of 'get_weather' (toolu_1) '4 C' answers the call to 'get_weather' (toolu_1) on a but "
+        "the call to 'get_weather' (toolu_2) on b",
+        "    a: upstream.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content/0",
+        "    b: upstream.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content/0"]
+
+
+def test_a_result_changed_or_emptied_on_the_way():
+    def answered(content):
+        return upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                                     {"role": "user", "content": [result("toolu_1", content)]}]), None))
+
+    def said(a, b):
+        return [(f.side, f.message) for f in diff(answered(a), answered(b), own=False).findings]
+
+    what = "the content of the result of 'get_weather' (toolu_1) 'Oslo: 4 C'"
+    assert said("Oslo: 4 C", "Oslo: 5 C") == [("b", f"{what} differs: a 'Oslo: 4 C', b 'Oslo: 5 C'")]
+    assert said("Oslo: 4 C", "") == [("b", f"{what} is on a but not on b (an empty result)")]
+    assert said("", "Oslo: 4 C") == [("a", f"{what} is on b but not on a (an empty result)")]
+
+
+def test_arguments_in_another_key_order_are_the_same_arguments():
+    def called(arguments):
+        call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": arguments}}
+        return client((oa_request([]), oa_response({"content": None, "tool_calls": [call]}, "tool_calls")))
+
+    result_ = diff(called('{"city": "Oslo", "unit": "celsius"}'), called('{"unit": "celsius", "city": "Oslo"}'))
+    assert result_.findings == []
+
+
+def test_exchanges_whose_calls_all_changed_arguments_are_still_one_exchange():
+    cities = ["Oslo", "Bergen", "Tromsø", "Bodø"]
+    a = client((oa_request([]), oa_response({"content": None, "tool_calls": [
+        oa_call(f"call_{k}", city) for k, city in enumerate(cities)]}, "tool_calls")))
+    b = upstream((an_request([]), an_response([{**use(f"toolu_{k}", city), "input": {"city": city, "unit": "celsius"}}
+                                               for k, city in enumerate(cities)], "tool_use")))
+    result_ = diff(a, b, own=False)
+    assert [p.exchanges for p in result_.pairings] == [[(0, 0)]]
+    assert [(f.code, f.side) for f in result_.findings] == [("TD704", "a")] * 4
+
+
+def test_a_difference_first_seen_in_a_later_replay_points_at_where_a_turn_first_appeared():
+    """b keeps both results in its first replay and drops one in its second: a's place is the turn
+    as it first appeared (exchange 1), b's the request that lost it (exchange 2)."""
+    both = [{"role": "assistant", "content": TURN}, {"role": "user", "content": [
+        result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Bergen: 9 C")]}]
+    one = [{"role": "assistant", "content": TURN}, {"role": "user", "content": [result("toolu_1", "Oslo: 4 C")]}]
+    later = [{"role": "assistant", "content": [{"type": "text", "text": "Oslo 4 C."}]},
+             {"role": "user", "content": "And tomorrow?"}]
+    a = client((oa_request([]), oa_response(CALLS, "tool_calls")),
+               (oa_request([{"role": "assistant", **CALLS}, *RESULTS]), oa_response({"content": "Oslo 4 C."})),
+               (oa_request([{"role": "assistant", **CALLS}, *RESULTS, {"role": "assistant", "content": "Oslo 4 C."},
+                            {"role": "user", "content": "And tomorrow?"}]), oa_response({"content": "Same."})))
+    b = upstream((an_request([]), an_response(TURN, "tool_use")),
+                 (an_request(both), an_response([{"type": "text", "text": "Oslo 4 C."}])),
+                 (an_request([*one, *later]), an_response([{"type": "text", "text": "Same."}])))
+    assert lines(diff(a, b, own=False))[:3] == [
+        "b TD703: the result of 'get_weather' (call_2) 'Bergen: 9 C' is in a's request but not in b's: its call is "
+        "left unanswered there",
+        "    a: client.jsonl c1 exchange 1 turn 2 part 1 line 2/request/body#/messages/3",
+        "    b: upstream.jsonl c1 exchange 2 turn 2 line 3/request/body#/messages/2"]
+
+
+def test_a_tool_and_a_turn_only_b_has():
+    a = upstream((an_request([], tools=False), None))
+    b = upstream((an_request([{"role": "assistant", "content": "Which day?"}]), None))
+    assert [(f.code, f.side, f.a.turn, f.b.turn) for f in diff(a, b, own=False).findings] == [
+        ("TD701", "a", None, None), ("TD703", "a", None, 1)]
+
+
+def test_json_a_user_sent_compares_as_its_text():
+    def booked(name, value):
+        doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "turns": [
+            {"role": "user", "parts": [{"type": "text", "text": "Book it."}]},
+            {"role": "assistant", "parts": [{"type": "text", "text": "Which seat?"}]},
+            {"role": "user", "parts": [{"type": "json", "value": value}]}]}]}
+        return load_bytes(name, json.dumps(doc).encode())
+
+    [f] = diff(booked("a.json", {"seat": "12A"}), booked("b.json", {"seat": "12B"}), own=False).findings
+    assert f.message == "the user's text '{\"seat\":\"12A\"}' differs: a '{\"seat\":\"12A\"}', b '{\"seat\":\"12B\"}'"
 
 
 def test_differences_in_one_turn_are_in_part_order():
@@ -350,6 +431,13 @@ def test_a_parameter_removed_from_a_schema():
     partial = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
     [f] = diff(client((oa_request([]), None)), upstream((an_request([], schema=partial), None)), own=False).findings
     assert f.message == "tool 'get_weather' has a simpler schema on b than on a: parameter 'unit' removed"
+    nested = {"type": "object", "enum": [{"where": {}}], "properties": {"where": {
+        "type": "object", "properties": {"city": {"type": "string"}, "country": {"type": "string"}}}}}
+    bare = {"type": "object", "properties": {"where": {"type": "object"}}}
+    [f] = diff(upstream((an_request([], schema=nested), None)), upstream((an_request([], schema=bare), None)),
+               own=False).findings
+    assert f.message == ("tool 'get_weather' has a simpler schema on b than on a: the parameters of 'where' removed "
+                         "('city', 'country'); the enum of the arguments removed ({\"where\":{}})")
 
 
 def test_a_turn_lost_whole_points_at_the_request_that_lacks_it():
@@ -358,8 +446,8 @@ def test_a_turn_lost_whole_points_at_the_request_that_lacks_it():
     b = upstream((an_request([{"role": "assistant", "content": "Which day?"}]), None))
     assert lines(diff(a, b, own=False))[:3] == [
         "b TD703: the user's text 'Today.' is in a's request but not in b's",
-        "    a: c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content",
-        "    b: c1 exchange 0 /request/body#"]
+        "    a: client.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#"]
 
 
 # -- alignment --------------------------------------------------------------------------------------
@@ -386,8 +474,9 @@ def test_a_retry_on_the_upstream_side_is_a_note():
     result_ = diff(a, b, own=False)
     assert result_.findings == []
     assert result_.pairings[0].exchanges == [(None, 0), (0, 1), (1, 2)]
-    assert "b's exchange 0 has no counterpart in a (a retry, or an exchange the other side never saw)" in \
-        [n.message for n in result_.notes]
+    shown = lines(result_)
+    note = shown.index("note: b's exchange 0 has no counterpart in a (a retry, or an exchange the other side never saw)")
+    assert shown[note + 1] == "    b: upstream.jsonl c1 exchange 0"
 
 
 def test_a_canonical_document_compares_with_the_log_it_came_from():
@@ -396,7 +485,13 @@ def test_a_canonical_document_compares_with_the_log_it_came_from():
     assert diff(log, canonical, own=False).findings == []
     shortened = replace(log.conversations[0], turns=log.conversations[0].turns[:2])
     result_ = diff(log, load_bytes("c.json", json.dumps(document([shortened])).encode()), own=False)
-    assert codes(result_) == [("TD703", "b"), ("TD703", "b"), ("TD703", "b")]
+    assert [(f.side, f.a.turn, f.a.part, f.message) for f in result_.findings] == [
+        ("b", 2, 0, "the result of 'get_weather' (toolu_01ErzNLEIrn8YdTo73JO08dN) '{\"city\":\"Oslo\",\"condition\"…"
+                    "wind_kph\":12}' is in a's request but not in b's: its call is left unanswered there"),
+        ("b", 2, 1, "the result of 'get_weather' (toolu_01uEUJunskumvDBnMyGChcbU) 'WeatherServiceError: upstr…r "
+                    "city=Bergen' is in a's request but not in b's: its call is left unanswered there"),
+        ("b", 3, 0, "the assistant's text 'Oslo is overcast at 4 °C with a … me to try again?' is in a's response "
+                    "but not in b's")]
 
 
 def test_conversations_pair_by_content_not_order():
@@ -418,26 +513,26 @@ QUESTION_TURN = {"role": "user", "content": "Weather in Oslo today?"}
 JOKE_TURN = {"role": "user", "content": "Tell me a joke."}
 
 
-def conversations(*histories):
-    """One Anthropic request per history (a file of one conversation per history that extends no other)."""
-    return jsonl("log.jsonl", [({"model": "m", "max_tokens": 9, "messages": list(h)}, None) for h in histories],
+def conversations(side, *histories):
+    """`side`'s log: one Anthropic request per history (a conversation per history that extends no other)."""
+    return jsonl(f"{side}.jsonl", [({"model": "m", "max_tokens": 9, "messages": list(h)}, None) for h in histories],
                  ANTHROPIC_URL)
 
 
 def test_a_conversation_without_counterpart_is_a_note_naming_its_side():
-    result_ = diff(conversations([QUESTION_TURN], [JOKE_TURN]), conversations([QUESTION_TURN]), own=False)
-    assert lines(result_) == ["note: a's conversation c2 has no counterpart in b", "    a: c2",
+    result_ = diff(conversations("a", [QUESTION_TURN], [JOKE_TURN]), conversations("b", [QUESTION_TURN]), own=False)
+    assert lines(result_) == ["note: a's conversation c2 has no counterpart in b", "    a: a.jsonl c2",
                               "paired c1↔c1: exchanges 0↔0; turns 0↔0"]
-    result_ = diff(conversations([QUESTION_TURN]), conversations([JOKE_TURN], [QUESTION_TURN]), own=False)
-    assert lines(result_) == ["note: b's conversation c1 has no counterpart in a", "    b: c1",
+    result_ = diff(conversations("a", [QUESTION_TURN]), conversations("b", [JOKE_TURN], [QUESTION_TURN]), own=False)
+    assert lines(result_) == ["note: b's conversation c1 has no counterpart in a", "    b: b.jsonl c1",
                               "paired c1↔c2: exchanges 0↔1; turns 0↔0"]
 
 
 def test_a_conversation_is_paired_once():
     """a's c1 shares the question with both of b's conversations, a's c2 the joke with b's c2 only: the
     best pair first, then each conversation once."""
-    b = conversations([QUESTION_TURN], [JOKE_TURN, {"role": "assistant", "content": "No."}, QUESTION_TURN])
-    result_ = diff(conversations([QUESTION_TURN], [JOKE_TURN]), b, own=False)
+    b = conversations("b", [QUESTION_TURN], [JOKE_TURN, {"role": "assistant", "content": "No."}, QUESTION_TURN])
+    result_ = diff(conversations("a", [QUESTION_TURN], [JOKE_TURN]), b, own=False)
     assert [(p.a, p.b) for p in result_.pairings] == [("c1", "c1"), ("c2", "c2")] and result_.notes == []
 
 
@@ -457,38 +552,38 @@ def test_exchanges_pair_by_what_they_carry_media_included():
 PAIRS: dict[str, tuple[str, ...]] = {
     "TD701-relay-drops-tools-on-the-way-upstream": (
         "b TD701: tool 'road_status' is declared in a's request but not in b's: the model cannot call it",
-        "    a: c1 exchange 0 /request/body#/tools/0/function",
-        "    b: c1 exchange 0 /request/body#",
+        "    a: client.jsonl c1 exchange 0 /request/body#/tools/0/function",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#",
         "b TD701: tool 'get_forecast' is declared in a's request but not in b's: the model cannot call it",
-        "    a: c1 exchange 0 /request/body#/tools/1/function",
-        "    b: c1 exchange 0 /request/body#",
+        "    a: client.jsonl c1 exchange 0 /request/body#/tools/1/function",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#",
         "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
         "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
     ),
     "TD702-relay-strips-schema-parameters": (
         "b TD702: tool 'road_status' has a simpler schema on b than on a: every parameter removed ('road')",
-        "    a: c1 exchange 0 /request/body#/tools/0/function",
-        "    b: c1 exchange 0 /request/body#/tools/0",
+        "    a: client.jsonl c1 exchange 0 /request/body#/tools/0/function",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#/tools/0",
         "b TD702: tool 'get_forecast' has a simpler schema on b than on a: every parameter removed "
         "('city', 'date', 'unit')",
-        "    a: c1 exchange 0 /request/body#/tools/1/function",
-        "    b: c1 exchange 0 /request/body#/tools/1",
+        "    a: client.jsonl c1 exchange 0 /request/body#/tools/1/function",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#/tools/1",
         "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
         "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
     ),
     "TD703-relay-drops-text-beside-tool-calls": (
         'a TD703: the assistant\'s text "I\'ll check the road status and t…ast for Saturday." is in b\'s '
         "response but not in a's",
-        "    a: c1 exchange 0 turn 1 /response/body#/choices/0/message",
-        "    b: c1 exchange 0 turn 1 part 0 /response/body#/content/0",
+        "    a: client.jsonl c1 exchange 0 turn 1 /response/body#/choices/0/message",
+        "    b: upstream.jsonl c1 exchange 0 turn 1 part 0 /response/body#/content/0",
         "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
         "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
     ),
     "TD704-relay-drops-an-argument-it-does-not-know": (
         "a TD704: the arguments of the call to 'get_forecast' (toolu_01BergenFcst4kLp) differ at /unit: a "
         '(missing), b "celsius"',
-        "    a: c1 exchange 0 turn 1 part 2 /response/body#/choices/0/message/tool_calls/1",
-        "    b: c1 exchange 0 turn 1 part 2 /response/body#/content/2",
+        "    a: client.jsonl c1 exchange 0 turn 1 part 2 /response/body#/choices/0/message/tool_calls/1",
+        "    b: upstream.jsonl c1 exchange 0 turn 1 part 2 /response/body#/content/2",
         "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
         "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
     ),

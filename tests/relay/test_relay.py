@@ -45,23 +45,23 @@ MATRIX: dict[str | None, tuple[dict[str, object], list[int], tuple[str, ...]]] =
     )),
     "drop-tools": ({}, [200], (
         "b TD701: tool 'get_weather' is declared in a's request but not in b's: the model cannot call it",
-        "    a: c1 exchange 0 /log/entries/0/request/postData/text#/tools/0/function",
-        "    b: c1 exchange 0 /log/entries/0/request/postData/text#",
+        "    a: client.har c1 exchange 0 /log/entries/0/request/postData/text#/tools/0/function",
+        "    b: upstream.har c1 exchange 0 /log/entries/0/request/postData/text#",
         "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
     )),
     "strip-schema": ({}, [200, 200], (
         "b TD702: tool 'get_weather' has a simpler schema on b than on a: every parameter removed "
         "('city', 'unit')",
-        "    a: c1 exchange 0 /log/entries/0/request/postData/text#/tools/0/function",
-        "    b: c1 exchange 0 /log/entries/0/request/postData/text#/tools/0",
+        "    a: client.har c1 exchange 0 /log/entries/0/request/postData/text#/tools/0/function",
+        "    b: upstream.har c1 exchange 0 /log/entries/0/request/postData/text#/tools/0",
         "a TD206: arguments of 'get_weather' do not fit its schema: $.city: required property is missing",
-        "    a: c1 exchange 0 turn 1 part 1 "
+        "    a: client.har c1 exchange 0 turn 1 part 1 "
         "/log/entries/0/response/content/text#/choices/0/message/tool_calls/0/function/arguments",
-        "    b: c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
+        "    b: upstream.har c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
         "a TD206: arguments of 'get_weather' do not fit its schema: $.city: required property is missing",
-        "    a: c1 exchange 0 turn 1 part 2 "
+        "    a: client.har c1 exchange 0 turn 1 part 2 "
         "/log/entries/0/response/content/text#/choices/0/message/tool_calls/1/function/arguments",
-        "    b: c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
+        "    b: upstream.har c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
         "note: call ids rewritten consistently between a's c1 and b's c1 (2): call_01010OSL → "
         "toolu_01010OSL, call_01011BER → toolu_01011BER; every result still answers its call",
         'note: the result of \'get_weather\' (toolu_01010OSL) "Error: missing required '
@@ -76,24 +76,24 @@ MATRIX: dict[str | None, tuple[dict[str, object], list[int], tuple[str, ...]]] =
     "drop-parallel-result": ({}, [200, 400], (
         "b TD703: the result of 'get_weather' (call_01011BER) 'Error: weather service tim…ut after 10 s' "
         "is in a's request but not in b's: its call is left unanswered there",
-        "    a: c1 exchange 1 turn 2 part 1 /log/entries/1/request/postData/text#/messages/4",
-        "    b: c1 exchange 1 turn 2 /log/entries/1/request/postData/text#/messages/2",
+        "    a: client.har c1 exchange 1 turn 2 part 1 /log/entries/1/request/postData/text#/messages/4",
+        "    b: upstream.har c1 exchange 1 turn 2 /log/entries/1/request/postData/text#/messages/2",
         "a TD901: the provider rejected the request (HTTP 400 invalid_request_error): “messages.2: "
         "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_01011BER. Each "
         "`tool_use` block must have a corresponding `tool_result` block in the next message.” — see "
         "TD102, TD405, TD803",
-        "    a: c1 exchange 1 /log/entries/1/response/content/text#/error",
-        "    b: c1",
+        "    a: client.har c1 exchange 1 /log/entries/1/response/content/text#/error",
+        "    b: upstream.har c1",
         "b TD901: the provider rejected the request (HTTP 400 invalid_request_error): “messages.2: "
         "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_01011BER. Each "
         "`tool_use` block must have a corresponding `tool_result` block in the next message.” — see "
         "TD102, TD405, TD803",
-        "    a: c1",
-        "    b: c1 exchange 1 /log/entries/1/response/content/text#/error",
+        "    a: client.har c1",
+        "    b: upstream.har c1 exchange 1 /log/entries/1/response/content/text#/error",
         "b TD102: call i2 get_weather ('toolu_01011BER') has no result, but the conversation continues "
         "after turn 1",
-        "    a: c1 exchange 0 turn 1 /log/entries/0/response/content/text#/choices/0/message",
-        "    b: c1 exchange 0 turn 1 part 2 /log/entries/0/response/content/text#/content/2",
+        "    a: client.har c1 exchange 0 turn 1 /log/entries/0/response/content/text#/choices/0/message",
+        "    b: upstream.har c1 exchange 0 turn 1 part 2 /log/entries/0/response/content/text#/content/2",
         "note: call ids rewritten consistently between a's c1 and b's c1 (2): call_01010OSL → "
         "toolu_01010OSL, call_01011BER → toolu_01011BER; every result still answers its call",
         "paired c1↔c1: exchanges 0↔0 1↔1; turns 0↔0 1↔1 2↔2",
@@ -102,23 +102,26 @@ MATRIX: dict[str | None, tuple[dict[str, object], list[int], tuple[str, ...]]] =
         "b TD703: the result of 'get_weather' (toolu_01011BER) 'weather service timed out after 10 s' is "
         "marked as a failure (is_error) on a but not on b, only said in its text: the model reads the "
         "failure as the tool's answer",
-        "    a: c1 exchange 1 turn 2 part 1 /log/entries/1/request/postData/text#/messages/2/content/1",
-        "    b: c1 exchange 1 turn 2 part 1 /log/entries/1/request/postData/text#/messages/2/content/1",
+        "    a: client.har c1 exchange 1 turn 2 part 1 "
+        "/log/entries/1/request/postData/text#/messages/2/content/1",
+        "    b: upstream.har c1 exchange 1 turn 2 part 1 "
+        "/log/entries/1/request/postData/text#/messages/2/content/1",
         "b TD304: result 'toolu_01011BER' reports a failure ('Error: weather service timed out after 10 "
         "s') but is sent without is_error: true",
-        "    a: c1 exchange 1 turn 2 /log/entries/1/request/postData/text#/messages/2",
-        "    b: c1 exchange 1 turn 2 part 1 /log/entries/1/request/postData/text#/messages/2/content/1",
+        "    a: client.har c1 exchange 1 turn 2 /log/entries/1/request/postData/text#/messages/2",
+        "    b: upstream.har c1 exchange 1 turn 2 part 1 "
+        "/log/entries/1/request/postData/text#/messages/2/content/1",
         "paired c1↔c1: exchanges 0↔0 1↔1; turns 0↔0 1↔1 2↔2 3↔3",
     )),
     "drop-text-beside-call": ({}, [200, 200], (
         'a TD703: the assistant\'s text "I\'ll check the weather in Oslo and Bergen." is in b\'s response '
         "but not in a's",
-        "    a: c1 exchange 0 turn 1 /log/entries/0/response/content/text#/choices/0/message",
-        "    b: c1 exchange 0 turn 1 part 0 /log/entries/0/response/content/text#/content/0",
+        "    a: client.har c1 exchange 0 turn 1 /log/entries/0/response/content/text#/choices/0/message",
+        "    b: upstream.har c1 exchange 0 turn 1 part 0 /log/entries/0/response/content/text#/content/0",
         'b TD301: text "I\'ll check the weather in Oslo and Bergen." beside the call \'get_weather\' '
         "(toolu_01010OSL) in exchange 0's response is missing from its replay",
-        "    a: c1 exchange 0 turn 1 /log/entries/0/response/content/text#/choices/0/message",
-        "    b: c1 exchange 1 turn 1 /log/entries/1/request/postData/text#/messages/1",
+        "    a: client.har c1 exchange 0 turn 1 /log/entries/0/response/content/text#/choices/0/message",
+        "    b: upstream.har c1 exchange 1 turn 1 /log/entries/1/request/postData/text#/messages/1",
         "note: call ids rewritten consistently between a's c1 and b's c1 (2): call_01010OSL → "
         "toolu_01010OSL, call_01011BER → toolu_01011BER; every result still answers its call",
         "note: the result of 'get_weather' (toolu_01011BER) 'Error: weather service tim…ut after 10 s': "
@@ -128,14 +131,14 @@ MATRIX: dict[str | None, tuple[dict[str, object], list[int], tuple[str, ...]]] =
     "arguments-as-object": ({}, [200, 200], (
         'a TD203: arguments of \'get_weather\' are an object ({"city":"Oslo","unit":"celsius"}); '
         "openai-chat requires a JSON string",
-        "    a: c1 exchange 0 turn 1 part 1 "
+        "    a: client.har c1 exchange 0 turn 1 part 1 "
         "/log/entries/0/response/content/text#/choices/0/message/tool_calls/0/function/arguments",
-        "    b: c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
+        "    b: upstream.har c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
         'a TD203: arguments of \'get_weather\' are an object ({"city":"Bergen","unit":"celsius"}); '
         "openai-chat requires a JSON string",
-        "    a: c1 exchange 0 turn 1 part 2 "
+        "    a: client.har c1 exchange 0 turn 1 part 2 "
         "/log/entries/0/response/content/text#/choices/0/message/tool_calls/1/function/arguments",
-        "    b: c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
+        "    b: upstream.har c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
         "note: call ids rewritten consistently between a's c1 and b's c1 (2): call_01010OSL → "
         "toolu_01010OSL, call_01011BER → toolu_01011BER; every result still answers its call",
         "note: the result of 'get_weather' (toolu_01011BER) 'Error: weather service tim…ut after 10 s': "
@@ -145,18 +148,20 @@ MATRIX: dict[str | None, tuple[dict[str, object], list[int], tuple[str, ...]]] =
     "reindex-stream": ({"stream": True}, [200], (
         'a TD703: the call to \'get_weather\' (toolu_01011BER) \'{"city":"Bergen","unit":"celsius"}\' is '
         "in b's response but not in a's: the call is never made there",
-        "    a: c1 exchange 0 turn 1 /log/entries/0/response/content/text#/choices/0/message",
-        "    b: c1 exchange 0 turn 1 part 2 chunk 15 /log/entries/0/response/content/text#/content/2",
+        "    a: client.har c1 exchange 0 turn 1 /log/entries/0/response/content/text#/choices/0/message",
+        "    b: upstream.har c1 exchange 0 turn 1 part 2 chunk 15 "
+        "/log/entries/0/response/content/text#/content/2",
         "a TD704: the arguments of the call to 'get_weather' (call_01010OSL) / toolu_01010OSL differ: a "
         '\'{"city": "Oslo", "unit": "celsiu…unit": "celsius"}\', b \'{"city":"Oslo","unit":"celsius"}\'',
-        "    a: c1 exchange 0 turn 1 part 1 chunk 9 "
+        "    a: client.har c1 exchange 0 turn 1 part 1 chunk 9 "
         "/log/entries/0/response/content/text#/choices/0/message/tool_calls/0",
-        "    b: c1 exchange 0 turn 1 part 1 chunk 11 /log/entries/0/response/content/text#/content/1",
+        "    b: upstream.har c1 exchange 0 turn 1 part 1 chunk 11 "
+        "/log/entries/0/response/content/text#/content/1",
         "a TD501: tool call index 0 is reused by another call ('call_01011BER' after 'call_01010OSL'): "
         "its fragments merge into the first call, running the arguments together (parallel calls all sent "
         "at one index)",
-        "    a: c1 exchange 0 turn 1 chunk 12 /log/entries/0/response/content/text#",
-        "    b: c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
+        "    a: client.har c1 exchange 0 turn 1 chunk 12 /log/entries/0/response/content/text#",
+        "    b: upstream.har c1 exchange 0 turn 1 /log/entries/0/response/content/text#",
         "note: call ids rewritten consistently between a's c1 and b's c1 (1): call_01010OSL → "
         "toolu_01010OSL; every result still answers its call",
         "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",

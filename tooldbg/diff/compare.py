@@ -362,7 +362,7 @@ def _simplified(full: Any, other: Any, path: str = "") -> list[str]:
         gone = [k for k in props if k not in theirs]
         if gone and not theirs and props:
             lost.append(f"every parameter removed ({', '.join(map(_name, gone))})" if not path
-                        else f"the parameters of {path} removed ({', '.join(map(_name, gone))})")
+                        else f"the parameters of {_name(path)} removed ({', '.join(map(_name, gone))})")
         elif gone:
             lost.extend(f"parameter {_name(path + k)} removed" for k in gone)
         for k, sub in props.items():
