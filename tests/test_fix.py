@@ -18,6 +18,7 @@ from tests.checks.test_replay import (
     ANTHROPIC,
     CALLS,
     OPENAI,
+    RESPONSES,
     TOOLS,
     anthropic_message,
     anthropic_request,
@@ -34,12 +35,14 @@ from tooldbg import formats
 from tooldbg.checks import RULES, run_checks, select_rules
 from tooldbg.cli import bundled_samples
 from tooldbg.cli.repairs import record_line
+from tooldbg.convert import export
 from tooldbg.formats.profiles import PROFILES
-from tooldbg.jsonio import dumps
+from tooldbg.jsonio import dumps, dumps_str
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Result, Text
 from tooldbg.repair import fix_conversation, registry
 from tooldbg.repair.base import Refusal, Repair
+from tooldbg.repair.guard import blanks
 from tooldbg.repair.registry import BY_CODE, NO_REPAIR, REPAIRS
 from tooldbg.repair.structure import NO_RESULT
 
@@ -363,16 +366,17 @@ def test_a_replay_carrying_another_signature_is_refused():
 
 
 def test_reasoning_goes_back_before_the_text_that_followed_it():
-    text = {"type": "text", "text": "Checking Oslo."}
+    said = [{"type": "text", "text": "Checking Oslo."}, {"type": "text", "text": "One moment."}]
     thinking = {"thinking": {"type": "enabled", "budget_tokens": 2048}}
-    data = log(exchange(ANTHROPIC, anthropic_request([A_ASK], **thinking), anthropic_message([THINKING, text, USE])),
-               exchange(ANTHROPIC, anthropic_request([A_ASK, {"role": "assistant", "content": [text, USE]},
+    data = log(exchange(ANTHROPIC, anthropic_request([A_ASK], **thinking),
+                        anthropic_message([THINKING, *said, USE])),
+               exchange(ANTHROPIC, anthropic_request([A_ASK, {"role": "assistant", "content": [*said, USE]},
                                                       {"role": "user", "content": [A_OK]}], **thinking),
                         anthropic_message([{"type": "text", "text": "4 °C."}], "end_turn")))
     lines, conv = repaired(data)
     assert lines == ["repair TD307 c1 turn 1 part 0: (missing) → anthropic signed reasoning \"Oslo: one call to "
                      "get_weathe… from exchange 0's response"]
-    assert parts(conv, 1) == ["Reasoning", "Text", "Invocation"]
+    assert parts(conv, 1) == ["Reasoning", "Text", "Text", "Invocation"]
 
 
 def test_only_the_call_replayed_with_other_arguments_gets_them_back():
@@ -566,6 +570,178 @@ def test_every_result_answers_its_call_under_its_id_after_fix():
                 for result in (p for t in fixed.turns for p in t.parts if isinstance(p, Result)):
                     if result.invocation_id in calls:
                         assert result.wire_id == calls[result.invocation_id].wire_id, (path.name, target, result)
+
+
+def test_reasoning_comes_back_from_the_response_that_made_each_call():
+    """Two rounds of one tool, each response with its own reasoning item; the history keeps neither
+    (store is false): each call's turn gets the item of the response that returned it."""
+    def item(k):
+        return {"id": f"rs_{k}", "type": "reasoning", "summary": [], "encrypted_content": f"gAAAAB{k}"}
+
+    def returned(k, city):
+        return {"id": f"fc_{k}", "type": "function_call", "call_id": f"call_{k}", "name": "get_weather",
+                "arguments": dumps_str({"city": city})}
+
+    def output(k, words):
+        return {"type": "function_call_output", "call_id": f"call_{k}", "output": words}
+
+    def body(inputs):
+        return {"model": "gpt-5", "store": False, "input": [{"role": "user", "content": "Oslo, then Bergen."}, *inputs]}
+
+    def response(*items):
+        return {"id": "resp_1", "object": "response", "status": "completed", "output": list(items)}
+
+    oslo, bergen = [returned("A", "Oslo"), output("A", "4")], [returned("B", "Bergen"), output("B", "7")]
+    data = log(exchange(RESPONSES, body([]), response(item("A"), {**returned("A", "Oslo"), "status": "completed"})),
+               exchange(RESPONSES, body(oslo), response(item("B"), {**returned("B", "Bergen"), "status": "completed"})),
+               exchange(RESPONSES, body([*oslo, *bergen]), response()))
+    lines, conv = repaired(data, "openai-responses", skip=("TD307",))
+    assert lines == [f"repair TD805 c1 turn {t} part 0: (missing) → openai-responses signed reasoning from the "
+                     "response that made the call" for t in (1, 3)]
+    assert [conv.turns[t].parts[0].signature for t in (1, 3)] == ["gAAAABA", "gAAAABB"]
+
+
+def test_the_id_a_response_returned_is_not_given_back_when_other_calls_hold_it():
+    """The backend answered every call with `call_0`; the client renumbered the third call only."""
+    oslo, bergen = chat_call("call_0", "get_weather", {"city": "Oslo"}), chat_call("call_0", "get_weather",
+                                                                                    {"city": "Bergen"})
+    ask = {"role": "user", "content": "Oslo, Bergen, then Tromsø."}
+    first = [ask, {"role": "assistant", "content": None, "tool_calls": [oslo, bergen]},
+             {"role": "tool", "tool_call_id": "call_0", "content": "4"},
+             {"role": "tool", "tool_call_id": "call_0", "content": "7"}]
+
+    def body(messages):
+        return {"model": "gpt-4.1", "messages": messages, "tools": TOOLS}
+
+    tromso = chat_call("call_0", "get_weather", {"city": "Tromsø"})
+    data = log(exchange(OPENAI, body([ask]), chat_completion({"content": None, "tool_calls": [oslo, bergen]})),
+               exchange(OPENAI, body(first), chat_completion({"content": None, "tool_calls": [tromso]})),
+               exchange(OPENAI, body([*first, {"role": "assistant", "content": None, "tool_calls": [
+                   {**tromso, "id": "call_5"}]}, {"role": "tool", "tool_call_id": "call_5", "content": "-3"}]),
+                   chat_answer()))
+    lines, _ = repaired(data)
+    assert lines[0] == ("not repaired TD106 c1 turn 3 part 0: the id 'call_0' exchange 1's response returned is "
+                        "used by another call or result here")
+
+
+def test_only_the_arguments_a_replay_changed_come_back_not_those_it_encoded_twice():
+    oslo = chat_call("call_Q3zb", "get_weather", {"city": "Oslo", "unit": "celsius"})
+    first = {"content": "I'll check both cities.", "tool_calls": [oslo, CALLS[1]]}
+    twice = {**CALLS[1], "function": {"name": "get_weather", "arguments": dumps_str(CALLS[1]["function"]["arguments"])}}
+    replayed = {"role": "assistant", "content": "I'll check both cities.",
+                "tool_calls": [chat_call("call_Q3zb", "get_weather", {"city": "Oslo"}), twice]}
+    lines, _ = repaired(chat_loop(replayed, first=first))
+    assert lines == ["repair TD306 c1 turn 1 part 1: arguments of 'get_weather' {\"city\":\"Oslo\"} → "
+                     "{\"city\":\"Oslo\",\"unit\":\"celsius\"}, as exchange 0's response returned them",
+                     "repair TD201 c1 turn 1 part 2: arguments of 'get_weather' \"{\\\"city\\\": \\\"Bergen\\\"}\" (a "
+                     "JSON string) → {\"city\":\"Bergen\"}"]
+
+
+def test_a_group_whose_result_names_several_calls_is_refused():
+    lines, _ = repaired(gemini_log(
+        said("user", {"text": "Oslo and Bergen?"}), said("model", weather("Oslo"), weather("Bergen")),
+        said("user", reading("Bergen: 7 C"), reading("Oslo: 4 C")), said("model", {"text": "4 and 7."}),
+        said("user", {"text": "Tromsø and Bodø?"}), said("model", weather("Tromsø"), weather("Bodø")),
+        said("user", reading("Tromsø -3 C, Bodø 2 C"), reading("done")), said("model", {"text": "ok"}),
+        said("user", {"text": "Thanks"})))
+    assert lines[2] == ("not repaired TD107 c1 turn 6 part 0: 2 'get_weather' calls without ids: a result names "
+                        "arguments of several of these calls, so pairing them is a guess (two equally likely "
+                        "pairings); no ids given")
+
+
+def test_responses_announced_by_will_continue_are_kept_and_a_repeat_after_them_is_not():
+    def build(words, **extra):
+        return {"functionResponse": {"name": "watch_build", "id": "fc_1", "response": {"output": words}, **extra}}
+
+    lines, conv = repaired(gemini_log(
+        said("user", {"text": "Watch the build."}),
+        said("model", {"functionCall": {"name": "watch_build", "id": "fc_1", "args": {"job": "web"}}}),
+        said("user", build("running", willContinue=True), build("passed"), build("passed")),
+        said("model", {"text": "Passed."}), said("user", {"text": "Thanks"})))
+    assert lines == ["repair TD105 c1 turn 2 part 2: result 'fc_1' \"passed\" → (taken out: the call's first result, "
+                     "turn 2 part 0, is kept)"]
+    assert len(conv.turns[2].parts) == 2
+
+
+def test_each_reused_id_is_judged_on_its_own():
+    """Turn 3 reuses two ids: `call_1`, whose call is answered only after it (refused), and `call_0`,
+    answered before (given an id of its own)."""
+    lines, conv = repaired(canonical_log(
+        turn("user", text("Go.")),
+        turn("assistant", call("a", "Oslo", "call_0"), call("b", "Bergen", "call_1")),
+        turn("tool", answer("a", "4", "call_0")),
+        turn("assistant", call("c", "Tromsø", "call_1"), call("d", "Bodø", "call_0")),
+        turn("tool", answer("b", "7", "call_1"), answer("c", "-3", "call_1"), answer("d", "2", "call_0")),
+        turn("user", text("Thanks"))))
+    assert lines[:2] == [
+        "not repaired TD104 c1 turn 3 part 0: call b 'get_weather' with the same id 'call_1' is not answered before "
+        "this call is made: which results answer which call is a guess",
+        "repair TD104 c1 turn 3 part 1: call d 'get_weather' id 'call_0' (the id of call a in turn 1) → 'call_0_2' "
+        "and its result"]
+
+
+def test_an_empty_turn_is_taken_out():
+    lines, conv = repaired(canonical_log(turn("user", text("Go.")), turn("assistant"), turn("user", text("Again.")),
+                                         turn("assistant", text("Done."))))
+    assert lines == ["repair TD404 c1 turn 1: an empty assistant turn → (taken out)"]
+    assert [t.role for t in conv.turns] == ["user", "user", "assistant"]
+
+
+def test_a_foreign_block_is_read_for_what_it_means_whatever_its_tool_is_called():
+    data = log(exchange(OPENAI, {"model": "gpt-4.1", "messages": [
+        {"role": "user", "content": "Where is my order?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01A", "name": "look; up", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "shipped"}]}]},
+        chat_answer()))
+    lines, _ = repaired(data)
+    assert lines == [
+        "repair TD404 c1 turn 1 part 0: a block of type 'tool_use' in an assistant message → written in the "
+        "target's own shape (read as the call i1 look; up)",
+        "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written in the target's "
+        "own shape (read as the result for i1 look; up)"]
+
+
+SCREENSHOT = {"type": "media", "kind": "image", "media_type": "image/png", "data": "iVBORw0KGgoAAAANSUhEUg"}
+
+
+def test_an_image_a_tool_result_cannot_carry_moves_after_every_result():
+    """Chat Completions: the image goes into a user message after the last tool turn of the block."""
+    lines, conv = repaired(canonical_log(
+        turn("user", text("Screenshots?")), turn("assistant", call("a", "Oslo", "call_a"), call("b", "Bergen", "call_b")),
+        turn("tool", {**answer("a", "shot", "call_a"), "content": [text("shot"), SCREENSHOT]}),
+        turn("tool", answer("b", "7", "call_b")), turn("user", text("Thanks"))), "openai-chat")
+    assert lines == ["repair TD804 c1 turn 2 part 0: result 'call_a' holding image → image moved to a user message "
+                     "(turn 4) after the results"]
+    assert [t.role for t in conv.turns] == ["user", "assistant", "tool", "tool", "user", "user"]
+    assert [getattr(p, "text", p.type) for p in conv.turns[4].parts] == ["The image returned by the tool (call_a):",
+                                                                         "media"]
+
+
+def test_an_image_moved_from_a_result_without_id_names_its_call():
+    lines, conv = repaired(canonical_log(
+        turn("user", text("Screenshot?")), turn("assistant", call("a", "Oslo")),
+        turn("tool", {"type": "result", "invocation_id": "a", "content": [text("shot"), SCREENSHOT]}),
+        turn("user", text("Thanks"))), "openai-chat")
+    assert lines == ["repair TD804 c1 turn 2 part 0: result for call a holding image → image moved to a user "
+                     "message (turn 3) after the results"]
+    assert conv.turns[3].parts[0] == Text(text="The image returned by the tool (its result):")
+
+
+def test_a_call_with_long_arguments_is_named_by_their_first_sixty_characters(capsys):
+    log_ = canonical_log(turn("user", text("Go.")), turn("assistant", {**call("a", "Oslo", "call_a"), "arguments": {
+        "city": "Oslo", "note": "x" * 80}}), turn("user", text("Again.")))
+    loaded = load_bytes("c.json", log_)
+    conv = loaded.conversations[0]
+    [blank] = blanks(conv, "anthropic", export([conv], "anthropic", allow_blanks=True).origins)
+    assert str(blank) == ("turn 1 part 0: call 'get_weather' {\"city\":\"Oslo\",\"note\":\"" + "x" * 36 + "… would "
+                          "be left out of the anthropic request; repair TD102: close it with an error result saying no "
+                          "result was recorded")
+
+
+def test_json_output_lists_each_refusal_in_full(capsys):
+    code, stdout, _ = run_fix(capsys, "fix", TD202, "--format", "json")
+    assert json.loads(stdout)["refusals"] == [{"code": "TD202", "conversation": "c1", "turn": 1, "part": 0,
+                                              "reason": NO_REPAIR["TD202"]}]
 
 
 # -- exports never blank recorded data: clean samples are untouched -------------------------------------

@@ -205,10 +205,13 @@ def show(value: Any, width: int = 70) -> str:
 
 
 def ident(part: Invocation | Result) -> str:
-    """How a call or result is named in a repair line: its wire id, else its name."""
+    """How a call or result is named in a repair line: its wire id, else its name (a result without
+    either: the call it answers)."""
     if part.wire_id:
         return repr(short(part.wire_id, 40))
-    return f"of {part.name!r}" if isinstance(part, Result) else f"{part.name!r} ({part.id})"
+    if isinstance(part, Invocation):
+        return f"{part.name!r} ({part.id})"
+    return f"of {part.name!r}" if part.name is not None else f"for call {part.invocation_id}"
 
 
 def describe(part: Part, width: int = 60) -> str:

@@ -20,6 +20,7 @@ from ..checks.pairing import (
     results_by_call,
     will_continue,
 )
+from ..checks.rules.td404_malformed_turn import FORWARDED
 from ..checks.structure import blank
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
 from ..targets import table
@@ -286,7 +287,7 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
             continue
         what = short(f.message.split(":", 1)[0], 80)
         if "has no such content type" in f.message:  # another format's block (formats/foreign.py)
-            meaning = f.message.rsplit("; ", 1)[-1]
+            meaning = f.message.split(FORWARDED, 1)[-1]
             if meaning.startswith("read as "):
                 records.append(log.repair("TD404", f.turn, f.part, what,
                                           f"written in the target's own shape ({meaning})"))
