@@ -44,9 +44,8 @@ class Blank:
 
 def blanks(conv: Conversation, target: str, origins: Mapping[str, Any]) -> list[Blank]:
     """Every place where writing `conv` for `target` (whose writer produced `origins`) puts an empty
-    value in place of recorded content."""
-    if target == "canonical":
-        return []
+    value in place of recorded content (`target` a wire format or profile: a canonical document
+    carries everything)."""
     carried = {o for o in origins.values() if o is not None}
     objects = facts(wire_format(target)).arguments == "object"
     out: list[Blank] = []
