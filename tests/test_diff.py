@@ -342,6 +342,22 @@ def test_a_result_rebound_to_another_call():
         "    b: upstream.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content/0"]
 
 
+def test_a_result_left_without_its_call_pairs_with_the_result_of_the_call_lost():
+    """b lost the get_time call (its result stays, answering nothing) and the get_weather result: two
+    losses, not a get_weather result that says '12:00'."""
+    clock = {"type": "tool_use", "id": "toolu_9", "name": "get_time", "input": {"city": "Oslo"}}
+    a = upstream((an_request([{"role": "assistant", "content": [clock, use("toolu_1", "Oslo")]},
+                              {"role": "user", "content": [result("toolu_1", "4 C"), result("toolu_9", "12:00")]}]),
+                  None))
+    b = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                              {"role": "user", "content": [result("toolu_9", "12:00")]}]), None))
+    assert [(f.side, f.message) for f in diff(a, b, own=False).findings] == [
+        ("b", "the call to 'get_time' (toolu_9) '{\"city\":\"Oslo\"}' is in a's request but not in b's: the call is "
+              "never made there"),
+        ("b", "the result of 'get_weather' (toolu_1) '4 C' is in a's request but not in b's: its call is left "
+              "unanswered there")]
+
+
 def test_a_result_changed_or_emptied_on_the_way():
     def answered(content):
         return upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
