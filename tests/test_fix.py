@@ -690,15 +690,16 @@ def test_an_empty_turn_is_taken_out():
 def test_a_foreign_block_is_read_for_what_it_means_whatever_its_tool_is_called():
     data = log(exchange(OPENAI, {"model": "gpt-4.1", "messages": [
         {"role": "user", "content": "Where is my order?"},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01A", "name": "look; up", "input": {}}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01A", "name": "forwarded unconverted; look up",
+                                       "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "shipped"}]}]},
         chat_answer()))
     lines, _ = repaired(data)
     assert lines == [
         "repair TD404 c1 turn 1 part 0: a block of type 'tool_use' in an assistant message → written in the "
-        "target's own shape (read as the call i1 look; up)",
+        "target's own shape (read as the call i1 forwarded unconverted; look up)",
         "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written in the target's "
-        "own shape (read as the result for i1 look; up)"]
+        "own shape (read as the result for i1 forwarded unconverted; look up)"]
 
 
 SCREENSHOT = {"type": "media", "kind": "image", "media_type": "image/png", "data": "iVBORw0KGgoAAAANSUhEUg"}
@@ -715,6 +716,16 @@ def test_an_image_a_tool_result_cannot_carry_moves_after_every_result():
     assert [t.role for t in conv.turns] == ["user", "assistant", "tool", "tool", "user", "user"]
     assert [getattr(p, "text", p.type) for p in conv.turns[4].parts] == ["The image returned by the tool (call_a):",
                                                                          "media"]
+
+
+def test_an_image_moves_right_after_a_result_a_user_turn_holds():
+    lines, conv = repaired(canonical_log(
+        turn("user", text("Screenshot?")), turn("assistant", call("a", "Oslo", "call_a")),
+        turn("user", {**answer("a", "shot", "call_a"), "content": [text("shot"), SCREENSHOT]}, text("And?")),
+        turn("assistant", text("Oslo."))), "openai-chat")
+    assert lines == ["repair TD804 c1 turn 2 part 0: result 'call_a' holding image → image moved to a user message "
+                     "(turn 3) after the results"]
+    assert [t.role for t in conv.turns] == ["user", "assistant", "user", "user", "assistant"]
 
 
 def test_an_image_moved_from_a_result_without_id_names_its_call():
