@@ -275,6 +275,7 @@ class FaultyRelay(BaseHTTPRequestHandler):
     `FAULTS` switched on."""
 
     server_version = "faulty-relay/1"
+    disable_nagle_algorithm = True  # each event is written as it is made: no waiting on delayed ACKs
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         pass

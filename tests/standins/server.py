@@ -21,6 +21,7 @@ class StandIn(BaseHTTPRequestHandler):
     arguments for the module's `respond`, `server.requests` every accepted request body, in order."""
 
     server_version = "stand-in/1"
+    disable_nagle_algorithm = True  # each event is written as it is made: no waiting on delayed ACKs
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         pass

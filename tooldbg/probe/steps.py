@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,7 @@ from ..model import Invocation, Text
 from ..shorten import plain, quote
 from . import har
 from .apis import Api, Choice, Reply, Tool
-from .http import Sent, Unreachable, post
+from .http import Sent, Unreachable, opener, post
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -216,12 +217,16 @@ class Probe:
     timeout: float = 60.0
     only: frozenset[str] = frozenset(NAMES)
     send: Callable[..., Sent] = post
+    #: The HTTP client every request of the run goes through (made once: loading the system's
+    #: certificate authorities is most of what a request to a local server costs).
+    client: urllib.request.OpenerDirector | None = None
     entries: list[dict[str, Any]] = field(default_factory=list)
     answers: dict[str, Answer] = field(default_factory=dict)
     nonces: dict[str, str] = field(default_factory=dict)  # a call's wire id (or label) → its reference
 
     def run(self, path: str) -> Outcome:
         """Every exchange, then the verdicts; `path` names the capture in the findings."""
+        self.client = self.client or opener()
         forced = self.exchange("forced", [self.api.user(FORCED)], "tool")
         if forced.calls:
             if "second-round" in self.only:
@@ -270,7 +275,7 @@ class Probe:
         headers = {"content-type": "application/json", "accept": "application/json",
                    **self.api.headers(self.key)}
         try:
-            sent = self.send(url, dumps(body), headers, timeout=self.timeout)
+            sent = self.send(url, dumps(body), headers, timeout=self.timeout, client=self.client)
         except Unreachable as err:
             raise ProbeError(_scrubbed(str(err), self.key), self.entries) from None
         self.entries.append(har.entry(sent, purpose, self.key))
