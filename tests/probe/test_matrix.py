@@ -1,11 +1,13 @@
 """`tooldbg probe` through a relay in front of each API's stand-in: with the relay clean, every step
 passes; with each fault switched on, the step that tests its layer fails with the rule that names it,
-and every other step passes or is skipped with a reason. The capture is read back by `tooldbg check`
-with the same findings, and the exchanges where the step failed are marked for the debugger."""
+and every other step passes or is skipped with a reason — exactly the verdicts of the README's table.
+The capture is read back by `tooldbg check` with the same findings, and the exchanges where the step
+failed are marked for the debugger."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,26 +21,42 @@ from tooldbg.probe.apis import APIS as PROBED
 from tooldbg.probe.steps import STEPS
 
 LAYERS = {s.name: s.layer for s in STEPS}
-OBJECT_APIS = ("anthropic", "gemini", "bedrock")
-
-#: fault → (the step it fails, the codes that fail it: the same in every API, or by API)
-MATRIX: dict[str, tuple[str, dict[str, set[str]]]] = {
-    "drop-tools": ("forced-call", dict.fromkeys(APIS, {"TD603"})),
-    "strip-schema": ("schema-carried", dict.fromkeys(APIS, {"TD206"})),
-    "arguments-reshaped": ("arguments-shape", {api: {"TD204" if api in OBJECT_APIS else "TD203"} for api in APIS}),
-    "reject-tool-results": ("second-round", dict.fromkeys(APIS, {"TD901"})),
-    "drop-tool-results": ("second-round", dict.fromkeys(APIS, {"TD601"})),
-    "pair-by-position": ("parallel", dict.fromkeys(APIS, {"TD401"})),
-    # what each API's stream assembler says of a fragment one index past its call: Chat opens a
-    # call with no id or name for it (and the call it belongs to is left with "" arguments)
-    "reindex-stream": ("streamed", {"openai-chat": {"TD503", "TD205"}, "openai-responses": {"TD501"},
-                                    "anthropic": {"TD501"}, "bedrock": {"TD501", "TD503"}}),
-    "truncate-stream": ("streamed", dict.fromkeys(APIS, {"TD504"})),
-}
+README = Path(__file__).resolve().parents[2] / "README.md"
+#: How the README's table names the APIs where their verdicts differ (scripts/probe_matrix.py).
+SHORT = {"chat": "openai-chat", "responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini",
+         "bedrock": "bedrock"}
 
 
-def test_every_fault_is_in_the_matrix():
-    assert set(MATRIX) == set(FAULTS)
+def readme_table() -> dict[str, dict[str, list[str]]]:
+    """The README's verdict table (made by scripts/probe_matrix.py from a real run): relay fault (or
+    `clean`) → API → each step's cell (`PASS`, `SKIP`, `FAIL TD206`, …)."""
+    text = README.read_text()
+    start = text.index("| relay | " + " | ".join(LAYERS) + " |")
+    table: dict[str, dict[str, list[str]]] = {}
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("| "):
+            break
+        first, *cells = [c.strip() for c in line.strip("|").split(" | ")]
+        fault = first.split(" (")[0]
+        left_out = {SHORT[name] for name in re.findall(r"not (\w+):", first)}
+        rows: dict[str, list[str]] = {api: [] for api in APIS if api not in left_out}
+        for cell in cells:
+            default, *named = cell.split("; ")  # the most common verdict, then the others by API
+            by_api = {SHORT[api]: value for said in named
+                      for value, apis in [said[:-1].split(" (")] for api in apis.split(", ")}
+            for api, row in rows.items():
+                row.append(by_api.get(api, default))
+        table[fault] = rows
+    return table
+
+
+TABLE = readme_table()
+
+
+def test_the_readme_table_has_every_api_clean_and_with_every_fault():
+    assert list(TABLE) == ["clean", *FAULTS]
+    for fault, rows in TABLE.items():
+        assert set(rows) == set(APIS) - set(a for a in APIS if fault in NOT_IN.get(a, {}))
 
 
 @contextmanager
@@ -66,18 +84,18 @@ def test_each_fault_fails_the_step_of_its_layer_and_no_other(tmp_path, capsys, m
     assert list(steps) == [s.name for s in STEPS]
     assert all(s["layer"] == LAYERS[name] for name, s in steps.items())
     failed = {name: s for name, s in steps.items() if s["verdict"] == "fail"}
+    # the verdicts are the README's, from its real run: one step fails with the codes of its layer
+    assert [v["verdict"].upper() + (" " + ", ".join(v["codes"]) if v["codes"] else "")
+            for v in steps.values()] == TABLE[fault or "clean"][api]
+    assert all(s["reason"] for s in steps.values())  # a skip says why
     if fault is None:
         assert code == 0 and err == ""
-        assert failed == {} and all(s["verdict"] == "pass" for s in steps.values()), steps
         # the results went back in reverse order on purpose: noted, not failed
         assert {f["code"] for f in doc["findings"]} == {"TD401"}
     else:
-        step, codes = MATRIX[fault]
         assert code == 1 and err == ""
-        assert list(failed) == [step], steps
-        assert set(failed[step]["codes"]) == codes[api]
-        assert all(e["exchange"] is not None and e["pointer"] for e in failed[step]["evidence"])
-        assert all(other["reason"] for other in steps.values())  # a skip says why
+        assert len(failed) == 1, steps
+        assert all(e["exchange"] is not None and e["pointer"] for s in failed.values() for e in s["evidence"])
     # every pass was observed somewhere in the capture
     assert all(s["evidence"] for s in steps.values() if s["verdict"] == "pass")
 

@@ -355,10 +355,14 @@ class Judge:
     def skip(self, step: Step, reason: str) -> Verdict:
         return Verdict(step.name, "skip", step.layer, reason)
 
-    def fail(self, step: Step, reason: str, extra: Sequence[Finding] = ()) -> Verdict:
+    def fail(self, step: Step, reason: str, extra: Sequence[Finding] = (),
+             seen: Sequence[Place] = ()) -> Verdict:
+        """A failure: `reason`, the step's findings (and `extra` ones) as its codes and evidence, and
+        `seen`, the places of what the probe itself observed (an answer's text)."""
         found = sorted([*self.owned[step.name], *extra], key=lambda f: _CODE_STEPS.get(f.code) != step.name)
         codes = tuple(dict.fromkeys(f.code for f in found))
-        places = tuple(dict.fromkeys(Place(f.exchange, f.pointer, f.code, f.chunk) for f in found))
+        places = tuple(dict.fromkeys([*(Place(f.exchange, f.pointer, f.code, f.chunk) for f in found),
+                                      *seen]))
         if found and not reason:
             first = found[0]
             reason = f"{first.code} {first.name}: {first.message}"
@@ -465,18 +469,21 @@ class Judge:
             return self.fail(step, f"the request carrying both results was refused: {answered.error}")
         calls = asked.calls
         lines = answered.text.splitlines() or [answered.text]
+        exchange = self.exchange_of["parallel-results"]
+        said = tuple(Place(exchange, t.source.address) for t in answered.texts[:1])
         for call in calls:
             nonce = self.probe.nonces[_key(call)]
             line = next((ln for ln in lines if nonce in ln), None)
             if line is None:
-                return self.fail(step, f"the answer does not give {label(call)} its reference {nonce}")
+                return self.fail(step, f"the answer does not give {label(call)} its reference {nonce}",
+                                 seen=said)
             others = [label(c) for c in calls if label(c) != label(call)]
             if label(call) not in line and any(other in line for other in others):
                 provoked = self.noted[step.name]
                 given = next(o for o in others if o in line)
                 return self.fail(step, f"the answer gives {label(call)}'s reference {nonce} to {given}: the "
                                        "results, sent back in reverse order, were paired with the calls by "
-                                       "position", provoked)
+                                       "position", provoked, said)
         return self.passed(step, "results sent back in reverse order; the answer gives each city its own "
                                  "reference", "parallel-results",
                            self.location("parallel-results", answered.texts[0]))
