@@ -11,13 +11,12 @@ import socket
 import ssl
 import subprocess
 import threading
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from tests.command import run
-from tests.relay.servers import serving, url
+from tests.relay.servers import Quiet, serving, url
 from tests.standins import APIS, standin
 from tooldbg.probe.apis import APIS as PROBED
 from tooldbg.probe.steps import NAMES
@@ -109,11 +108,8 @@ def test_a_refused_key_is_exit_2_naming_the_status_and_the_providers_message(tmp
     assert PLANTED not in err + har.read_text()
 
 
-class Echo(BaseHTTPRequestHandler):
+class Echo(Quiet):
     """A hostile server: it answers with the key the request carried, in a header and in the text."""
-
-    def log_message(self, format, *args):  # noqa: A002, ANN001, ANN002
-        pass
 
     def do_POST(self):  # noqa: N802
         self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -144,11 +140,8 @@ def test_the_key_is_never_written_or_printed(tmp_path, capsys, monkeypatch):
     assert "your key is ****" in echoed.read_text()
 
 
-class Silent(BaseHTTPRequestHandler):
+class Silent(Quiet):
     """Reads the request, then says nothing until the test lets it go."""
-
-    def log_message(self, format, *args):  # noqa: A002, ANN001, ANN002
-        pass
 
     def do_POST(self):  # noqa: N802
         self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -194,11 +187,8 @@ def test_a_certificate_that_does_not_verify_is_exit_2(tmp_path, capsys, monkeypa
     assert not (tmp_path / "p.har").exists()
 
 
-class Proxy(BaseHTTPRequestHandler):
+class Proxy(Quiet):
     """An HTTP proxy that refuses every tunnel, after noting where it was asked to go."""
-
-    def log_message(self, format, *args):  # noqa: A002, ANN001, ANN002
-        pass
 
     def do_CONNECT(self):  # noqa: N802
         self.server.asked.append(self.path)

@@ -17,11 +17,10 @@ import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.relay.servers import serving, url
+from tests.relay.servers import Quiet, serving, url
 from tests.standins import Provider
 from tests.standins.bedrock import frame
 from tooldbg.records import eventstream
@@ -270,15 +269,11 @@ def relayed_stream(api: str, data: bytes, faults: set[str]) -> Iterator[bytes]:
 
 # -- the relay -----------------------------------------------------------------------------------------
 
-class FaultyRelay(BaseHTTPRequestHandler):
+class FaultyRelay(Quiet):
     """`server.api` names the API, `server.upstream` is the stand-in's root URL, `server.faults` the
     `FAULTS` switched on."""
 
     server_version = "faulty-relay/1"
-    disable_nagle_algorithm = True  # each event is written as it is made: no waiting on delayed ACKs
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        pass
 
     def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
         api: str = self.server.api  # type: ignore[attr-defined]

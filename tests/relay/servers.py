@@ -57,6 +57,16 @@ def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, tls: ssl.SSL
         assert not thread.is_alive(), "a test server did not stop"
 
 
+class Quiet(BaseHTTPRequestHandler):
+    """A handler that logs nothing (a test's output is its assertions) and writes each piece of an
+    answer as it is made (no Nagle delay waiting on the peer's delayed ACK)."""
+
+    disable_nagle_algorithm = True
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
+
+
 def url(server: HTTPServer) -> str:
     host, port = server.server_address[:2]
     return f"http://{host}:{port}"

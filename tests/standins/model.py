@@ -5,7 +5,7 @@ It behaves as a model told "use the tools; when results come back, answer one li
 `CITY_CODE=REFERENCE`" would:
 
 * the last user turn holds tool results → a text answer, one line per call of the turn before it,
-  each call's city code (its first string argument) `=` the reference its result quoted
+  each call's city code (as its arguments name the city) `=` the reference its result quoted
   (`Reference: PRB-…`; the whole result text when there is none). Results are bound to calls by id,
   as the provider binds them (Gemini without ids: by position among same-name calls);
 * tools declared and a tool choice that allows a call → one call per city code the last user text
@@ -104,11 +104,10 @@ def paired(calls: tuple[Call, ...], results: tuple[Result, ...]) -> list[tuple[C
 
 
 def label(call: Call) -> str:
-    arguments = call.arguments if isinstance(call.arguments, dict) else {}
-    code = arguments.get("city_code")
-    if isinstance(code, str):
-        return code
-    return next((v for v in arguments.values() if isinstance(v, str)), call.name)
+    """The city code of the city a call is about (told by its code or its name), else its name."""
+    codes = {name: code for code, name in CITIES.items()} | {code: code for code in CITIES}
+    values = call.arguments.values() if isinstance(call.arguments, dict) else ()
+    return next((codes[v] for v in values if isinstance(v, str) and v in codes), call.name)
 
 
 def quoted(result: Result) -> str:

@@ -7,24 +7,21 @@ is made, the response delimited by closing the connection as HTTP/1.0 allows).""
 from __future__ import annotations
 
 import json
-from http.server import BaseHTTPRequestHandler
 from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from tests.relay.servers import Quiet
 
 from .model import answer
 from .wire import Failure
 
 
-class StandIn(BaseHTTPRequestHandler):
+class StandIn(Quiet):
     """`server.api` is the API's module, `server.key` the key it accepts, `server.options` keyword
     arguments for the module's `respond`, `server.requests` every accepted request body, in order."""
 
     server_version = "stand-in/1"
-    disable_nagle_algorithm = True  # each event is written as it is made: no waiting on delayed ACKs
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        pass
 
     def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
         api: ModuleType = self.server.api  # type: ignore[attr-defined]

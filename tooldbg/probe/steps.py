@@ -305,6 +305,12 @@ def label(call: Invocation) -> str:
     return next((v for v in arguments.values() if isinstance(v, str)), call.name)
 
 
+def _names(call: Invocation) -> set[str]:
+    """What an answer may call a call by: each string argument it has (a code, a city's name)."""
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    return {v for v in arguments.values() if isinstance(v, str) and v} or {call.name}
+
+
 def _key(call: Invocation) -> str:
     return call.wire_id or f"{call.name}:{dumps_str(call.arguments)}"
 
@@ -477,10 +483,11 @@ class Judge:
             if line is None:
                 return self.fail(step, f"the answer does not give {label(call)} its reference {nonce}",
                                  seen=said)
-            others = [label(c) for c in calls if label(c) != label(call)]
-            if label(call) not in line and any(other in line for other in others):
+            own = _names(call)
+            others = {n for c in calls if c is not call for n in _names(c)} - own
+            if not any(n in line for n in own) and any(o in line for o in others):
                 provoked = self.noted[step.name]
-                given = next(o for o in others if o in line)
+                given = next(o for o in sorted(others) if o in line)
                 return self.fail(step, f"the answer gives {label(call)}'s reference {nonce} to {given}: the "
                                        "results, sent back in reverse order, were paired with the calls by "
                                        "position", provoked, said)
