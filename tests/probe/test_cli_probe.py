@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.command import run
+from tests.relay.faulty import relaying
 from tests.relay.servers import Quiet, serving, url
 from tests.standins import APIS, standin
 from tooldbg.probe.apis import APIS as PROBED
@@ -41,6 +42,21 @@ def test_the_text_report_is_a_table_of_every_step(tmp_path, capsys, monkeypatch)
     assert "7 steps: 1 fail, 6 skip" in out
     assert f"capture: {har}" in out
     assert har.exists()
+
+
+def test_gemini_calls_without_ids_get_their_results_in_call_order(tmp_path, capsys, monkeypatch):
+    """Gemini 2.5 returns calls without ids: position is all that binds a result to its call, so the
+    probe does not reverse the results there (it would swap them itself), and says so."""
+    har = tmp_path / "p.har"
+    with standin("gemini", call_ids=False) as upstream, relaying("gemini", upstream) as relayed:
+        code, out, _ = probe(capsys, monkeypatch, relayed, "gemini", har, "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and all(s["verdict"] == "pass" for s in doc["steps"]), doc["steps"]
+    (parallel,) = [s for s in doc["steps"] if s["step"] == "parallel"]
+    assert parallel["reason"].startswith("results sent back in call order (the calls carry no ids")
+    # each result names its city, which confirms the pairing by position (no TD107), and in call
+    # order they are no TD401 either
+    assert doc["findings"] == []
 
 
 def test_only_runs_the_steps_asked_for(tmp_path, capsys, monkeypatch):

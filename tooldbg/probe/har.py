@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__
+from ..records.eventstream import looks_like_eventstream
 from ..secrets import redact_headers
 from .http import Sent
 
@@ -39,11 +40,12 @@ def entry(sent: Sent, purpose: str, key: str | None) -> dict[str, Any]:
     response_type = sent.header("content-type") or "application/octet-stream"
     request_text = scrub(sent.request_body, key).decode("utf-8", "replace")
     body = scrub(sent.response_body, key)
-    try:
-        content: dict[str, Any] = {"size": len(body), "mimeType": response_type, "text": body.decode("utf-8")}
-    except UnicodeDecodeError:
-        content = {"size": len(body), "mimeType": response_type, "text": base64.b64encode(body).decode(),
-                   "encoding": "base64"}
+    content: dict[str, Any] = {"size": len(body), "mimeType": response_type}
+    text = None if looks_like_eventstream(body) else _utf8(body)  # (binary frames may happen to decode)
+    if text is None:
+        content.update(text=base64.b64encode(body).decode(), encoding="base64")
+    else:
+        content["text"] = text
     elapsed = round(sent.elapsed * 1000, 3)
     out: dict[str, Any] = {
         "startedDateTime": datetime.fromtimestamp(sent.started, UTC).isoformat(timespec="milliseconds"),
@@ -66,6 +68,13 @@ def entry(sent: Sent, purpose: str, key: str | None) -> dict[str, Any]:
 def document(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"log": {"version": "1.2", "creator": {"name": "tooldbg probe", "version": __version__},
                     "entries": list(entries)}}
+
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _text(text: str, key: str | None) -> str:

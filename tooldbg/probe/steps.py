@@ -100,6 +100,7 @@ _EXCHANGE_STEPS = {"forced": "forced-call", "second-round": "second-round", "par
 #: Findings the probe provokes on purpose, by the exchange they are on: noted, never a failure. The
 #: results go back in reverse order (TD401); a call whose arguments came back in the wrong shape is
 #: replayed in the shape the API requires (TD306), or the provider would refuse every later request.
+#: (Each result names its call's city, so results paired by position without ids are no TD107.)
 _PROVOKED = {"second-round": {"TD306"}, "parallel-results": {"TD401", "TD306"}}
 
 
@@ -254,7 +255,10 @@ class Probe:
         if len(asked.calls) < 2 or asked.error is not None:
             return
         history = [self.api.user(PARALLEL), *self.api.replay(asked.body)]
-        replies = [self.result(call) for call in reversed(asked.calls)]
+        # Results bound by id go back in reverse order, which a relay pairing by position gets wrong;
+        # calls without ids (Gemini 2.5) are bound by position, so their results go in call order.
+        calls = reversed(asked.calls) if unbound(asked.calls) == [] else asked.calls
+        replies = [self.result(call) for call in calls]
         self.exchange("parallel-results", [*history, *self.api.results(replies)], "auto")
 
     def result(self, call: Invocation) -> Reply:
@@ -303,6 +307,11 @@ def label(call: Invocation) -> str:
     if isinstance(code, str):
         return code
     return next((v for v in arguments.values() if isinstance(v, str)), call.name)
+
+
+def unbound(calls: Sequence[Invocation]) -> list[Invocation]:
+    """The calls that carry no id: their results can only be bound by position."""
+    return [call for call in calls if not call.wire_id]
 
 
 def _names(call: Invocation) -> set[str]:
@@ -379,7 +388,8 @@ class Judge:
             return self.fail(step, "")
         noted = self.noted[step.name]
         if noted:
-            said = "; ".join(f"{f.code} noted: {_PROVOKED_WHY.get(f.code, f.message)}" for f in noted)
+            why = {f.code: _PROVOKED_WHY.get(f.code, f.message) for f in noted}
+            said = "; ".join(f"{code} noted: {text}" for code, text in why.items())
             reason += f" ({said})"
         exchange = self.exchange_of.get(purpose)
         return Verdict(step.name, "pass", step.layer, reason, (), (Place(exchange, pointer),))
@@ -491,8 +501,10 @@ class Judge:
                 return self.fail(step, f"the answer gives {label(call)}'s reference {nonce} to {given}: the "
                                        "results, sent back in reverse order, were paired with the calls by "
                                        "position", provoked, said)
-        return self.passed(step, "results sent back in reverse order; the answer gives each city its own "
-                                 "reference", "parallel-results",
+        order = "in call order (the calls carry no ids: position binds them)" if unbound(calls) else \
+            "in reverse order"
+        return self.passed(step, f"results sent back {order}; the answer gives each city its own reference",
+                           "parallel-results",
                            self.location("parallel-results", answered.texts[0]))
 
     def streamed(self, step: Step) -> Verdict:
