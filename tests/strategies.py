@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from tooldbg import formats
-from tooldbg.formats.base import link
+from tooldbg.formats.reading import link
 from tooldbg.jsonio import dumps_str
 from tooldbg.model import (
     Conversation,

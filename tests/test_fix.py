@@ -14,11 +14,13 @@ from tests import paths
 from tooldbg import formats
 from tooldbg.checks import RULES, run_checks, select_rules
 from tooldbg.cli import bundled_samples, main
+from tooldbg.formats.profiles import PROFILES
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Result, Text
-from tooldbg.repair import BY_CODE, NO_REPAIR, REPAIRS, Refusal, Repair, fix_conversation
+from tooldbg.repair import fix_conversation
+from tooldbg.repair.base import Refusal, Repair
+from tooldbg.repair.registry import BY_CODE, NO_REPAIR, REPAIRS
 from tooldbg.repair.structure import NO_RESULT
-from tooldbg.targets import PROFILES
 
 DEFECTS = paths.SAMPLES / "defects"
 TD201 = DEFECTS / "TD201-litellm-proxy-double-encodes-arguments.jsonl"
@@ -263,7 +265,7 @@ CLEAN = sorted(p for p in paths.SAMPLES.rglob("*") if p.is_file() and p.name != 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.relative_to(paths.SAMPLES).as_posix())
 def test_clean_samples_need_no_repair_and_convert_as_before(path):
     from tooldbg.convert import export
-    from tooldbg.repair import blanks
+    from tooldbg.repair.guard import blanks
 
     loaded = load_file(path)
     for conv in loaded.conversations:

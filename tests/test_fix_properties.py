@@ -18,7 +18,8 @@ from tooldbg.convert import export
 from tooldbg.jsonio import dumps, dumps_str
 from tooldbg.load import load_bytes
 from tooldbg.model import Conversation, Invocation, Result, Text, Turn, document
-from tooldbg.repair import blanks, fix_conversation
+from tooldbg.repair import fix_conversation
+from tooldbg.repair.guard import blanks
 
 DAMAGES = ("drop", "duplicate", "orphan", "swap", "interpose", "double-encode", "empty-arguments",
            "empty-id")

@@ -10,8 +10,9 @@ import pytest
 
 from tests import paths
 from tooldbg import formats, history
-from tooldbg.checks import Context, run_checks
+from tooldbg.checks import run_checks
 from tooldbg.checks.arguments import calls
+from tooldbg.checks.base import Context
 from tooldbg.formats import openai_chat, reading
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Source, document, part_to_dict, turn_to_dict

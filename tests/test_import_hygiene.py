@@ -5,11 +5,13 @@ the TUI package and the CLI (and `python -m tooldbg`, which is the CLI). A new c
 without editing this file.
 """
 
+import ast
 import os
 import pkgutil
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import tooldbg
@@ -121,16 +123,15 @@ def test_the_limit_tables_import_on_their_own():
         assert done.returncode == 0, done.stderr
 
 
-#: An import of a format's `stream` or `write` module by its own name (`from .write import …`).
-DIRECT = re.compile(r"^(?P<indent>[ \t]*)(?:from\s+\S*\.(?:write|stream)\s+import|import\s+\S*formats\.\w+\."
-                    r"(?:write|stream)\b)", re.MULTILINE)
+#: An import of a format's `stream` or `serialize` module by its own name (`from .serialize import …`).
+DIRECT = re.compile(r"^(?P<indent>[ \t]*)(?:from\s+\S*\.(?:serialize|stream)\s+import|import\s+\S*formats\.\w+\."
+                    r"(?:serialize|stream)\b)", re.MULTILINE)
 
 
 def test_a_formats_stream_assembler_and_writer_are_reached_through_its_package():
-    # A format package loads its `stream` and `write` modules on first use (`formats.lazy`). Importing
-    # `formats.<name>.write` by its own name first would bind the package's `write` to that module
-    # (the import system names a loaded submodule on its package), not to the writer: so nothing
-    # does, but the package itself for the type checker (indented, under `if TYPE_CHECKING:`).
+    # A format package loads its `stream` and `serialize` modules on first use (`formats.lazy`): a
+    # body read needs neither. Importing one by its own name would load it with the importer, so
+    # nothing does but the package itself, for the type checker (indented, under `if TYPE_CHECKING:`).
     package = Path(tooldbg.__file__).parent
     formats = package / "formats"
     found = [f"{path.relative_to(package)}: {match.group().strip()}"
@@ -142,4 +143,194 @@ def test_a_formats_stream_assembler_and_writer_are_reached_through_its_package()
             "               for m in formats.FORMATS.values()))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == [f"{m.__name__}.{kind}" for m in FORMATS.values()
-                                   for kind in ("write.write", "stream")]
+                                   for kind in ("serialize.write", "stream")]
+
+
+# ------------------------------------------------------------------ one home per name, no circles
+
+
+def _modules(root: Path, package: str) -> dict[str, tuple[Path, bool]]:
+    """Dotted name → (file, is a package) for every module under `root` (the folder of `package`)."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = [package, *path.relative_to(root).with_suffix("").parts]
+        is_package = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+def _target(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The module a `from … import` names, resolved against the importing module."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[:len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _imports(modules: dict[str, tuple[Path, bool]]) -> dict[str, dict[str, int]]:
+    """Module → {module of the package it imports: line}. Every import counts: at module level,
+    under `if TYPE_CHECKING:` and inside functions (an import deferred for speed still ties the two
+    modules together). `from a import b` imports `a.b` when that is a module, else `a`."""
+    graph: dict[str, dict[str, int]] = {}
+    for module, (path, is_package) in modules.items():
+        edges = graph.setdefault(module, {})
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in modules:
+                        edges.setdefault(alias.name, node.lineno)
+            elif isinstance(node, ast.ImportFrom):
+                target = _target(module, is_package, node)
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    if sub in modules or target in modules:
+                        edges.setdefault(sub if sub in modules else target, node.lineno)
+    return graph
+
+
+def circles(root: Path, package: str) -> list[list[str]]:
+    """Each import circle among the modules under `root`: a strongly connected group of two or more
+    modules (Tarjan's algorithm, iterative), as `module:line -> …` steps around one of its cycles."""
+    graph = _imports(_modules(root, package))
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(graph[start]))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(graph[nxt])))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.add(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        groups.append(group)
+    return [_cycle(graph, group) for group in groups]
+
+
+def _cycle(graph: dict[str, dict[str, int]], group: set[str]) -> list[str]:
+    """One cycle through `group`, from its first module back to it (breadth-first, so the shortest)."""
+    first = min(group)
+    came: dict[str, str] = {}
+    queue = [first]
+    while queue:
+        node = queue.pop(0)
+        for nxt in graph[node]:
+            if nxt == first:
+                path = [node]
+                while path[-1] != first:
+                    path.append(came[path[-1]])
+                steps = [*reversed(path), first]
+                return [f"{a}:{graph[a][b]} -> {b}" for a, b in zip(steps, steps[1:], strict=False)]
+            if nxt in group and nxt not in came:
+                came[nxt] = node
+                queue.append(nxt)
+    raise AssertionError(f"no cycle through {first}")
+
+
+def reexported(roots: list[Path], modules: dict[str, tuple[Path, bool]]) -> list[str]:
+    """`file:line: name from module` for each `from module import name`, in the files under `roots`,
+    where `module` binds `name` only by importing it: the name has a home, and that is not it."""
+    imported_only: dict[str, set[str]] = {}
+    for module, (path, _) in modules.items():
+        defined: set[str] = set()
+        imports: set[str] = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in _top_level(tree.body):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined.add(node.name)
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                defined |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                imports |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        imported_only[module] = imports - defined
+    found = []
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            module = ".".join(path.relative_to(root.parent).with_suffix("").parts).removesuffix(".__init__")
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ImportFrom):
+                    continue
+                target = _target(module, path.name == "__init__.py", node)
+                for alias in node.names:
+                    if f"{target}.{alias.name}" not in modules and alias.name in imported_only.get(target, ()):
+                        found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {alias.name} from {target}")
+    return found
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements that bind a module's names: its body, into `if` and `try` blocks."""
+    for node in body:
+        if isinstance(node, ast.If | ast.Try):
+            yield from _top_level(node.body)
+            yield from _top_level(node.orelse)
+            for handler in getattr(node, "handlers", ()):
+                yield from _top_level(handler.body)
+        else:
+            yield node
+
+
+PACKAGE_ROOT = Path(tooldbg.__file__).parent
+REPO = PACKAGE_ROOT.parent
+
+
+def test_the_package_has_no_import_circle():
+    assert circles(PACKAGE_ROOT, "tooldbg") == []
+
+
+def test_a_planted_circle_is_found_with_the_lines_that_make_it(tmp_path: Path):
+    # A circle closed only by a type-only import, and one through a function's deferred import:
+    # neither fails at run time, both tie two modules that should be in layers.
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    for name, source in {"__init__.py": "", "a.py": "from .b import B\n",
+                         "b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\nB = 1\n",
+                         "sub/__init__.py": "", "sub/c.py": "def f():\n    from .. import d\n",
+                         "d.py": "from .sub.c import f\n", "e.py": "from . import a\n"}.items():
+        (package / name).write_text(source)
+    assert sorted(circles(package, "pkg")) == [["pkg.a:1 -> pkg.b", "pkg.b:3 -> pkg.a"],
+                                               ["pkg.d:1 -> pkg.sub.c", "pkg.sub.c:2 -> pkg.d"]]
+
+
+def test_each_name_is_imported_from_the_module_that_defines_it():
+    modules = _modules(PACKAGE_ROOT, "tooldbg")
+    assert reexported([PACKAGE_ROOT, REPO / "tests", REPO / "scripts"], modules) == []
+
+
+def test_a_planted_reexport_is_found(tmp_path: Path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    for name, source in {"__init__.py": "from .home import Thing\n", "home.py": "class Thing: ...\n",
+                         "facade.py": "from .home import Thing\nfrom .home import Thing as Alias\n",
+                         "user.py": "from .facade import Thing\nfrom .home import Thing as T\n",
+                         "other.py": "from . import Thing, home\nfrom .facade import Alias\n"}.items():
+        (package / name).write_text(source)
+    assert reexported([package], _modules(package, "pkg")) == [
+        "pkg/other.py:1: Thing from pkg", "pkg/other.py:2: Alias from pkg.facade",
+        "pkg/user.py:1: Thing from pkg.facade"]

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 
 from tests.strategies import conversations
 from tooldbg.errors import FormatError
-from tooldbg.formats.base import link
+from tooldbg.formats.reading import link
 from tooldbg.jsonio import dumps, loads
 from tooldbg.model import (
     CANONICAL_FORMAT,

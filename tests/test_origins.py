@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from tests.paths import SAMPLES
 from tests.strategies import conversations
 from tooldbg import formats
-from tooldbg.formats.base import Origins, Written
+from tooldbg.formats.base import Written
+from tooldbg.formats.origins import Origins
 from tooldbg.load import load_file
 from tooldbg.model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from tests.paths import SAMPLES
 from tests.strategies import conversations
 from tooldbg import formats
-from tooldbg.formats.base import Written, link
+from tooldbg.formats.base import Written
+from tooldbg.formats.reading import link
 from tooldbg.load import load
 from tooldbg.model import Conversation, Invocation, Result, Turn
 from tooldbg.model import Text as TextPart

@@ -397,7 +397,7 @@ def test_cost_is_linear_in_conversations(step):
     `Loaded.conversation()` scanned the list on every call (1.4 s at 2k, 10.2 s at 8k); `show`
     scanned every exchange for each conversation. Four times the conversations may cost four times
     the calls, not sixteen."""
-    from tooldbg.report import Checked, to_json
+    from tooldbg.scan import Checked, to_json
 
     def work(n: int):
         data = _har_of(n)

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from tests.command import run
 from tooldbg import formats
 from tooldbg.convert import NotWritten, export
-from tooldbg.formats.base import link
+from tooldbg.formats.reading import link
 from tooldbg.load import load_bytes, url_model
 from tooldbg.model import (
     Conversation,

@@ -58,7 +58,7 @@ def top_level(modules: set[str]) -> set[str]:
     ("tooldbg.checks", ("check", DEFECT)),
     ("tooldbg.checks", ("check", str(paths.SAMPLES), "--format", "github")),
     ("tooldbg.show", ("show", SAMPLE)),
-    ("tooldbg.formats.gemini.write", ("convert", SAMPLE, "--to", "gemini")),
+    ("tooldbg.formats.gemini.serialize", ("convert", SAMPLE, "--to", "gemini")),
 ])
 def test_commands_that_print_never_import_textual(ran, argv):
     modules = imported(*argv)
@@ -75,7 +75,7 @@ def test_check_json_imports_neither_textual_nor_rich_nor_the_diff_engine():
 
 
 def format_modules(modules: set[str], kind: str) -> set[str]:
-    """The formats' `stream` or `write` modules among `modules`."""
+    """The formats' `stream` or `serialize` modules among `modules`."""
     return {m for m in modules if m.startswith("tooldbg.formats.") and m.endswith(f".{kind}")}
 
 
@@ -83,7 +83,7 @@ def format_modules(modules: set[str], kind: str) -> set[str]:
 def test_a_body_read_loads_no_stream_assembler_nor_writer(argv):
     modules = imported(*argv)
     assert "tooldbg.formats.anthropic.read" in modules  # the body was read
-    assert not format_modules(modules, "stream") and not format_modules(modules, "write")
+    assert not format_modules(modules, "stream") and not format_modules(modules, "serialize")
 
 
 @pytest.mark.parametrize("name, stream", [("anthropic", "stream.sse"), ("openai-chat", "stream.sse"),
@@ -92,7 +92,7 @@ def test_a_stream_loads_the_assembler_of_its_format_and_still_reads(name, stream
     modules, printed = run("check", str(paths.SAMPLES / name / stream), "--format", "json")
     package = f"tooldbg.formats.{name.replace('-', '_')}"
     assert f"{package}.stream" in format_modules(modules, "stream")
-    assert not format_modules(modules, "write")
+    assert not format_modules(modules, "serialize")
     [read] = json.loads(printed)["inputs"]
     assert (read["formats"], read["conversations"], read["errors"]) == ([name], 1, [])
 
@@ -145,7 +145,7 @@ def test_show_loads_the_one_rule_it_runs():
 
 def test_convert_loads_the_writers_and_the_target_rules_it_runs_not_every_rule_nor_rich():
     modules = imported("convert", SAMPLE, "--to", "mistral")
-    assert {"tooldbg.targets", "tooldbg.convert", "tooldbg.formats.openai_chat.write"} <= modules
+    assert {"tooldbg.targets", "tooldbg.convert", "tooldbg.formats.openai_chat.serialize"} <= modules
     target_rules = [m for m in RULE_MODULES if m.startswith("tooldbg.checks.rules.td8")]
     assert set(target_rules) <= modules and len(rule_modules(modules)) < len(RULE_MODULES)
     assert not top_level(modules) & {"rich", "pygments"}

@@ -9,7 +9,8 @@ from rich.console import Console
 
 from tooldbg.checks import run_checks
 from tooldbg.diff import diff
-from tooldbg.formats.base import ApiError, Request, Response, link
+from tooldbg.formats.base import ApiError, Request, Response
+from tooldbg.formats.reading import link
 from tooldbg.load import load_bytes
 from tooldbg.model import Invocation, Result, Source, Text, Turn
 from tooldbg.show import render_loaded

@@ -1,4 +1,4 @@
-"""Making an id or a tool name fit a target: `tooldbg.targets.fit` reads the character class, first
+"""Making an id or a tool name fit a target: `tooldbg.fit.fit` reads the character class, first
 character and length off the same `Limit` rows the TD801/TD806 pre-flight judges with, so whatever it
 writes passes that pre-flight."""
 
@@ -11,23 +11,9 @@ from hypothesis import strategies as st
 
 from tooldbg import formats
 from tooldbg.checks.targeting import failure
-from tooldbg.targets import (
-    PROFILES,
-    TABLES,
-    Atom,
-    Limit,
-    broken,
-    describe,
-    fit,
-    fit_call_id,
-    fit_call_ids,
-    fit_each,
-    fit_tool_name,
-    fit_tool_names,
-    parse_pattern,
-    passes,
-    shape,
-)
+from tooldbg.fit import Atom, Limit, broken, describe, fit, fit_each, parse_pattern, passes, shape
+from tooldbg.formats.profiles import PROFILES
+from tooldbg.targets import TABLES, fit_call_id, fit_call_ids, fit_tool_name, fit_tool_names
 
 TARGETS = (*formats.WIRE_FORMATS, *PROFILES)
 PATTERNS = sorted({str(limit.value) for t in TABLES.values() for limit in (*t.call_id, *t.tool_name)

@@ -12,10 +12,11 @@ from tests.strategies import HOSTILE_NAMES, hostile_conversations
 from tooldbg import formats
 from tooldbg.checks import preflight
 from tooldbg.checks.targeting import failure, wire_ids
-from tooldbg.formats.base import link
+from tooldbg.formats.profiles import PROFILES, wire_format
+from tooldbg.formats.reading import link
 from tooldbg.jsonio import dumps_str
 from tooldbg.model import Conversation, Invocation, Result, Source, Text, Tool, ToolChoice, Turn, part_to_dict
-from tooldbg.targets import PROFILES, table, wire_format
+from tooldbg.targets import table
 
 TARGETS = (*formats.WIRE_FORMATS, *PROFILES)
 

@@ -42,16 +42,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .formats.base import Request, Response
 from .formats.reading import Linker
 from .model import Conversation, Turn
 from .shorten import one_line
-
-if TYPE_CHECKING:
-    from .load import ExchangeRead
-    from .stitch import Thread
+from .timeline import ExchangeRead, Thread
 
 #: The only wire format with provider-stored conversation state, and its request keys naming it.
 FORMAT = "openai-responses"

@@ -30,7 +30,7 @@ from .secrets import redact_text
 from .writing import check_writable, write_atomically
 
 if TYPE_CHECKING:
-    from .repair import Blank
+    from .repair.guard import Blank
 
 __all__ = ["TARGETS", "Export", "NotWritten", "check_writable", "export", "write_atomically"]
 
@@ -82,7 +82,7 @@ def export(conversations: list[Conversation], target: str, *, model: str | None 
         return Export(target, document(conversations), ())
     if len(conversations) != 1:
         raise ValueError("a wire format holds exactly one conversation")
-    from .repair import blanks  # the repairs import the checks: loaded when a wire export is made
+    from .repair.guard import blanks  # the repairs import the checks: loaded when a wire export is made
 
     conv, wire = conversations[0], wire_format(target)
     written = formats.get(wire).write(conv, target=target)

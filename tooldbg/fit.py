@@ -14,12 +14,24 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
-
-if TYPE_CHECKING:
-    from .targets import Limit
+from typing import Literal, TypeVar
 
 _K = TypeVar("_K")
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """One test a string (an id, a tool name) must pass: a row of a target's table
+    (`tooldbg.targets`), defined here with what fits a string to it.
+
+    `test` is `empty` (the string must not be empty), `pattern` (`value`, a regex, must match the
+    whole string) or `max_length` (`value`, a number of characters)."""
+
+    test: Literal["empty", "pattern", "max_length"]
+    error: str
+    source: str
+    value: str | int | None = None
+    certain: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,44 +26,17 @@ from urllib.parse import unquote, urlsplit
 
 from . import formats
 from .errors import FormatError, InputError, unexpected
-from .formats.base import ApiError, Assembled, Format, Request, Response, with_chunks
-from .formats.reading import forget_links
+from .formats.base import ApiError, Assembled, Format, Request, Response
+from .formats.reading import forget_links, with_chunks
 from .history import History, Listed
 from .jsonio import dumps_str, resolve
-from .model import Conversation, Side, Source, Turn, read_document
+from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, open_capture
 from .records.entries import Reread
 from .records.sniff import HEAD, looks_like_log
 from .shorten import plain, quote
 from .stitch import Stitcher
-
-
-@dataclass(slots=True)
-class ExchangeRead:
-    """One exchange in canonical form: the request read, and each response (a stream capture may
-    hold several back to back) with the stream it was assembled from."""
-
-    exchange: Exchange
-    format: str | None = None
-    request: Request | None = None
-    responses: tuple[Response, ...] = ()
-    streams: tuple[Assembled, ...] = ()
-    conversation: str | None = None
-    #: Turns of the conversation before the request's own: those the provider prepended from stored
-    #: state (a Responses request chained by `previous_response_id` or `conversation`), else 0.
-    stored: int = 0
-
-    def history(self, conversation: Conversation) -> tuple[Turn, ...]:
-        """The turns the provider saw with this request: the stored ones it prepended, then the
-        request's own (none without a request)."""
-        if self.request is None:
-            return ()
-        return (*conversation.turns[:self.stored], *self.request.turns)
-
-    @property
-    def sent(self) -> int:
-        """How many turns of its conversation's timeline the request carried (`history`'s length)."""
-        return self.stored + len(self.request.turns) if self.request is not None else 0
+from .timeline import ExchangeRead
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .checks import SEVERITIES, Finding, Rule
+from .checks.base import SEVERITIES, Finding, Rule
 from .checks.rejections import rejections
 from .jsonio import dumps_str
 from .load import Loaded
@@ -21,7 +21,7 @@ from .shorten import one_line
 if TYPE_CHECKING:  # annotations only: the diff engine and rich load where they are used
     from rich.console import RenderableType
 
-    from .diff import Diff, Place, SidedFinding
+    from .diff.results import Diff, Place, SidedFinding
 
 #: Characters of a conversation id and of a location shown (the rest is cut: shorten.one_line).
 LABEL, LOCATION = 200, 500
@@ -180,7 +180,7 @@ def diff_json(d: Diff) -> dict[str, Any]:
     """`diff --format json`: the `check` document (both inputs, every finding, the summary), each
     finding with its `side` and its place on each side (`a`, `b`: null where there is none), then
     the conversations and exchanges paired and the notes. Keys are only ever added."""
-    from .diff import SIDES
+    from .diff.results import SIDES
 
     doc = to_json([Checked(d.a, [f for f in d.own if f.side == "a"]),
                    Checked(d.b, [f for f in d.own if f.side == "b"])])
@@ -201,7 +201,7 @@ def diff_json(d: Diff) -> dict[str, Any]:
 def diff_text(d: Diff) -> Iterator[RenderableType]:
     """Both inputs, the conversations paired, each difference under the turns it is about with the
     wire JSON of each side, the notes, then each file's own findings."""
-    from .diff import SIDES
+    from .diff.results import SIDES
 
     for side, loaded in zip(SIDES, (d.a, d.b), strict=True):
         line = Line(f"{side}  ", "bold")
@@ -312,7 +312,7 @@ def _difference(d: Diff, finding: SidedFinding) -> Iterator[RenderableType]:
 
 
 def _diff_summary(d: Diff) -> Line:
-    from .diff import SIDES
+    from .diff.results import SIDES
 
     line = Line("")
     differences = len(d.findings)

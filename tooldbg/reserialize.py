@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import formats
-from .formats.base import Origin, Written
+from .formats.base import Written
+from .formats.origins import Origin
 from .model import Conversation, Loss
 
 

@@ -27,7 +27,7 @@ from .records.containers import iter_files
 from .records.sniff import looks_like_log
 
 if TYPE_CHECKING:
-    from .checks import Finding
+    from .checks.base import Finding
 
 #: How standard input is named in messages and reports (`-` on the command line).
 STDIN = "<stdin>"
@@ -248,7 +248,7 @@ def _each(function: Callable[[Any], Any], batch: list[Any]) -> list[Any]:
 
 def summary(results: Sequence[Checked | Report]) -> dict[str, int]:
     """How many findings of each severity, most severe first."""
-    from .checks import SEVERITIES
+    from .checks.base import SEVERITIES
 
     counts = dict.fromkeys(reversed(SEVERITIES), 0)
     for result in results:

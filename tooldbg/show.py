@@ -13,13 +13,15 @@ from rich.table import Table
 from rich.text import Text
 
 from .chains import unseen_note
-from .checks import RULES, Finding, run_checks
+from .checks import RULES, run_checks
+from .checks.base import Finding
 from .jsonio import dumps_str
-from .load import ExchangeRead, Loaded
+from .load import Loaded
 from .model import Conversation, Source, Turn
 from .render import ROLE_STYLES, code, part_line, redacting, safe
 from .secrets import SECRET_HEADERS, redact_headers, redact_text
 from .shorten import one_line
+from .timeline import ExchangeRead
 
 #: Wire JSON longer than this many lines is cut in the side-by-side view.
 WIRE_LINES = 40

@@ -32,28 +32,14 @@ nothing: `chains.ResponseChains` stitches it after the stored turns (`Thread.sto
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from .chains import ResponseChains
-from .formats.base import Request, Response, link
+from .formats.base import Request, Response
+from .formats.reading import link
 from .jsonio import dumps
 from .model import Conversation, Invocation, Result, Turn, turn_to_dict
-
-
-@dataclass(slots=True)
-class Thread:
-    """A conversation being stitched: its timeline and the exchanges that built it."""
-
-    conversation: Conversation
-    exchanges: list[int] = field(default_factory=list)
-    hashes: list[bytes] = field(default_factory=list)
-    #: How many turns of the timeline the last request of the conversation carried (a chained
-    #: request: the stored ones and its own).
-    requested: int = 0
-    #: The last request, its turns linked as in the timeline, and how many turns of the timeline
-    #: precede them: stored by the provider for a chained Responses request, else none.
-    request: Request | None = None
-    stored: int = 0
+from .timeline import Thread
 
 
 def turn_hash(turn: Turn) -> bytes:

@@ -27,41 +27,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-# Making a string fit these tables, named here too (`X as X`: re-exported), where writers and checks
-# have always imported it from.
-from .fit import Atom as Atom
-from .fit import Shape as Shape
-from .fit import active as active
-from .fit import broken as broken
-from .fit import describe as describe
-from .fit import fit as fit
-from .fit import fit_each as fit_each
-from .fit import parse_pattern as parse_pattern
-from .fit import passes as passes
-from .fit import shape as shape
-
-# The profiles too (`formats.profiles`: the command line names every target without these tables).
-from .formats.profiles import PROFILES as PROFILES
-from .formats.profiles import wire_format as wire_format
+from .fit import Limit, fit, fit_each
 
 _K = TypeVar("_K")
 
 
 # ------------------------------------------------------------------------------- constraint kinds
-
-
-@dataclass(frozen=True, slots=True)
-class Limit:
-    """One test a string (an id, a tool name) must pass.
-
-    `test` is `empty` (the string must not be empty), `pattern` (`value`, a regex, must match the
-    whole string) or `max_length` (`value`, a number of characters)."""
-
-    test: Literal["empty", "pattern", "max_length"]
-    error: str
-    source: str
-    value: str | int | None = None
-    certain: bool = True
 
 
 @dataclass(frozen=True, slots=True)

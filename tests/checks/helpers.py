@@ -2,7 +2,8 @@
 
 from collections.abc import Iterable
 
-from tooldbg.checks import Finding, Rule, run_checks
+from tooldbg.checks import run_checks
+from tooldbg.checks.base import Finding, Rule
 from tooldbg.load import Loaded
 
 

@@ -14,8 +14,8 @@ import pytest
 from tests import paths
 from tooldbg.checks import RULES, Registry, rules, run_checks, select_rules
 from tooldbg.diff import diff
+from tooldbg.formats.profiles import PROFILES
 from tooldbg.load import load_file
-from tooldbg.targets import PROFILES
 
 CATALOGUE = [
     "TD101", "TD102", "TD103", "TD104", "TD105", "TD106", "TD107", "TD108",

@@ -12,8 +12,10 @@ from tests.checks.helpers import run_rules
 from tooldbg import formats
 from tooldbg.checks import RULES, run_checks, select_rules
 from tooldbg.checks.targeting import failure
+from tooldbg.fit import Limit
+from tooldbg.formats.profiles import PROFILES, wire_format
 from tooldbg.load import load_bytes, load_file
-from tooldbg.targets import PROFILES, TABLES, Limit, wire_format
+from tooldbg.targets import TABLES
 
 OPENAI = "https://api.openai.com/v1/chat/completions"
 RESPONSES = "https://api.openai.com/v1/responses"

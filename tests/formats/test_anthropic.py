@@ -14,7 +14,8 @@ from tests import paths
 from tests.strategies import assert_losses_explain, conversations
 from tooldbg.errors import FormatError
 from tooldbg.formats import anthropic
-from tooldbg.formats.base import ApiError, Request, StreamEvent, StreamProblem, link
+from tooldbg.formats.base import ApiError, Request, StreamEvent, StreamProblem
+from tooldbg.formats.reading import link
 from tooldbg.jsonio import loads
 from tooldbg.load import load_file
 from tooldbg.model import (

@@ -19,7 +19,9 @@ import pytest
 
 from tests.paths import ROOT, SAMPLES
 from tooldbg import formats, targets
-from tooldbg.formats.base import Facts, link
+from tooldbg.formats import catalog
+from tooldbg.formats.base import Facts
+from tooldbg.formats.reading import link
 from tooldbg.jsonio import loads, resolve
 from tooldbg.load import load_file
 from tooldbg.model import Conversation, Invocation, Media, Result, Source, Text, Tool, Turn
@@ -116,6 +118,12 @@ def test_names_are_unique_and_orders_distinct():
     declared = [formats.facts(n) for n in NAMES]
     assert len({f.name for f in declared}) == len(declared)
     assert len({f.order for f in declared}) == len(declared)
+
+
+def test_the_catalog_holds_the_facts_of_every_registered_format():
+    # `formats.catalog` is what the writers' shared steps read another format's facts from (the
+    # registry imports the writers): a format registered there but not here would go unreported.
+    assert dict(catalog.FACTS) == {name: module.FACTS for name, module in formats.FORMATS.items()}
 
 
 def test_wire_formats_is_every_format_in_display_order():

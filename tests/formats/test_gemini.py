@@ -15,7 +15,8 @@ from tests import paths
 from tests.strategies import assert_losses_explain, conversations, json_values
 from tooldbg.errors import FormatError
 from tooldbg.formats import gemini
-from tooldbg.formats.base import ApiError, StreamEvent, StreamProblem, link
+from tooldbg.formats.base import ApiError, StreamEvent, StreamProblem
+from tooldbg.formats.reading import link
 from tooldbg.jsonio import loads
 from tooldbg.model import (
     Conversation,

@@ -1,8 +1,8 @@
 """The same inner layout in every format, and modules a reader can hold in their head.
 
 Every registered format (`tooldbg.formats.FORMATS`) is a package of four modules: `common` (the
-names the others share), `read` (the reader), `stream` (the stream assembler) and `write` (the
-writer). The writer is a class `_Writer(base.Writer)` and the assembler a class `_Assembler` fed one
+names the others share), `read` (the reader), `stream` (the stream assembler) and `serialize` (the
+writer). The writer is a class `_Writer(writer.Writer)` and the assembler a class `_Assembler` fed one
 event at a time, so a change to one format's writer or assembler finds its counterpart in the others
 under the same name.
 
@@ -19,9 +19,9 @@ import pytest
 
 import tooldbg
 from tooldbg import formats
-from tooldbg.formats.base import Writer
+from tooldbg.formats.writer import Writer
 
-SUBMODULES = ("common", "read", "stream", "write")
+SUBMODULES = ("common", "read", "stream", "serialize")
 MAX_LINES = 600
 PACKAGE = Path(tooldbg.__file__).resolve().parent
 
@@ -39,10 +39,10 @@ def test_every_format_is_a_package_of_four_modules(name: str) -> None:
 
 @pytest.mark.parametrize("name", list(formats.FORMATS))
 def test_every_writer_is_a_writer_class(name: str) -> None:
-    write = importlib.import_module(f"{formats.FORMATS[name].__name__}.write")
+    write = importlib.import_module(f"{formats.FORMATS[name].__name__}.serialize")
     writer = getattr(write, "_Writer", None)
     assert inspect.isclass(writer), f"{write.__name__} defines no class _Writer"
-    assert issubclass(writer, Writer), f"{write.__name__}._Writer is not a base.Writer"
+    assert issubclass(writer, Writer), f"{write.__name__}._Writer is not a writer.Writer"
     assert writer.__module__ == write.__name__, f"{write.__name__}._Writer is imported, not defined there"
 
 

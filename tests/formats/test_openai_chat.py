@@ -16,7 +16,8 @@ from tests import paths
 from tests.strategies import assert_losses_explain, conversations
 from tooldbg.errors import FormatError
 from tooldbg.formats import openai_chat as oc
-from tooldbg.formats.base import ApiError, StreamEvent, StreamProblem, link, with_chunks
+from tooldbg.formats.base import ApiError, StreamEvent, StreamProblem
+from tooldbg.formats.reading import link, with_chunks
 from tooldbg.model import (
     Conversation,
     Invocation,

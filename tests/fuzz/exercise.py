@@ -34,11 +34,12 @@ from tooldbg.checks import preflight, run_checks, select_rules
 from tooldbg.cli import cli
 from tooldbg.convert import export
 from tooldbg.errors import BUG, ToolDbgError
+from tooldbg.formats.profiles import PROFILES, wire_format
 from tooldbg.jsonio import dumps
 from tooldbg.load import Loaded, load_bytes
-from tooldbg.report import Checked, github, text_report, to_json
+from tooldbg.report import github, text_report
+from tooldbg.scan import Checked, to_json
 from tooldbg.show import render_loaded
-from tooldbg.targets import PROFILES, wire_format
 
 TARGETS = (*formats.WIRE_FORMATS, *PROFILES)
 #: Longest error line accepted: messages quote values shortened, never whole.

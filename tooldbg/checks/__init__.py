@@ -13,7 +13,7 @@ from ..formats.profiles import wire_format
 from ..jsonio import dumps
 from ..load import Loaded, load_bytes
 from . import rules as _rules_package
-from .base import SEVERITIES, Context, Finding, Rule, severity_rank
+from .base import Context, Finding, Rule
 
 
 class Registry(Mapping[str, Rule]):
@@ -117,5 +117,4 @@ def preflight(body: dict[str, Any], target: str) -> list[Finding]:
     return run_checks(loaded, select_rules(["TD8"], target=target), target)
 
 
-__all__ = ["RULES", "SEVERITIES", "Context", "Finding", "Rule", "preflight", "run_checks",
-           "select_rules", "severity_rank"]
+__all__ = ["RULES", "preflight", "run_checks", "select_rules"]

@@ -23,8 +23,8 @@ from typing import Any, Literal
 
 from .. import formats
 from ..jsonio import dumps_str, resolve, try_loads
-from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Source, Tool, Turn
+from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
 
 #: Stream problems after which the assembled arguments are the stream rules' business.

@@ -26,9 +26,10 @@ from operator import is_
 from types import ModuleType
 from typing import Any, TypeVar
 
-from ..load import ExchangeRead, Loaded
+from ..load import Loaded
 from ..model import Conversation, Part, Side, Source, Turn
 from ..shorten import message as one_message
+from ..timeline import ExchangeRead
 
 _T = TypeVar("_T")
 

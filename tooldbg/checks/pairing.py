@@ -19,9 +19,9 @@ from .. import formats
 from ..chains import unseen_start
 from ..formats.meta import own_meta
 from ..jsonio import dumps_str
-from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Json, Part, Result, Text
 from ..shorten import plain, quote
+from ..timeline import ExchangeRead
 from .base import Context
 
 #: Ids a program writes when it had no real id: a field name, a null stringified, a template.

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..formats.base import ApiError
-from ..load import ExchangeRead, Loaded
+from ..load import Loaded
+from ..timeline import ExchangeRead
 
 
 @dataclass(frozen=True, slots=True)

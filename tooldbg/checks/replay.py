@@ -33,9 +33,10 @@ from .. import formats
 from ..chains import stored_key
 from ..formats.base import Request
 from ..jsonio import dumps_str, try_loads
-from ..load import ExchangeRead, Loaded
+from ..load import Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
 from ..shorten import plain, quote
+from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
 
 Placed = tuple[int, int, Any]  # (turn index in the replaying request, part index, part)

@@ -22,8 +22,8 @@ from typing import Any
 from .. import formats
 from ..formats.base import Assembled, StreamEvent, StreamProblem
 from ..jsonio import count_values
-from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Part, Source
+from ..timeline import ExchangeRead
 from .base import Context, Finding
 
 

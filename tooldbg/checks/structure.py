@@ -25,11 +25,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import formats
-from ..formats.base import Assembled, Response, chunk_for
+from ..formats.base import Assembled, Response
+from ..formats.reading import chunk_for
 from ..jsonio import dumps_str
-from ..load import ExchangeRead
 from ..model import Conversation, Invocation, Opaque, Part, Source, Text, Turn
 from ..shorten import quote
+from ..timeline import ExchangeRead
 from .base import Context, Finding
 
 #: Finish / stop reasons that announce tool calls in the message.

@@ -18,7 +18,8 @@ from ..model import Conversation, Invocation, Reasoning, Result, Text, Turn
 from .base import Context
 
 if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
-    from ..targets import Limit, Table
+    from ..fit import Limit
+    from ..targets import Table
 
 _URL_MODEL = re.compile(r"/models/([^/:?]+)")
 

@@ -37,9 +37,10 @@ from .probe import probe_command
 from .repairs import at_place, blank_lines, fix_chosen, record_line, refuse_blanks
 
 if TYPE_CHECKING:
-    from ..checks import Rule
-    from ..repair import Fixed, Refusal
-    from ..report import Checked
+    from ..checks.base import Rule
+    from ..repair import Fixed
+    from ..repair.base import Refusal
+    from ..scan import Checked
 
 INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
 #: An unknown first word shaped like this is a mistyped command, not a file to open.
@@ -167,7 +168,8 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
     (arguments it would write as {}, a call or result it would leave out), convert stops (exit 1)
     naming the repair, which --fix makes. A body the target requires a model in (OpenAI, Anthropic)
     when the log names none and --model gives none is written with the loss line, and exit 1."""
-    from ..convert import check_writable, export, write_atomically  # the writers: only what writes loads them
+    from ..convert import export  # the writers: only what writes loads them
+    from ..writing import check_writable, write_atomically
 
     if model is not None and not model.strip():
         fail("--model: give a model name")
@@ -286,7 +288,7 @@ def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], i
     --fail-on, 2 when an input is unreadable or holds no LLM exchange (after reporting the rest).
     Files of a folder that are not logs (a README, an image) are skipped and counted."""
     redact(not no_redact)
-    from ..checks import severity_rank
+    from ..checks.base import severity_rank
     from ..scan import Options, check_files, dask_map, processes, skipped_line
 
     stdin_once(files)
@@ -387,10 +389,12 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     format is written) then runs on the result; exit 0 only when nothing at or above --fail-on
     remains, 1 otherwise (or when the result could not be written without blanking recorded data)."""
     redact(not no_redact)
-    from ..checks import run_checks, select_rules, severity_rank
-    from ..convert import check_writable, export, write_atomically
+    from ..checks import run_checks, select_rules
+    from ..checks.base import severity_rank
+    from ..convert import export
     from ..repair import after_writing
-    from ..report import Checked, to_json
+    from ..scan import Checked, to_json
+    from ..writing import check_writable, write_atomically
 
     selected = {"--only": _repair_codes("--only", only), "--skip": _repair_codes("--skip", skip)}
     inputs = [Path(f) for f in files if f != "-"]
@@ -462,7 +466,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
 
 def _fix_summary(fixed: Sequence[Fixed], late: Sequence[Refusal], results: Sequence[Checked], target: str,
                  blocked: Sequence[str], written: bool, output: str | None, dry_run: bool) -> str:
-    from ..report import summary
+    from ..scan import summary
 
     repairs = sum(len(f.repairs) for f in fixed)
     refusals = sum(len(f.refusals) for f in fixed) + len(late)

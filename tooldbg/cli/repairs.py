@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 from .output import echo
 
 if TYPE_CHECKING:
-    from ..checks import Finding
+    from ..checks.base import Finding
     from ..convert import Export
-    from ..repair import Fixed, Record
+    from ..repair import Fixed
+    from ..repair.base import Record
     from .inputs import Named
 
 def fix_chosen(chosen: Sequence[Named], target: str, *, only: Sequence[str] = (), skip: Sequence[str] = (),
@@ -44,7 +45,7 @@ def at_place(turn: int | None, part: int | None) -> str:
 
 def record_line(record: Record) -> str:
     """`repair TD201 c1 turn 1 part 1: before → after`, or `not repaired TD107 c1 turn 2 part 0: why`."""
-    from ..repair import Repair
+    from ..repair.base import Repair
 
     where = f"{record.code} {record.conversation} {at_place(record.turn, record.part)}"
     if isinstance(record, Repair):

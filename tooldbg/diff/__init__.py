@@ -40,11 +40,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..checks import Finding, run_checks
+from ..checks import run_checks
+from ..checks.base import Finding
 from ..load import Loaded
 from .align import _pair_conversations
 from .compare import _Engine
-from .results import DIFF_CODES, SIDES, Diff, Note, Pairing, Place, SidedFinding, counts
+from .results import Diff, Place, SidedFinding
 
 # ------------------------------------------------------------------------------------- the engine
 
@@ -90,4 +91,4 @@ def _sided(f: Finding, side: str, loaded: Loaded, other: Loaded,
                         f.turn, f.part, f.pointer, f.chunk, side=side, a=a, b=b)
 
 
-__all__ = ["DIFF_CODES", "SIDES", "Diff", "Note", "Pairing", "Place", "SidedFinding", "counts", "diff"]
+__all__ = ["diff"]

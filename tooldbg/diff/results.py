@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..checks import Finding
+from ..checks.base import Finding
 from ..load import Loaded
 
 SIDES = ("a", "b")

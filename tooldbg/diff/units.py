@@ -10,7 +10,7 @@ from typing import Any
 
 from ..checks.replay import media_identity, norm
 from ..jsonio import dumps_str, try_loads
-from ..load import ExchangeRead, Loaded
+from ..load import Loaded
 from ..model import (
     Conversation,
     Invocation,
@@ -24,6 +24,7 @@ from ..model import (
     ToolChoice,
     Turn,
 )
+from ..timeline import ExchangeRead
 
 # ---------------------------------------------------------------------------------------- units
 

@@ -39,48 +39,7 @@ from typing import Any, Literal, Protocol
 
 from ..model import NO_SETTINGS, Conversation, Loss, Part, Settings, Side, Source, Tool, ToolChoice, Turn
 from ..shorten import message as one_message
-from .meta import meta_for, own_meta, report_foreign, unmodeled, with_meta
-from .origins import Origin, Origins
-from .reading import (
-    ReadOnce,
-    as_index,
-    chunk_for,
-    event_type,
-    expect_dict,
-    expect_list,
-    first,
-    link,
-    linked_after,
-    listed_from,
-    media_kind,
-    optional_field,
-    optional_list,
-    parse_arguments,
-    required_field,
-    split_at,
-    split_data_url,
-    split_results,
-    type_name,
-    with_chunks,
-)
-from .writer import Fitting, Writer, is_own_opaque, loss_for, writer_target
-
-# The contract, and the shared steps formats have always imported from here: each lives in a module
-# of its own (`reading`, `meta`, `origins`, `writer`) and is named here too.
-__all__ = [
-    "ApiError", "Assembled", "Facts", "Format", "Origin", "Request", "Response", "StreamEvent",
-    "StreamProblem", "Written",
-    # reading
-    "ReadOnce", "as_index", "chunk_for", "event_type", "expect_dict", "expect_list", "first", "link",
-    "linked_after", "listed_from",
-    "media_kind", "optional_field", "optional_list", "parse_arguments", "required_field", "split_at",
-    "split_data_url", "split_results", "type_name", "with_chunks",
-    # meta
-    "meta_for", "own_meta", "report_foreign", "unmodeled", "with_meta",
-    # origins and writer
-    "Fitting", "Origins", "Writer", "is_own_opaque", "loss_for", "writer_target",
-]
-
+from .origins import Origin
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,11 @@
 """What a format package loads on first use: its stream assembler and its writer.
 
 A `check` or `show` of a request or response body reads it and neither assembles a stream nor
-writes a body, so each package's `stream` and `write` modules (and what only they import) load when
-a stream is read or a conversation written, not when tooldbg starts. A package still names them for
+writes a body, so each package's `stream` and `serialize` modules (and what only they import) load
+when a stream is read or a conversation written, not when tooldbg starts. A package still names them for
 the type checker (`TYPE_CHECKING`), so `formats.Format` checks it as before. Other modules reach them
-through the package (`formats.get(name).write`), never by importing `formats.<name>.write`: that
-would bind the package's `write` to the module (tests/test_import_hygiene.py)."""
+through the package (`formats.get(name).write`), never by importing `formats.<name>.serialize`: that
+would load it with the package (tests/test_import_hygiene.py)."""
 
 from __future__ import annotations
 
@@ -29,4 +29,4 @@ def on_first_use(package: str, modules: Mapping[str, str]) -> Callable[[str], ob
 
 #: Where a format package's stream assembler and writer live (the same in every package).
 STREAM_AND_WRITE: Mapping[str, str] = {"assemble_stream": "stream", "sniff_stream": "stream",
-                                       "split_streams": "stream", "write": "write"}
+                                       "split_streams": "stream", "write": "serialize"}

@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from ..model import Conversation, Loss, Part, Tool, Turn
+from ..model import Conversation, Part, Tool, Turn
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
 
@@ -42,29 +42,4 @@ def with_meta(name: str, node: _Node, values: Mapping[str, Any]) -> _Node:
     if not values:
         return node
     return replace(node, meta={**node.meta, name: {**own_meta(name, node.meta), **values}})
-
-
-def _restated(name: str) -> Mapping[str, Any]:
-    """Format `name`'s `Facts.restated` ({} for a name that is no format)."""
-    from . import FORMATS  # the registry imports the writers: looked up when a writer runs
-
-    module = FORMATS.get(name)
-    return module.FACTS.restated if module is not None else {}
-
-
-def report_foreign(name: str, meta: Mapping[str, Any], losses: list[Loss], turn: int | None = None,
-                   part: int | None = None, what: str = "details") -> None:
-    """Report as lost the details other formats kept on a node: only their writers can put them
-    back, and a writer says what it cannot carry."""
-    if not meta:  # most nodes (writers ask this of every node they write)
-        return
-    for origin in sorted(set(meta) - {name}):
-        values = meta[origin]
-        if isinstance(values, Mapping):
-            restated = _restated(origin)
-            values = {k: v for k, v in values.items() if k not in restated or restated[k] != v}
-            if not values:
-                continue
-        keys = ", ".join(sorted(map(str, values))) if isinstance(values, Mapping) else ""
-        losses.append(Loss(f"{origin} {what} not carried" + (f": {keys}" if keys else ""), turn, part))
 

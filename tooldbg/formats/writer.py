@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
+from ..fit import describe, passes
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
+from .catalog import FACTS
 from .origins import Origin, Origins
 from .profiles import wire_format
 from .settings import Paths, lifted, report_parameters, request_loss, write_model, write_settings
@@ -82,10 +84,31 @@ def _limits(target: str) -> Table:
 
 def _settings_paths(name: str) -> Paths | None:
     """Format `name`'s setting fields (None for a name that is no format)."""
-    from . import FORMATS  # the registry imports the writers: looked up when a writer runs
+    facts = FACTS.get(name)
+    return facts.settings if facts is not None else None
 
-    module = FORMATS.get(name)
-    return module.FACTS.settings if module is not None else None
+
+def _restated(name: str) -> Mapping[str, Any]:
+    """Format `name`'s `Facts.restated` ({} for a name that is no format)."""
+    facts = FACTS.get(name)
+    return facts.restated if facts is not None else {}
+
+
+def report_foreign(name: str, meta: Mapping[str, Any], losses: list[Loss], turn: int | None = None,
+                   part: int | None = None, what: str = "details") -> None:
+    """Report as lost the details other formats kept on a node: only their writers can put them
+    back, and a writer says what it cannot carry."""
+    if not meta:  # most nodes (writers ask this of every node they write)
+        return
+    for origin in sorted(set(meta) - {name}):
+        values = meta[origin]
+        if isinstance(values, Mapping):
+            restated = _restated(origin)
+            values = {k: v for k, v in values.items() if k not in restated or restated[k] != v}
+            if not values:
+                continue
+        keys = ", ".join(sorted(map(str, values))) if isinstance(values, Mapping) else ""
+        losses.append(Loss(f"{origin} {what} not carried" + (f": {keys}" if keys else ""), turn, part))
 
 
 def is_own_opaque(part: Part, name: str) -> TypeGuard[Opaque]:
@@ -167,15 +190,11 @@ class Fitting:
     @property
     def _name_rules(self) -> str:
         """The target's tool-name limits in words, for a loss (worked out only when one is said)."""
-        from ..targets import describe  # see `_limits`
-
         return describe(self._limits.tool_name)
 
     @property
     def _id_rules(self) -> str:
         """The target's call-id limits in words, for a loss."""
-        from ..targets import describe  # see `_limits`
-
         return describe(self._limits.call_id)
 
     # ---- tool names
@@ -258,6 +277,4 @@ class Fitting:
         return fitted
 
     def fits_id(self, value: str) -> bool:
-        from ..targets import passes  # see `_limits`
-
         return passes(value, self._limits.call_id)

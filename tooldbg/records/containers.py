@@ -370,7 +370,7 @@ def _http_message(path: str, part: Any, location: str) -> Message:
 
 
 def _kind(value: Any) -> str:
-    from ..formats.base import type_name  # formats depend on records only through StreamEvent
+    from ..formats.reading import type_name
 
     return type_name(value)
 

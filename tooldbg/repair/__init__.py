@@ -16,25 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from ..checks import Finding, run_checks, select_rules
-from ..checks.base import Context
-from ..formats.lazy import on_first_use
+from ..checks import run_checks, select_rules
+from ..checks.base import Context, Finding
 from ..load import Loaded
 from ..model import Conversation
-from .base import Log, Outcome, Record, Refusal, Repair, Repairer
-from .guard import Blank, blanks
+from .base import Log, Record, Refusal, Repair
 
-if TYPE_CHECKING:  # loaded with the first repair (`__getattr__`): `convert` asks only the guard
-    from .registry import BY_CODE, NO_REPAIR, REPAIRS
-
-__all__ = ["BY_CODE", "NO_REPAIR", "REPAIRS", "Blank", "Fixed", "Log", "Outcome", "Record", "Refusal",
-           "Repair", "Repairer", "after_writing", "blanks", "fix_conversation", "fix_loaded", "wanted"]
-
-#: The repairs' table (`registry`), which imports every repair, loads when first named.
-__getattr__ = on_first_use(__name__, dict.fromkeys(("BY_CODE", "NO_REPAIR", "REPAIRS"), "registry"))
-
+__all__ = ["Fixed", "after_writing", "fix_conversation", "fix_loaded", "wanted"]
 
 #: Said of a finding whose code no repair knows (a rule added after this table).
 UNKNOWN = "no repair is known for this finding"

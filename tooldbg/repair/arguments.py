@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from ..checks.arguments import decode_levels
 from ..formats import facts
+from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation
-from ..targets import wire_format
 from .base import Log, Outcome, Record, show, with_parts
 
 

@@ -18,8 +18,8 @@ from ..checks.arguments import decode_levels
 from ..checks.arguments import describe as kind_of
 from ..checks.pairing import Paired
 from ..formats import facts
+from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Result
-from ..targets import wire_format
 from .arguments import custom
 from .base import at, describe
 

@@ -1,7 +1,7 @@
 """Repairs of call ids and tool names (TD103, TD104, TD107, TD108, TD801, TD802, TD806).
 
 A call and every result answering it are changed together. Ids and names made to fit a target go
-through the same planning the writers use (`formats.base.Fitting`, over `targets.py`), so the
+through the same planning the writers use (`formats.writer.Fitting`, over `targets.py`), so the
 canonical conversation holds what the writer would write, and the writer then has nothing left to
 rewrite. A pairing that is not certain (two calls a damaged id could belong to, results that could
 answer either of two same-name calls) is refused with the reason.
@@ -21,9 +21,11 @@ from ..checks.pairing import (
     results_by_call,
 )
 from ..checks.rules.td107_ambiguous_pairing import _groups, _tokens
-from ..formats.base import Fitting
+from ..fit import broken
+from ..formats.profiles import wire_format
+from ..formats.writer import Fitting
 from ..model import Conversation, Invocation, Loss, Result, ToolChoice
-from ..targets import broken, table, wire_format
+from ..targets import table
 from .base import Log, Outcome, Record, call_index, describe, rebind, with_part, with_turns
 
 

@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checks import Finding, run_checks, severity_rank
+from ..checks import run_checks
+from ..checks.base import Finding, severity_rank
 from ..errors import ToolDbgError
 from ..load import Loaded, load
 from ..model import Conversation, Turn

@@ -25,9 +25,9 @@ is missing. A call whose result came back under a damaged id is reported once, a
 from collections.abc import Iterator
 
 from ...chains import stored_key
-from ...load import ExchangeRead
 from ...model import Conversation, Invocation
 from ...shorten import plain
+from ...timeline import ExchangeRead
 from ..base import Context, Finding
 from ..pairing import Located, paired, short
 

@@ -46,9 +46,9 @@ from typing import Any
 
 from ... import formats
 from ...formats.base import Facts
-from ...load import ExchangeRead
 from ...model import Invocation, Media, Opaque, Part, Result, Text
 from ...shorten import plain, quote
+from ...timeline import ExchangeRead
 from ..base import Context, Finding
 from ..structure import View, views, wire_role, with_severity
 

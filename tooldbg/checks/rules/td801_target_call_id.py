@@ -23,7 +23,7 @@ from ..base import Context, Finding
 from ..targeting import failure, quote, target_table, wire_ids
 
 if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
-    from ...targets import Limit
+    from ...fit import Limit
 
 CODE = "TD801"
 NAME = "target-call-id"

@@ -12,8 +12,9 @@ Public sources: the types of anthropic-sdk-python (`src/anthropic/types/`: `mess
 (`src/anthropic/lib/streaming/_messages.py`), and the GitHub issues, cited where the writer enforces
 each rule, that quote the API's 400s.
 
-`read` turns bodies into the canonical model, `stream` turns SSE events back into a body and `write`
-turns a conversation into a request; `common` holds what more than one of them needs.
+`read` turns bodies into the canonical model, `stream` turns SSE events back into a body and
+`serialize` (its function `write`) turns a conversation into a request; `common` holds what more than
+one of them needs.
 """
 
 from typing import TYPE_CHECKING
@@ -23,8 +24,8 @@ from .common import FACTS, NAME, URL_HINTS
 from .read import read_request, read_response, sniff
 
 if TYPE_CHECKING:  # loaded on first use (`formats.lazy`): a body read needs neither
+    from .serialize import write
     from .stream import assemble_stream, sniff_stream, split_streams
-    from .write import write
 
 __getattr__ = on_first_use(__name__, STREAM_AND_WRITE)
 

@@ -23,25 +23,22 @@ from ...model import (
     Turn,
 )
 from ...shorten import quote
-from ..base import (
-    ApiError,
-    Request,
-    Response,
+from ..base import ApiError, Request, Response
+from ..foreign import foreign_media
+from ..meta import meta_for, unmodeled
+from ..reading import (
     expect_dict,
     expect_list,
     link,
     linked_after,
     listed_from,
-    meta_for,
     optional_field,
     optional_list,
     parse_arguments,
     required_field,
     split_results,
     type_name,
-    unmodeled,
 )
-from ..foreign import foreign_media
 from ..settings import read_settings, without
 from .common import _CHOICE_MODES, FACTS, NAME, _type
 

@@ -10,7 +10,8 @@ from typing import Any
 from ...jsonio import dumps_str, try_loads
 from ...model import NO_SOURCE, Source
 from ...shorten import quote
-from ..base import Assembled, StreamEvent, StreamProblem, as_index, event_type, split_at
+from ..base import Assembled, StreamEvent, StreamProblem
+from ..reading import as_index, event_type, split_at
 from .common import _type
 
 _TOOL_INPUT_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})  # input streams

@@ -21,24 +21,19 @@ from ...model import (
     Turn,
 )
 from ...shorten import quote
-from ..base import (
-    ApiError,
-    Request,
-    Response,
+from ..base import ApiError, Request, Response
+from ..foreign import foreign_part
+from ..meta import meta_for, own_meta, unmodeled, with_meta
+from ..reading import (
     expect_dict,
     expect_list,
     link,
     linked_after,
     listed_from,
-    meta_for,
     optional_field,
-    own_meta,
     required_field,
     split_results,
-    unmodeled,
-    with_meta,
 )
-from ..foreign import foreign_part
 from ..settings import read_settings, without
 from .common import _FORMATS, _OWN_KEYS, FACTS, NAME, _union_key
 

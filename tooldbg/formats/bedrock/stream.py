@@ -12,7 +12,8 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import Source
 from ...shorten import quote
-from ..base import Assembled, StreamEvent, StreamProblem, as_index, parse_arguments, split_at, type_name
+from ..base import Assembled, StreamEvent, StreamProblem
+from ..reading import as_index, parse_arguments, split_at, type_name
 from .common import _union_key
 
 _EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",

@@ -28,7 +28,7 @@ the camelCase REST keys), Google's thought-signature guide
 media in function responses. The stream assembler names the client code it follows.
 
 `common` holds the names the others share, `read` the reader, `stream` the stream assembler and
-`write` the writer.
+`serialize` the writer (the function `write`).
 """
 
 from typing import TYPE_CHECKING
@@ -38,8 +38,8 @@ from .common import FACTS, NAME, URL_HINTS
 from .read import read_request, read_response, sniff
 
 if TYPE_CHECKING:  # loaded on first use (`formats.lazy`): a body read needs neither
+    from .serialize import write
     from .stream import assemble_stream, sniff_stream, split_streams
-    from .write import write
 
 __getattr__ = on_first_use(__name__, STREAM_AND_WRITE)
 

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...jsonio import dumps_str
-from ..base import ApiError, Facts, Response, meta_for
+from ..base import ApiError, Facts, Response
+from ..meta import meta_for
 
 NAME = "gemini"
 URL_HINTS: tuple[str, ...] = (":generateContent", ":streamGenerateContent")

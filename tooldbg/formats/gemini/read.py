@@ -22,16 +22,15 @@ from ...model import (
     Turn,
 )
 from ...shorten import quote
-from ..base import (
-    Request,
-    Response,
+from ..base import Request, Response
+from ..meta import meta_for
+from ..reading import (
     expect_dict,
     expect_list,
     link,
     linked_after,
     listed_from,
     media_kind,
-    meta_for,
     optional_field,
     optional_list,
     split_results,

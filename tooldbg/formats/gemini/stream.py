@@ -10,7 +10,8 @@ from typing import Any
 from ...jsonio import MAX_DEPTH, TooDeep, ensure_depth
 from ...model import Source
 from ...shorten import QUOTE, one_line, quote
-from ..base import Assembled, StreamEvent, StreamProblem, type_name
+from ..base import Assembled, StreamEvent, StreamProblem
+from ..reading import type_name
 from .common import _SIGNATURE, _camel, _find, _get, _read_error
 
 _PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d{1,9})\]|\[(['\"])(.*?)\3\]")

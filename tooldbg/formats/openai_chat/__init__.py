@@ -14,7 +14,7 @@ came in (`reasoning.py`); reasoning of another origin cannot be replayed here an
 Tool messages carry text only and no error flag, so media in results is dropped and `is_error`
 survives only as an "Error" prefix in the text, each reported as a loss. Tool messages bind by id
 and (outside some dialects' optional `name`) carry no tool name: a bound result reads its call's
-name (see `base.link`), and the writer reports a result name only where it differs from its call's,
+name (see `reading.link`), and the writer reports a result name only where it differs from its call's,
 the one thing a rewrite cannot keep.
 
 Public sources: the types openai-python generates from OpenAI's OpenAPI spec, under
@@ -24,8 +24,9 @@ per-role message params, `chat_completion_message_function_tool_call_param.py`, 
 `src/openai/lib/streaming/chat/_completions.py`); and the GitHub issues, cited where the code
 relies on them, that quote the API's 400s and the dialects' stream defects.
 
-`read` turns bodies into the canonical model, `stream` turns chunks back into a body and `write`
-turns a conversation into a request; `common` holds what more than one of them needs.
+`read` turns bodies into the canonical model, `stream` turns chunks back into a body and
+`serialize` (its function `write`) turns a conversation into a request; `common` holds what more than
+one of them needs.
 """
 
 from typing import TYPE_CHECKING
@@ -36,8 +37,8 @@ from .common import FACTS, NAME, URL_HINTS
 from .read import read_request, read_response, sniff
 
 if TYPE_CHECKING:  # loaded on first use (`formats.lazy`): a body read needs neither
+    from .serialize import write
     from .stream import assemble_stream, sniff_stream, split_streams
-    from .write import write
 
 __getattr__ = on_first_use(__name__, STREAM_AND_WRITE)
 

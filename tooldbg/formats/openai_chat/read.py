@@ -11,17 +11,17 @@ from typing import Any
 from ...errors import FormatError
 from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
-from ..base import (
+from ..base import Request, Response
+from ..foreign import foreign_part
+from ..meta import meta_for, unmodeled, with_meta
+from ..reading import (
     ReadOnce,
-    Request,
-    Response,
     expect_dict,
     expect_list,
     link,
     linked_after,
     listed_from,
     media_kind,
-    meta_for,
     optional_field,
     optional_list,
     parse_arguments,
@@ -29,10 +29,7 @@ from ..base import (
     split_data_url,
     split_results,
     type_name,
-    unmodeled,
-    with_meta,
 )
-from ..foreign import foreign_part
 from ..settings import read_settings, without
 from .common import FACTS, NAME, _api_error, _audio_type, _choice
 from .reasoning import FIELD, mirrored, read_details, visible

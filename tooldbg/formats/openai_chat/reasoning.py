@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...model import Opaque, Part, Reasoning, Source
-from ..base import meta_for, own_meta, with_meta
+from ..meta import meta_for, own_meta, with_meta
 from .common import NAME
 
 FIELD = "reasoning_details"

@@ -11,7 +11,8 @@ from typing import Any, TypeGuard
 from ...errors import FormatError
 from ...model import Source, escape_pointer
 from ...shorten import quote
-from ..base import Assembled, StreamEvent, StreamProblem, parse_arguments, type_name
+from ..base import Assembled, StreamEvent, StreamProblem
+from ..reading import parse_arguments, type_name
 from .common import _api_error
 
 

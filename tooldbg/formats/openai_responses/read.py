@@ -25,23 +25,19 @@ from ...model import (
     is_role,
 )
 from ...shorten import quote
-from ..base import (
-    ApiError,
-    Request,
-    Response,
+from ..base import ApiError, Request, Response
+from ..meta import meta_for, unmodeled, with_meta
+from ..reading import (
     expect_dict,
     expect_list,
     link,
     linked_after,
     listed_from,
     media_kind,
-    meta_for,
     optional_field,
     parse_arguments,
     split_data_url,
     type_name,
-    unmodeled,
-    with_meta,
 )
 from ..settings import read_settings, without
 from .common import FACTS, NAME, _media_type, _read_choice, _text_type

@@ -11,7 +11,8 @@ from typing import Any
 from ...jsonio import try_loads
 from ...model import Source
 from ...shorten import quote
-from ..base import Assembled, StreamEvent, StreamProblem, as_index, event_type, split_at
+from ..base import Assembled, StreamEvent, StreamProblem
+from ..reading import as_index, event_type, split_at
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from ...diff import Diff, Pairing
+from ...diff.results import Diff, Pairing
 from ...render import safe
 from ..widgets.diff_view import DiffView
 from ..widgets.findings_panel import FindingsPanel

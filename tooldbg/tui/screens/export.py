@@ -28,14 +28,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from ... import formats
-from ...checks import Finding, preflight
-from ...convert import Export, check_writable, export, write_atomically
+from ...checks import preflight
+from ...checks.base import Finding
+from ...convert import Export, export
 from ...errors import ToolDbgError
+from ...formats.profiles import PROFILES, wire_format
 from ...render import clean, safe, visible
-from ...repair import Blank, Fixed, Repair, fix_conversation
-from ...repair.base import at
+from ...repair import Fixed, fix_conversation
+from ...repair.base import Repair, at
+from ...repair.guard import Blank
 from ...shorten import one_line
-from ...targets import PROFILES, wire_format
+from ...writing import check_writable, write_atomically
 from ..session import Location, Session
 
 #: What the dialog can write: the five wire formats, the canonical document, the provider profiles.

@@ -13,13 +13,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar
 
 from ...chains import unseen_start
-from ...diff import Diff, diff
+from ...diff import diff
+from ...diff.results import Diff
 from ...render import clean
 from ..session import Location, Session
 from ..widgets.canonical_view import CanonicalView, links
 from ..widgets.findings_panel import FindingsPanel
 from ..widgets.turn_tree import TurnTree
-from ..widgets.wire_view import WireView, focus_for
+from ..widgets.wire_focus import focus_for
+from ..widgets.wire_view import WireView
 
 
 class MainScreen(Screen):

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...diff import Diff, Pairing, SidedFinding
+from ...diff.results import Diff, Pairing, SidedFinding
 from ...model import Conversation
 from ...render import ROLE_STYLES, part_line, safe
 from .turn_tree import BADGE_STYLES

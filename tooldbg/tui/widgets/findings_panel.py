@@ -10,7 +10,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import DataTable
 
-from ...checks import Finding
+from ...checks.base import Finding
 from ...render import safe
 from ..session import file_names
 from .turn_tree import BADGE_STYLES

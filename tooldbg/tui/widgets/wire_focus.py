@@ -8,7 +8,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from ...checks import Finding
+from ...checks.base import Finding
 from ...formats.base import StreamEvent
 from ...load import Loaded
 from ...model import Conversation

@@ -7,8 +7,10 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
-from ..base import Fitting, Writer, Written, own_meta, report_foreign, writer_target
+from ..base import Written
+from ..meta import own_meta
 from ..settings import request_loss
+from ..writer import Fitting, Writer, report_foreign, writer_target
 from .common import _MODES, FACTS, NAME, _media_type, _read_choice, _text_type
 
 #: Replaying these next to the whole history would duplicate it, so the writer leaves them out.

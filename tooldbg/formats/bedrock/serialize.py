@@ -8,16 +8,10 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
-from ..base import (
-    Fitting,
-    Writer,
-    Written,
-    is_own_opaque,
-    own_meta,
-    report_foreign,
-    split_data_url,
-    writer_target,
-)
+from ..base import Written
+from ..meta import own_meta
+from ..reading import split_data_url
+from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
 from .common import _FORMATS, _OWN_KEYS, FACTS, NAME
 
 _WIRE_FORMATS: dict[str, dict[str, str]] = {

@@ -19,17 +19,10 @@ from ...model import (
     ToolChoice,
     Turn,
 )
-from ..base import (
-    Fitting,
-    Writer,
-    Written,
-    is_own_opaque,
-    media_kind,
-    own_meta,
-    report_foreign,
-    split_data_url,
-    writer_target,
-)
+from ..base import Written
+from ..meta import own_meta
+from ..reading import media_kind, split_data_url
+from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
 from .common import _SIGNATURE, FACTS, NAME
 
 _MODES_OUT = {"auto": "AUTO", "none": "NONE", "required": "ANY", "tool": "ANY"}

@@ -9,17 +9,10 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool
-from ..base import (
-    Fitting,
-    Writer,
-    Written,
-    is_own_opaque,
-    own_meta,
-    report_foreign,
-    split_data_url,
-    type_name,
-    writer_target,
-)
+from ..base import Written
+from ..meta import own_meta
+from ..reading import split_data_url, type_name
+from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
 from .common import _CHOICE_MODES, FACTS, NAME, _type
 
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})

@@ -8,7 +8,9 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
-from ..base import Fitting, Writer, Written, is_own_opaque, own_meta, report_foreign, writer_target
+from ..base import Written
+from ..meta import own_meta
+from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
 from .common import FACTS, NAME, _audio_type, _choice
 from .reasoning import FIELD, is_detail, visible, write_detail
 
