@@ -33,9 +33,10 @@ from .. import formats
 from ..checks import run_checks
 from ..checks.base import Finding
 from ..jsonio import dumps, dumps_str, try_loads
-from ..load import ExchangeRead, Loaded, load_bytes
+from ..load import Loaded, load_bytes
 from ..model import Invocation, Text
 from ..shorten import plain, quote
+from ..timeline import ExchangeRead
 from . import har
 from .apis import Api, Choice, Reply, Tool
 from .http import Sent, Unreachable, opener, post
