@@ -20,9 +20,10 @@ from tests.standins import APIS, standin  # noqa: E402
 from tooldbg.probe.apis import APIS as PROBED  # noqa: E402
 from tooldbg.probe.steps import STEPS, Probe  # noqa: E402
 
-#: How the table names the APIs where cells differ.
-SHORT = {"openai-chat": "chat", "openai-responses": "responses", "anthropic": "anthropic", "gemini": "gemini",
-         "bedrock": "bedrock"}
+
+def short(api: str) -> str:
+    """How the table names an API where cells differ: `chat`, `responses`, `anthropic`, …"""
+    return api.removeprefix("openai-")
 
 
 def cell(verdict: str, codes: tuple[str, ...]) -> str:
@@ -46,7 +47,7 @@ def combined(cells: dict[str, str]) -> str:
     if len(values) == 1:
         return next(iter(values))
     ranked = sorted(values.items(), key=lambda item: -len(item[1]))
-    return "; ".join(value if i == 0 else f"{value} ({', '.join(SHORT[a] for a in apis)})"
+    return "; ".join(value if i == 0 else f"{value} ({', '.join(short(a) for a in apis)})"
                      for i, (value, apis) in enumerate(ranked))
 
 
@@ -59,7 +60,7 @@ def main(apis: list[str]) -> None:
             rows = {api: verdicts(api, fault, Path(folder)) for api in apis
                     if fault not in NOT_IN.get(api, {})}
             cells = [combined({api: row[k] for api, row in rows.items()}) for k in range(len(STEPS))]
-            missing = [f"{SHORT[a]}: {NOT_IN[a][fault]}" for a in apis if fault in NOT_IN.get(a, {})]
+            missing = [f"{short(a)}: {NOT_IN[a][fault]}" for a in apis if fault in NOT_IN.get(a, {})]
             print(f"| {fault or 'clean'}{' (not ' + '; '.join(missing) + ')' if missing else ''} | "
                   + " | ".join(cells) + " |")
 

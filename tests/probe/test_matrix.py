@@ -22,9 +22,8 @@ from tooldbg.probe.steps import STEPS
 
 LAYERS = {s.name: s.layer for s in STEPS}
 README = Path(__file__).resolve().parents[2] / "README.md"
-#: How the README's table names the APIs where their verdicts differ (scripts/probe_matrix.py).
-SHORT = {"chat": "openai-chat", "responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini",
-         "bedrock": "bedrock"}
+#: How the README's table names each API where their verdicts differ (scripts/probe_matrix.py).
+SHORT = {api.removeprefix("openai-"): api for api in APIS}
 
 
 def readme_table() -> dict[str, dict[str, list[str]]]:

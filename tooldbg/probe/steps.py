@@ -433,7 +433,8 @@ class Judge:
         call = self.answers["forced"].calls[0]
         if call.raw_arguments is not None:
             return self.fail(step, f"the arguments are not JSON: {quote(call.raw_arguments, 80)}")
-        shape = "a JSON string that parses once" if self.probe.api.name.startswith("openai") else "an object"
+        string = formats.facts(self.probe.api.name).arguments == "string"
+        shape = "a JSON string that parses once" if string else "an object"
         return self.passed(step, f"the arguments arrived as {shape}: {dumps_str(call.arguments)}", "forced",
                            self.location("forced", call))
 
