@@ -50,11 +50,11 @@ def entry(sent: Sent, purpose: str, key: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "startedDateTime": datetime.fromtimestamp(sent.started, UTC).isoformat(timespec="milliseconds"),
         "time": elapsed,
-        "request": {"method": sent.method, "url": _text(sent.url, key), "httpVersion": "HTTP/1.1",
+        "request": {"method": sent.method, "url": masked(sent.url, key), "httpVersion": "HTTP/1.1",
                     "headers": _headers(redact_headers(sent.request_headers), key), "queryString": [],
                     "cookies": [], "headersSize": -1, "bodySize": len(sent.request_body),
                     "postData": {"mimeType": request_type, "text": request_text}},
-        "response": {"status": sent.status, "statusText": _text(sent.reason, key), "httpVersion": "HTTP/1.1",
+        "response": {"status": sent.status, "statusText": masked(sent.reason, key), "httpVersion": "HTTP/1.1",
                      "headers": _headers(redact_headers(dict(sent.response_headers)), key), "cookies": [],
                      "content": content, "redirectURL": "", "headersSize": -1, "bodySize": len(body)},
         "cache": {}, "timings": {"send": 0, "wait": elapsed, "receive": 0},
@@ -77,9 +77,10 @@ def _utf8(data: bytes) -> str | None:
         return None
 
 
-def _text(text: str, key: str | None) -> str:
+def masked(text: str, key: str | None) -> str:
+    """`text` with `key` replaced by as many stars."""
     return text.replace(key, "*" * len(key)) if key else text
 
 
 def _headers(headers: dict[str, str], key: str | None) -> list[dict[str, str]]:
-    return [{"name": name, "value": _text(value, key)} for name, value in headers.items()]
+    return [{"name": name, "value": masked(value, key)} for name, value in headers.items()]

@@ -249,7 +249,8 @@ class Probe:
         if "second-round" not in self.only:
             return True
         second = self.answers.get("second-round")
-        return second is not None and second.error is None and self.nonces_quoted(second)
+        call = self.answers["forced"].calls[0]
+        return second is not None and second.error is None and self.nonces[_key(call)] in second.text
 
     def parallel(self) -> None:
         asked = self.exchange("parallel-calls", [self.api.user(PARALLEL)], "required")
@@ -282,7 +283,7 @@ class Probe:
         try:
             sent = self.send(url, dumps(body), headers, timeout=self.timeout, client=self.client)
         except Unreachable as err:
-            raise ProbeError(_scrubbed(str(err), self.key), self.entries) from None
+            raise ProbeError(har.masked(str(err), self.key), self.entries) from None
         self.entries.append(har.entry(sent, purpose, self.key))
         text = dumps(har.document([self.entries[-1]]))
         loaded = load_bytes(f"<{purpose}>", text, self.api.name)
@@ -290,16 +291,12 @@ class Probe:
         said = answer.error
         refused = sent.status == 400 and b"API_KEY_INVALID" in sent.response_body  # Gemini: a 400
         if sent.status in (401, 403, 407) or refused:
-            raise ProbeError(f"the key was refused ({_scrubbed(said or '', self.key)}): {url}", self.entries)
+            raise ProbeError(f"the key was refused ({har.masked(said or '', self.key)}): {url}", self.entries)
         if sent.status == 404 and purpose == "forced":
-            said = _scrubbed(said or "", self.key)
+            said = har.masked(said or "", self.key)
             raise ProbeError(f"no such endpoint ({said}): {url} — is BASE_URL what the {self.api.name} SDK "
                              "is given?", self.entries)
         return answer
-
-    def nonces_quoted(self, answer: Answer) -> bool:
-        return any(nonce in answer.text for nonce in self.nonces.values())
-
 
 def label(call: Invocation) -> str:
     """How an answer names a call: its city code, else its first string argument, else its name."""
@@ -323,10 +320,6 @@ def _names(call: Invocation) -> set[str]:
 
 def _key(call: Invocation) -> str:
     return call.wire_id or f"{call.name}:{dumps_str(call.arguments)}"
-
-
-def _scrubbed(text: str, key: str) -> str:
-    return text.replace(key, "*" * len(key)) if key else text
 
 
 class Judge:
