@@ -70,11 +70,13 @@ def probe(capsys, monkeypatch, provider: Provider, api: str, har: Path, *more: s
                "--timeout", "10", *more)
 
 
-@pytest.mark.parametrize("fault", [None, *FAULTS], ids=lambda f: f or "clean")
-@pytest.mark.parametrize("api", APIS)
+#: Every API with every fault, but those a fault cannot touch (`NOT_IN` says why; the README's table
+#: leaves them out too): a combination that cannot fail is not run, rather than run and skipped.
+CASES = [(api, fault) for api in APIS for fault in (None, *FAULTS) if fault not in NOT_IN.get(api, {})]
+
+
+@pytest.mark.parametrize("api, fault", CASES, ids=lambda x: x or "clean")
 def test_each_fault_fails_the_step_of_its_layer_and_no_other(tmp_path, capsys, monkeypatch, api, fault):
-    if fault in NOT_IN.get(api, {}):
-        pytest.skip(NOT_IN[api][fault])
     har = tmp_path / "probe.har"
     with relay(api, {fault} if fault else set()) as relayed:
         code, out, err = probe(capsys, monkeypatch, relayed, api, har, "--format", "json")
