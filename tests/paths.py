@@ -50,11 +50,11 @@ def third_party_roots() -> list[Path]:
     return [CORPUS / group for group in THIRD_PARTY_GROUPS] if HAVE_CORPUS else []
 
 
-def corpus_files(suffixes: Iterable[str] = LOG_SUFFIXES, pattern: str = "*") -> list[Path]:
-    """The corpus files whose names match `pattern` and end in one of `suffixes`: the project's
-    captures, and the third-party groups' when they are there, in the order of their names."""
+def corpus_files(suffixes: Iterable[str] = LOG_SUFFIXES) -> list[Path]:
+    """The corpus files whose names end in one of `suffixes`: the project's captures, and the
+    third-party groups' when they are there, in the order of their names."""
     suffixes = tuple(suffixes)
-    found = [path for root in (REAL_CLIENTS, *third_party_roots()) for path in root.rglob(pattern)
+    found = [path for root in (REAL_CLIENTS, *third_party_roots()) for path in root.rglob("*")
              if path.is_file() and path.suffix.lower() in suffixes]
     return sorted(found, key=lambda path: Path(corpus_name(path)))
 
