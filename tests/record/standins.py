@@ -27,6 +27,7 @@ class StandIn(ThreadingHTTPServer):
     the kill and Ctrl-C tests: the proxy is stopped mid-stream)."""
 
     daemon_threads = True
+    request_queue_size = 64
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Provider)

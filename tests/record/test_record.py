@@ -5,10 +5,16 @@ and `check` finds what the stand-in planted. Every server binds 127.0.0.1; every
 from __future__ import annotations
 
 import base64
+import http.client
 import json
+import shutil
+import socket
+import ssl
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +26,7 @@ import pytest
 from tests.record.standins import StandIn
 from tooldbg.checks import run_checks
 from tooldbg.load import load_file
+from tooldbg.record.routes import Router
 from tooldbg.record.session import Options, Recording
 
 KEY = "sk-test-Kq8vN3xYz7Lm2Pw5Rt9"  # shaped like a key, so masking it is a real test
@@ -169,3 +176,149 @@ def test_keys_are_forwarded_but_masked_in_the_recording(standin: StandIn, record
     headers = {k.lower(): v for k, v in json.loads(text)["request"]["headers"].items()}
     assert headers["authorization"] == "Bearer sk-t•••"
     assert {k.lower(): v for k, v in standin.headers[0].items()}["authorization"] == f"Bearer {KEY}"
+
+
+def test_twenty_concurrent_streams_are_each_recorded_whole(standin: StandIn, recording: Recording) -> None:
+    questions = [f"city number {i}" for i in range(20)]
+
+    def ask(question: str) -> str:
+        return anthropic_call(recording.base_url, Tee(), True, lambda: None, question)
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        answers = list(pool.map(ask, questions, timeout=60))
+    assert answers == [f"I will look up {q}." for q in questions]
+    recorded = records(recording.options.output)
+    assert len(recorded) == 20
+    assert sorted(body_bytes(r["response"]) for r in recorded) == sorted(standin.sent)  # each whole
+    loaded = load_file(recording.options.output)
+    assert not loaded.errors
+    # each stream recorded with its own request: the answer assembled from it names the question
+    said = {read.request.turns[0].parts[0].text: read.responses[0].turn.parts[0].text for read in loaded.reads}
+    assert said == {q: f"I will look up {q}." for q in questions}
+
+
+def post(base: str, path: str, body: bytes = b'{"model": "m", "messages": []}') -> tuple[int, dict[str, Any]]:
+    """A request to the proxy with the standard library's client: its status and JSON body."""
+    parts = base.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(parts[0], int(parts[1]), timeout=30)
+    try:
+        connection.request("POST", path, body, {"Content-Type": "application/json", "x-api-key": KEY})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def silent_listener() -> Iterator[str]:
+    """A port that accepts connections (the kernel's backlog) and never answers."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+@contextmanager
+def self_signed(tmp_path: Path) -> Iterator[str]:
+    """A stand-in over TLS with a certificate no trust store holds (made by openssl here)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed: no certificate to make")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"], check=True, capture_output=True, timeout=60)
+    server = StandIn()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server.url.replace("http://", "https://")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("upstream, cause", [
+    ("refused", "connection to 127.0.0.1:{port} refused"),
+    ("tls", "TLS with 127.0.0.1:{port} failed"),
+    ("certificate", "TLS certificate of 127.0.0.1:{port} not verified: self-signed certificate"),
+    ("silent", "127.0.0.1:{port} did not answer within 0.5 s"),
+])
+def test_an_upstream_that_fails_gives_a_502_naming_the_cause(upstream: str, cause: str, standin: StandIn,
+                                                               tmp_path: Path) -> None:
+    with ExitStack() as stack:
+        url = {"refused": lambda: f"http://127.0.0.1:{free_port()}",
+               "tls": lambda: standin.url.replace("http://", "https://"),
+               "certificate": lambda: stack.enter_context(self_signed(tmp_path)),
+               "silent": lambda: stack.enter_context(silent_listener())}[upstream]()
+        rec = Recording(Options(tmp_path / "run.jsonl", upstream=url, timeout=0.5))
+        rec.start()
+        try:
+            status, body = post(rec.base_url, "/v1/chat/completions")
+        finally:
+            rec.stop()
+    expected = cause.format(port=url.rsplit(":", 1)[1])
+    assert status == 502
+    assert body["error"]["message"].startswith(f"tooldbg record: {expected}")
+    [record] = records(tmp_path / "run.jsonl")
+    assert record["error"].startswith(expected)
+    assert record["response"]["status"] == 502
+    assert json.loads(record["response"]["body"]) == body
+    loaded = load_file(tmp_path / "run.jsonl")
+    assert not loaded.errors
+    [finding] = run_checks(loaded)
+    assert finding.code == "TD901" and expected in finding.message  # the failure is shown, not a clean log
+
+
+def test_a_path_no_provider_serves_is_refused_naming_upstream(tmp_path: Path) -> None:
+    rec = Recording(Options(tmp_path / "run.jsonl"))
+    rec.start()
+    try:
+        status, body = post(rec.base_url, "/v2/unknown?key=AIzaSyDsecretsecretsecretsecret")
+    finally:
+        rec.stop()
+    assert status == 404
+    assert "--upstream" in body["error"]["message"]
+    assert "secretsecret" not in body["error"]["message"]
+    assert (tmp_path / "run.jsonl").read_bytes() == b""  # nothing was forwarded: nothing recorded
+
+
+def test_routes_by_path_without_upstream() -> None:
+    router = Router()
+    assert router.route("/v1/messages").url == "https://api.anthropic.com/v1/messages"
+    assert router.route("/v1/chat/completions").url == "https://api.openai.com/v1/chat/completions"
+    assert router.route("/v1/responses/resp_1").url == "https://api.openai.com/v1/responses/resp_1"
+    assert router.route("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse").url == \
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    assert router.route("/v1/messagesX") is None
+    assert router.route("/v1/embeddings") is None
+    fixed = Router("https://openrouter.ai/api")
+    assert fixed.route("/v1/chat/completions").url == "https://openrouter.ai/api/v1/chat/completions"
+
+
+def test_a_client_that_leaves_mid_stream_leaves_an_incomplete_record(standin: StandIn, recording: Recording) -> None:
+    standin.stall = threading.Event()
+    parts = recording.base_url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(parts[0], int(parts[1]), timeout=30)
+    connection.request("POST", "/v1/messages", json.dumps({"model": "m", "stream": True, "messages": [
+        {"role": "user", "content": "Oslo"}]}), {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    assert response.read1(65536).startswith(b"event: message_start")  # the first event, then leave
+    connection.sock.shutdown(socket.SHUT_RDWR)
+    connection.close()
+    standin.stall.set()  # the stand-in goes on; the proxy finds its client gone
+    for _ in range(200):  # bounded: the proxy notices when it next writes
+        if recording.journal.written:
+            break
+        threading.Event().wait(0.05)
+    [record] = records(recording.options.output)
+    assert record["incomplete"] is True
+    assert record["error"] == "the client closed the connection before the response ended"
+    assert body_bytes(record["response"]).startswith(b"event: message_start")

@@ -128,6 +128,9 @@ class RecordingServer(ThreadingHTTPServer):
     """A thread per client connection; what the handlers share is set here."""
 
     daemon_threads = True
+    #: Connections waiting to be accepted (socketserver's default, 5, resets an agent's burst of
+    #: parallel requests).
+    request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], router: Router, journal: Journal,
                  connections: Connections) -> None:
@@ -267,7 +270,7 @@ class RecordingHandler(BaseHTTPRequestHandler):
             remaining -= len(piece)
             pending.pieces.append(piece)
             if not remaining:
-                self.server.journal.finish(pending)
+                self.finish(pending)
             self.send(piece)
 
     def copy_chunked(self, upstream: Upstream, response: http.client.HTTPResponse, pending: Pending) -> None:
@@ -277,8 +280,24 @@ class RecordingHandler(BaseHTTPRequestHandler):
                 break
             pending.pieces.append(piece)
             self.send(b"%x\r\n%b\r\n" % (len(piece), piece))
-        self.server.journal.finish(pending)
+        self.finish(pending)
         self.send(b"0\r\n\r\n")
+
+    def finish(self, pending: Pending) -> None:
+        """Journal the exchange whose last bytes are about to go out — unless the client has left
+        (writes into a closed connection can succeed for a while: its end is looked for first)."""
+        if self.client_left():
+            raise ClientGone
+        self.server.journal.finish(pending)
+
+    def client_left(self) -> bool:
+        """Has the client closed its side? Its socket then reads as ready, with nothing to read (a
+        request it already sent on the same connection would be something)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
 
     def read(self, upstream: Upstream, response: http.client.HTTPResponse, size: int) -> bytes:
         """What has arrived of the body, up to `size` bytes (waiting for at least one)."""
