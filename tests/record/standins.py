@@ -82,8 +82,11 @@ class Provider(BaseHTTPRequestHandler):
         self.close_connection = True
         sent = []
         for i, event in enumerate(events):
-            self.wfile.write(event)
-            self.wfile.flush()
+            try:
+                self.wfile.write(event)
+                self.wfile.flush()
+            except OSError:  # the proxy went away (the kill and Ctrl-C tests stop it mid-stream)
+                return
             sent.append(event)
             if i == 0:
                 self.server.first_sent.set()

@@ -4,7 +4,6 @@ and `check` finds what the stand-in planted. Every server binds 127.0.0.1; every
 
 from __future__ import annotations
 
-import base64
 import http.client
 import json
 import shutil
@@ -23,13 +22,12 @@ import httpx2
 import openai
 import pytest
 
+from tests.record.conftest import KEY, body_bytes, records
 from tests.record.standins import StandIn
 from tooldbg.checks import run_checks
 from tooldbg.load import load_file
 from tooldbg.record.routes import Router
 from tooldbg.record.session import Options, Recording
-
-KEY = "sk-test-Kq8vN3xYz7Lm2Pw5Rt9"  # shaped like a key, so masking it is a real test
 
 
 class Tee(httpx2.HTTPTransport):
@@ -61,37 +59,6 @@ class _Teed(httpx2.SyncByteStream):
 
     def close(self) -> None:
         self.inner.close()
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    server = StandIn()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server
-    for event in (server.gate, server.stall):
-        if event is not None:
-            event.set()
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def recording(standin: StandIn, tmp_path: Path) -> Iterator[Recording]:
-    rec = Recording(Options(tmp_path / "run.jsonl", upstream=standin.url))
-    rec.start()
-    yield rec
-    rec.stop()
-
-
-def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def body_bytes(side: dict[str, Any]) -> bytes:
-    if side.get("bodyEncoding") == "base64":
-        return base64.b64decode(side["body"])
-    return side["body"].encode()
 
 
 def openai_call(base: str, tee: Tee, stream: bool, on_first: Callable[[], None], question: str = "Oslo") -> str:

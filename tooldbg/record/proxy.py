@@ -270,7 +270,8 @@ class RecordingHandler(BaseHTTPRequestHandler):
             remaining -= len(piece)
             pending.pieces.append(piece)
             if not remaining:
-                self.finish(pending)
+                response.read()  # (b"": `read1` leaves the response open at its end, `read` closes it)
+                self.conclude(pending)
             self.send(piece)
 
     def copy_chunked(self, upstream: Upstream, response: http.client.HTTPResponse, pending: Pending) -> None:
@@ -280,10 +281,10 @@ class RecordingHandler(BaseHTTPRequestHandler):
                 break
             pending.pieces.append(piece)
             self.send(b"%x\r\n%b\r\n" % (len(piece), piece))
-        self.finish(pending)
+        self.conclude(pending)
         self.send(b"0\r\n\r\n")
 
-    def finish(self, pending: Pending) -> None:
+    def conclude(self, pending: Pending) -> None:
         """Journal the exchange whose last bytes are about to go out — unless the client has left
         (writes into a closed connection can succeed for a while: its end is looked for first)."""
         if self.client_left():

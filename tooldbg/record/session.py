@@ -105,40 +105,37 @@ class Recording:
 
 def exchange_lines(update: Update) -> list[str]:
     """One line per exchange the update read: method, path, status, duration, the conversation it
-    joined and the findings new with it."""
-    lines = []
-    by_exchange: dict[int | None, list[Finding]] = {}
+    joined and the findings new with it (a finding on no exchange of this update — a conversation
+    as a whole — goes with the last one)."""
+    indexes = [read.exchange.index for read in update.exchanges]
+    by_exchange: dict[int, list[Finding]] = {}
     for finding in update.new_findings:
-        by_exchange.setdefault(finding.exchange, []).append(finding)
-    last = update.exchanges[-1].exchange.index if update.exchanges else None
-    unplaced = [f for key, found in by_exchange.items() if key not in
-                {r.exchange.index for r in update.exchanges} for f in found]
-    for read in update.exchanges:
-        findings = by_exchange.get(read.exchange.index, [])
-        if read.exchange.index == last:
-            findings = findings + unplaced
-        lines.append(exchange_line(read, findings))
-    return lines
+        at = finding.exchange if finding.exchange in indexes else indexes[-1]
+        by_exchange.setdefault(at, []).append(finding)
+    return [exchange_line(read, by_exchange.get(read.exchange.index, [])) for read in update.exchanges]
 
 
 def exchange_line(read: ExchangeRead, findings: list[Finding]) -> str:
     exchange = read.exchange
     request, response = exchange.request, exchange.response
-    method = request.method if request is not None else "?"
-    parts = urlsplit(request.url) if request is not None else None
-    path = parts.path + (f"?{parts.query}" if parts and parts.query else "") if parts else "?"
-    status = str(response.status) if response is not None and response.status is not None else "—"
+    words = []
+    if request is not None:
+        parts = urlsplit(request.url)
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        words += [request.method, plain(redact_text(path), 100)]
+    status = response.status if response is not None else None
+    words.append(str(status) if status is not None else "no response")
     duration = exchange.meta.get("duration_ms")
-    took = f"{duration / 1000:.2f} s" if isinstance(duration, int | float) else ""
-    words = [method, plain(redact_text(path), 80), status, took]
+    if isinstance(duration, int | float):
+        words.append(f"{duration:.0f} ms" if duration < 1000 else f"{duration / 1000:.1f} s")
     if read.conversation:
         words.append(read.conversation)
     if exchange.meta.get("incomplete"):
         words.append("incomplete")
     error = exchange.meta.get("error")
     if isinstance(error, str):
-        words.append(f"({plain(redact_text(error), 120)})")
+        words.append(f"({plain(redact_text(error), 160)})")
     if findings:
-        codes = ", ".join(sorted({f"{f.code} {f.name}" for f in findings}))
-        words.append(f"· {len(findings)} new finding{'s' if len(findings) != 1 else ''}: {codes}")
-    return "  ".join(w for w in words if w)
+        names = ", ".join(sorted({f"{f.code} {f.name}" for f in findings}))
+        words.append(f"· {len(findings)} new finding{'s' if len(findings) != 1 else ''}: {names}")
+    return "  ".join(words)
