@@ -50,6 +50,7 @@ class Follower:
 
     def _start(self) -> None:
         self._offset = 0
+        self._tail = b""
         self._line = 0
         self._reading = Reading(self.path, "jsonl", self._input_format)
         self._capture = Capture(self.path, "jsonl")  # only its `errors`: the bad lines
@@ -61,22 +62,24 @@ class Follower:
         return self._offset
 
     def poll(self) -> Update | None:
-        """Read what was appended since the last poll: None when no complete line was."""
+        """Read what was appended since the last poll: None when no complete line was. A line not
+        yet ended is kept and completed by what the next poll reads (no byte is read twice)."""
         restarted = False
         try:
             with open(self.path, "rb") as file:
                 size = file.seek(0, 2)
-                if size < self._offset:
+                if size < self._offset + len(self._tail):
                     self._start()
                     restarted = True
-                file.seek(self._offset)
-                data = file.read(CHUNK)
+                file.seek(self._offset + len(self._tail))
+                data = self._tail + file.read(CHUNK)
         except FileNotFoundError:
             return None  # not created yet (`record` makes it when it starts)
         except OSError as err:
             raise InputError(self.path, "", err.strerror or str(err)) from None
         end = data.rfind(b"\n") + 1
-        if not end:
+        self._tail = data[end:]
+        if not end and not restarted:
             return None
         self._offset += end
         errors_before = len(self._reading.loaded.errors)
