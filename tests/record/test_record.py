@@ -103,6 +103,15 @@ def _anthropic_call(client: anthropic.Anthropic, stream: bool, on_first: Callabl
     return "".join(text)
 
 
+def written(recording: Recording, count: int) -> None:
+    """Wait (bounded) until the recording has written `count` exchanges."""
+    for _ in range(400):
+        if recording.journal.written >= count:
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError(f"{recording.journal.written} exchanges written, not {count}")
+
+
 CALLS = {"openai-chat": openai_call, "anthropic": anthropic_call}
 #: What each stand-in plants, streamed or not (tests/record/standins.py).
 PLANTED = {("openai-chat", False): "TD201", ("openai-chat", True): "TD602",
@@ -119,6 +128,9 @@ def test_official_client_through_record(api: str, stream: bool, standin: StandIn
     # Stream pass-through: event 1 reached the client while the stand-in still withheld event 2.
     assert not standin.gate_timed_out, "the client got no event before the stand-in sent the last"
 
+    # (the openai client ends a stream at `data: [DONE]`, before the HTTP response ends: the
+    # exchange is written when the provider has ended it)
+    written(recording, 1)
     [record] = records(recording.options.output)
     sent = tee.sent[0]
     received = b"".join(tee.received[0])
@@ -154,6 +166,7 @@ def test_twenty_concurrent_streams_are_each_recorded_whole(standin: StandIn, rec
     with ThreadPoolExecutor(max_workers=20) as pool:
         answers = list(pool.map(ask, questions, timeout=60))
     assert answers == [f"I will look up {q}." for q in questions]
+    written(recording, 20)
     recorded = records(recording.options.output)
     assert len(recorded) == 20
     assert sorted(body_bytes(r["response"]) for r in recorded) == sorted(standin.sent)  # each whole
@@ -281,10 +294,7 @@ def test_a_client_that_leaves_mid_stream_leaves_an_incomplete_record(standin: St
     connection.sock.shutdown(socket.SHUT_RDWR)
     connection.close()
     standin.stall.set()  # the stand-in goes on; the proxy finds its client gone
-    for _ in range(200):  # bounded: the proxy notices when it next writes
-        if recording.journal.written:
-            break
-        threading.Event().wait(0.05)
+    written(recording, 1)  # the proxy notices when the stand-in sends the rest
     [record] = records(recording.options.output)
     assert record["incomplete"] is True
     assert record["error"] == "the client closed the connection before the response ended"

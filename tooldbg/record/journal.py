@@ -11,9 +11,13 @@ binary frames). Credentials are masked in what is written — headers that carry
 (`?key=`) — never in what is forwarded.
 
 A record is written whole or not at all as far as a reader is concerned: one `write` of one line
-under a lock, so a process killed mid-session leaves at most a cut last line, which the reader
-reports and passes over. Exchanges still in flight when the recording stops (Ctrl-C) are written
-with what had arrived, marked incomplete (`close`).
+under a lock, flushed to the operating system before the proxy sends the client the end of its
+response — so a proxy killed at any point has lost no exchange a client saw complete, and leaves at
+most a cut last line, which the reader reports and passes over. The journal's sync thread then
+fsyncs the file (the records written meanwhile in one go): a machine that loses power loses at most
+the last moment's records, and the disk's flush time is not added to every response. Exchanges
+still in flight when the recording stops (Ctrl-C) are written with what had arrived, marked
+incomplete (`close`), and the file is fsynced before it is closed.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import base64
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -83,18 +87,19 @@ class Pending:
 
 
 class Journal:
-    """The JSON Lines file being recorded; thread-safe. `on_written` is called (outside the lock)
-    after each record is on disk."""
+    """The JSON Lines file being recorded; thread-safe."""
 
-    def __init__(self, path: Path, *, append: bool = False, keep_secrets: bool = False,
-                 on_written: Callable[[], None] | None = None) -> None:
+    def __init__(self, path: Path, *, append: bool = False, keep_secrets: bool = False) -> None:
         self.path = path
         self.keep_secrets = keep_secrets
         self._file: BinaryIO = open(path, "ab" if append else "wb")  # noqa: SIM115 - closed in close()
         self._lock = threading.Lock()
         self._in_flight: dict[int, Pending] = {}
-        self._on_written = on_written
         self.written = 0
+        self._unsynced = threading.Condition(self._lock)
+        self._dirty = False
+        self._syncer = threading.Thread(target=self._sync, name="record-fsync", daemon=True)
+        self._syncer.start()
 
     def begin(self, pending: Pending) -> Pending:
         with self._lock:
@@ -103,15 +108,11 @@ class Journal:
 
     def finish(self, pending: Pending, *, error: str | None = None, incomplete: bool = False) -> None:
         """Write the exchange (once: a second call, or one after `close`, writes nothing)."""
-        line = None
         with self._lock:
             if not pending.written and not self._file.closed:
                 pending.written = True
                 self._in_flight.pop(id(pending), None)
-                line = self._line(pending, error, incomplete)
-                self._append(line)
-        if line is not None and self._on_written is not None:
-            self._on_written()
+                self._append(self._line(pending, error, incomplete))
 
     def close(self, reason: str = "interrupted: the recording stopped before the exchange completed") -> int:
         """Write every exchange still in flight, marked incomplete, and close the file; how many
@@ -123,17 +124,34 @@ class Journal:
                 self._append(self._line(item, reason, True))
             self._in_flight.clear()
             if not self._file.closed:
+                os.fsync(self._file.fileno())
                 self._file.close()
-        if pending and self._on_written is not None:
-            self._on_written()
+            self._unsynced.notify()
+        self._syncer.join(timeout=30)
         return len(pending)
 
     def _append(self, line: bytes) -> None:
-        """One record on disk: written in one call, flushed and fsynced (under the lock)."""
+        """One record written in one call and flushed (under the lock); the sync thread fsyncs it."""
         self._file.write(line)
         self._file.flush()
-        os.fsync(self._file.fileno())
         self.written += 1
+        self._dirty = True
+        self._unsynced.notify()
+
+    def _sync(self) -> None:
+        """Fsync the file whenever records were written since the last fsync, until it is closed."""
+        while True:
+            with self._lock:
+                while not self._dirty and not self._file.closed:
+                    self._unsynced.wait()
+                if self._file.closed:
+                    return
+                self._dirty = False
+                descriptor = os.dup(self._file.fileno())  # (the file may be closed while it syncs)
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
 
     def _line(self, pending: Pending, error: str | None, incomplete: bool) -> bytes:
         return dumps(self.record(pending, error=error, incomplete=incomplete)) + b"\n"
@@ -157,10 +175,3 @@ class Journal:
         if error is not None:
             record["error"] = error
         return record
-
-
-def header_items(headers: Mapping[str, str] | Any) -> list[tuple[str, str]]:
-    """(name, value) pairs of an `email.message.Message` (what http.server and http.client parse
-    headers into) or a mapping, repeated names kept."""
-    items = headers.items()
-    return [(str(k), str(v)) for k, v in items]

@@ -2,16 +2,20 @@
 debugger shows the session — a reporter that reads back each exchange once it is written and says
 in one line what it was and what it brought (its method, path, status, duration and new findings).
 
-The reporter reads the file through `follow.Follower`, as `tooldbg open --follow` does: a line
-describes the exchange as tooldbg reads it from disk, and reading never holds up the proxy.
+The reporter reads the file through `follow.Follower`, as `tooldbg open --follow` does, in a process
+of its own: reading and checking a long session takes the interpreter for a while, and the proxy's
+threads would wait for it between two events of a stream.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..checks import Finding
@@ -40,10 +44,8 @@ class Recording:
     def __init__(self, options: Options, report: Callable[[str], None] | None = None) -> None:
         self.options = options
         self._report = report
-        self._written = threading.Event()
-        self._stopping = threading.Event()
-        self.journal = Journal(options.output, append=options.append, keep_secrets=options.keep_secrets,
-                               on_written=self._written.set)
+        self._reporter: Any = None
+        self.journal = Journal(options.output, append=options.append, keep_secrets=options.keep_secrets)
         self._connections = Connections(options.timeout)
         try:
             self.server = RecordingServer(options.listen, Router(options.upstream), self.journal,
@@ -51,7 +53,6 @@ class Recording:
         except BaseException:
             self.journal.close()
             raise
-        self._threads: list[threading.Thread] = []
 
     @property
     def base_url(self) -> str:
@@ -62,45 +63,55 @@ class Recording:
         return client_environment(self.base_url)
 
     def start(self) -> None:
-        follower = None
         if self._report is not None:
-            follower = Follower(self.options.output)
-            follower.poll()  # what an appended-to file held already is read, not reported
-        serving = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1},
-                                   name="record-proxy", daemon=True)
-        self._threads.append(serving)
-        if follower is not None:
-            self._threads.append(threading.Thread(target=self._reporting, args=(follower,),
-                                                  name="record-report", daemon=True))
-        for thread in self._threads:
-            thread.start()
+            context = multiprocessing.get_context("spawn")
+            self._stop_report = context.Event()
+            ready = context.Event()
+            self._reporter = context.Process(target=report_exchanges, name="record-report", daemon=True,
+                                             args=(str(self.options.output), self._report, self._stop_report,
+                                                   ready))
+            self._reporter.start()
+            ready.wait(REPORTER_START)  # what an appended-to file held already is read, not reported
+        self._serving = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1},
+                                         name="record-proxy", daemon=True)
+        self._serving.start()
 
     def stop(self) -> int:
         """Stop serving, write the exchanges in flight marked incomplete (how many), close the file,
-        and report what is left to report."""
+        and let the reporter report what is left."""
         self.server.shutdown()
         self.server.server_close()
         incomplete = self.journal.close()
         self._connections.close()
-        self._stopping.set()
-        self._written.set()
-        for thread in self._threads[1:]:
-            thread.join(timeout=10)
+        if self._reporter is not None:
+            self._stop_report.set()
+            self._reporter.join(REPORTER_START)
         return incomplete
 
-    def _reporting(self, follower: Follower) -> None:
-        assert self._report is not None
-        while True:
-            self._written.wait()
-            self._written.clear()
-            stopping = self._stopping.is_set()
+
+#: Seconds the reporter's process has to start (or to finish when stopped); seconds between its looks
+#: at the file.
+REPORTER_START = 60.0
+REPORT_POLL = 0.1
+
+
+def report_exchanges(path: str, report: Callable[[str], None], stop: Any, ready: Any) -> None:
+    """The reporter's process: a line per exchange appended to `path`, until `stop` is set (then what
+    is left is reported), or until the recorder is gone (killed: it could not set `stop`). `ready` is
+    set once what the file held at the start was read."""
+    recorder = os.getppid()
+    follower = Follower(path)
+    follower.poll()
+    ready.set()
+    while True:
+        stopping = stop.wait(REPORT_POLL) or os.getppid() != recorder
+        update = follower.poll()
+        while update is not None:
+            for line in exchange_lines(update):
+                report(line)
             update = follower.poll()
-            while update is not None:
-                for line in exchange_lines(update):
-                    self._report(line)
-                update = follower.poll()
-            if stopping:
-                return
+        if stopping:
+            return
 
 
 def exchange_lines(update: Update) -> list[str]:
