@@ -143,27 +143,10 @@ def record(output: Path, upstream: str | None, listen: str | None, allow_remote:
     flushed to disk as it completes; keys masked). With `-- COMMAND ARG…`, run COMMAND with
     OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL (and the like) pointing at the proxy,
     and exit with its exit code. Without, serve until Ctrl-C, one line per exchange on stderr."""
-    from ..record.routes import parse_upstream
-    from ..record.session import Options
-    from . import recording as run
+    from .recording import record_session
 
-    if upstream is not None:
-        try:
-            parse_upstream(upstream)
-        except ValueError as err:
-            fail(f"--upstream: {err}")
-    run.check_output(output, force, append)
-    address = run.parse_listen(listen or ("127.0.0.1:0" if command else DEFAULT_LISTEN), allow_remote)
-    options = Options(output, address, upstream, append=append, keep_secrets=keep_secrets, timeout=timeout)
-    recording = run.start(options, report=not open_tui)
-    run.announce(recording, command)
-    if open_tui:
-        sys.exit(run.follow_in_debugger(recording, command))
-    sys.exit(run.run_command(recording, command) if command else run.serve(recording))
-
-
-#: Where `record` listens without --listen and without a command (a port clients can be set to).
-DEFAULT_LISTEN = "127.0.0.1:8788"
+    sys.exit(record_session(output, upstream, listen, allow_remote, open_tui, keep_secrets, append, force,
+                            timeout, command))
 
 
 @cli.command()

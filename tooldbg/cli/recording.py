@@ -12,12 +12,33 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..record.routes import is_loopback
+from ..record.routes import is_loopback, parse_upstream
 from ..record.session import Options, Recording
 from .output import echo, fail
 
 #: The exit code of a command that could not be started (as POSIX shells give it).
 NOT_STARTED = 127
+#: Where `record` listens without --listen and without a command (a port clients can be set to).
+DEFAULT_LISTEN = "127.0.0.1:8788"
+
+
+def record_session(output: Path, upstream: str | None, listen: str | None, allow_remote: bool,
+                   open_tui: bool, keep_secrets: bool, append: bool, force: bool, timeout: float,
+                   command: Sequence[str]) -> int:
+    """`tooldbg record`, its options checked (a bad one: one line, exit 2): the exit code."""
+    if upstream is not None:
+        try:
+            parse_upstream(upstream)
+        except ValueError as err:
+            fail(f"--upstream: {err}")
+    check_output(output, force, append)
+    address = parse_listen(listen or ("127.0.0.1:0" if command else DEFAULT_LISTEN), allow_remote)
+    options = Options(output, address, upstream, append=append, keep_secrets=keep_secrets, timeout=timeout)
+    recording = start(options, report=not open_tui)
+    announce(recording, command)
+    if open_tui:
+        return follow_in_debugger(recording, command)
+    return run_command(recording, command) if command else serve(recording)
 
 
 def parse_listen(value: str, allow_remote: bool) -> tuple[str, int]:
