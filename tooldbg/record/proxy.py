@@ -280,8 +280,12 @@ class RecordingHandler(BaseHTTPRequestHandler):
             if not piece:
                 break
             pending.pieces.append(piece)
+            if self.client_left():  # (writes into a closed connection can succeed for a while)
+                raise ClientGone
             self.send(b"%x\r\n%b\r\n" % (len(piece), piece))
-        self.conclude(pending)
+        # Every byte the provider sent is with the client: a client that stops reading at the
+        # stream's last event (the openai client, at `data: [DONE]`) missed nothing.
+        self.server.journal.finish(pending)
         self.send(b"0\r\n\r\n")
 
     def conclude(self, pending: Pending) -> None:
