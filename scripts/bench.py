@@ -3,6 +3,7 @@
     python3 scripts/bench.py                      # everything; prints a markdown table
     python3 scripts/bench.py --sizes 1,10 --captures jsonl --no-tui
     python3 scripts/bench.py --turns 150          # the quick check-vs-orjson run on one JSONL session
+    python3 scripts/bench.py --record             # `tooldbg record`'s added latency (scripts/bench_record.py)
 
 Run on demand from a clean clone, never in CI. The first run makes `.bench-venv` beside the repo
 (`pip install -e '.[bench]'`: tooldbg plus LiteLLM, the converter compared against) and runs in
@@ -425,7 +426,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--here", action="store_true", help="run in this Python (convert without LiteLLM if absent)"
     )
+    parser.add_argument("--record", action="store_true",
+                        help="only `tooldbg record`'s added latency per request and per streamed event")
     args = parser.parse_args(argv)
+    if args.record:  # the proxy against a direct connection: no LiteLLM, no generated sessions
+        return subprocess.run([sys.executable, str(SCRIPTS / "bench_record.py")], check=False).returncode
     if args.turns is not None:
         legacy(args.turns, args.repeat)
         return 0

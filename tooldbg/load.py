@@ -216,9 +216,7 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
 def _read_exchanges(capture: Capture, input_format: str | None, progress: Progress | None) -> Loaded:
     """The capture's exchanges, each made (its record parsed) when the one before is stitched. The
     errors of its records come first, in file order, then those of reading (as they came)."""
-    loaded = Loaded(capture.path, capture.container)
-    stitcher = Stitcher()
-    history = History()
+    reading = Reading(capture.path, capture.container, input_format)
     exchanges = iter(capture.exchanges)
     number = 0
     while True:
@@ -235,32 +233,57 @@ def _read_exchanges(capture: Capture, input_format: str | None, progress: Progre
         number += 1
         if progress is not None:
             progress(capture.path, number, max(number, capture.records))
-        read, kept_from, listed = _read_exchange(capture.path, exchange, input_format, loaded.errors,
-                                                 history)
+        reading.add(exchange)
+    loaded = reading.loaded
+    loaded.conversations = reading.conversations()
+    loaded.errors[:0] = capture.errors
+    return loaded
+
+
+class Reading:
+    """One file read exchange by exchange: `add` each in log order, and `conversations()` are the
+    file's conversations as stitched so far. `load` feeds it a capture's exchanges; `tooldbg.follow`
+    the records a recording appends, as they are appended (nothing read is read again)."""
+
+    def __init__(self, path: str, container: str, input_format: str | None = None) -> None:
+        self.loaded = Loaded(path, container)
+        self._input_format = input_format
+        self._stitcher = Stitcher()
+        self._history = History()
+
+    def add(self, exchange: Exchange) -> ExchangeRead:
+        """Read `exchange` and stitch it after those added before; it joins `loaded.reads`, and
+        what cannot be read of it `loaded.errors`."""
+        loaded, path = self.loaded, self.loaded.path
+        read, kept_from, listed = _read_exchange(path, exchange, self._input_format, loaded.errors,
+                                                 self._history)
         loaded.reads.append(read)
         if read.format is None:  # not an LLM exchange (a record with neither side is not counted)
             if exchange.request is not None or exchange.response is not None:
                 loaded.skipped += 1
-            continue
+            return read
         if read.request is None and not read.responses:
-            continue
+            return read
         try:
             if kept_from is not None and read.request is not None:
-                thread = stitcher.match(read.request)
+                thread = self._stitcher.match(read.request)
                 if thread is None or thread.conversation.id != kept_from:
-                    read.request = _read_request(read, capture.path)  # another conversation's turns
-            thread = stitcher.add(exchange.index, read.request, read.responses)
+                    read.request = _read_request(read, path)  # another conversation's turns
+            thread = self._stitcher.add(exchange.index, read.request, read.responses)
         except Exception as err:  # noqa: BLE001 - one exchange lost, not the file
-            loaded.errors.append(InputError(capture.path, _where(exchange), unexpected(err)))
+            loaded.errors.append(InputError(path, _where(exchange), unexpected(err)))
             read.request, read.responses, read.streams = None, (), ()
-            continue
+            return read
         read.conversation = thread.conversation.id
         if read.request is not None and read.format is not None and exchange.request is not None:
-            history.remember(read.conversation, exchange.request.body, read.format, listed, read.request)
+            self._history.remember(read.conversation, exchange.request.body, read.format, listed,
+                                   read.request)
         read.request, read.stored = thread.request, thread.stored  # see tooldbg.chains
-    loaded.conversations = [t.conversation for t in stitcher.threads]
-    loaded.errors[:0] = capture.errors
-    return loaded
+        return read
+
+    def conversations(self) -> list[Conversation]:
+        """The conversations stitched so far, in the order they began (a new list each call)."""
+        return [t.conversation for t in self._stitcher.threads]
 
 
 def _read_request(read: ExchangeRead, path: str) -> Request:

@@ -233,13 +233,13 @@ def _json_document(path: str, value: Any) -> Capture:
         if "interactions" in value:
             return _interactions(path, value)
         _whole(path, value)
-        if _is_exchange(value):
+        if is_exchange(value):
             capture = Capture(path, "json")
             capture.exchanges = [_exchange(capture, value, "", 0)]
             return capture
         return Capture(path, "json", [_bare_exchange(value)])
     if isinstance(value, list):
-        if value and all(_is_exchange(v) for v in value):
+        if value and all(is_exchange(v) for v in value):
             capture = Capture(path, "json", records=len(value))
             capture.exchanges = _exchange_list(capture, value)
             return capture
@@ -270,7 +270,7 @@ def _let_go(records: list[Any]) -> Iterator[Any]:
         del record
 
 
-def _is_exchange(value: Any) -> bool:
+def is_exchange(value: Any) -> bool:
     """`{"request": …, "response": …}`, and not a body or stream event that happens to have one of
     those keys (a Responses `response.created` event carries `"response"`)."""
     return isinstance(value, dict) and ("request" in value or "response" in value) and not (
@@ -312,14 +312,13 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Excha
     view = memoryview(data)
     for number, start, end in _lines(data, skip):
         try:
-            value = loads(view[start:end], check_depth=False)
-            ensure_depth(value)  # one walk of its containers: cheaper than counting a line's bytes
-        except FormatError as err:
-            capture.errors.append(InputError(path, f"line {number}{err.pointer}", err.message))
+            value = jsonl_value(path, view[start:end], number)
+        except InputError as err:
+            capture.errors.append(err)
             continue
-        if _is_exchange(value):
+        if is_exchange(value):
             count += 1
-            yield _exchange(capture, value, f"line {number}", count - 1)
+            yield exchange_record(capture, value, number, count - 1)
         else:
             events.append(StreamEvent(index=len(events), data=value, offset=number))
     if events:
@@ -327,6 +326,21 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Excha
         yield Exchange(count - 1, response=Message(location="", events=events))
     if not count:
         raise InputError(path, "", capture.errors[0].message if capture.errors else "no records")
+
+
+def jsonl_value(path: str, line: bytes | memoryview, number: int) -> Any:
+    """One JSON Lines record parsed and checked for depth; raises InputError at `line N`."""
+    try:
+        value = loads(line, check_depth=False)
+        ensure_depth(value)  # one walk of its containers: cheaper than counting a line's bytes
+    except FormatError as err:
+        raise InputError(path, f"line {number}{err.pointer}", err.message) from None
+    return value
+
+
+def exchange_record(capture: Capture, record: dict[str, Any], number: int, index: int) -> Exchange:
+    """The exchange of the JSON Lines record on line `number`, the `index`-th of its file."""
+    return _exchange(capture, record, f"line {number}", index)
 
 
 def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int) -> Exchange:
