@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
-import shutil
 import socket
-import ssl
-import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +19,7 @@ import httpx2
 import openai
 import pytest
 
+from tests.certs import untrusted_server_context
 from tests.record.conftest import KEY, body_bytes, records
 from tests.record.standins import StandIn
 from tooldbg.checks import run_checks
@@ -205,17 +203,10 @@ def silent_listener() -> Iterator[str]:
 
 
 @contextmanager
-def self_signed(tmp_path: Path) -> Iterator[str]:
-    """A stand-in over TLS with a certificate no trust store holds (made by openssl here)."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed: no certificate to make")
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"], check=True, capture_output=True, timeout=60)
+def self_signed() -> Iterator[str]:
+    """A stand-in over TLS with a certificate no trust store holds (tests/certs)."""
     server = StandIn()
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert, key)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.socket = untrusted_server_context().wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
@@ -226,7 +217,7 @@ def self_signed(tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("upstream, cause", [
-    ("refused", "connection to 127.0.0.1:{port} refused"),
+    ("refused", "connection to 127.0.0.1:{port} refused (nothing listens there)"),
     ("tls", "TLS with 127.0.0.1:{port} failed"),
     ("certificate", "TLS certificate of 127.0.0.1:{port} not verified: self-signed certificate"),
     ("silent", "127.0.0.1:{port} did not answer within 0.5 s"),
@@ -236,7 +227,7 @@ def test_an_upstream_that_fails_gives_a_502_naming_the_cause(upstream: str, caus
     with ExitStack() as stack:
         url = {"refused": lambda: f"http://127.0.0.1:{free_port()}",
                "tls": lambda: standin.url.replace("http://", "https://"),
-               "certificate": lambda: stack.enter_context(self_signed(tmp_path)),
+               "certificate": lambda: stack.enter_context(self_signed()),
                "silent": lambda: stack.enter_context(silent_listener())}[upstream]()
         rec = Recording(Options(tmp_path / "run.jsonl", upstream=url, timeout=0.5))
         rec.start()

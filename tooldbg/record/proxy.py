@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..jsonio import dumps
+from ..network import unanswered
 from ..secrets import redact_text
 from .journal import Journal, Pending
 from .routes import Router, Upstream
@@ -48,28 +49,6 @@ class UpstreamError(Exception):
 
 class ClientGone(Exception):
     """The client closed its connection before the response was passed on whole."""
-
-
-def describe(err: BaseException, upstream: Upstream, timeout: float) -> str:
-    """One line naming why the provider did not answer."""
-    where = f"{upstream.host}:{upstream.port}"
-    if isinstance(err, ssl.SSLCertVerificationError):
-        return f"TLS certificate of {where} not verified: {err.verify_message or err.reason}"
-    if isinstance(err, ssl.SSLError):
-        return f"TLS with {where} failed: {err.reason or err}"
-    if isinstance(err, TimeoutError):  # (socket.timeout is TimeoutError)
-        return f"{where} did not answer within {timeout:g} s"
-    if isinstance(err, ConnectionRefusedError):
-        return f"connection to {where} refused"
-    if isinstance(err, socket.gaierror):
-        return f"host name {upstream.host} could not be resolved ({err.strerror})"
-    if isinstance(err, http.client.RemoteDisconnected):
-        return f"{where} closed the connection without answering"
-    if isinstance(err, http.client.HTTPException):
-        return f"{where} answered with something that is not HTTP ({type(err).__name__})"
-    if isinstance(err, OSError):
-        return f"{where}: {err.strerror or err}"
-    return f"{where}: {type(err).__name__}: {err}"
 
 
 class Connections:
@@ -216,7 +195,7 @@ class RecordingHandler(BaseHTTPRequestHandler):
             return connection, connection.getresponse()
         except (OSError, http.client.HTTPException) as err:
             connection.close()
-            raise UpstreamError(describe(err, upstream, connections.timeout)) from None
+            raise UpstreamError(unanswered(err, upstream.where, connections.timeout)) from None
 
     def relay(self, upstream: Upstream, connection: http.client.HTTPConnection,
               response: http.client.HTTPResponse, pending: Pending) -> None:
@@ -309,7 +288,7 @@ class RecordingHandler(BaseHTTPRequestHandler):
         try:
             return response.read1(size)
         except (OSError, http.client.HTTPException) as err:
-            raise UpstreamError(describe(err, upstream, self.server.connections.timeout)) from None
+            raise UpstreamError(unanswered(err, upstream.where, self.server.connections.timeout)) from None
 
     def send(self, data: bytes) -> None:
         try:

@@ -38,6 +38,11 @@ class Upstream:
         return self.scheme, self.host, self.port
 
     @property
+    def where(self) -> str:
+        """`host:port`, as a message about reaching the provider names it."""
+        return f"{self.host}:{self.port}"
+
+    @property
     def url(self) -> str:
         default = 443 if self.scheme == "https" else 80
         netloc = self.host if self.port == default else f"{self.host}:{self.port}"
