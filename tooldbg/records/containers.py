@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError, InputError
-from ..formats.base import StreamEvent
+from ..formats.base import Request, Response, StreamEvent
 from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_depth, loads
 from ..model import is_canonical
 from ..shorten import quote
@@ -56,14 +56,27 @@ class Message:
         return self.events is not None
 
 
+@dataclass(frozen=True, slots=True)
+class Preread:
+    """An exchange its log reader read already: a log that keeps messages in its own shape (an
+    OpenTelemetry span's GenAI attributes, an Inspect sample) reads them into canonical form itself,
+    and `load` stitches them as it stitches what the wire readers read (`format` None: no wire format)."""
+
+    request: Request | None = None
+    responses: tuple[Response, ...] = ()
+    format: str | None = None
+
+
 @dataclass(slots=True)
 class Exchange:
-    """A request and its response (either may be missing: response-only fixtures exist)."""
+    """A request and its response (either may be missing: response-only fixtures exist). `read` is
+    set when the log's own reader read it (`Preread`); the wire readers read the rest."""
 
     index: int
     request: Message | None = None
     response: Message | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    read: Preread | None = None
 
 
 @dataclass(slots=True)
@@ -77,6 +90,11 @@ class Capture:
     errors: list[InputError] = field(default_factory=list)
     canonical: Any = None  # a tooldbg.canonical/1 document, read as is
     records: int = 1
+    #: The file parsed whole, when it is one JSON document (an agent log format may claim it:
+    #: `tooldbg.logs`, before its exchanges are read).
+    document: Any = None
+    #: What the file's format does not carry (`tooldbg.lacking`), when its reader knows.
+    lacks: list[str] = field(default_factory=list)
 
 
 CONTAINERS = ("json", "jsonl", "interactions", "har", "sse", "eventstream", "canonical")
@@ -237,7 +255,7 @@ def _json_document(path: str, value: Any) -> Capture:
             capture = Capture(path, "json")
             capture.exchanges = [_exchange(capture, value, "", 0)]
             return capture
-        return Capture(path, "json", [_bare_exchange(value)])
+        return Capture(path, "json", [_bare_exchange(value)], document=value)
     if isinstance(value, list):
         if value and all(_is_exchange(v) for v in value):
             capture = Capture(path, "json", records=len(value))
@@ -246,7 +264,9 @@ def _json_document(path: str, value: Any) -> Capture:
         # A JSON array of events: Gemini's streamGenerateContent without alt=sse.
         _whole(path, value)
         events = [StreamEvent(index=i, data=v) for i, v in enumerate(value)]
-        return _single_stream(path, "json", events)
+        capture = _single_stream(path, "json", events)
+        capture.document = value
+        return capture
     raise InputError(path, "", "expected a JSON object or array at the top level")
 
 
@@ -294,6 +314,21 @@ def _single_stream(path: str, container: str, events: list[StreamEvent],
                    text: str | None = None) -> Capture:
     return Capture(path, container, [Exchange(0, response=Message(location="", events=events,
                                                                  text=text))])
+
+
+def json_lines(path: str, data: bytes, errors: list[InputError]) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line of JSON Lines, parsed from a view into the bytes
+    (a byte-order mark skipped); a line that does not parse, or nests too deep, is an error in
+    `errors` and the next line is read. The agents' own logs (`tooldbg.logs`) are read so."""
+    view = memoryview(data)
+    for number, start, end in _lines(data, len(_BOM) if data.startswith(_BOM) else 0):
+        try:
+            value = loads(view[start:end], check_depth=False)
+            ensure_depth(value)
+        except FormatError as err:
+            errors.append(InputError(path, f"line {number}{err.pointer}", err.message))
+            continue
+        yield number, value
 
 
 def _jsonl(path: str, data: bytes, skip: int) -> Capture:

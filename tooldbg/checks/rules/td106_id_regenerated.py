@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...formats.base import Request
+from ...lacking import IDS
 from ...model import Conversation, Invocation, Turn
 from ...shorten import plain
 from ..base import Context, Finding
@@ -27,6 +28,7 @@ CODE = "TD106"
 NAME = "id-regenerated"
 SEVERITY = "warning"
 MESSAGE = "a call replayed in a later exchange under another id"
+NEEDS = (IDS,)
 BAD = """
 response of exchange 0:
 {"type": "tool_use", "id": "toolu_01Vd8Kp2Xn6Tq1Rb4Yw9Mz3L", "name": "get_weather", "input": {"city": "Oslo"}}

@@ -4,6 +4,7 @@ linked turns, tools and tool choice; a response object → one assistant turn; a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -76,7 +77,8 @@ def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn
     if isinstance(raw, str):
         turns = [Turn(role="user", parts=(Text(text=raw, source=at),), source=at)]
     else:
-        turns = _group([] if raw is None else expect_list(raw, at, "input"), at, system, start, prior)
+        items = [] if raw is None else expect_list(raw, at, "input")
+        turns = group_items(((item, at.child(i)) for i, item in listed_from(items, start)), system, prior)
     choice, verbatim = _read_choice(body.get("tool_choice"), _bool(body.get("parallel_tool_calls")))
     # The stored state a request continues: an id, or a conversation (an id or `{"id": …}`).
     optional_field(body, "previous_response_id", str, source)
@@ -107,7 +109,7 @@ def read_response(body: Any, source: Source) -> Response:
     parts: list[Part] = []
     for i, item in enumerate(expect_list([] if output is None else output, source.child("output"), "output")):
         here = source.child("output", i)
-        side, item_parts, fields = _item(item, here)
+        side, item_parts, fields = read_item(item, here)
         if side != "assistant":
             item_parts, fields = [Opaque(origin=NAME, value=item, source=here)], {}
         parts.extend(with_meta(NAME, p, {"message": fields} if fields else {}) for p in item_parts)
@@ -124,15 +126,15 @@ def read_response(body: Any, source: Source) -> Response:
                     meta=meta_for(NAME, {"id": rid} if isinstance(rid, str) else {}))
 
 
-def _group(items: list[Any], at: Source, system: list[Part], start: int = 0,
-           prior: tuple[Turn, ...] = ()) -> list[Turn]:
-    """Input items → turns: model-side and tool-side runs merge, every user message opens a turn
-    (from `start`, after `prior`)."""
+def group_items(items: Iterable[tuple[Any, Source]], system: list[Part],
+                prior: tuple[Turn, ...] = ()) -> list[Turn]:
+    """Input items, each with where it is, → turns: model-side and tool-side runs merge, every user
+    message opens a turn (after `prior`); leading system and developer messages go to `system`. A
+    request's `input` is such a run, and so are the items a Codex rollout logs one a line."""
     turns: list[Turn] = []
     parts_of: list[list[Part]] = []  # the parts of each turn, filled in place
-    for i, item in listed_from(items, start):
-        here = at.child(i)
-        side, parts, fields = _item(item, here)
+    for item, here in items:
+        side, parts, fields = read_item(item, here)
         if side in ("system", "developer") and not (turns or prior):
             system.extend(with_meta(NAME, p, {"role": side, **({"message": fields} if fields else {})})
                           for p in parts)
@@ -158,8 +160,9 @@ def _is_message(item: dict[str, Any]) -> bool:
     return item.get("type") == "message" or (item.get("type") is None and "role" in item)
 
 
-def _item(item: Any, at: Source) -> tuple[str, list[Part], dict[str, Any]]:
-    """One item → (side: user/assistant/tool/system/developer, parts, message-level fields)."""
+def read_item(item: Any, at: Source) -> tuple[str, list[Part], dict[str, Any]]:
+    """One item → (side: user/assistant/tool/system/developer, parts, message-level fields). The
+    side says who made it: `assistant` for what the model output (messages, calls, reasoning)."""
     if not isinstance(item, dict):
         raise FormatError("an item must be an object", at.pointer)
     kind, role = item.get("type"), item.get("role")
