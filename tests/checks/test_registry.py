@@ -118,6 +118,16 @@ EXPECTED = {
         ('TD102', 'error', 0, 'c1', 1, 2, 'line 1/response/body#/content/2', None,
          "call i2 get_weather ('toolu_01Fa3JyW6uGe1PqD5sKr0MtV') has no result, but the conversation continues after turn 1"),
     ],
+    "TD102-claude-code-parallel-result-lost-then-new-prompt.jsonl": [
+        ('TD901', 'error', 5, 'c1', None, None, 'line 6#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01Pq4Rs7Tu0Vw3Xy6Za9Bc2D. Each `tool_use` block must have a corresponding `tool_result` block in the next message.” — see TD102, TD405, TD803'),
+        ('TD102', 'error', 2, 'c1', 1, 1, 'line 3#/message/content/0', None,
+         "call i2 Grep ('toolu_01Pq4Rs7Tu0Vw3Xy6Za9Bc2D') has no result, but the conversation continues after turn 1"),
+    ],
+    "TD102-codex-resumed-rollout-drops-shell-output.jsonl": [
+        ('TD102', 'error', 2, 'c1', 1, 0, 'line 4#/payload', None,
+         "call i1 shell ('call_Wn5Eo8Rp1Tq4Yr7Ut0Iv3Ow') has no result, but the conversation continues after turn 1"),
+    ],
     "TD102-request-ends-on-unanswered-call.jsonl": [
         ('TD102', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
          "call i1 read_file ('call_x7k2m9qa') has no result, but the request ends on it: the model is asked to go on without the result"),

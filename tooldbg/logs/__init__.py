@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import claude_code
+from . import claude_code, codex
 from .base import LogFormat, Peek
 
 #: Detection order: the more specific shapes first.
-LOGS: dict[str, LogFormat] = {m.NAME: m for m in (claude_code,)}
+LOGS: dict[str, LogFormat] = {m.NAME: m for m in (claude_code, codex)}
 
 
 def get(name: str) -> LogFormat | None:

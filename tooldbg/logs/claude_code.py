@@ -31,6 +31,7 @@ prompt, no sampling settings (`LACKS`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -40,8 +41,9 @@ from ..formats.anthropic.read import MESSAGE_BLOCKS, RESPONSE_BLOCKS, read_conte
 from ..formats.base import ApiError, Response
 from ..formats.meta import with_meta
 from ..formats.reading import split_results
+from ..jsonio import try_loads
 from ..lacking import SYSTEM, TOOLS
-from ..model import Part, Result, Turn
+from ..model import Part, Result, Side, Turn
 from ..records.containers import json_lines
 from ..shorten import plain
 from .base import Built, Peek
@@ -107,7 +109,7 @@ class _Reader:
     def _message(self, number: int, record: dict[str, Any], kind: str, message: dict[str, Any],
                  place: _Place | None) -> _Place | None:
         branch = self._branch(record, place, kind, message)
-        side = "request" if kind == "user" else "response"
+        side: Side = "request" if kind == "user" else "response"
         index = self.session.record(side, f"line {number}", record)
         at = self.session.source(index, "/message")
         if kind == "user":
@@ -189,14 +191,28 @@ def _failed(part: Part) -> Part:
     return with_meta(NAME, replace(part, is_error=True), {"is_error_from": "toolUseResult"})
 
 
+#: How Claude Code words a failed API call: `API Error: 400 {"type":"error","error":{…}}`, the
+#: provider's error body after the status (the fixtures of daaain/claude-code-log show it).
+_API_ERROR = re.compile(r"API Error: (\d{3}) (\{.*\})\s*$", re.S)
+
+
 def _api_error(record: dict[str, Any], message: dict[str, Any]) -> ApiError:
-    """The API failure a synthetic assistant record reports: its text, the error kind and status."""
+    """The API failure a synthetic assistant record reports: the provider's error body it quotes
+    when there is one, else its text; the error kind and the HTTP status."""
     content = message.get("content")
-    texts = [b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)] \
-        if isinstance(content, list) else [content] if isinstance(content, str) else []
+    blocks = content if isinstance(content, list) else [{"text": content}]
+    text = " ".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str))
     status = record.get("apiErrorStatus")
-    return ApiError(message=plain(" ".join(texts)) or "API error", type=_string(record.get("error")),
-                    code=str(status) if isinstance(status, int) else None)
+    code = str(status) if isinstance(status, int) else None
+    kind = _string(record.get("error"))
+    quoted = _API_ERROR.match(text)
+    if quoted is not None:
+        ok, body = try_loads(quoted.group(2))
+        error = body.get("error") if ok and isinstance(body, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return ApiError(message=error["message"], type=_string(error.get("type")) or kind,
+                            code=code or quoted.group(1))
+    return ApiError(message=plain(text) or "API error", type=kind, code=code)
 
 
 def _string(value: Any) -> str | None:

@@ -67,9 +67,18 @@ class Session:
     def record(self, side: Side, location: str, body: Any) -> int:
         """A record of the file that gives turns: its index, which its turns' sources name."""
         message = Message(location=location, body=body)
-        exchange = Exchange(len(self.reads), **{side: message})
+        exchange = Exchange(len(self.reads))
+        if side == "request":
+            exchange.request = message
+        else:
+            exchange.response = message
         self.reads.append(ExchangeRead(exchange))
         return exchange.index
+
+    def upcoming(self, side: Side, location: str, pointer: str = "") -> Source:
+        """Where a node is in the record `record` will add next (read before it is added)."""
+        return Source(file=self.path, exchange=len(self.reads), side=side, location=location,
+                      pointer=pointer)
 
     def source(self, record: int, pointer: str = "") -> Source:
         """Where in record `record` a node is."""

@@ -14,6 +14,7 @@ reads (`logs.inspect_ai`).
 from __future__ import annotations
 
 import zlib
+from typing import NoReturn
 
 from ..errors import InputError
 
@@ -39,6 +40,10 @@ def _is_zlib(data: bytes) -> bool:
     return len(data) >= 2 and data[0] == 0x78 and (data[0] * 256 + data[1]) % 31 == 0
 
 
+def _missing(path: str) -> NoReturn:
+    raise InputError(path, "", f"zstd-compressed: {ZSTD_HINT}")
+
+
 def _zstd(path: str, data: bytes) -> bytes:
     try:
         from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
@@ -50,7 +55,7 @@ def _zstd(path: str, data: bytes) -> bytes:
         try:
             import zstandard  # type: ignore[import-not-found, import-untyped, unused-ignore]
         except ImportError:
-            raise InputError(path, "", f"zstd-compressed: {ZSTD_HINT}") from None
+            _missing(path)
         # A frame written by streaming may not record its size: read it as a stream.
         return bytes(zstandard.ZstdDecompressor().decompressobj().decompress(data))
     except InputError:

@@ -131,10 +131,15 @@ def group_items(items: Iterable[tuple[Any, Source]], system: list[Part],
     """Input items, each with where it is, → turns: model-side and tool-side runs merge, every user
     message opens a turn (after `prior`); leading system and developer messages go to `system`. A
     request's `input` is such a run, and so are the items a Codex rollout logs one a line."""
+    return group_read(((item, here, read_item(item, here)) for item, here in items), system, prior)
+
+
+def group_read(items: Iterable[tuple[Any, Source, tuple[str, list[Part], dict[str, Any]]]],
+               system: list[Part], prior: tuple[Turn, ...] = ()) -> list[Turn]:
+    """`group_items` of items read already (`read_item` of each, beside the item and its place)."""
     turns: list[Turn] = []
     parts_of: list[list[Part]] = []  # the parts of each turn, filled in place
-    for item, here in items:
-        side, parts, fields = read_item(item, here)
+    for item, here, (side, parts, fields) in items:
         if side in ("system", "developer") and not (turns or prior):
             system.extend(with_meta(NAME, p, {"role": side, **({"message": fields} if fields else {})})
                           for p in parts)
@@ -162,20 +167,35 @@ def _is_message(item: dict[str, Any]) -> bool:
 
 def read_item(item: Any, at: Source) -> tuple[str, list[Part], dict[str, Any]]:
     """One item → (side: user/assistant/tool/system/developer, parts, message-level fields). The
-    side says who made it: `assistant` for what the model output (messages, calls, reasoning)."""
+    side says who made it (`item_side`)."""
     if not isinstance(item, dict):
         raise FormatError("an item must be an object", at.pointer)
-    kind, role = item.get("type"), item.get("role")
-    if _is_message(item) and role in ("user", "assistant", "system", "developer"):
-        return role, _content(item.get("content"), at.child("content"), role), \
+    side, kind = item_side(item), item.get("type")
+    if _is_message(item) and side in ("user", "assistant", "system", "developer"):
+        return side, _content(item.get("content"), at.child("content"), side), \
             _extras(item, ("type", "role", "content"))
     if kind in ("function_call", "custom_tool_call"):
-        return "assistant", [_call(item, at)], {}
+        return side, [_call(item, at)], {}
     if kind in ("function_call_output", "custom_tool_call_output"):
-        return "tool", [_result(item, at)], {}
+        return side, [_result(item, at)], {}
     if kind == "reasoning":
-        return "assistant", [_reasoning(item, at)], {}
-    return _side(item), [Opaque(origin=NAME, value=item, source=at)], {}
+        return side, [_reasoning(item, at)], {}
+    return side, [Opaque(origin=NAME, value=item, source=at)], {}
+
+
+def item_side(item: Any) -> str:
+    """Who made an item, without reading it: `assistant` for what the model output (its messages,
+    calls, reasoning), `tool` for a tool's output, else the message's role (`user` by default)."""
+    if not isinstance(item, dict):
+        return "user"
+    kind, role = item.get("type"), item.get("role")
+    if _is_message(item) and role in ("user", "assistant", "system", "developer"):
+        return str(role)
+    if kind in ("function_call", "custom_tool_call", "reasoning"):
+        return "assistant"
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        return "tool"
+    return _side(item)
 
 
 def _side(item: dict[str, Any]) -> str:
