@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import claude_code, codex
+from . import claude_code, claude_tap, claude_trace, codex
 from .base import LogFormat, Peek
 
 #: Detection order: the more specific shapes first.
-LOGS: dict[str, LogFormat] = {m.NAME: m for m in (claude_code, codex)}
+LOGS: dict[str, LogFormat] = {m.NAME: m for m in (claude_code, codex, claude_trace, claude_tap)}
 
 
 def get(name: str) -> LogFormat | None:

@@ -28,7 +28,7 @@ def unpack(path: str, data: bytes) -> bytes:
     """The bytes of `data` uncompressed when they are zstd or zlib, else `data` itself."""
     if data.startswith(ZSTD_MAGIC):
         return _zstd(path, data)
-    if _is_zlib(data):
+    if is_zlib(data):
         try:
             return zlib.decompress(data)
         except zlib.error:
@@ -36,7 +36,8 @@ def unpack(path: str, data: bytes) -> bytes:
     return data
 
 
-def _is_zlib(data: bytes) -> bool:
+def is_zlib(data: bytes) -> bool:
+    """The two bytes of a zlib header (RFC 1950 §2.2)."""
     return len(data) >= 2 and data[0] == 0x78 and (data[0] * 256 + data[1]) % 31 == 0
 
 

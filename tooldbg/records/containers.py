@@ -50,6 +50,8 @@ class Message:
     method: str = ""
     status: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    #: Why no response came, as the capture tool wrote it (mitmproxy's failed flows).
+    error: str | None = None
 
     @property
     def is_stream(self) -> bool:
@@ -382,11 +384,15 @@ def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int) 
 
 def _message(path: str, side: dict[str, Any], location: str, body_at: str) -> Message:
     """A side's URL, method, headers and status, each checked at its pointer under `location`; its
-    body, read by the caller, is at `body_at`."""
+    body, read by the caller, is at `body_at`. Capture tools name two of them otherwise: claude-trace
+    writes `status_code` (badlogic/lemmy `apps/claude-trace/src/interceptor.ts`), claude-tap the
+    request's `path` for its URL (liaohch3/claude-tap `claude_tap/proxy.py`, `_build_record`)."""
     headers = _headers(path, side.get("headers"), f"{location}/headers")
-    return Message(location=body_at, url=_text(path, side, "url", location),
+    status = "status" if "status" in side or "status_code" not in side else "status_code"
+    url = "url" if "url" in side or "path" not in side else "path"
+    return Message(location=body_at, url=_text(path, side, url, location),
                    method=_text(path, side, "method", location), headers=headers,
-                   status=_status(path, side.get("status"), f"{location}/status"))
+                   status=_status(path, side.get(status), f"{location}/{status}"))
 
 
 def _http_message(path: str, part: Any, location: str) -> Message:
@@ -394,6 +400,17 @@ def _http_message(path: str, part: Any, location: str) -> Message:
     if not isinstance(part, dict):
         raise InputError(path, location, f"expected an object with a body, not {_kind(part)}")
     message = _message(path, part, location, f"{location}/body")
+    if isinstance(part.get("sse_events"), list):  # claude-tap with --tap-store-stream-events: the
+        # stream as it came (`[{event, data}]`), where `body` is only its reassembly
+        message.location = f"{location}/sse_events"
+        message.events = [StreamEvent(index=i, data=e.get("data"), name=e.get("event"))
+                          for i, e in enumerate(part["sse_events"]) if isinstance(e, dict)]
+        return message
+    if "body" not in part and isinstance(part.get("body_raw"), str):  # claude-trace: a stream or
+        # other text response, as it came
+        message.location = f"{location}/body_raw"
+        _fill_text(path, message, part["body_raw"], message.headers.get("content-type", ""))
+        return message
     if "body" not in part:
         # A response logged without a body wrapper: the record itself is the body.
         if any(k in part for k in ("choices", "candidates", "output", "content", "messages",
@@ -562,6 +579,16 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
         yield exchange
 
 
+#: How exporters say they cut or left out a body (`content.comment`, HAR 1.2): HTTP Toolkit's "Body
+#: discarded during HAR generation: longer than limit of 500000 bytes" (httptoolkit/httptoolkit#477).
+_CUT = re.compile(r"truncat|discard|omit|too (large|long)|longer than|exceed", re.I)
+
+
+def _truncation(comment: Any) -> str | None:
+    """The exporter's comment when it says the body was cut, else None."""
+    return comment if isinstance(comment, str) and _CUT.search(comment) else None
+
+
 def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message | None:
     """One side of a HAR entry: the request with its `postData`, the response with its `content`
     (`text`, optionally base64 with `encoding`). A side or a payload of the wrong type is an error
@@ -571,6 +598,9 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
     if not isinstance(side, dict):
         raise InputError(path, location, f"expected an object, not {_kind(side)}")
     message = _message(path, side, location, f"{location}/{payload_key}/text")
+    failed = side.get("_error")
+    if message.status == 0 and isinstance(failed, str):  # mitmproxy's failed flow: no response came
+        message.error = failed  # (`addons/savehar.py`: status 0, `_error` the flow's error)
     payload = side.get(payload_key)
     if payload is None:
         return message
@@ -578,6 +608,9 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
         raise InputError(path, f"{location}/{payload_key}",
                          f"{payload_key} must be an object, not {_kind(payload)}")
     text = payload.get("text")
+    cut = _truncation(payload.get("comment"))
+    if cut is not None and (text is None or not _parses(memoryview(text.encode()))):
+        raise InputError(path, message.location, f"body truncated by the exporter: {quote(cut)}")
     if text is None:
         return message
     if not isinstance(text, str):

@@ -11,6 +11,7 @@ command line is always read: if it is not a log, that is an error, never a silen
 from __future__ import annotations
 
 from . import eventstream, sse
+from .compressed import ZIP_MAGIC, ZSTD_MAGIC, is_zlib
 
 #: An empty file named like a capture is a capture that went wrong (reported, not skipped).
 CAPTURE_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".har", ".sse"})
@@ -22,8 +23,8 @@ def looks_like_log(name: str, data: bytes) -> bool:
     """True when `data` could be a capture tooldbg reads: a JSON document or JSON Lines (the first
     character after a byte-order mark and blank space is `{` or `[`), server-sent events, or an AWS
     event stream; or nothing at all in a file named like a capture (`.json`, `.jsonl`, `.har`, …)."""
-    if eventstream.looks_like_eventstream(data):
-        return True
+    if eventstream.looks_like_eventstream(data) or data.startswith((ZSTD_MAGIC, ZIP_MAGIC)) or is_zlib(data):
+        return True  # compressed (a `.jsonl.zst` rollout, a `.zhar`) or a zip (an Inspect `.eval`)
     head = data[:HEAD].removeprefix(b"\xef\xbb\xbf").lstrip()
     if not head:
         return name.lower().endswith(tuple(CAPTURE_SUFFIXES))
