@@ -140,6 +140,12 @@ EXPECTED = {
         ('TD102', 'error', 2, 'c1', 1, 0, 'line 4#/payload', None,
          "call i1 shell ('call_Wn5Eo8Rp1Tq4Yr7Ut0Iv3Ow') has no result, but the conversation continues after turn 1"),
     ],
+    "TD102-litellm-payload-client-drops-tool-message.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/error_information#/error', None,
+         "the provider rejected the request (HTTP 400 BadRequestError): “An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_Lq8Wn2Ex5Rt1Yu4Io7Pa0Sd” — see TD102, TD402, TD803"),
+        ('TD102', 'error', 0, 'c1', 1, 0, 'line 1/response#/choices/0/message/tool_calls/0', None,
+         "call i1 lookup_order ('call_Lq8Wn2Ex5Rt1Yu4Io7Pa0Sd') has no result, but the conversation continues after turn 1"),
+    ],
     "TD102-request-ends-on-unanswered-call.jsonl": [
         ('TD102', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
          "call i1 read_file ('call_x7k2m9qa') has no result, but the request ends on it: the model is asked to go on without the result"),

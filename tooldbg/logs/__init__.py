@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import claude_code, claude_tap, claude_trace, codex
+from . import claude_code, claude_tap, claude_trace, codex, litellm
 from .base import LogFormat, Peek
 
 #: Detection order: the more specific shapes first.
-LOGS: dict[str, LogFormat] = {m.NAME: m for m in (claude_code, codex, claude_trace, claude_tap)}
+LOGS: dict[str, LogFormat] = {m.NAME: m for m in (claude_code, codex, claude_trace, claude_tap, litellm)}
 
 
 def get(name: str) -> LogFormat | None:
@@ -25,7 +25,7 @@ def detect(peek: Peek) -> LogFormat | None:
 
 def detect_document(document: Any, head: bytes) -> LogFormat | None:
     """The log format of a file that is one JSON document, told from the document parsed."""
-    return detect(Peek(head, (document,), document=True))
+    return detect(Peek(head, (document,), document=True, data=head))
 
 
 #: How many first lines of JSON Lines detection looks at.
@@ -53,4 +53,4 @@ def peek(data: bytes) -> Peek:
             records.append(loads(line, check_depth=False))
         except FormatError:
             break
-    return Peek(head, tuple(records))
+    return Peek(head, tuple(records), data=data)

@@ -34,6 +34,8 @@ class Peek:
 
     head: bytes
     records: tuple[Any, ...] = ()
+    #: The whole file, for a text log whose telling line may come after other lines.
+    data: bytes = b""
     #: The record is the whole file (one JSON document), not the first of several lines.
     document: bool = False
 
