@@ -194,6 +194,10 @@ EXPECTED = {
         ('TD201', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/input/1/arguments', None,
          'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Oslo"}, not to the object'),
     ],
+    "TD201-inspect-ai-solver-replays-arguments-double-encoded.json": [
+        ('TD201', 'error', 1, 'c1', 1, 0, '/samples/0/events/3/call/request#/messages/2/tool_calls/0/function/arguments', None,
+         'arguments of \'read_file\' are JSON-encoded twice: they decode to a string holding {"path":"data/revenue.csv"}, not to the object'),
+    ],
     "TD201-litellm-proxy-double-encodes-arguments.jsonl": [
         ('TD201', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
          'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Paris","unit":"celsius"}, not to the object'),

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import claude_code, claude_tap, claude_trace, codex, litellm
+from . import claude_code, claude_tap, claude_trace, codex, inspect_ai, litellm
 from .base import LogFormat, Peek
 
 #: Detection order: the more specific shapes first.
-LOGS: dict[str, LogFormat] = {m.NAME: m for m in (claude_code, codex, claude_trace, claude_tap, litellm)}
+LOGS: dict[str, LogFormat] = {m.NAME: m for m in (claude_code, codex, inspect_ai, claude_trace, claude_tap,
+                                                   litellm)}
 
 
 def get(name: str) -> LogFormat | None:
