@@ -146,6 +146,10 @@ EXPECTED = {
         ('TD102', 'error', 0, 'c1', 1, 0, 'line 1/response#/choices/0/message/tool_calls/0', None,
          "call i1 lookup_order ('call_Lq8Wn2Ex5Rt1Yu4Io7Pa0Sd') has no result, but the conversation continues after turn 1"),
     ],
+    "TD102-otel-genai-agent-loses-tool-response.jsonl": [
+        ('TD102', 'error', 0, 'c1', 1, 0, 'line 1/resourceSpans/0/scopeSpans/0/spans/0/attributes/8/value/stringValue#/0/parts/0', None,
+         "call i1 get_weather ('call_VxSn4lCq2LrF8aWkP0yDmT3e') has no result, but the conversation continues after turn 1"),
+    ],
     "TD102-request-ends-on-unanswered-call.jsonl": [
         ('TD102', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
          "call i1 read_file ('call_x7k2m9qa') has no result, but the request ends on it: the model is asked to go on without the result"),
@@ -201,6 +205,10 @@ EXPECTED = {
     "TD201-litellm-proxy-double-encodes-arguments.jsonl": [
         ('TD201', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
          'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Paris","unit":"celsius"}, not to the object'),
+    ],
+    "TD201-openinference-span-arguments-encoded-twice.jsonl": [
+        ('TD201', 'error', 0, 'c1', 1, 0, '/resourceSpans/0/scopeSpans/0/spans/0#/attributes/5/value/stringValue', None,
+         'arguments of \'lookup_invoice\' are JSON-encoded twice: they decode to a string holding {"number":"2026-118"}, not to the object'),
     ],
     "TD202-write-file-arguments-cut-at-max-tokens.json": [
         ('TD202', 'error', 0, 'c1', 1, 0, '/response/body#/choices/0/message/tool_calls/0/function/arguments', None,

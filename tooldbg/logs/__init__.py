@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import claude_code, claude_tap, claude_trace, codex, inspect_ai, litellm
+from . import claude_code, claude_tap, claude_trace, codex, inspect_ai, litellm, otlp
 from .base import LogFormat, Peek
 
 #: Detection order: the more specific shapes first.
 LOGS: dict[str, LogFormat] = {m.NAME: m for m in (claude_code, codex, inspect_ai, claude_trace, claude_tap,
-                                                   litellm)}
+                                                   litellm, otlp)}
 
 
 def get(name: str) -> LogFormat | None:

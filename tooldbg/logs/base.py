@@ -72,3 +72,16 @@ class LogFormat(Protocol):
     def sniff(self, peek: Peek, /) -> bool: ...
 
     def read(self, path: str, data: bytes, document: Any, /) -> Built | Capture: ...
+
+
+def listed(obj: Any, key: str) -> list[Any]:
+    """`obj[key]` when `obj` is an object and that is a list, else empty: logs are read leniently,
+    a missing or odd field being no field."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, list) else []
+
+
+def mapping(obj: Any, key: str) -> dict[str, Any]:
+    """`obj[key]` when it is an object, else empty (see `listed`)."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, dict) else {}

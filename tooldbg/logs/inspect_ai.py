@@ -29,7 +29,7 @@ from ..lacking import TOOLS
 from ..model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, Turn
 from ..records.compressed import ZIP_MAGIC
 from ..records.containers import Capture, Exchange, Message, Preread
-from .base import Peek
+from .base import Peek, listed, mapping
 
 NAME = "inspect-ai"
 TITLE = "Inspect AI log"
@@ -91,9 +91,8 @@ def _zip_samples(capture: Capture, data: bytes) -> Iterator[tuple[str, Any]]:
 
 def _sample(capture: Capture, where: str, sample: dict[str, Any], start: int) -> list[Exchange]:
     """A sample's model calls as exchanges, or its messages as one."""
-    attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
-    pool = sample.get("call_pool") if isinstance(sample.get("call_pool"), list) else []
-    events = sample.get("events") if isinstance(sample.get("events"), list) else []
+    attachments, pool = mapping(sample, "attachments"), listed(sample, "call_pool")
+    events = listed(sample, "events")
     models = [(i, e) for i, e in enumerate(events) if isinstance(e, dict) and e.get("event") == "model"]
     calls = [(i, e) for i, e in models if isinstance(e.get("call"), dict)]
     if calls and len(calls) == len(models):
@@ -168,9 +167,8 @@ def _request(messages: list[Any], at: Source, tools: list[Any]) -> Request:
             else:
                 system.extend(parts)
         elif role == "assistant":
-            calls = message.get("tool_calls") if isinstance(message.get("tool_calls"), list) else []
-            parts += tuple(_invocation(c, here.child("tool_calls", j)) for j, c in enumerate(calls)
-                           if isinstance(c, dict))
+            parts += tuple(_invocation(c, here.child("tool_calls", j))
+                           for j, c in enumerate(listed(message, "tool_calls")) if isinstance(c, dict))
             turns.append(Turn(role="assistant", parts=parts, source=here))
         elif role == "tool":
             turns.append(Turn(role="tool", parts=(_result(message, parts, here),), source=here))
@@ -215,8 +213,8 @@ def _invocation(call: dict[str, Any], at: Source) -> Invocation:
 def _result(message: dict[str, Any], parts: tuple[Part, ...], at: Source) -> Result:
     """A tool message: failed when it carries an `error` (its message is the content when there is
     no other)."""
-    error = message.get("error")
-    failed = isinstance(error, dict)
+    error = mapping(message, "error")
+    failed = isinstance(message.get("error"), dict)
     if failed and not parts and isinstance(error.get("message"), str):
         parts = (Text(text=error["message"], source=at.child("error", "message")),)
     cid, name = message.get("tool_call_id"), message.get("function")
