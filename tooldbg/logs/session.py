@@ -154,14 +154,9 @@ class Session:
                                   usage=response.usage or previous.usage),)
 
     def built(self, lacks: tuple[str, ...] = ()) -> Built:
-        """The file read: a call still waiting for its answer when the log ends is an exchange whose
-        request holds its input and that has no response (a history at rest)."""
-        for branch in self.branches:
-            if branch.opened is not None and branch.tail > branch.start:
-                read = self.reads[branch.opened]
-                if read.conversation is None:
-                    read.request = Request(turns=tuple(branch.turns[branch.start:]), system=branch.system)
-                    read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
+        """The file read. Input logged after the last answer (results of a call still running, a
+        prompt) stays in the conversation but in no exchange: the log ends before a model call
+        shows it was sent, so no rule judges it as a request."""
         conversations = [Conversation(id=b.id, model=b.model, system=b.system, turns=tuple(b.turns),
                                       meta=b.meta) for b in self.branches if b.turns]
         return Built(self.container, self.reads, conversations, lacks=lacks)
