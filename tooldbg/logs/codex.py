@@ -149,7 +149,8 @@ class _Reader:
             return
         # (a prior turn: a system or developer message here is a turn, not the request's system)
         turns = group_read((i[:3] for i in items), [], prior=_AFTER_START)
-        turns = [replace(t, parts=tuple(_exit_code(p) for p in t.parts)) for t in turns]
+        turns = [t if t.role != "tool" else replace(t, parts=tuple(_exit_code(p) for p in t.parts))
+                 for t in turns]
         self.session.send(self.branch, turns, items[0][3])
 
     def _answer(self) -> None:
