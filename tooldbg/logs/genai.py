@@ -28,7 +28,7 @@ from ..jsonio import try_loads
 from ..model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Side, Source, Text, Tool, Turn
 from ..records.containers import Exchange, Message, Preread
 from .base import listed, mapping
-from .otlp import NAME, Span, error_response
+from .spans import ORIGIN, Span, error_response
 
 #: The legacy event names, by role.
 _EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
@@ -144,7 +144,7 @@ def _part(part: Any, at: Source) -> Part:
         media_type, data = split_data_url(part["uri"])
         return Media(kind=str(part.get("modality") or "file"), media_type=part.get("mime_type") or media_type,
                      data=data, url=None if data else part["uri"], source=at)
-    return Opaque(origin=NAME, value=part, source=at)
+    return Opaque(origin=ORIGIN, value=part, source=at)
 
 
 def _split(role: str, parts: tuple[Part, ...], at: Source) -> list[Turn]:

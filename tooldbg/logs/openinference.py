@@ -18,7 +18,7 @@ from .. import formats
 from ..model import Tool
 from ..records.containers import Exchange, Message
 from .genai import chat_exchange, decoded, flat_chat, indexed, located, nested
-from .otlp import Span
+from .spans import Span
 
 _KIND = "openinference.span.kind"
 
