@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import FormatError
+from ..jsonio import loads
 from . import claude_code, claude_tap, claude_trace, codex, inspect_ai, litellm, otlp
 from .base import LogFormat, Peek
 
@@ -36,9 +38,6 @@ PEEKED = 8
 def peek(data: bytes) -> Peek:
     """The file's first bytes, and its first lines parsed while each is a JSON value of its own (JSON
     Lines); a one-line or pretty-printed document is looked at once parsed (`detect_document`)."""
-    from ..errors import FormatError
-    from ..jsonio import loads
-
     head = data[:4096]
     at = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     records: list[Any] = []

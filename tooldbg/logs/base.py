@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import InputError
+from ..jsonio import try_loads
 from ..model import Conversation
 from ..records.containers import Capture
 from ..timeline import ExchangeRead
@@ -85,3 +86,12 @@ def mapping(obj: Any, key: str) -> dict[str, Any]:
     """`obj[key]` when it is an object, else empty (see `listed`)."""
     value = obj.get(key) if isinstance(obj, dict) else None
     return value if isinstance(value, dict) else {}
+
+
+def decoded(raw: Any) -> Any:
+    """A field that holds JSON, as a value or as a JSON string (logs write both); None for a string
+    that is not JSON."""
+    if isinstance(raw, str):
+        ok, parsed = try_loads(raw)
+        return parsed if ok else None
+    return raw

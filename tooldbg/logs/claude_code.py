@@ -82,7 +82,7 @@ class _Reader:
         self.path = path
         self.places: dict[str, _Place] = {}
         self.errors: list[InputError] = []
-        self.message_id: dict[int, str] = {}  # id(branch) → the message id its last turn came from
+        self.message_id: dict[str, str] = {}  # conversation → the message id its last turn came from
         self.agents: dict[str, str] = {}  # agent id → the Task call (tool_use id) that started it
 
     def line(self, number: int, record: Any) -> None:
@@ -141,16 +141,15 @@ class _Reader:
     def _continues(self, branch: Branch, kind: str, message: dict[str, Any]) -> bool:
         """Another block line of the answer the conversation's last turn holds."""
         return kind == "assistant" and branch.answer is not None and \
-            message.get("id") is not None and self.message_id.get(id(branch)) == message.get("id")
+            message.get("id") is not None and self.message_id.get(branch.id) == message.get("id")
 
     def _user(self, branch: Branch, record: dict[str, Any], message: dict[str, Any], index: int,
               at: Any) -> None:
         parts = read_content(message.get("content"), at.child("content"), MESSAGE_BLOCKS)
-        failed = record.get("toolUseResult")
-        if isinstance(failed, str) and failed.startswith("Error"):
+        result = record.get("toolUseResult")  # the tool's own result, beside what the model was sent
+        if isinstance(result, str) and result.startswith("Error"):
             parts = tuple(_failed(p) for p in parts)
-        result = record.get("toolUseResult")
-        if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+        elif isinstance(result, dict) and isinstance(result.get("agentId"), str):
             call = next((p.wire_id for p in parts if isinstance(p, Result) and p.wire_id), None)
             if call is not None:
                 self.agents[result["agentId"]] = call
@@ -169,9 +168,9 @@ class _Reader:
         self.session.answer(branch, response, index)
         mid = message.get("id")
         if isinstance(mid, str):
-            self.message_id[id(branch)] = mid
+            self.message_id[branch.id] = mid
         else:
-            self.message_id.pop(id(branch), None)
+            self.message_id.pop(branch.id, None)
 
     def built(self) -> Built:
         for branch in self.session.branches:  # a subagent named by the call that started it

@@ -24,10 +24,9 @@ from typing import Any
 
 from ..formats.base import Request, Response
 from ..formats.reading import link, parse_arguments, split_data_url
-from ..jsonio import try_loads
 from ..model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Side, Source, Text, Tool, Turn
 from ..records.containers import Exchange, Message, Preread
-from .base import listed, mapping
+from .base import decoded, listed, mapping
 from .spans import ORIGIN, Span, error_response
 
 #: The legacy event names, by role.
@@ -59,14 +58,6 @@ def exchange(path: str, span: Span, index: int) -> Exchange | None:
 
 def located(path: str, index: int, side: Side, location: str) -> Source:
     return Source(file=path, exchange=index, side=side, location=location)
-
-
-def decoded(raw: Any) -> Any:
-    """An attribute that holds JSON as a string (or already as a value)."""
-    if isinstance(raw, str):
-        ok, parsed = try_loads(raw)
-        return parsed if ok else None
-    return raw
 
 
 # ----------------------------------------------------------------------------- the current form

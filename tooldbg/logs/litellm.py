@@ -31,7 +31,7 @@ from ..jsonio import try_loads
 from ..lacking import PROMPTS
 from ..records.containers import Capture, Exchange, Message, json_lines
 from ..records.sniff import LITELLM_MARKER
-from .base import Peek
+from .base import Peek, decoded
 
 NAME = "litellm"
 TITLE = "LiteLLM log"
@@ -145,12 +145,8 @@ def _spend(capture: Capture, where: str, record: dict[str, Any], index: int) -> 
 
 
 def _decoded(value: Any) -> Any:
-    """A field that holds JSON, or JSON in a string; None for nothing (`"{}"`, an empty string)."""
-    if isinstance(value, str):
-        ok, value = try_loads(value)
-        if not ok:
-            return None
-    return value or None
+    """A field that holds JSON (or JSON in a string); None for nothing (`"{}"`, an empty string)."""
+    return decoded(value) or None
 
 
 def _debug_output(capture: Capture, data: bytes) -> list[Exchange]:

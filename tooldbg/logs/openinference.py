@@ -17,7 +17,8 @@ from typing import Any
 from .. import formats
 from ..model import Tool
 from ..records.containers import Exchange, Message
-from .genai import chat_exchange, decoded, flat_chat, indexed, located, nested
+from .base import decoded
+from .genai import chat_exchange, flat_chat, indexed, located, nested
 from .spans import Span
 
 _KIND = "openinference.span.kind"
