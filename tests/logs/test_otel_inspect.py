@@ -94,3 +94,17 @@ def test_an_eval_zip_without_calls_reads_the_samples_messages_and_their_tool_err
     assert result.is_error and result.content[0].text == "File data/revenue.csv not found"
     assert [t.name for t in conv.tools] == ["read_file"]
     assert tally(loaded) == (1, 1, 1) and codes(loaded) == []
+
+
+def test_logfire_keeps_the_older_events_as_one_json_attribute():
+    events = [{"event.name": "gen_ai.user.message", "content": "Weather in Oslo?", "role": "user"},
+              {"event.name": "gen_ai.choice", "index": 0, "message": {"role": "assistant", "tool_calls": [
+                  {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": {"city": "Oslo"}}}]}}]
+    span = {"traceId": "t1", "spanId": "s1", "name": "chat gpt-4o", "startTimeUnixNano": "1",
+            "attributes": [{"key": "gen_ai.system", "value": {"stringValue": "openai"}},
+                           {"key": "events", "value": {"stringValue": json.dumps(events)}}]}
+    loaded = load_bytes("logfire.json", json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).encode())
+    [conv] = loaded.conversations
+    call = conv.turns[1].parts[0]
+    assert (call.name, call.arguments, call.wire_id) == ("weather", {"city": "Oslo"}, "call_1")
+    assert call.source.pointer == "/attributes/1/value/stringValue"

@@ -244,8 +244,9 @@ def _event_chat(role: str, body: dict[str, Any], at: Source, finish: Any) -> Cha
     calls = listed(body, "tool_calls")
     return Chat(role=role, at=at, content=body.get("content"), answers=body.get("id"),
                 finish=finish if isinstance(finish, str) else None,
-                calls=[(c.get("id"), _function(c).get("name"), _function(c).get("arguments"),
-                        at.child("tool_calls", j)) for j, c in enumerate(calls) if isinstance(c, dict)])
+                # (an event's body is no JSON document in the file: its calls point at the event)
+                calls=[(c.get("id"), _function(c).get("name"), _function(c).get("arguments"), at)
+                       for c in calls if isinstance(c, dict)])
 
 
 def _function(call: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import InputError
 from ..formats.base import ApiError, Response
 from ..records.containers import json_lines
+from .base import decoded as decoded_json
 from .base import mapping
 
 #: The log format's name: the meta key of what its readers derive (`otlp.NAME`).
@@ -131,6 +132,12 @@ def _span(where: str, span: dict[str, Any]) -> Span:
         if isinstance(event, dict):
             attrs = {k: v for k, (v, _) in attributes(event.get("attributes"), "").items()}
             decoded.events.append((str(event.get("name", "")), attrs, where, f"/events/{i}"))
+    # Pydantic AI / Logfire keep the older events as one attribute, `events`: a JSON list of bodies
+    # each naming its event in `event.name` (pydantic/logfire's tests show it)
+    listed = decoded_json(decoded.get("events"))
+    for body in listed if isinstance(listed, list) else []:
+        if isinstance(body, dict) and isinstance(body.get("event.name"), str):
+            decoded.events.append((body["event.name"], body, where, decoded.where("events")))
     return decoded
 
 
