@@ -171,7 +171,7 @@ def read_item(item: Any, at: Source) -> tuple[str, list[Part], dict[str, Any]]:
     if not isinstance(item, dict):
         raise FormatError("an item must be an object", at.pointer)
     side, kind = item_side(item), item.get("type")
-    if _is_message(item) and side in ("user", "assistant", "system", "developer"):
+    if _is_message(item) and item.get("role") in _ROLES:
         return side, _content(item.get("content"), at.child("content"), side), \
             _extras(item, ("type", "role", "content"))
     if kind in ("function_call", "custom_tool_call"):
@@ -183,13 +183,17 @@ def read_item(item: Any, at: Source) -> tuple[str, list[Part], dict[str, Any]]:
     return side, [Opaque(origin=NAME, value=item, source=at)], {}
 
 
+#: The roles a message item may have.
+_ROLES = ("user", "assistant", "system", "developer")
+
+
 def item_side(item: Any) -> str:
     """Who made an item, without reading it: `assistant` for what the model output (its messages,
     calls, reasoning), `tool` for a tool's output, else the message's role (`user` by default)."""
     if not isinstance(item, dict):
         return "user"
     kind, role = item.get("type"), item.get("role")
-    if _is_message(item) and role in ("user", "assistant", "system", "developer"):
+    if _is_message(item) and role in _ROLES:
         return str(role)
     if kind in ("function_call", "custom_tool_call", "reasoning"):
         return "assistant"
