@@ -95,3 +95,14 @@ def decoded(raw: Any) -> Any:
         ok, parsed = try_loads(raw)
         return parsed if ok else None
     return raw
+
+
+def schema(value: Any) -> dict[str, Any] | None:
+    """A tool's parameters as a log gives them: a JSON Schema object, else none (the canonical form
+    holds an object or nothing)."""
+    return value if isinstance(value, dict) else None
+
+
+def text(value: Any) -> str | None:
+    """A field that should hold text: the text, else none."""
+    return value if isinstance(value, str) else None

@@ -44,7 +44,7 @@ from ..formats.reading import split_results
 from ..jsonio import try_loads
 from ..lacking import SYSTEM, TOOLS
 from ..model import Part, Result, Side, Turn
-from ..records.containers import json_lines
+from ..records.lines import json_lines
 from ..shorten import plain
 from .base import Built, Peek
 from .session import Branch, Session

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..records.containers import Capture
-from .base import Peek
+from .base import Peek, mapping
 from .capture_tools import opened, records
 
 NAME = "claude-trace"
@@ -23,7 +23,7 @@ LACKS: tuple[str, ...] = ()
 def sniff(peek: Peek) -> bool:
     """`logged_at` beside the pair, and the request's own `timestamp` (a response's `status_code`)."""
     return any("logged_at" in r and "timestamp" in r["request"]
-               and (r.get("response") is None or "status_code" in (r.get("response") or {}))
+               and (r.get("response") is None or "status_code" in mapping(r, "response"))
                for r in records(peek))
 
 

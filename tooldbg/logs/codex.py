@@ -36,7 +36,7 @@ from ..formats.openai_responses.read import group_read, item_side, read_item
 from ..jsonio import try_loads
 from ..lacking import SYSTEM, TOOLS
 from ..model import Json, Part, Result, Side, Source, Text, Turn
-from ..records.containers import json_lines
+from ..records.lines import json_lines
 from .base import Built, Peek
 from .session import Branch, Session
 

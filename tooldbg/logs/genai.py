@@ -26,7 +26,7 @@ from ..formats.base import Request, Response
 from ..formats.reading import link, parse_arguments, split_data_url
 from ..model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Side, Source, Text, Tool, Turn
 from ..records.containers import Exchange, Message, Preread
-from .base import decoded, listed, mapping
+from .base import decoded, listed, mapping, schema, text
 from .spans import ORIGIN, Span, error_response
 
 #: The legacy event names, by role.
@@ -119,7 +119,7 @@ def _part(part: Any, at: Source) -> Part:
         return Text(text=part["content"], source=at)
     if kind == "tool_call":
         arguments, raw = parse_arguments(part.get("arguments"))
-        return Invocation(name=str(part.get("name") or ""), arguments=arguments, raw_arguments=raw,
+        return Invocation(name=text(part.get("name")) or "", arguments=arguments, raw_arguments=raw,
                           wire_id=_id(part.get("id")), source=at)
     if kind == "tool_call_response":
         response = part.get("response")
@@ -129,11 +129,12 @@ def _part(part: Any, at: Source) -> Part:
     if kind == "reasoning" and isinstance(part.get("content"), str):
         return Reasoning(text=part["content"], source=at)
     if kind == "blob" and isinstance(part.get("content"), str):
-        return Media(kind=str(part.get("modality") or "file"), media_type=part.get("mime_type"),
+        return Media(kind=text(part.get("modality")) or "file", media_type=text(part.get("mime_type")),
                      data=part["content"], source=at)
     if kind in ("uri", "file_data") and isinstance(part.get("uri"), str):
         media_type, data = split_data_url(part["uri"])
-        return Media(kind=str(part.get("modality") or "file"), media_type=part.get("mime_type") or media_type,
+        return Media(kind=text(part.get("modality")) or "file",
+                     media_type=text(part.get("mime_type")) or media_type,
                      data=data, url=None if data else part["uri"], source=at)
     return Opaque(origin=ORIGIN, value=part, source=at)
 
@@ -161,8 +162,8 @@ def _tools(span: Span, path: str, index: int) -> tuple[Tool, ...]:
         function = tool.get("function") if isinstance(tool, dict) and isinstance(tool.get("function"), dict) \
             else tool
         if isinstance(function, dict) and isinstance(function.get("name"), str):
-            out.append(Tool(name=function["name"], description=function.get("description"),
-                            parameters=function.get("parameters"), source=at.child(i)))
+            out.append(Tool(name=function["name"], description=text(function.get("description")),
+                            parameters=schema(function.get("parameters")), source=at.child(i)))
     return tuple(out)
 
 
@@ -208,13 +209,14 @@ def chat_exchange(path: str, span: Span, index: int, inputs: list[Chat], outputs
 
 
 def _chat_parts(chat: Chat) -> tuple[Part, ...]:
-    text = chat.content
-    if isinstance(text, list):  # content given as parts (`[{type: text, text}]`)
-        text = "".join(p["text"] for p in text if isinstance(p, dict) and isinstance(p.get("text"), str))
-    texts = (Text(text=text, source=chat.at.child("content")),) if isinstance(text, str) and text else ()
+    content = chat.content
+    if isinstance(content, list):  # content given as parts (`[{type: text, text}]`)
+        content = "".join(text(p.get("text")) or "" for p in content if isinstance(p, dict))
+    at = chat.at.child("content")
+    texts = (Text(text=content, source=at),) if isinstance(content, str) and content else ()
     if chat.role == "tool":
         return (Result(wire_id=_id(chat.answers), content=texts, source=chat.at),)
-    calls = tuple(Invocation(name=str(name or ""), arguments=parse_arguments(arguments)[0],
+    calls = tuple(Invocation(name=text(name) or "", arguments=parse_arguments(arguments)[0],
                              raw_arguments=parse_arguments(arguments)[1], wire_id=_id(cid), source=where)
                   for cid, name, arguments, where in chat.calls)
     return texts + calls

@@ -29,7 +29,7 @@ from ..lacking import TOOLS
 from ..model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, Turn
 from ..records.compressed import ZIP_MAGIC
 from ..records.containers import Capture, Exchange, Message, Preread
-from .base import Peek, listed, mapping
+from .base import Peek, listed, mapping, schema, text
 
 NAME = "inspect-ai"
 TITLE = "Inspect AI log"
@@ -70,13 +70,14 @@ def _zip_samples(capture: Capture, data: bytes) -> Iterator[tuple[str, Any]]:
     """Each `samples/*.json` member of an `.eval` zip, parsed, in name order."""
     import io
     import zipfile
+    import zlib
 
     from ..errors import FormatError
     from ..jsonio import loads
 
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as err:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError) as err:
         capture.errors.append(InputError(capture.path, "", f"not a readable .eval zip: {err}"))
         return
     with archive:
@@ -85,7 +86,9 @@ def _zip_samples(capture: Capture, data: bytes) -> Iterator[tuple[str, Any]]:
                 yield name, loads(archive.read(name))
             except FormatError as err:
                 capture.errors.append(InputError(capture.path, f"{name}{err.pointer}", err.message))
-            except (NotImplementedError, zipfile.BadZipFile, OSError) as err:  # e.g. zstd members before 3.14
+            except (NotImplementedError, zipfile.BadZipFile, OSError, ValueError, EOFError,
+                    zlib.error) as err:
+                # a damaged member, or one compressed with zstd (Python reads that from 3.14)
                 capture.errors.append(InputError(capture.path, name, f"cannot be unzipped: {err}"))
 
 
@@ -116,12 +119,12 @@ def _call(where: str, event: dict[str, Any], pool: list[Any], attachments: dict[
     """A model event's raw call: the request with its pooled messages put back, and the response
     (or the event's error when the call failed)."""
     call = event["call"]
-    request = dict(call.get("request") or {})
+    request = dict(mapping(call, "request"))
     refs = call.get("call_refs")
     if isinstance(refs, list):
         key = call.get("call_key") if isinstance(call.get("call_key"), str) else "messages"
         request[key] = [m for ref in refs if isinstance(ref, list) and len(ref) == 2
-                        for m in pool[ref[0]:ref[1]]]
+                        and all(isinstance(n, int) for n in ref) for m in pool[ref[0]:ref[1]]]
     exchange = Exchange(index, request=Message(location=f"{where}/call/request",
                                                body=_resolved(request, attachments)))
     response = call.get("response")
@@ -174,8 +177,9 @@ def _request(messages: list[Any], at: Source, tools: list[Any]) -> Request:
             turns.append(Turn(role="tool", parts=(_result(message, parts, here),), source=here))
         else:
             turns.append(Turn(role="user", parts=parts, source=here))
-    declared = tuple(Tool(name=t["name"], description=t.get("description"), parameters=t.get("parameters"),
-                          source=at) for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str))
+    declared = tuple(Tool(name=t["name"], description=text(t.get("description")),
+                          parameters=schema(t.get("parameters")), source=at)
+                     for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str))
     return Request(turns=link(turns), system=tuple(system), tools=declared)
 
 

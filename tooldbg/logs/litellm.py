@@ -29,7 +29,8 @@ from typing import Any
 from ..errors import InputError
 from ..jsonio import try_loads
 from ..lacking import PROMPTS
-from ..records.containers import Capture, Exchange, Message, json_lines
+from ..records.containers import Capture, Exchange, Message
+from ..records.lines import json_lines
 from ..records.sniff import LITELLM_MARKER
 from .base import Peek, decoded
 

@@ -17,7 +17,7 @@ from typing import Any
 from .. import formats
 from ..model import Tool
 from ..records.containers import Exchange, Message
-from .base import decoded
+from .base import decoded, schema, text
 from .genai import chat_exchange, flat_chat, indexed, located, nested
 from .spans import Span
 
@@ -61,12 +61,12 @@ def _tools(path: str, span: Span, index: int) -> tuple[Tool, ...]:
     """`llm.tools.N.tool.json_schema`: a JSON string of the tool as the provider declares it."""
     out = []
     for group in indexed(span, "llm.tools"):
-        schema, pointer = group.get("tool.json_schema", (None, ""))
-        declared = decoded(schema)
+        raw, pointer = group.get("tool.json_schema", (None, ""))
+        declared = decoded(raw)
         function = declared.get("function") if isinstance(declared, dict) and "function" in declared \
             else declared
         if isinstance(function, dict) and isinstance(function.get("name"), str):
-            out.append(Tool(name=function["name"], description=function.get("description"),
-                            parameters=function.get("parameters") or function.get("input_schema"),
+            out.append(Tool(name=function["name"], description=text(function.get("description")),
+                            parameters=schema(function.get("parameters") or function.get("input_schema")),
                             source=located(path, index, "request", span.location).at(pointer)))
     return tuple(out)

@@ -10,9 +10,9 @@ from typing import Any
 
 from ..errors import InputError
 from ..formats.base import ApiError, Response
-from ..records.containers import json_lines
+from ..records.lines import json_lines
 from .base import decoded as decoded_json
-from .base import mapping
+from .base import listed, mapping
 
 #: The log format's name: the meta key of what its readers derive (`otlp.NAME`).
 ORIGIN = "otlp"
@@ -95,21 +95,14 @@ def read_spans(path: str, data: bytes, document: Any, errors: list[InputError]) 
         if not any(k in record for k in ("resourceSpans", "resourceLogs")):  # a bare attribute map
             spans.append(Span(where, record, {k: (v, f"/{k}") for k, v in record.items()}))
             continue
-        for r, resource in enumerate(record.get("resourceSpans") or []):
-            for s, scope in enumerate((resource or {}).get("scopeSpans") or []):
-                for k, span in enumerate((scope or {}).get("spans") or []):
-                    if isinstance(span, dict):
-                        spans.append(_span(f"{where}/resourceSpans/{r}/scopeSpans/{s}/spans/{k}", span))
-        for r, resource in enumerate(record.get("resourceLogs") or []):
-            for s, scope in enumerate((resource or {}).get("scopeLogs") or []):
-                for k, log in enumerate((scope or {}).get("logRecords") or []):
-                    if isinstance(log, dict):
-                        attrs = {key: v for key, (v, _) in attributes(log.get("attributes"), "").items()}
-                        name = log.get("eventName") or attrs.get("event.name") or ""
-                        body = value(log.get("body"))
-                        logs.append((str(log.get("traceId", "")), str(log.get("spanId", "")), str(name),
-                                     body if isinstance(body, dict) else {"content": body},
-                                     f"{where}/resourceLogs/{r}/scopeLogs/{s}/logRecords/{k}"))
+        for at, span in _nested(record, where, ("resourceSpans", "scopeSpans", "spans")):
+            spans.append(_span(at, span))
+        for at, log in _nested(record, where, ("resourceLogs", "scopeLogs", "logRecords")):
+            attrs = {key: v for key, (v, _) in attributes(log.get("attributes"), "").items()}
+            name = log.get("eventName") or attrs.get("event.name") or ""
+            body = value(log.get("body"))
+            logs.append((str(log.get("traceId", "")), str(log.get("spanId", "")), str(name),
+                         body if isinstance(body, dict) else {"content": body}, at))
     by_id = {(s.trace, s.span_id): s for s in spans}
     for trace, span_id, name, body, where in logs:
         owner = by_id.get((trace, span_id))
@@ -120,6 +113,18 @@ def read_spans(path: str, data: bytes, document: Any, errors: list[InputError]) 
     return spans
 
 
+def _nested(record: dict[str, Any], where: str,
+            keys: tuple[str, str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The objects three lists down (`resourceSpans[].scopeSpans[].spans[]`), each with where it is;
+    what is not an object on the way is passed over."""
+    outer, middle, inner = keys
+    for r, resource in enumerate(listed(record, outer)):
+        for s, scope in enumerate(listed(resource, middle)):
+            for k, item in enumerate(listed(scope, inner)):
+                if isinstance(item, dict):
+                    yield f"{where}/{outer}/{r}/{middle}/{s}/{inner}/{k}", item
+
+
 def _span(where: str, span: dict[str, Any]) -> Span:
     status = mapping(span, "status")
     start = span.get("startTimeUnixNano")
@@ -128,14 +133,14 @@ def _span(where: str, span: dict[str, Any]) -> Span:
                    span_id=str(span.get("spanId", "")),
                    start=int(start) if isinstance(start, (int, str)) and str(start).isdigit() else 0,
                    failed=status.get("code") in ERROR_CODES, status=str(status.get("message") or ""))
-    for i, event in enumerate(span.get("events") or []):
+    for i, event in enumerate(listed(span, "events")):
         if isinstance(event, dict):
             attrs = {k: v for k, (v, _) in attributes(event.get("attributes"), "").items()}
             decoded.events.append((str(event.get("name", "")), attrs, where, f"/events/{i}"))
     # Pydantic AI / Logfire keep the older events as one attribute, `events`: a JSON list of bodies
     # each naming its event in `event.name` (pydantic/logfire's tests show it)
-    listed = decoded_json(decoded.get("events"))
-    for body in listed if isinstance(listed, list) else []:
+    kept = decoded_json(decoded.get("events"))
+    for body in kept if isinstance(kept, list) else []:
         if isinstance(body, dict) and isinstance(body.get("event.name"), str):
             decoded.events.append((body["event.name"], body, where, decoded.where("events")))
     return decoded

@@ -30,6 +30,7 @@ from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
 from .entries import Reread, Split, split_har
+from .lines import BLANK, BOM, lines
 from .sniff import is_api_text
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
@@ -130,7 +131,7 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     when the file cannot be read as a whole, and at the end of `exchanges` when no record could.
     A HAR's entries are found in its bytes (`entries.split_har`) unless `whole`; when they turn out
     not to parse one by one, iterating raises `Reread`: open the file again with `whole`."""
-    if _BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
+    if BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
         raise InputError(path, "", "empty file")
     if eventstream.looks_like_eventstream(data):
         return _single_stream(path, "eventstream", _eventstream(path, "", data))
@@ -142,9 +143,9 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
         text = _utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
     del head  # JSON is parsed from the bytes, without a decoded copy of the file
-    skip = len(_BOM) if data.startswith(_BOM) else 0
-    lines = _lines(data, skip)
-    first, second = next(lines, None), next(lines, None)
+    skip = len(BOM) if data.startswith(BOM) else 0
+    found = lines(data, skip)
+    first, second = next(found, None), next(found, None)
     jsonl = first is not None and second is not None and \
         data[first[1]:first[1] + 64].lstrip().startswith((b"{", b"["))
     if jsonl and first is not None and _parses(memoryview(data)[first[1]:first[2]]):
@@ -164,7 +165,6 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     return _json_document(path, value)
 
 
-_BOM = b"\xef\xbb\xbf"
 
 
 def _parses(view: memoryview) -> bool:
@@ -184,7 +184,7 @@ _CHUNK = 1 << 20
 def _check_utf8(path: str, data: bytes) -> None:
     """Raise the error `_utf8` raises when `data` is not UTF-8, decoding a chunk at a time: no
     text of the whole file is made (one emoji would make it four bytes a character)."""
-    skip = len(_BOM) if data.startswith(_BOM) else 0
+    skip = len(BOM) if data.startswith(BOM) else 0
     decoder = codecs.getincrementaldecoder("utf-8")()
     for at in range(skip, len(data), _CHUNK):
         pending = len(decoder.getstate()[0])  # bytes of a character the last chunk cut
@@ -199,29 +199,6 @@ def _utf8(path: str, data: bytes) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputError(path, f"byte {err.start}", "invalid UTF-8") from None
-_BLANK = re.compile(rb"\s*")
-
-
-def _lines(data: bytes, start: int = 0) -> Iterator[tuple[int, int, int]]:
-    """(line number, start, end) of every line of `data` from `start` on that is not blank, split
-    as `bytes.splitlines` splits (CRLF, CR, LF): offsets, so no copy of the file is made."""
-    end, number = len(data), 0
-    while start < end:
-        stop = data.find(b"\n", start)
-        stop = end if stop < 0 else stop
-        line_end = stop - 1 if stop > start and data[stop - 1] == 13 else stop
-        if data.find(b"\r", start, line_end) < 0:
-            number += 1
-            if not _BLANK.fullmatch(data, start, line_end):
-                yield number, start, line_end
-        else:  # lone carriage returns end lines too (rare: split this one line)
-            at = start
-            for piece in data[start:line_end].split(b"\r"):
-                number += 1
-                if piece.strip():
-                    yield number, at, at + len(piece)
-                at += len(piece) + 1
-        start = stop + 1
 
 
 def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
@@ -318,24 +295,9 @@ def _single_stream(path: str, container: str, events: list[StreamEvent],
                                                                  text=text))])
 
 
-def json_lines(path: str, data: bytes, errors: list[InputError]) -> Iterator[tuple[int, Any]]:
-    """(line number, value) of each non-blank line of JSON Lines, parsed from a view into the bytes
-    (a byte-order mark skipped); a line that does not parse, or nests too deep, is an error in
-    `errors` and the next line is read. The agents' own logs (`tooldbg.logs`) are read so."""
-    view = memoryview(data)
-    for number, start, end in _lines(data, len(_BOM) if data.startswith(_BOM) else 0):
-        try:
-            value = loads(view[start:end], check_depth=False)
-            ensure_depth(value)
-        except FormatError as err:
-            errors.append(InputError(path, f"line {number}{err.pointer}", err.message))
-            continue
-        yield number, value
-
-
 def _jsonl(path: str, data: bytes, skip: int) -> Capture:
     """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream."""
-    capture = Capture(path, "jsonl", records=sum(1 for _ in _lines(data, skip)))
+    capture = Capture(path, "jsonl", records=sum(1 for _ in lines(data, skip)))
     capture.exchanges = _jsonl_exchanges(capture, data, skip)
     return capture
 
@@ -347,7 +309,7 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Excha
     path, count = capture.path, 0
     events: list[StreamEvent] = []
     view = memoryview(data)
-    for number, start, end in _lines(data, skip):
+    for number, start, end in lines(data, skip):
         try:
             value = loads(view[start:end], check_depth=False)
             ensure_depth(value)  # one walk of its containers: cheaper than counting a line's bytes
@@ -403,7 +365,8 @@ def _http_message(path: str, part: Any, location: str) -> Message:
     if isinstance(part.get("sse_events"), list):  # claude-tap with --tap-store-stream-events: the
         # stream as it came (`[{event, data}]`), where `body` is only its reassembly
         message.location = f"{location}/sse_events"
-        message.events = [StreamEvent(index=i, data=e.get("data"), name=e.get("event"))
+        message.events = [StreamEvent(index=i, data=e.get("data"),
+                                      name=e["event"] if isinstance(e.get("event"), str) else None)
                           for i, e in enumerate(part["sse_events"]) if isinstance(e, dict)]
         return message
     if "body" not in part and isinstance(part.get("body_raw"), str):  # claude-trace: a stream or
