@@ -29,6 +29,7 @@ from .. import __version__, formats
 from ..errors import ToolDbgError
 from ..formats.profiles import PROFILES, wire_format
 from ..load import Loaded, load_bytes
+from ..logs import LOGS
 from ..model import CANONICAL_FORMAT
 from ..shorten import plain
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
@@ -42,7 +43,8 @@ if TYPE_CHECKING:
     from ..repair.base import Refusal
     from ..scan import Checked
 
-INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
+#: What `--input-format` names: a wire format (each exchange read as it), or an agent log's format.
+INPUT_FORMATS = click.Choice([*formats.WIRE_FORMATS, *LOGS])
 #: An unknown first word shaped like this is a mistyped command, not a file to open.
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 

@@ -92,6 +92,8 @@ class TurnTree(Tree[Location]):
         label = Text()
         label.append_text(safe(loaded.path.rsplit("/", 1)[-1], "bold"))
         label.append_text(safe(f"  {', '.join(loaded.formats) or loaded.container}", "dim"))
+        if loaded.lacks:  # what the log's format does not carry, said once, on its file
+            label.append_text(safe(f"  {loaded.container} log, lacks {', '.join(loaded.lacks)}", "dim"))
         if loaded.errors:
             label.append(f"  {len(loaded.errors)} unreadable", "bold red")
         file_findings = self.session.findings_in(f, None)
