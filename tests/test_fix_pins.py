@@ -98,6 +98,18 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "gemini": OPENS_WITH_A_CALL,
         "bedrock": OPENS_WITH_THE_MODEL,
     },
+    "claude-code/session.jsonl": NOTHING,
+    "claude-tap/trace_110001.jsonl": NOTHING,
+    "claude-trace/log-2026-03-05-09-02-00.jsonl": NOTHING,
+    "codex/rollout-bare-layout.jsonl": NOTHING,
+    "codex/rollout.jsonl": NOTHING,
+    "defects/TD101-claude-trace-client-resends-a-stale-result.jsonl": {
+        "*": (
+            'repair TD101 c1 turn 2 part 1: result \'toolu_01Zz9Yy8Xx7Ww6Vv5Uu4Tt3S\' "src/app.py:3" → '
+            "(taken out: it answers no call in this conversation; --keep-orphans keeps it as text)",
+            refused("TD901", "conversation"),
+        ),
+    },
     "defects/TD101-history-trimmed-through-a-call.jsonl#c1": NOTHING,
     "defects/TD101-history-trimmed-through-a-call.jsonl#c2": {
         "*": (
@@ -111,18 +123,55 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":4,\\"conditions\\":\\"overcast\\… → (taken out: it '
             "answers no call in this conversation; --keep-orphans keeps it as text)",
             refused("TD901", "conversation", "c2"),
-            "not repaired TD404 c2 turn 0: found once written for {target}: a turn {target} cannot "
-            "carry; repairing it would mean inventing a turn or merging two",
+            "not repaired TD404 c2 turn 0: found once written for {target}: a turn {target} cannot carry; "
+            "repairing it would mean inventing a turn or merging two",
             "remains TD404 error malformed-turn: c2 turn 0: the conversation starts with an assistant "
             'message: Bedrock answers "A conversation must start with a user message."',
+        ),
+    },
+    "defects/TD101-mitmproxy-agent-rewrites-call-turn-as-text.zhar": {
+        "*": (
+            'repair TD101 c1 turn 2 part 0: result \'toolu_01Rt5Yu8Io1Pa4Sd7Fg0Hj3K\' "1398.60 NOK" → '
+            "(taken out: it answers no call in this conversation; --keep-orphans keeps it as text)",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD102-claude-code-parallel-result-lost-then-new-prompt.jsonl": {
+        "*": (
+            "repair TD102 c1 turn 2 part 1: call 'Grep' (toolu_01Pq4Rs7Tu0Vw3Xy6Za9Bc2D, turn 1) without "
+            "a result → error result 'No result was recorded for this call: the log holds no tool result "
+            "for it.'",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD102-codex-resumed-rollout-drops-shell-output.jsonl": {
+        "*": (
+            "repair TD102 c1 turn 2 part 0: call 'shell' (call_Wn5Eo8Rp1Tq4Yr7Ut0Iv3Ow, turn 1) without a "
+            "result → error result 'No result was recorded for this call: the log holds no tool result "
+            "for it.'",
         ),
     },
     "defects/TD102-failed-parallel-result-dropped.jsonl": {
         "*": (
             "repair TD102 c1 turn 2 part 1: call 'get_weather' (toolu_01Fa3JyW6uGe1PqD5sKr0MtV, turn 1) "
-            "without a result → error result 'No result was recorded for this call: the log holds no "
-            "tool result for it.'",
+            "without a result → error result 'No result was recorded for this call: the log holds no tool "
+            "result for it.'",
             refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD102-litellm-payload-client-drops-tool-message.jsonl": {
+        "*": (
+            "repair TD102 c1 turn 2 part 0: call 'lookup_order' (call_Lq8Wn2Ex5Rt1Yu4Io7Pa0Sd, turn 1) "
+            "without a result → error result 'No result was recorded for this call: the log holds no tool "
+            "result for it.'",
+            refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD102-otel-genai-agent-loses-tool-response.jsonl": {
+        "*": (
+            "repair TD102 c1 turn 2 part 0: call 'get_weather' (call_VxSn4lCq2LrF8aWkP0yDmT3e, turn 1) "
+            "without a result → error result 'No result was recorded for this call: the log holds no tool "
+            "result for it.'",
         ),
     },
     "defects/TD102-request-ends-on-unanswered-call.jsonl": {
@@ -134,8 +183,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     "defects/TD102-responses-chain-drops-function-output.jsonl": {
         "*": (
             "repair TD102 c1 turn 2 part 1: call 'get_weather' (call_7d2f8a1c4e6b4d9a0c3e5f7b9d1a8c64, "
-            "turn 1) without a result → error result 'No result was recorded for this call: the log "
-            "holds no tool result for it.'",
+            "turn 1) without a result → error result 'No result was recorded for this call: the log holds "
+            "no tool result for it.'",
         ),
     },
     "defects/TD103-tool-use-id-lowercased-by-relay.jsonl": {
@@ -147,8 +196,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "defects/TD104-backend-reuses-call-0.jsonl": {
         "*": (
-            "repair TD104 c1 turn 3 part 0: call i2 'get_weather' id 'call_0' (the id of call i1 in "
-            "turn 1) → 'call_0_2' and its result",
+            "repair TD104 c1 turn 3 part 0: call i2 'get_weather' id 'call_0' (the id of call i1 in turn "
+            "1) → 'call_0_2' and its result",
         ),
     },
     "defects/TD105-retried-booking-answered-twice.jsonl": {
@@ -169,12 +218,12 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (
             "repair TD107 c1 turn 2 part 1: result of 'get_weather' "
             '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":-2,\\"conditions\\":\\"clear\\"}" paired by position '
-            "with i2 get_weather → answers i1 (it names 'Oslo'), moved to turn 2 part 0; call and result id "
-            "'call_i1'",
+            "with i2 get_weather → answers i1 (it names 'Oslo'), moved to turn 2 part 0; call and result "
+            "id 'call_i1'",
             "repair TD107 c1 turn 2 part 0: result of 'get_weather' "
             '"{\\"city\\":\\"Bergen\\",\\"temp_c\\":7,\\"conditions\\":\\"light r… paired by position '
-            "with i1 get_weather → answers i2 (it names 'Bergen'), moved to turn 2 part 1; call and result id "
-            "'call_i2'",
+            "with i1 get_weather → answers i2 (it names 'Bergen'), moved to turn 2 part 1; call and "
+            "result id 'call_i2'",
         ),
     },
     "defects/TD108-empty-tool-use-id.jsonl": {
@@ -188,6 +237,18 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "repair TD108 c1 turn 1 part 0: call i1 'add' without an id → 'call_i1' and its result",
         ),
     },
+    "defects/TD201-claude-tap-client-replays-arguments-double-encoded.jsonl": {
+        "*": (
+            'repair TD201 c1 turn 1 part 0: arguments of \'get_weather\' "{\\"city\\":\\"Oslo\\"}" (a '
+            'JSON string) → {"city":"Oslo"}',
+        ),
+    },
+    "defects/TD201-inspect-ai-solver-replays-arguments-double-encoded.json": {
+        "*": (
+            'repair TD201 c1 turn 1 part 0: arguments of \'read_file\' "{\\"path\\": '
+            '\\"data/revenue.csv\\"}" (a JSON string) → {"path":"data/revenue.csv"}',
+        ),
+    },
     "defects/TD201-litellm-proxy-double-encodes-arguments.jsonl": {
         "*": (
             "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
@@ -199,32 +260,38 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
             '{"city":"Paris","unit":"celsius"}',
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after "
-            "** …e a mapping, not str') but is sent without is_error: true",
+            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after ** "
+            "…e a mapping, not str') but is sent without is_error: true",
         ),
         "gemini": (
             "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
             '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
             '{"city":"Paris","unit":"celsius"}',
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after "
-            '** …e a mapping, not str\') but is sent without an {"error": …} response',
+            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after ** "
+            '…e a mapping, not str\') but is sent without an {"error": …} response',
         ),
         "bedrock": (
             "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
             '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
             '{"city":"Paris","unit":"celsius"}',
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after "
-            '** …e a mapping, not str\') but is sent without status: "error"',
+            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after ** "
+            '…e a mapping, not str\') but is sent without status: "error"',
+        ),
+    },
+    "defects/TD201-openinference-span-arguments-encoded-twice.jsonl": {
+        "*": (
+            'repair TD201 c1 turn 1 part 0: arguments of \'lookup_invoice\' "{\\"number\\": '
+            '\\"2026-118\\"}" (a JSON string) → {"number":"2026-118"}',
         ),
     },
     "defects/TD202-write-file-arguments-cut-at-max-tokens.json": {
         "*": (
             refused("TD202", "turn 1 part 0"),
-            "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of 'write_file' "
-            "are not valid JSON (invalid JSON at line 1 column 329: unexpected end of data): "
-            '"{\\"path\\": \\"scripts/summarize.py\\", \\"content\\": \\"import…',
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of 'write_file' are "
+            'not valid JSON (invalid JSON at line 1 column 329: unexpected end of data): "{\\"path\\": '
+            '\\"scripts/summarize.py\\", \\"content\\": \\"import…',
         ),
         "anthropic gemini bedrock": (
             refused("TD202", "turn 1 part 0"),
@@ -253,8 +320,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             refused("TD901", "conversation"),
         ),
         "openai-chat openai-responses": (
-            "repair TD204 c1 turn 1 part 1: input of 'lookup_order' sent as a JSON string → a JSON "
-            'string ({target} needs one): {"order_id":"A-20417"}',
+            "repair TD204 c1 turn 1 part 1: input of 'lookup_order' sent as a JSON string → a JSON string "
+            '({target} needs one): {"order_id":"A-20417"}',
             refused("TD901", "conversation"),
         ),
     },
@@ -280,25 +347,25 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "repair TD806 c1 conversation: tool name 'repo_browser.print_tree' → "
             "'repo_browser_print_tree', as {target} accepts it",
             refused("TD207", "turn 1 part 1"),
-            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'repo_browser_print_tree', "
-            "which the request does not declare (it declares list_directory, read_file)",
+            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'repo_browser_print_tree', which "
+            "the request does not declare (it declares list_directory, read_file)",
         ),
         "canonical": (
             refused("TD207", "turn 1 part 1"),
-            "remains TD207 error unknown-tool: c1 turn 1 part 1: call to 'repo_browser.print_tree', "
-            "which the request does not declare (it declares list_directory, read_file)",
+            "remains TD207 error unknown-tool: c1 turn 1 part 1: call to 'repo_browser.print_tree', which "
+            "the request does not declare (it declares list_directory, read_file)",
         ),
         "openai-chat": (
             "repair TD806 c1 conversation: tool name 'repo_browser.print_tree' → "
             "'repo_browser_print_tree', as {target} accepts it",
             refused("TD207", "turn 1 part 1"),
-            "remains TD207 error unknown-tool: c1 turn 1 part 1: call to 'repo_browser_print_tree', "
-            "which the request does not declare (it declares list_directory, read_file)",
+            "remains TD207 error unknown-tool: c1 turn 1 part 1: call to 'repo_browser_print_tree', which "
+            "the request does not declare (it declares list_directory, read_file)",
         ),
         "gemini": (
             refused("TD207", "turn 1 part 1"),
-            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'repo_browser.print_tree', "
-            "which the request does not declare (it declares list_directory, read_file)",
+            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'repo_browser.print_tree', which "
+            "the request does not declare (it declares list_directory, read_file)",
         ),
     },
     "defects/TD301-tool-call-text-dropped-by-agent-framework.jsonl": {
@@ -325,20 +392,20 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "anthropic": (
             refused("TD304", "turn 2 part 0"),
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent "
-            "without is_error: true",
+            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent without "
+            "is_error: true",
         ),
         "gemini": (
             refused("TD304", "turn 2 part 0"),
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent "
-            'without an {"error": …} response',
+            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent without "
+            'an {"error": …} response',
         ),
         "bedrock": (
             refused("TD304", "turn 2 part 0"),
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent "
-            'without status: "error"',
+            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent without "
+            'status: "error"',
         ),
     },
     "defects/TD304-gemini-adk-error-status-sent-as-output.jsonl": {
@@ -354,8 +421,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "gemini": (
             refused("TD304", "turn 2 part 0"),
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result of 'get_departures' "
-            'reports a failure ("error_message": "Entur journey planner returned HTTP 503 Service …) '
-            'but is sent without an {"error": …} response',
+            'reports a failure ("error_message": "Entur journey planner returned HTTP 503 Service …) but '
+            'is sent without an {"error": …} response',
         ),
         "bedrock": (
             refused("TD304", "turn 2 part 0"),
@@ -387,8 +454,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "defects/TD307-deepseek-agent-memory-drops-reasoning-content-rejected.jsonl": {
         "*": (
-            'repair TD307 c1 turn 1 part 0: (missing) → openai-chat reasoning "The user wants to '
-            "convert 25… from exchange 0's response",
+            'repair TD307 c1 turn 1 part 0: (missing) → openai-chat reasoning "The user wants to convert '
+            "25… from exchange 0's response",
             refused("TD901", "conversation"),
         ),
     },
@@ -414,11 +481,11 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     "defects/TD401-results-in-completion-order.jsonl": {
         "*": (
             "repair TD401 c1 turn 2 part 1: result of 'get_weather' "
-            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":9,\\"condition\\":\\"light rain… → turn 2 part 0: '
-            "call order of turn 1",
+            '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":9,\\"condition\\":\\"light rain… → turn 2 part 0: call '
+            "order of turn 1",
             "repair TD401 c1 turn 2 part 0: result of 'get_local_time' "
-            '"{\\"city\\":\\"Oslo\\",\\"local_time\\":\\"21:47\\",\\"utc_offset\\"… → turn 2 part 1: '
-            "call order of turn 1",
+            '"{\\"city\\":\\"Oslo\\",\\"local_time\\":\\"21:47\\",\\"utc_offset\\"… → turn 2 part 1: call '
+            "order of turn 1",
         ),
     },
     "defects/TD402-user-message-before-tool-results.jsonl": {
@@ -438,23 +505,23 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             '"{\\"city\\":\\"Oslo\\",\\"temp_c\\":4,\\"condition\\":\\"overcast\\"… at turn 3 part 0 → '
             "turn 2 part 0, right after its call in turn 1",
             "repair TD403 c1 turn 3 part 1: result 'toolu_01Mv4sJd9QeXa6pRt1NbGk2U' (error) "
-            '"WeatherServiceError: upstream timed out after 10s for city… at turn 3 part 1 → turn 2 '
-            "part 1, right after its call in turn 1",
+            '"WeatherServiceError: upstream timed out after 10s for city… at turn 3 part 1 → turn 2 part '
+            "1, right after its call in turn 1",
             refused("TD901", "conversation"),
         ),
     },
     "defects/TD404-anthropic-blocks-replayed-to-chat-endpoint.jsonl": {
         "*": (
-            "repair TD404 c1 turn 1 part 1: a block of type 'tool_use' in an assistant message → "
-            "written in the target's own shape (read as the call i1 lookup_order)",
-            "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written "
-            "in the target's own shape (read as the result for i1 lookup_order)",
+            "repair TD404 c1 turn 1 part 1: a block of type 'tool_use' in an assistant message → written "
+            "in the target's own shape (read as the call i1 lookup_order)",
+            "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written in "
+            "the target's own shape (read as the result for i1 lookup_order)",
         ),
         "anthropic": (
-            "repair TD404 c1 turn 1 part 1: a block of type 'tool_use' in an assistant message → "
-            "written in the target's own shape (read as the call i1 lookup_order)",
-            "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written "
-            "in the target's own shape (read as the result for i1 lookup_order)",
+            "repair TD404 c1 turn 1 part 1: a block of type 'tool_use' in an assistant message → written "
+            "in the target's own shape (read as the call i1 lookup_order)",
+            "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written in "
+            "the target's own shape (read as the result for i1 lookup_order)",
             "repair TD801 c1 turn 1 part 1: call 'lookup_order' id 'functions.lookup_order:0' → "
             "'functions_lookup_order_0' and its result, as {target} accepts it",
         ),
@@ -463,10 +530,10 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (
             "repair TD404 c1 turn 1 part 0: a block of type 'text' in an assistant message → written in "
             "the target's own shape (read as text)",
-            "repair TD404 c1 turn 1 part 1: a block of type 'tool_use' in an assistant message → "
-            "written in the target's own shape (read as the call i1 get_ci_status)",
-            "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written "
-            "in the target's own shape (read as the result for i1 get_ci_status)",
+            "repair TD404 c1 turn 1 part 1: a block of type 'tool_use' in an assistant message → written "
+            "in the target's own shape (read as the call i1 get_ci_status)",
+            "repair TD404 c1 turn 2 part 0: a block of type 'tool_result' in a user message → written in "
+            "the target's own shape (read as the result for i1 get_ci_status)",
             refused("TD901", "conversation"),
         ),
     },
@@ -478,8 +545,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "openai-chat": (
             "repair TD404 c1 turn 2 part 0: a block of type 'image' in a tool message → written in the "
             "target's own shape (read as image (image/png))",
-            "repair TD804 c1 turn 2 part 0: result 'call_7Hq2mX9bVt4LzR1nK8cWy3Pd' holding image → "
-            "image moved to a user message (turn 3) after the results",
+            "repair TD804 c1 turn 2 part 0: result 'call_7Hq2mX9bVt4LzR1nK8cWy3Pd' holding image → image "
+            "moved to a user message (turn 3) after the results",
         ),
     },
     "defects/TD404-legacy-function-role.jsonl": {
@@ -526,26 +593,24 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (
             refused("TD502", "turn 1 part 1"),
             "not written: c1 turn 1 part 1: arguments of 'restart_service' are not valid JSON "
-            '(\'{"host": "web-03", "service": "ngi, "service": "nginx"}\'…); {target} needs an object '
-            "and would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
+            '(\'{"host": "web-03", "service": "ngi, "service": "nginx"}\'…); {target} needs an object and '
+            "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
         ),
         "openai-chat openai-responses": (
             refused("TD502", "turn 1 part 1"),
-            "not repaired TD202 c1 turn 1 part 1: found once written for {target}: the arguments are "
-            "not valid JSON; completing or correcting them would be a guess",
-            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of "
-            "'restart_service' are not valid JSON (invalid JSON at line 1 column 38: unexpected "
-            'character, expected \',\' or \'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, '
-            '\\"service\\": \\"…',
+            "not repaired TD202 c1 turn 1 part 1: found once written for {target}: the arguments are not "
+            "valid JSON; completing or correcting them would be a guess",
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'restart_service' "
+            "are not valid JSON (invalid JSON at line 1 column 38: unexpected character, expected ',' or "
+            '\'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, \\"service\\": \\"…',
         ),
         "canonical": (
             refused("TD502", "turn 1 part 1"),
             "not repaired TD202 c1 turn 1 part 1: found once written: the arguments are not valid JSON; "
             "completing or correcting them would be a guess",
-            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of "
-            "'restart_service' are not valid JSON (invalid JSON at line 1 column 38: unexpected "
-            'character, expected \',\' or \'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, '
-            '\\"service\\": \\"…',
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'restart_service' "
+            "are not valid JSON (invalid JSON at line 1 column 38: unexpected character, expected ',' or "
+            '\'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, \\"service\\": \\"…',
         ),
     },
     "defects/TD502-litellm-summary-chunk-resends-arguments.har": {
@@ -558,19 +623,19 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "openai-chat openai-responses": (
             refused("TD502", "turn 1 part 0"),
-            "not repaired TD202 c1 turn 1 part 0: found once written for {target}: the arguments are "
-            "not valid JSON; completing or correcting them would be a guess",
-            "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of "
-            "'search_flights' are not valid JSON (invalid JSON at line 1 column 57: unexpected content "
-            'after document): "{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202…',
+            "not repaired TD202 c1 turn 1 part 0: found once written for {target}: the arguments are not "
+            "valid JSON; completing or correcting them would be a guess",
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of 'search_flights' "
+            "are not valid JSON (invalid JSON at line 1 column 57: unexpected content after document): "
+            '"{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202…',
         ),
         "canonical": (
             refused("TD502", "turn 1 part 0"),
             "not repaired TD202 c1 turn 1 part 0: found once written: the arguments are not valid JSON; "
             "completing or correcting them would be a guess",
-            "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of "
-            "'search_flights' are not valid JSON (invalid JSON at line 1 column 57: unexpected content "
-            'after document): "{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202…',
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of 'search_flights' "
+            "are not valid JSON (invalid JSON at line 1 column 57: unexpected content after document): "
+            '"{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202…',
         ),
     },
     "defects/TD503-gemini-vertex-stream-loses-the-chunk-naming-the-call.jsonl": {
@@ -578,8 +643,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "not repaired TD806 c1 conversation: a call's tool name is empty (lost before the log): the "
             "name written for {target} would be made up, not repaired",
             refused("TD503", "turn 1 part 0"),
-            "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a "
-            "tool the request does not declare; which tool was meant is a guess",
+            "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a tool "
+            "the request does not declare; which tool was meant is a guess",
             "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'tool', which the request does "
             "not declare (it declares get_forecast)",
         ),
@@ -587,14 +652,14 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             refused("TD503", "turn 1 part 0"),
         ),
         "gemini": (
-            "not repaired TD805 c1 turn 1 part 0: the log holds no thought signature for the turn "
-            "calling '' (the response that produced it is not recorded, or had none), and {target} "
-            "rejects the turn without it",
+            "not repaired TD805 c1 turn 1 part 0: the log holds no thought signature for the turn calling "
+            "'' (the response that produced it is not recorded, or had none), and {target} rejects the "
+            "turn without it",
             "not repaired TD806 c1 conversation: a call's tool name is empty (lost before the log): the "
             "name written for {target} would be made up, not repaired",
             refused("TD503", "turn 1 part 0"),
-            "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a "
-            "tool the request does not declare; which tool was meant is a guess",
+            "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a tool "
+            "the request does not declare; which tool was meant is a guess",
             "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'tool', which the request does "
             "not declare (it declares get_forecast)",
         ),
@@ -609,26 +674,26 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             refused("TD504", "conversation"),
             refused("TD504", "conversation"),
             'not written: c1 turn 1 part 1: arguments of \'write_file\' are not valid JSON (\'{"path": '
-            '"app.py", "content": "from flask import Flask\\\\n\\\\nap\'…); {target} needs an object '
-            "and would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
+            '"app.py", "content": "from flask import Flask\\\\n\\\\nap\'…); {target} needs an object and '
+            "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
         ),
         "openai-chat openai-responses": (
             refused("TD504", "conversation"),
             refused("TD504", "conversation"),
-            "not repaired TD202 c1 turn 1 part 1: found once written for {target}: the arguments are "
-            "not valid JSON; completing or correcting them would be a guess",
-            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'write_file' "
-            "are not valid JSON (invalid JSON at line 1 column 116: unexpected end of data): "
-            '"{\\"path\\": \\"app.py\\", \\"content\\": \\"from flask import Fl…',
+            "not repaired TD202 c1 turn 1 part 1: found once written for {target}: the arguments are not "
+            "valid JSON; completing or correcting them would be a guess",
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'write_file' are "
+            'not valid JSON (invalid JSON at line 1 column 116: unexpected end of data): "{\\"path\\": '
+            '\\"app.py\\", \\"content\\": \\"from flask import Fl…',
         ),
         "canonical": (
             refused("TD504", "conversation"),
             refused("TD504", "conversation"),
             "not repaired TD202 c1 turn 1 part 1: found once written: the arguments are not valid JSON; "
             "completing or correcting them would be a guess",
-            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'write_file' "
-            "are not valid JSON (invalid JSON at line 1 column 116: unexpected end of data): "
-            '"{\\"path\\": \\"app.py\\", \\"content\\": \\"from flask import Fl…',
+            "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'write_file' are "
+            'not valid JSON (invalid JSON at line 1 column 116: unexpected end of data): "{\\"path\\": '
+            '\\"app.py\\", \\"content\\": \\"from flask import Fl…',
         ),
     },
     "defects/TD504-gemini-stream-ends-between-parallel-calls.har": {
@@ -640,8 +705,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (
             refused("TD601", "turn 3 part 0"),
             "remains TD601 warning repeated-call: c1 turn 3 part 0: get_weather called again with the "
-            "same arguments as 'call_Rk2mW8vQ4tXn7LbP1sY9cH3d', right after its result came back in "
-            "turn 2: the model may not have seen that result",
+            "same arguments as 'call_Rk2mW8vQ4tXn7LbP1sY9cH3d', right after its result came back in turn "
+            "2: the model may not have seen that result",
         ),
     },
     "defects/TD602-tool-calls-finish-without-calls.jsonl": {
@@ -693,15 +758,15 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     "defects/TD803-anthropic-responses-call-followed-by-text.jsonl": {
         "*": (),
         "anthropic": (
-            'repair TD803 c1 turn 1 part 1: text "Running the parser tests to see what fails." after '
-            "the call 'shell' → turn 1 part 0, before the calls",
+            'repair TD803 c1 turn 1 part 1: text "Running the parser tests to see what fails." after the '
+            "call 'shell' → turn 1 part 0, before the calls",
         ),
     },
     "defects/TD804-openai-chat-browser-screenshot-in-tool-result.jsonl": {
         "*": (),
         "openai-chat": (
-            "repair TD804 c1 turn 2 part 0: result 'toolu_01VbR7nK3qT9wX2mL5cZ8yPd' holding image → "
-            "image moved to a user message (turn 3) after the results",
+            "repair TD804 c1 turn 2 part 0: result 'toolu_01VbR7nK3qT9wX2mL5cZ8yPd' holding image → image "
+            "moved to a user message (turn 3) after the results",
         ),
     },
     "defects/TD805-deepseek-reasoner-tool-turn-without-reasoning-content.jsonl": {
@@ -709,9 +774,9 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             refused("TD901", "conversation"),
         ),
         "deepseek": (
-            "not repaired TD805 c1 turn 1 part 0: the log holds no reasoning_content for the turn "
-            "calling 'get_exchange_rate' (the response that produced it is not recorded, or had none), "
-            "and {target} rejects the turn without it",
+            "not repaired TD805 c1 turn 1 part 0: the log holds no reasoning_content for the turn calling "
+            "'get_exchange_rate' (the response that produced it is not recorded, or had none), and "
+            "{target} rejects the turn without it",
             refused("TD901", "conversation"),
             "remains TD805 error target-reasoning-missing: c1 turn 1 part 0: the turn calling "
             "'get_exchange_rate' carries no reasoning_content (a tool turn needs it): deepseek rejects "
@@ -729,9 +794,9 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             refused("TD901", "conversation"),
         ),
         "kimi": (
-            "not repaired TD805 c1 turn 1 part 0: the log holds no reasoning_content for the turn "
-            "calling 'search_docs' (the response that produced it is not recorded, or had none), and "
-            "{target} rejects the turn without it",
+            "not repaired TD805 c1 turn 1 part 0: the log holds no reasoning_content for the turn calling "
+            "'search_docs' (the response that produced it is not recorded, or had none), and {target} "
+            "rejects the turn without it",
             refused("TD901", "conversation"),
             "remains TD805 error target-reasoning-missing: c1 turn 1 part 0: the turn calling "
             "'search_docs' carries no reasoning_content (a tool turn needs it): kimi rejects it, "
@@ -749,16 +814,16 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "rejects the turn without it",
             refused("TD901", "conversation"),
             "remains TD805 error target-reasoning-missing: c1 turn 1 part 1: the turn calling "
-            "'get_invoice' carries no reasoning item with its encrypted_content (store is false) (it "
-            "must come before the call): openai-responses rejects it, “Item with id 'rs_…' not found. "
-            "Items are not persisted when `store` is set to false. Try again with `store` set to true, "
-            "or remove this item from your input.”",
+            "'get_invoice' carries no reasoning item with its encrypted_content (store is false) (it must "
+            "come before the call): openai-responses rejects it, “Item with id 'rs_…' not found. Items "
+            "are not persisted when `store` is set to false. Try again with `store` set to true, or "
+            "remove this item from your input.”",
         ),
     },
     "defects/TD806-openai-chat-gemini-mcp-tool-names-with-dots.jsonl": {
         "*": (
-            "repair TD806 c1 conversation: tool name 'github.get_issue' → 'github_get_issue', as "
-            "{target} accepts it",
+            "repair TD806 c1 conversation: tool name 'github.get_issue' → 'github_get_issue', as {target} "
+            "accepts it",
             "repair TD806 c1 conversation: tool name 'github.list_issues' → 'github_list_issues', as "
             "{target} accepts it",
         ),
@@ -783,14 +848,37 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     "gemini/stream.sse": {
         "*": (),
         "gemini": (
-            "not repaired TD404 c1 turn 0 part 2: found once written for {target}: a turn {target} "
-            "cannot carry; repairing it would mean inventing a turn or merging two",
+            "not repaired TD404 c1 turn 0 part 2: found once written for {target}: a turn {target} cannot "
+            "carry; repairing it would mean inventing a turn or merging two",
             "remains TD404 error malformed-turn: c1 turn 0 part 2: a function call turn opens the "
             'history: Gemini answers "Please ensure that function call turn comes immediately after a '
             'user turn or after a function response turn."',
         ),
         "bedrock": OPENS_WITH_THE_MODEL,
     },
+    "inspect-ai/file-missing.eval": NOTHING,
+    "inspect-ai/revenue-math.json": {
+        "*": (),
+        "anthropic": (
+            "remains TD304 warning error-without-flag: c1 turn 4 part 0: result "
+            "'call_Qr8St9Uv0Wx1Yz2Ab3Cd4Ef' reports a failure (a Python traceback) but is sent without "
+            "is_error: true",
+        ),
+        "gemini": (
+            "remains TD304 warning error-without-flag: c1 turn 4 part 0: result "
+            "'call_Qr8St9Uv0Wx1Yz2Ab3Cd4Ef' reports a failure (a Python traceback) but is sent without an "
+            '{"error": …} response',
+        ),
+        "bedrock": (
+            "remains TD304 warning error-without-flag: c1 turn 4 part 0: result "
+            "'call_Qr8St9Uv0Wx1Yz2Ab3Cd4Ef' reports a failure (a Python traceback) but is sent without "
+            'status: "error"',
+        ),
+    },
+    "litellm/proxy-debug.log": NOTHING,
+    "litellm/spend-logs.json": NOTHING,
+    "litellm/standard-logging-payloads.jsonl": NOTHING,
+    "mitmproxy/flows.zhar": NOTHING,
     "openai-chat/deepseek-thinking-tool-loop.jsonl": NOTHING,
     "openai-chat/ends-on-a-call.jsonl": NOTHING,
     "openai-chat/openrouter-reasoning-details-tool-loop.jsonl": NOTHING,
@@ -862,18 +950,18 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (),
         "anthropic": (
             "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
-            'after …4) for city \'Bergen\'") but is sent without is_error: true',
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
+            '…4) for city \'Bergen\'") but is sent without is_error: true',
         ),
         "gemini": (
             "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
-            'after …4) for city \'Bergen\'") but is sent without an {"error": …} response',
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
+            '…4) for city \'Bergen\'") but is sent without an {"error": …} response',
         ),
         "bedrock": (
             "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
-            'after …4) for city \'Bergen\'") but is sent without status: "error"',
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
+            '…4) for city \'Bergen\'") but is sent without status: "error"',
         ),
     },
     "openai-responses/reasoning-items-replayed.jsonl": NOTHING,
@@ -881,18 +969,18 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (),
         "anthropic": (
             "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
-            'after …4) for city \'Bergen\'") but is sent without is_error: true',
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
+            '…4) for city \'Bergen\'") but is sent without is_error: true',
         ),
         "gemini": (
             "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
-            'after …4) for city \'Bergen\'") but is sent without an {"error": …} response',
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
+            '…4) for city \'Bergen\'") but is sent without an {"error": …} response',
         ),
         "bedrock": (
             "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out '
-            'after …4) for city \'Bergen\'") but is sent without status: "error"',
+            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
+            '…4) for city \'Bergen\'") but is sent without status: "error"',
         ),
     },
     "openai-responses/response.json": {
@@ -905,6 +993,11 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "gemini": OPENS_WITH_A_CALL,
         "bedrock": OPENS_WITH_THE_MODEL,
     },
+    "otel/genai-events.jsonl": NOTHING,
+    "otel/genai-spans.jsonl": NOTHING,
+    "otel/openinference-spans.jsonl": NOTHING,
+    "otel/span-attributes.json": NOTHING,
+    "otel/traceloop-flattened.json": NOTHING,
 }
 
 
@@ -913,6 +1006,14 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
 #: though --fix would repair it (`note: C PLACE: …`, repair.guard.kept); keys as in `FIXED`, every
 #: sample not listed says neither for any target.
 BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
+    "defects/TD101-claude-trace-client-resends-a-stale-result.jsonl": {
+        "*": (
+            'tooldbg: c1 turn 2 part 1: result \'toolu_01Zz9Yy8Xx7Ww6Vv5Uu4Tt3S\' "src/app.py:3" would be '
+            "left out of the {target} request; repair TD101: take the orphan result out, listed (or keep "
+            "it as text with --keep-orphans)",
+        ),
+        "openai-responses": (),
+    },
     "defects/TD101-history-trimmed-through-a-call.jsonl#c2": {
         "*": (
             "tooldbg: c2 turn 0 part 0: result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F' "
@@ -922,9 +1023,48 @@ BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "openai-responses": (),
     },
+    "defects/TD101-mitmproxy-agent-rewrites-call-turn-as-text.zhar": {
+        "*": (
+            'tooldbg: c1 turn 2 part 0: result \'toolu_01Rt5Yu8Io1Pa4Sd7Fg0Hj3K\' "1398.60 NOK" would be '
+            "left out of the {target} request; repair TD101: take the orphan result out, listed (or keep "
+            "it as text with --keep-orphans)",
+        ),
+        "openai-responses": (),
+    },
+    "defects/TD102-claude-code-parallel-result-lost-then-new-prompt.jsonl": {
+        "*": (
+            "tooldbg: c1 turn 1 part 1: call 'Grep' "
+            '{"pattern":"payment_failed","path":"logs/payments.log"} would be left out of the {target} '
+            "request; repair TD102: close it with an error result saying no result was recorded",
+        ),
+        "openai-responses gemini": (),
+    },
+    "defects/TD102-codex-resumed-rollout-drops-shell-output.jsonl": {
+        "*": (
+            'tooldbg: c1 turn 1 part 0: call \'shell\' {"command":["bash","-lc","ruff check '
+            '."],"workdir":"/home/d… would be left out of the {target} request; repair TD102: close it '
+            "with an error result saying no result was recorded",
+        ),
+        "openai-responses gemini": (),
+    },
     "defects/TD102-failed-parallel-result-dropped.jsonl": {
         "*": (
             'tooldbg: c1 turn 1 part 2: call \'get_weather\' {"city":"Bergen"} would be left out of the '
+            "{target} request; repair TD102: close it with an error result saying no result was recorded",
+        ),
+        "openai-responses gemini": (),
+    },
+    "defects/TD102-litellm-payload-client-drops-tool-message.jsonl": {
+        "*": (
+            'tooldbg: c1 turn 1 part 0: call \'lookup_order\' {"order_id":"88123"} would be left out of '
+            "the {target} request; repair TD102: close it with an error result saying no result was "
+            "recorded",
+        ),
+        "openai-responses gemini": (),
+    },
+    "defects/TD102-otel-genai-agent-loses-tool-response.jsonl": {
+        "*": (
+            'tooldbg: c1 turn 1 part 0: call \'get_weather\' {"city":"Bergen"} would be left out of the '
             "{target} request; repair TD102: close it with an error result saying no result was recorded",
         ),
         "openai-responses gemini": (),
@@ -969,6 +1109,26 @@ BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
             "out",
         ),
     },
+    "defects/TD201-claude-tap-client-replays-arguments-double-encoded.jsonl": {
+        "*": (
+            "tooldbg: c1 turn 1 part 0: arguments of 'get_weather' are a JSON string holding an object; "
+            "{target} needs an object and would get {}; repair TD201: decode them into the object",
+        ),
+        "openai-chat openai-responses": (
+            "note: c1 turn 1 part 0: arguments of 'get_weather' are JSON-encoded twice, written as "
+            "recorded; --fix decodes them (TD201)",
+        ),
+    },
+    "defects/TD201-inspect-ai-solver-replays-arguments-double-encoded.json": {
+        "*": (
+            "tooldbg: c1 turn 1 part 0: arguments of 'read_file' are a JSON string holding an object; "
+            "{target} needs an object and would get {}; repair TD201: decode them into the object",
+        ),
+        "openai-chat openai-responses": (
+            "note: c1 turn 1 part 0: arguments of 'read_file' are JSON-encoded twice, written as "
+            "recorded; --fix decodes them (TD201)",
+        ),
+    },
     "defects/TD201-litellm-proxy-double-encodes-arguments.jsonl": {
         "*": (
             "tooldbg: c1 turn 1 part 1: arguments of 'get_weather' are a JSON string holding an object; "
@@ -976,6 +1136,16 @@ BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "openai-chat openai-responses": (
             "note: c1 turn 1 part 1: arguments of 'get_weather' are JSON-encoded twice, written as "
+            "recorded; --fix decodes them (TD201)",
+        ),
+    },
+    "defects/TD201-openinference-span-arguments-encoded-twice.jsonl": {
+        "*": (
+            "tooldbg: c1 turn 1 part 0: arguments of 'lookup_invoice' are a JSON string holding an "
+            "object; {target} needs an object and would get {}; repair TD201: decode them into the object",
+        ),
+        "openai-chat openai-responses": (
+            "note: c1 turn 1 part 0: arguments of 'lookup_invoice' are JSON-encoded twice, written as "
             "recorded; --fix decodes them (TD201)",
         ),
     },
