@@ -77,7 +77,7 @@ def argument_shape(conv: Conversation, log: Log) -> Outcome:
     marker the Anthropic reader keeps (`string_input`) and lists each call, with the shape it is now
     written in."""
     target = log.target
-    needs = facts(wire_format(target)).arguments if target is not None and target != "canonical" else None
+    needs = facts(wire_format(target)).arguments if target is not None else None
     records: list[Record] = []
     for f in log.found("TD203"):
         call = _call_at(log.original, f.turn, f.part)

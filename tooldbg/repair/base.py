@@ -79,8 +79,9 @@ class Log:
     `loaded` is the file the conversation was read from (its exchanges hold the earlier requests and
     the original responses), `context` the check context over it (shared by the conversations of a
     file, so the replay pairing is computed once), `findings` what `check` found in this
-    conversation (with `target`'s TD8xx rules when a target is written), `original` the
-    conversation as read, `name` its id as the user sees it (`c1`, `FILE#c1`)."""
+    conversation (with `target`'s TD8xx rules when a target is written; `target` is None for a
+    canonical document), `original` the conversation as read, `name` its id as the user sees it
+    (`c1`, `FILE#c1`)."""
 
     loaded: Loaded
     original: Conversation
@@ -196,7 +197,7 @@ def rebind(conv: Conversation, invocation_id: str, *, adopt: str | None = None,
 # ------------------------------------------------------------------------------ how it reads
 
 
-def short(text: str, width: int = 70) -> str:
+def short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

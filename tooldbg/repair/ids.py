@@ -93,7 +93,7 @@ def unique_call_ids(conv: Conversation, log: Log) -> Outcome:
 
 def _id_target(log: Log) -> str:
     """The target whose id limits a made-up id must pass: the one written, else the log's format."""
-    if log.target is not None and log.target != "canonical":
+    if log.target is not None:
         return log.target
     return next(iter(log.loaded.formats), "openai-chat")
 
@@ -130,7 +130,7 @@ def fit_ids(conv: Conversation, log: Log) -> Outcome:
     """TD801 / TD802: call ids the target rejects (or has rejected) are rewritten as the writer
     rewrites them, for the call and its results together."""
     target = log.target
-    if target is None or target == "canonical":
+    if target is None:
         return Outcome(conv)
     fit = Fitting(conv, target, [], id_prefix=None)
     limits = (table(target) or table(wire_format(target))).call_id  # type: ignore[union-attr]
@@ -153,7 +153,7 @@ def fit_names(conv: Conversation, log: Log) -> Outcome:
     """TD806: tool names the target rejects are renamed as the writer renames them, everywhere the
     name appears (declaration, calls, results, tool choice)."""
     target = log.target
-    if target is None or target == "canonical":
+    if target is None:
         return Outcome(conv)
     losses: list[Loss] = []
     fit = Fitting(conv, target, losses)
