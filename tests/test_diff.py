@@ -358,6 +358,35 @@ def test_a_result_left_without_its_call_pairs_with_the_result_of_the_call_lost()
               "unanswered there")]
 
 
+def test_results_pair_by_the_call_they_answer_before_by_kind():
+    """b lost the get_time call and its result, and its get_weather result changed: the weather results
+    are compared, the time result is lost."""
+    clock = {"type": "tool_use", "id": "toolu_9", "name": "get_time", "input": {"city": "Oslo"}}
+    a = upstream((an_request([{"role": "assistant", "content": [clock, use("toolu_1", "Oslo")]},
+                              {"role": "user", "content": [result("toolu_1", "4 C"), result("toolu_9", "12:00")]}]),
+                  None))
+    b = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                              {"role": "user", "content": [result("toolu_1", "5 C")]}]), None))
+    assert [f.message for f in diff(a, b, own=False).findings][1:] == [
+        "the content of the result of 'get_weather' (toolu_1) '4 C' differs: a '4 C', b '5 C'",
+        "the result of 'get_time' (toolu_9) '12:00' is in a's request but not in b's: its call is left unanswered "
+        "there"]
+
+
+def test_a_result_is_named_by_the_tool_its_call_names():
+    def answered(name, words):
+        doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "turns": [
+            {"role": "user", "parts": [{"type": "text", "text": "Weather in Oslo?"}]},
+            {"role": "assistant", "parts": [{"type": "invocation", "id": "a", "name": "get_weather",
+                                             "arguments": {"city": "Oslo"}, "wire_id": "call_a"}]},
+            {"role": "tool", "parts": [{"type": "result", "invocation_id": "a", "wire_id": "call_a", "name": "weather",
+                                        "content": [{"type": "text", "text": words}]}]}]}]}
+        return load_bytes(name, json.dumps(doc).encode())
+
+    [f] = diff(answered("a.json", "4 C"), answered("b.json", "5 C"), own=False).findings
+    assert f.message == "the content of the result of 'get_weather' (call_a) '4 C' differs: a '4 C', b '5 C'"
+
+
 def test_a_result_changed_or_emptied_on_the_way():
     def answered(content):
         return upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
@@ -368,6 +397,9 @@ def test_a_result_changed_or_emptied_on_the_way():
 
     what = "the content of the result of 'get_weather' (toolu_1) 'Oslo: 4 C'"
     assert said("Oslo: 4 C", "Oslo: 5 C") == [("b", f"{what} differs: a 'Oslo: 4 C', b 'Oslo: 5 C'")]
+    assert said([{"type": "text", "text": "Oslo:"}, {"type": "text", "text": "4 C"}],
+                [{"type": "text", "text": "Oslo:"}, {"type": "text", "text": "5 C"}]) == [
+        ("b", f"{what} differs: a 'Oslo: 4 C', b 'Oslo: 5 C'")]
     assert said("Oslo: 4 C", "") == [("b", f"{what} is on a but not on b (an empty result)")]
     assert said("", "Oslo: 4 C") == [("a", f"{what} is on b but not on a (an empty result)")]
 
@@ -390,6 +422,9 @@ def test_exchanges_whose_calls_all_changed_arguments_are_still_one_exchange():
     result_ = diff(a, b, own=False)
     assert [p.exchanges for p in result_.pairings] == [[(0, 0)]]
     assert [(f.code, f.side) for f in result_.findings] == [("TD704", "a")] * 4
+    assert result_.notes[0].message == (
+        "call ids rewritten consistently between a's c1 and b's c1 (4): call_0 → toolu_0, call_1 → toolu_1, "
+        "call_2 → toolu_2, … (1 more); every result still answers its call")
 
 
 def test_a_difference_first_seen_in_a_later_replay_points_at_where_a_turn_first_appeared():
@@ -412,6 +447,45 @@ def test_a_difference_first_seen_in_a_later_replay_points_at_where_a_turn_first_
         "left unanswered there",
         "    a: client.jsonl c1 exchange 1 turn 2 part 1 line 2/request/body#/messages/3",
         "    b: upstream.jsonl c1 exchange 2 turn 2 line 3/request/body#/messages/2"]
+
+
+def test_arguments_that_differ_only_as_json_text_differ_at_the_root():
+    def called(days):
+        return upstream((an_request([{"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo", "days": days}}]}]),
+            None))
+
+    [f] = diff(called(1), called(1.0), own=False).findings
+    assert f.message == ("the arguments of the call to 'get_weather' (toolu_1) differ at /: a {\"city\":\"Oslo\","
+                         "\"days\":1}, b {\"city\":\"Oslo\",\"days\":1.0}")
+
+
+def test_an_exchange_the_other_side_never_saw_is_a_note_naming_its_side():
+    result_ = diff(agent_run(), upstream(*[(r.exchange.request.body, r.exchange.response.body)
+                                           for r in upstream_run().reads[:1]]), own=False)
+    assert result_.findings == [] and result_.pairings[0].exchanges == [(0, 0), (1, None)]
+    assert lines(result_)[:2] == [
+        "note: a's exchange 1 has no counterpart in b (a retry, or an exchange the other side never saw)",
+        "    a: client.jsonl c1 exchange 1"]
+
+
+def test_turns_only_b_has_in_their_order():
+    more = "More, please: the forecast for the whole week in Oslo and in Bergen."
+    b = upstream((an_request([{"role": "user", "content": more}, {"role": "assistant", "content": "Sure."}]), None))
+    assert [(f.b.turn, f.message) for f in diff(upstream((an_request([]), None)), b, own=False).findings] == [
+        (1, "the user's text 'More, please: the forecast for t…lo and in Bergen.' is in b's request but not in a's"),
+        (2, "the assistant's text 'Sure.' is in b's request but not in a's")]
+
+
+def test_reasoning_lost_on_the_way_is_quoted():
+    thinking = {"type": "thinking", "thinking": "The user wants two cities, so I will call get_weather twice in "
+                                                "parallel.", "signature": "EqQBCkYIBxgCKkA"}
+    answers = {"role": "user", "content": [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Bergen: 9 C")]}
+    a = upstream((an_request([{"role": "assistant", "content": [thinking, *TURN]}, answers]), None))
+    b = upstream((an_request([{"role": "assistant", "content": TURN}, answers]), None))
+    [f] = diff(a, b, own=False).findings
+    assert f.message == ("the reasoning 'The user wants two cities,… in parallel.' (signed) is in a's request but not "
+                         "in b's")
 
 
 def test_a_tool_and_a_turn_only_b_has():

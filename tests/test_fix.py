@@ -514,12 +514,13 @@ def answer(own, words, wire_id=None):
 
 def test_an_id_fitted_for_the_target_keeps_the_name_a_call_without_id_would_be_given():
     """`call.b` becomes `call_b` for Anthropic; the call with no id does not take that name first (the
-    writer gives it its own, `toolu_b`)."""
+    writer gives it its own, `toolu_b`), and a call whose id fits is left as it is."""
     lines, _ = repaired(canonical_log(
-        turn("user", text("Oslo and Bergen?")),
-        turn("assistant", call("a", "Oslo", "call.b"), call("b", "Bergen")),
-        turn("tool", answer("a", "4", "call.b"), answer("b", "7")), turn("user", text("Thanks"))), "anthropic")
-    assert lines == ["repair TD801 c1 turn 1 part 0: call 'get_weather' id 'call.b' → 'call_b' and its result, as "
+        turn("user", text("Oslo, Bergen and Bodø?")),
+        turn("assistant", call("c", "Bodø", "call_c"), call("a", "Oslo", "call.b"), call("b", "Bergen")),
+        turn("tool", answer("c", "2", "call_c"), answer("a", "4", "call.b"), answer("b", "7")),
+        turn("user", text("Thanks"))), "anthropic")
+    assert lines == ["repair TD801 c1 turn 1 part 1: call 'get_weather' id 'call.b' → 'call_b' and its result, as "
                      "anthropic accepts it"]
 
 
@@ -680,6 +681,18 @@ def test_each_reused_id_is_judged_on_its_own():
         "and its result"]
 
 
+def test_an_id_reused_again_and_again_gets_a_new_id_each_time():
+    lines, conv = repaired(canonical_log(
+        turn("user", text("Go.")),
+        turn("assistant", call("a", "Oslo", "call_0")), turn("tool", answer("a", "4", "call_0")),
+        turn("assistant", call("b", "Bergen", "call_0")), turn("tool", answer("b", "7", "call_0")),
+        turn("assistant", call("c", "Bodø", "call_0")), turn("tool", answer("c", "2", "call_0")),
+        turn("user", text("Thanks"))))
+    assert [line.rsplit(" → ", 1)[1] for line in lines] == ["'call_0_2' and its result", "'call_0_3' and its result"]
+    assert [t.parts[0].wire_id for t in conv.turns[1:7]] == ["call_0", "call_0", "call_0_2", "call_0_2", "call_0_3",
+                                                            "call_0_3"]
+
+
 def test_an_empty_turn_is_taken_out():
     lines, conv = repaired(canonical_log(turn("user", text("Go.")), turn("assistant"), turn("user", text("Again.")),
                                          turn("assistant", text("Done."))))
@@ -726,6 +739,18 @@ def test_an_image_moves_right_after_a_result_a_user_turn_holds():
     assert lines == ["repair TD804 c1 turn 2 part 0: result 'call_a' holding image → image moved to a user message "
                      "(turn 3) after the results"]
     assert [t.role for t in conv.turns] == ["user", "assistant", "user", "user", "assistant"]
+
+
+def test_an_image_is_found_after_an_earlier_repair_took_a_part_out_of_its_turn():
+    """TD101 takes the orphan out first: the result with the image is then the first part, not the
+    second where check found it."""
+    lines, conv = repaired(canonical_log(
+        turn("user", text("Screenshot?")), turn("assistant", call("a", "Oslo", "call_a")),
+        turn("tool", {"type": "result", "wire_id": "call_zz", "content": [text("stale")]},
+             {**answer("a", "shot", "call_a"), "content": [text("shot"), SCREENSHOT]}),
+        turn("user", text("Thanks"))), "openai-chat")
+    assert lines[1] == ("repair TD804 c1 turn 2 part 0: result 'call_a' holding image → image moved to a user message "
+                        "(turn 3) after the results")
 
 
 def test_an_image_moved_from_a_result_without_id_names_its_call():
