@@ -19,6 +19,7 @@ from tests.checks.test_replay import (
     CALLS,
     OPENAI,
     RESPONSES,
+    RESULTS,
     TOOLS,
     anthropic_message,
     anthropic_request,
@@ -693,6 +694,106 @@ def test_an_id_reused_again_and_again_gets_a_new_id_each_time():
                                                             "call_0_3"]
 
 
+def test_arguments_sent_as_a_string_where_an_object_belongs_are_decoded():
+    """Gemini `args` given as a JSON string: TD204's (no TD201 here), decoded into the object."""
+    lines, conv = repaired(gemini_log(
+        said("user", {"text": "Oslo?"}),
+        said("model", {"functionCall": {"name": "get_weather", "args": dumps_str({"city": "Oslo"})}}),
+        said("user", {"functionResponse": {"name": "get_weather", "response": {"temp_c": 4}}}),
+        said("model", {"text": "4 C."}), said("user", {"text": "Thanks"})))
+    assert lines == ["repair TD204 c1 turn 1 part 0: arguments of 'get_weather' \"{\\\"city\\\":\\\"Oslo\\\"}\" (a JSON "
+                     "string) → {\"city\":\"Oslo\"}"]
+    assert conv.turns[1].parts[0].arguments == {"city": "Oslo"}
+
+
+def test_ids_made_for_same_name_calls_are_made_unique_among_themselves():
+    """Call `a` cannot be `call_a` (another call has it): `call_a_1`, which then is not call `a_1`'s."""
+    def weather(own, city):
+        return {"type": "invocation", "id": own, "name": "get_weather", "arguments": {"city": city}}
+
+    def reading(own, words):
+        return {"type": "result", "invocation_id": own, "name": "get_weather", "content": [text(words)]}
+
+    lines, _ = repaired(canonical_log(
+        turn("user", text("Oslo and Bergen?")),
+        turn("assistant", {"type": "invocation", "id": "t", "name": "get_time", "arguments": {}, "wire_id": "call_a"},
+             weather("a", "Oslo"), weather("a_1", "Bergen")),
+        turn("tool", {"type": "result", "invocation_id": "t", "wire_id": "call_a", "content": [text("12:00")]},
+             reading("a", "Bergen: 7 C"), reading("a_1", "Oslo: 4 C")),
+        turn("user", text("Thanks"))))
+    assert [line.rsplit("; ", 1)[1] for line in lines] == ["call and result id 'call_a_1'",
+                                                           "call and result id 'call_a_1_1'"]
+
+
+def test_arguments_a_replay_garbled_come_back_and_say_what_they_were():
+    first = {"content": "x", "tool_calls": [chat_call("call_Q3zb", "get_weather", {"city": "Oslo"}), CALLS[1]]}
+    garbled = {"id": "call_Q3zb", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Osl'}}
+    lines, _ = repaired(chat_loop({"role": "assistant", "content": "x", "tool_calls": [garbled, CALLS[1]]}, first=first))
+    assert lines[0] == ("repair TD306 c1 turn 1 part 1: arguments of 'get_weather' \"{\\\"city\\\": \\\"Osl\" → "
+                        "{\"city\":\"Oslo\"}, as exchange 0's response returned them")
+
+
+def test_arguments_come_back_for_a_call_after_one_the_replay_dropped():
+    bergen = chat_call("call_J7cV", "get_weather", {"city": "Bergen", "unit": "celsius"})
+    first = {"content": "I'll check both cities.", "tool_calls": [CALLS[0], bergen]}
+    lines, _ = repaired(chat_loop({"role": "assistant", "content": "I'll check both cities.", "tool_calls": [CALLS[1]]},
+                                  follow=[RESULTS[1]], first=first))
+    assert lines == ["repair TD306 c1 turn 1 part 1: arguments of 'get_weather' {\"city\":\"Bergen\"} → "
+                     "{\"city\":\"Bergen\",\"unit\":\"celsius\"}, as exchange 0's response returned them"]
+
+
+def test_reasoning_put_back_for_a_call_whose_arguments_came_back_too():
+    """Store false: the replay dropped the reasoning item and an argument. TD307 puts the item back,
+    TD306 the argument; the target's TD805 is then met."""
+    item = {"id": "rs_A", "type": "reasoning", "summary": [], "encrypted_content": "gAAAABA"}
+
+    def returned(arguments):
+        return {"id": "fc_A", "type": "function_call", "call_id": "call_A", "name": "get_weather",
+                "arguments": dumps_str(arguments)}
+
+    def body(inputs):
+        return {"model": "gpt-5", "store": False, "input": [{"role": "user", "content": "Oslo?"}, *inputs]}
+
+    data = log(exchange(RESPONSES, body([]), {"id": "resp_1", "object": "response", "status": "completed", "output": [
+        item, {**returned({"city": "Oslo", "unit": "celsius"}), "status": "completed"}]}),
+        exchange(RESPONSES, body([returned({"city": "Oslo"}), {"type": "function_call_output", "call_id": "call_A",
+                                                               "output": "4"}]),
+                 {"id": "resp_2", "object": "response", "status": "completed", "output": []}))
+    lines, conv = repaired(data, "openai-responses")
+    assert lines == ["repair TD307 c1 turn 1 part 0: (missing) → openai-responses signed reasoning from exchange 0's "
+                     "response",
+                     "repair TD306 c1 turn 1 part 1: arguments of 'get_weather' {\"city\":\"Oslo\"} → "
+                     "{\"city\":\"Oslo\",\"unit\":\"celsius\"}, as exchange 0's response returned them"]
+    assert parts(conv, 1) == ["Reasoning", "Invocation"]
+
+
+def test_text_after_a_call_moves_in_every_turn_that_has_it():
+    lines, _ = repaired(canonical_log(
+        turn("user", text("Hi.")), turn("assistant", text("Hello.")), turn("user", text("Oslo?")),
+        turn("assistant", call("a", "Oslo", "toolu_a"), text("Checking.")), turn("tool", answer("a", "4", "toolu_a")),
+        turn("user", text("Thanks"))), "anthropic")
+    assert lines == ["repair TD803 c1 turn 3 part 1: text \"Checking.\" after the call 'get_weather' → turn 3 part 0, "
+                     "before the calls"]
+
+
+def test_the_repairs_after_one_that_raised_still_run(monkeypatch):
+    def broken(conv, log):
+        raise TypeError("'NoneType' object is not iterable")
+
+    table = tuple((codes, broken if codes == ("TD401", "TD107") else repair) for codes, repair in registry.REPAIRS)
+    monkeypatch.setattr(registry, "REPAIRS", table)
+    monkeypatch.delenv("TOOLDBG_DEBUG", raising=False)
+    loaded = load_bytes("c.json", canonical_log(
+        turn("user", text("Oslo and Bergen?")), turn("assistant", call("a", "Oslo", "call_a"), call("b", "Bergen", "call_b")),
+        turn("tool", answer("b", "7", "call_b"), answer("a", "4", "call_a")), turn("assistant"),
+        turn("user", text("Thanks"))))
+    fixed = fix_conversation(loaded, loaded.conversations[0])
+    assert [record_line(r) for r in fixed.records] == [
+        "not repaired TD401 c1 conversation: the repair failed on this log and changed nothing: TypeError: 'NoneType' "
+        "object is not iterable (internal error in the TD401 repair, a bug in tooldbg)",
+        "repair TD404 c1 turn 3: an empty assistant turn → (taken out)"]
+
+
 def test_an_empty_turn_is_taken_out():
     lines, conv = repaired(canonical_log(turn("user", text("Go.")), turn("assistant"), turn("user", text("Again.")),
                                          turn("assistant", text("Done."))))
@@ -726,6 +827,7 @@ def test_an_image_a_tool_result_cannot_carry_moves_after_every_result():
         turn("tool", answer("b", "7", "call_b")), turn("user", text("Thanks"))), "openai-chat")
     assert lines == ["repair TD804 c1 turn 2 part 0: result 'call_a' holding image → image moved to a user message "
                      "(turn 4) after the results"]
+    assert conv.turns[2].parts[0].content == (Text(text="shot"), Text(text="(image sent in the next message)"))
     assert [t.role for t in conv.turns] == ["user", "assistant", "tool", "tool", "user", "user"]
     assert [getattr(p, "text", p.type) for p in conv.turns[4].parts] == ["The image returned by the tool (call_a):",
                                                                          "media"]
@@ -751,6 +853,17 @@ def test_an_image_is_found_after_an_earlier_repair_took_a_part_out_of_its_turn()
         turn("user", text("Thanks"))), "openai-chat")
     assert lines[1] == ("repair TD804 c1 turn 2 part 0: result 'call_a' holding image → image moved to a user message "
                         "(turn 3) after the results")
+
+
+def test_media_of_several_kinds_move_together():
+    audio = {"type": "media", "kind": "audio", "media_type": "audio/wav", "data": "UklGRiQAAABXQVZF"}
+    lines, conv = repaired(canonical_log(
+        turn("user", text("Screenshot and recording?")), turn("assistant", call("a", "Oslo", "call_a")),
+        turn("tool", {**answer("a", "shot", "call_a"), "content": [text("shot"), SCREENSHOT, audio]}),
+        turn("user", text("Thanks"))), "openai-chat")
+    assert lines == ["repair TD804 c1 turn 2 part 0: result 'call_a' holding audio, image → audio, image moved to a "
+                     "user message (turn 3) after the results"]
+    assert conv.turns[2].parts[0].content[-1] == Text(text="(audio, image sent in the next message)")
 
 
 def test_an_image_moved_from_a_result_without_id_names_its_call():
