@@ -342,15 +342,23 @@ def test_a_result_rebound_to_another_call():
         "    b: upstream.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content/0"]
 
 
+def time_and_weather():
+    """a: the time and the weather in Oslo, both answered."""
+    clock = {"type": "tool_use", "id": "toolu_9", "name": "get_time", "input": {"city": "Oslo"}}
+    return upstream((an_request([{"role": "assistant", "content": [clock, use("toolu_1", "Oslo")]}, {
+        "role": "user", "content": [result("toolu_1", "4 C"), result("toolu_9", "12:00")]}]), None))
+
+
+def weather_only(*results):
+    """b: the weather call alone, and `results`."""
+    return upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                                 {"role": "user", "content": list(results)}]), None))
+
+
 def test_a_result_left_without_its_call_pairs_with_the_result_of_the_call_lost():
     """b lost the get_time call (its result stays, answering nothing) and the get_weather result: two
     losses, not a get_weather result that says '12:00'."""
-    clock = {"type": "tool_use", "id": "toolu_9", "name": "get_time", "input": {"city": "Oslo"}}
-    a = upstream((an_request([{"role": "assistant", "content": [clock, use("toolu_1", "Oslo")]},
-                              {"role": "user", "content": [result("toolu_1", "4 C"), result("toolu_9", "12:00")]}]),
-                  None))
-    b = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
-                              {"role": "user", "content": [result("toolu_9", "12:00")]}]), None))
+    a, b = time_and_weather(), weather_only(result("toolu_9", "12:00"))
     assert [(f.side, f.message) for f in diff(a, b, own=False).findings] == [
         ("b", "the call to 'get_time' (toolu_9) '{\"city\":\"Oslo\"}' is in a's request but not in b's: the call is "
               "never made there"),
@@ -361,12 +369,7 @@ def test_a_result_left_without_its_call_pairs_with_the_result_of_the_call_lost()
 def test_results_pair_by_the_call_they_answer_before_by_kind():
     """b lost the get_time call and its result, and its get_weather result changed: the weather results
     are compared, the time result is lost."""
-    clock = {"type": "tool_use", "id": "toolu_9", "name": "get_time", "input": {"city": "Oslo"}}
-    a = upstream((an_request([{"role": "assistant", "content": [clock, use("toolu_1", "Oslo")]},
-                              {"role": "user", "content": [result("toolu_1", "4 C"), result("toolu_9", "12:00")]}]),
-                  None))
-    b = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
-                              {"role": "user", "content": [result("toolu_1", "5 C")]}]), None))
+    a, b = time_and_weather(), weather_only(result("toolu_1", "5 C"))
     assert [f.message for f in diff(a, b, own=False).findings][1:] == [
         "the content of the result of 'get_weather' (toolu_1) '4 C' differs: a '4 C', b '5 C'",
         "the result of 'get_time' (toolu_9) '12:00' is in a's request but not in b's: its call is left unanswered "

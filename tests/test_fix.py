@@ -451,14 +451,18 @@ def said(role, *parts):
     return {"role": role, "parts": list(parts)}
 
 
+def two_rounds(first, second):
+    """Two rounds of two same-name Gemini calls without ids, answered by `first` and `second`."""
+    return gemini_log(
+        said("user", {"text": "Oslo and Bergen?"}), said("model", weather("Oslo"), weather("Bergen")),
+        said("user", *first), said("model", {"text": "4 and 7."}),
+        said("user", {"text": "Tromsø and Bodø?"}), said("model", weather("Tromsø"), weather("Bodø")),
+        said("user", *second), said("model", {"text": "2 and -3."}), said("user", {"text": "Thanks"}))
+
+
 def test_same_name_calls_are_paired_group_by_group():
     """The first group's results say nothing of their cities (refused), the second's do (repaired)."""
-    lines, _ = repaired(gemini_log(
-        said("user", {"text": "Oslo and Bergen?"}), said("model", weather("Oslo"), weather("Bergen")),
-        said("user", reading("4 C"), reading("7 C")), said("model", {"text": "4 and 7."}),
-        said("user", {"text": "Tromsø and Bodø?"}), said("model", weather("Tromsø"), weather("Bodø")),
-        said("user", reading("Bodø: 2 C"), reading("Tromsø: -3 C")), said("model", {"text": "2 and -3."}),
-        said("user", {"text": "Thanks"})))
+    lines, _ = repaired(two_rounds([reading("4 C"), reading("7 C")], [reading("Bodø: 2 C"), reading("Tromsø: -3 C")]))
     assert lines == [
         "not repaired TD107 c1 turn 2 part 0: 2 'get_weather' calls without ids: nothing in the results says which "
         "call each answers, so pairing them is a guess (two equally likely pairings); no ids given",
@@ -640,12 +644,8 @@ def test_only_the_arguments_a_replay_changed_come_back_not_those_it_encoded_twic
 
 
 def test_a_group_whose_result_names_several_calls_is_refused():
-    lines, _ = repaired(gemini_log(
-        said("user", {"text": "Oslo and Bergen?"}), said("model", weather("Oslo"), weather("Bergen")),
-        said("user", reading("Bergen: 7 C"), reading("Oslo: 4 C")), said("model", {"text": "4 and 7."}),
-        said("user", {"text": "Tromsø and Bodø?"}), said("model", weather("Tromsø"), weather("Bodø")),
-        said("user", reading("Tromsø -3 C, Bodø 2 C"), reading("done")), said("model", {"text": "ok"}),
-        said("user", {"text": "Thanks"})))
+    lines, _ = repaired(two_rounds([reading("Bergen: 7 C"), reading("Oslo: 4 C")],
+                                   [reading("Tromsø -3 C, Bodø 2 C"), reading("done")]))
     assert lines[2] == ("not repaired TD107 c1 turn 6 part 0: 2 'get_weather' calls without ids: a result names "
                         "arguments of several of these calls, so pairing them is a guess (two equally likely "
                         "pairings); no ids given")

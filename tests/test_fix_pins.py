@@ -70,6 +70,29 @@ OPENS_WITH_A_CALL = (
     'response turn."',
 )
 
+#: A call whose tool name the stream lost, written for a wire target: a name is made up for it, and
+#: the request does not declare that name.
+NAME_LOST = (
+    "not repaired TD806 c1 conversation: a call's tool name is empty (lost before the log): the name written for "
+    "{target} would be made up, not repaired",
+    refused("TD503", "turn 1 part 0"),
+    "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a tool the request does "
+    "not declare; which tool was meant is a guess",
+    "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'tool', which the request does not declare (it "
+    "declares get_forecast)",
+)
+#: How each target with a failure flag sends a result without it.
+WITHOUT_FLAG = {"anthropic": "is_error: true", "gemini": 'an {"error": …} response', "bedrock": 'status: "error"'}
+
+
+def unflagged(place: str, result: str, reported: str, *before: str) -> dict[str, tuple[str, ...]]:
+    """A result that reports a failure in its text, with no flag: written for a target that has one,
+    it remains a TD304 warning (after `before`, the lines every target gets)."""
+    return {"*": before, **{target: (*before, f"remains TD304 warning error-without-flag: c1 {place}: result {result} "
+                                              f"reports a failure ({reported}) but is sent without {how}")
+                            for target, how in WITHOUT_FLAG.items()}}
+
+
 #: sample → targets → the lines `fix` prints (see the module docstring).
 FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     "anthropic/parallel-calls.jsonl": NOTHING,
@@ -249,37 +272,13 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             '\\"data/revenue.csv\\"}" (a JSON string) → {"path":"data/revenue.csv"}',
         ),
     },
-    "defects/TD201-litellm-proxy-double-encodes-arguments.jsonl": {
-        "*": (
-            "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
-            '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
-            '{"city":"Paris","unit":"celsius"}',
-        ),
-        "anthropic": (
-            "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
-            '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
-            '{"city":"Paris","unit":"celsius"}',
-            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after ** "
-            "…e a mapping, not str') but is sent without is_error: true",
-        ),
-        "gemini": (
-            "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
-            '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
-            '{"city":"Paris","unit":"celsius"}',
-            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after ** "
-            '…e a mapping, not str\') but is sent without an {"error": …} response',
-        ),
-        "bedrock": (
-            "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
-            '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
-            '{"city":"Paris","unit":"celsius"}',
-            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'toolu_01HkV9qYx3NcA7tW2bLmR5pE' reports a failure ('Error: get_weather() argument after ** "
-            '…e a mapping, not str\') but is sent without status: "error"',
-        ),
-    },
+    "defects/TD201-litellm-proxy-double-encodes-arguments.jsonl": unflagged(
+        "turn 2 part 0", "'toolu_01HkV9qYx3NcA7tW2bLmR5pE'",
+        "'Error: get_weather() argument after ** …e a mapping, not str'",
+        "repair TD201 c1 turn 1 part 1: arguments of 'get_weather' "
+        '"{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}" (a JSON string) → '
+        '{"city":"Paris","unit":"celsius"}',
+    ),
     "defects/TD201-openinference-span-arguments-encoded-twice.jsonl": {
         "*": (
             'repair TD201 c1 turn 1 part 0: arguments of \'lookup_invoice\' "{\\"number\\": '
@@ -385,29 +384,11 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "is_error: true, as exchange 1's request recorded it",
         ),
     },
-    "defects/TD304-bedrock-traceback-returned-as-success.jsonl": {
-        "*": (
-            refused("TD304", "turn 2 part 0"),
-        ),
-        "anthropic": (
-            refused("TD304", "turn 2 part 0"),
-            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent without "
-            "is_error: true",
-        ),
-        "gemini": (
-            refused("TD304", "turn 2 part 0"),
-            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent without "
-            'an {"error": …} response',
-        ),
-        "bedrock": (
-            refused("TD304", "turn 2 part 0"),
-            "remains TD304 warning error-without-flag: c1 turn 2 part 0: result "
-            "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9' reports a failure (a Python traceback) but is sent without "
-            'status: "error"',
-        ),
-    },
+    "defects/TD304-bedrock-traceback-returned-as-success.jsonl": unflagged(
+        "turn 2 part 0", "'tooluse_Xv4Rq8NmT1zKb6WcL3pYd9'",
+        "a Python traceback",
+        refused("TD304", "turn 2 part 0"),
+    ),
     "defects/TD304-gemini-adk-error-status-sent-as-output.jsonl": {
         "*": (
             refused("TD304", "turn 2 part 0"),
@@ -639,15 +620,7 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
     "defects/TD503-gemini-vertex-stream-loses-the-chunk-naming-the-call.jsonl": {
-        "*": (
-            "not repaired TD806 c1 conversation: a call's tool name is empty (lost before the log): the "
-            "name written for {target} would be made up, not repaired",
-            refused("TD503", "turn 1 part 0"),
-            "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a tool "
-            "the request does not declare; which tool was meant is a guess",
-            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'tool', which the request does "
-            "not declare (it declares get_forecast)",
-        ),
+        "*": NAME_LOST,
         "canonical": (
             refused("TD503", "turn 1 part 0"),
         ),
@@ -655,13 +628,7 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "not repaired TD805 c1 turn 1 part 0: the log holds no thought signature for the turn calling "
             "'' (the response that produced it is not recorded, or had none), and {target} rejects the "
             "turn without it",
-            "not repaired TD806 c1 conversation: a call's tool name is empty (lost before the log): the "
-            "name written for {target} would be made up, not repaired",
-            refused("TD503", "turn 1 part 0"),
-            "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a tool "
-            "the request does not declare; which tool was meant is a guess",
-            "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'tool', which the request does "
-            "not declare (it declares get_forecast)",
+            *NAME_LOST,
         ),
     },
     "defects/TD503-openai-compatible-server-changes-call-id-mid-call.jsonl": {
@@ -857,24 +824,10 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "bedrock": OPENS_WITH_THE_MODEL,
     },
     "inspect-ai/file-missing.eval": NOTHING,
-    "inspect-ai/revenue-math.json": {
-        "*": (),
-        "anthropic": (
-            "remains TD304 warning error-without-flag: c1 turn 4 part 0: result "
-            "'call_Qr8St9Uv0Wx1Yz2Ab3Cd4Ef' reports a failure (a Python traceback) but is sent without "
-            "is_error: true",
-        ),
-        "gemini": (
-            "remains TD304 warning error-without-flag: c1 turn 4 part 0: result "
-            "'call_Qr8St9Uv0Wx1Yz2Ab3Cd4Ef' reports a failure (a Python traceback) but is sent without an "
-            '{"error": …} response',
-        ),
-        "bedrock": (
-            "remains TD304 warning error-without-flag: c1 turn 4 part 0: result "
-            "'call_Qr8St9Uv0Wx1Yz2Ab3Cd4Ef' reports a failure (a Python traceback) but is sent without "
-            'status: "error"',
-        ),
-    },
+    "inspect-ai/revenue-math.json": unflagged(
+        "turn 4 part 0", "'call_Qr8St9Uv0Wx1Yz2Ab3Cd4Ef'",
+        "a Python traceback",
+    ),
     "litellm/proxy-debug.log": NOTHING,
     "litellm/spend-logs.json": NOTHING,
     "litellm/standard-logging-payloads.jsonl": NOTHING,
@@ -882,42 +835,14 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     "openai-chat/deepseek-thinking-tool-loop.jsonl": NOTHING,
     "openai-chat/ends-on-a-call.jsonl": NOTHING,
     "openai-chat/openrouter-reasoning-details-tool-loop.jsonl": NOTHING,
-    "openai-chat/parallel-calls.jsonl": {
-        "*": (),
-        "anthropic": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
-            "Bergen (upstream 504)') but is sent without is_error: true",
-        ),
-        "gemini": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
-            'Bergen (upstream 504)\') but is sent without an {"error": …} response',
-        ),
-        "bedrock": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
-            'Bergen (upstream 504)\') but is sent without status: "error"',
-        ),
-    },
-    "openai-chat/request.json": {
-        "*": (),
-        "anthropic": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
-            "Bergen (upstream 504)') but is sent without is_error: true",
-        ),
-        "gemini": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
-            'Bergen (upstream 504)\') but is sent without an {"error": …} response',
-        ),
-        "bedrock": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            "'call_J7cVn4TqE0aUx5GmRb8KyW3Z' reports a failure ('Error: weather service timed out for "
-            'Bergen (upstream 504)\') but is sent without status: "error"',
-        ),
-    },
+    "openai-chat/parallel-calls.jsonl": unflagged(
+        "turn 2 part 1", "'call_J7cVn4TqE0aUx5GmRb8KyW3Z'",
+        "'Error: weather service timed out for Bergen (upstream 504)'",
+    ),
+    "openai-chat/request.json": unflagged(
+        "turn 2 part 1", "'call_J7cVn4TqE0aUx5GmRb8KyW3Z'",
+        "'Error: weather service timed out for Bergen (upstream 504)'",
+    ),
     "openai-chat/response.json": {
         "*": (),
         "gemini": OPENS_WITH_A_CALL,
@@ -928,61 +853,19 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "gemini": OPENS_WITH_A_CALL,
         "bedrock": OPENS_WITH_THE_MODEL,
     },
-    "openai-responses/chained-calls.jsonl": {
-        "*": (),
-        "anthropic": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            "'call_Hb6zK1nQ5tGw8eLr3UyP0aXs' reports a failure ('Error: weather service timed out after "
-            "10 s') but is sent without is_error: true",
-        ),
-        "gemini": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            "'call_Hb6zK1nQ5tGw8eLr3UyP0aXs' reports a failure ('Error: weather service timed out after "
-            '10 s\') but is sent without an {"error": …} response',
-        ),
-        "bedrock": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            "'call_Hb6zK1nQ5tGw8eLr3UyP0aXs' reports a failure ('Error: weather service timed out after "
-            '10 s\') but is sent without status: "error"',
-        ),
-    },
-    "openai-responses/parallel-calls.jsonl": {
-        "*": (),
-        "anthropic": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
-            '…4) for city \'Bergen\'") but is sent without is_error: true',
-        ),
-        "gemini": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
-            '…4) for city \'Bergen\'") but is sent without an {"error": …} response',
-        ),
-        "bedrock": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
-            '…4) for city \'Bergen\'") but is sent without status: "error"',
-        ),
-    },
+    "openai-responses/chained-calls.jsonl": unflagged(
+        "turn 2 part 1", "'call_Hb6zK1nQ5tGw8eLr3UyP0aXs'",
+        "'Error: weather service timed out after 10 s'",
+    ),
+    "openai-responses/parallel-calls.jsonl": unflagged(
+        "turn 2 part 1", "'call_MFhzneBtcdk4Gb1bK5OsHlTr'",
+        '"Error: weather service timed out after …4) for city \'Bergen\'"',
+    ),
     "openai-responses/reasoning-items-replayed.jsonl": NOTHING,
-    "openai-responses/request.json": {
-        "*": (),
-        "anthropic": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
-            '…4) for city \'Bergen\'") but is sent without is_error: true',
-        ),
-        "gemini": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
-            '…4) for city \'Bergen\'") but is sent without an {"error": …} response',
-        ),
-        "bedrock": (
-            "remains TD304 warning error-without-flag: c1 turn 2 part 1: result "
-            '\'call_MFhzneBtcdk4Gb1bK5OsHlTr\' reports a failure ("Error: weather service timed out after '
-            '…4) for city \'Bergen\'") but is sent without status: "error"',
-        ),
-    },
+    "openai-responses/request.json": unflagged(
+        "turn 2 part 1", "'call_MFhzneBtcdk4Gb1bK5OsHlTr'",
+        '"Error: weather service timed out after …4) for city \'Bergen\'"',
+    ),
     "openai-responses/response.json": {
         "*": (),
         "gemini": OPENS_WITH_A_CALL,
