@@ -258,6 +258,8 @@ def _read_exchanges(capture: Capture, input_format: str | None, progress: Progre
         if read.request is not None and read.format is not None and exchange.request is not None:
             history.remember(read.conversation, exchange.request.body, read.format, listed, read.request)
         read.request, read.stored = thread.request, thread.stored  # see tooldbg.chains
+    for exchange_index, conversation in stitcher.moved.items():  # a refused request's retry branched off
+        loaded.reads[exchange_index].conversation = conversation
     loaded.conversations = [t.conversation for t in stitcher.threads]
     loaded.errors[:0] = capture.errors
     return loaded

@@ -37,9 +37,12 @@ class Provider:
     wire: str | None = None
 
     def target(self, fmt: str | None) -> str | None:
-        """The `--target` table that judges a request in format `fmt` sent to this provider."""
+        """The `--target` table that judges a request in format `fmt` sent to this provider (`fmt`
+        unknown: its one format, if it has one)."""
         if self.profile is not None:
             return self.profile
+        if fmt is None:
+            return self.native[0] if len(self.native) == 1 else None
         return fmt if fmt in self.native else None
 
 

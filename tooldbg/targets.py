@@ -73,7 +73,9 @@ class ReasoningReplay:
     equal to one of `off` turns it off whatever else says. With `recorded`, it applies call by call:
     a call needs reasoning when the response that produced it (in the log) had reasoning before it —
     the Responses API remembers which `rs_…` item preceded each `fc_…`, and a model does not always
-    emit one (gpt-5.1-codex-max skips it on later steps).
+    emit one (gpt-5.1-codex-max skips it on later steps); a call no recorded response shows (a
+    history saved without its reasoning, checked alone) needs it when the model is a reasoning one
+    (`models`).
 
     Which assistant turns: `scope` is `last` (the latest turn with calls, while the tool loop is
     still open: no user message after it), `current` (every turn with calls after the latest user
@@ -188,6 +190,9 @@ OPENAI_RESPONSES = Table(
     reasoning=ReasoningReplay(
         origin="openai-responses", what="reasoning item", position="before_call", scope="all",
         item_ids=True, recorded=True,
+        # the reasoning models: o-series, the gpt-5 family (not its -chat models) and codex
+        # (https://platform.openai.com/docs/guides/reasoning)
+        models=r"(?:^|/)(?:o[1-9](?:-|$)|codex-|gpt-5(?![\d.]*-chat))",
         error="Item '{item}' of type 'function_call' was provided without its required 'reasoning' "
               "item: 'rs_…'.",
         stored=("store",), stored_what="reasoning item with its encrypted_content (store is false)",

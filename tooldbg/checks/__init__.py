@@ -97,16 +97,30 @@ def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
                target: str | None = None) -> list[Finding]:
     """Every rule over one loaded file. A rule that raises (a bug: rules read only what the
     readers validated) is reported among the file's errors and the other rules still run."""
-    ctx = Context(loaded, target=target)
+    ctx = Context(loaded, target=target, rules=RULES)
     findings: list[Finding] = []
     for rule in rules if rules is not None else select_rules(target=target):
         ctx.rule = rule
         try:
-            findings.extend(rule.check(ctx))
+            findings.extend(ctx.findings_of(rule.code))
         except Exception as err:  # noqa: BLE001
             message = unexpected(err, f"rule {rule.code} could not run")
             loaded.errors.append(InputError(loaded.path, "", message))
-    return sorted(set(findings), key=Finding.sort_key)
+    return _once(sorted(set(findings), key=Finding.sort_key))
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    """Each finding once: conversations that share turns (a rejected request's branch and the retry
+    that went on, two continuations of one stored response) report a defect of a shared turn alike,
+    and it is kept in the first of them."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for f in findings:
+        key = (f.code, f.severity, f.message, f.exchange, f.turn, f.part, f.pointer, f.chunk)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def preflight(body: dict[str, Any], target: str) -> list[Finding]:

@@ -26,6 +26,7 @@ from ..pairing import short
 CODE = "TD106"
 NAME = "id-regenerated"
 SEVERITY = "warning"
+HARM = "symptom"
 MESSAGE = "a call replayed in a later exchange under another id"
 BAD = """
 response of exchange 0:

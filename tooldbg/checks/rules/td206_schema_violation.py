@@ -24,6 +24,7 @@ from ..schema import validate
 CODE = "TD206"
 NAME = "schema-violation"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "arguments do not fit the declared tool schema"
 BAD = r"""
 "tools": [{"type": "function", "function": {"name": "get_forecast", "parameters": {

@@ -21,6 +21,7 @@ from ..base import Context, Finding
 CODE = "TD207"
 NAME = "unknown-tool"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "a call to a tool the request did not declare"
 BAD = r"""
 "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {...}}}]

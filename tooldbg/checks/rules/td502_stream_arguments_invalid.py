@@ -24,6 +24,7 @@ from ..streams import glued, streams
 CODE = "TD502"
 NAME = "stream-arguments-invalid"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "streamed arguments that do not assemble into valid JSON"
 BAD = """
 data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_A1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":"}}]}}]}

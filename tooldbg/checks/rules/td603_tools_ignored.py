@@ -19,6 +19,7 @@ from ..structure import answers, call_like
 CODE = "TD603"
 NAME = "tools-ignored"
 SEVERITY = "warning"
+HARM = "symptom"
 MESSAGE = "a forced tool choice answered with text and no call"
 BAD = """
 request:  {"model": "gpt-4o-mini", "tool_choice": "required", "tools": [{"type": "function",

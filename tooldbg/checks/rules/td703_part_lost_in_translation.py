@@ -21,6 +21,7 @@ from ..base import Context, Finding
 CODE = "TD703"
 NAME = "part-lost-in-translation"
 SEVERITY = "error"
+HARM = "damage"
 DIFF = True
 MESSAGE = "a result, text, image, reasoning or is_error present on one side is lost or changed on the other"
 BAD = """
