@@ -19,12 +19,13 @@ The constraint kinds, one rule each:
     result_media  TD804    media a tool result may carry
     reasoning     TD805    reasoning that must be replayed with tool turns
     tool_name     TD806    charset and length of tool names
+    final_turn    TD807    a request whose last turn is the assistant's (a prefill)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 from .fit import Limit, fit, fit_each
@@ -113,6 +114,20 @@ class ReasoningReplay:
 
 
 @dataclass(frozen=True, slots=True)
+class FinalTurn:
+    """A request may not end on the assistant's turn (a prefill): refused when tools are declared
+    (`with_tools`, the provider's text) and, whatever the tools, on the models `refusing` matches
+    (`refused`); accepted elsewhere (a prefill is a documented feature of older models), which is a
+    warning at most. `models`, when set, limits the rule to matching models (Bedrock: Claude)."""
+
+    with_tools: str
+    refused: str
+    refusing: str
+    source: str
+    models: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Table:
     """One target's constraints; an empty entry means the target has no such limit."""
 
@@ -121,6 +136,7 @@ class Table:
     pairing: Pairing | None = None
     result_media: ResultMedia | None = None
     reasoning: ReasoningReplay | None = None
+    final_turn: FinalTurn | None = None
     #: The request key a profile takes `max_tokens` under when it is not its format's own field
     #: (Chat Completions writes `max_completion_tokens`).
     max_tokens_key: str | None = None
@@ -202,6 +218,20 @@ OPENAI_RESPONSES = Table(
                "openai/openai-agents-js#546"),
 )
 
+#: Claude 4.6 and later, and the Claude 5 family: "Prefilling assistant messages returns a 400 error on
+#: Claude 4.6 models" (https://platform.claude.com/docs/en/about-claude/models/migration-guide); ids
+#: as Anthropic, Bedrock (`anthropic.claude-opus-4-6-v1`) and Vertex AI write them.
+_NO_PREFILL = r"claude-[a-z]+-(?:4-[6-9]|[5-9])(?![0-9])"
+_FINAL_TURN = FinalTurn(
+    with_tools="Your API request included an `assistant` message in the final position, which would pre-fill "
+               "the `assistant` response. When using tools, pre-filling the `assistant` response is not "
+               "supported.",
+    refused="This model does not support assistant message prefill. The conversation must end with a user "
+            "message.",
+    refusing=_NO_PREFILL,
+    source="https://platform.claude.com/docs/en/api/errors; issues Doriandarko/claude-engineer#40 (with "
+           "tools), jobrunr/JavaClaw#36 (Claude 4.6); Bedrock, langchain-ai/langchain-aws#124")
+
 ANTHROPIC = Table(
     call_id=(
         Limit("empty", "messages.N.content.M.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
@@ -236,6 +266,7 @@ ANTHROPIC = Table(
               "`{found}`. When `thinking` is enabled, a final `assistant` message must start with a "
               "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
         source="issue Kilo-Org/kilocode#5219"),
+    final_turn=_FINAL_TURN,
 )
 
 _GEMINI_NAME = ("GenerateContentRequest.tools[0].function_declarations[N].name: Invalid function name. "
@@ -296,6 +327,8 @@ BEDROCK = Table(
     ),
     pairing=Pairing("next", "Expected toolResult blocks at messages.N.content for the following Ids: {id}",
                     "issue zeroclaw-labs/zeroclaw#1476"),
+    # Bedrock passes Claude's own rule on ("The model returned the following errors: …")
+    final_turn=replace(_FINAL_TURN, models=r"(?:^|[./])claude-"),
     result_media=ResultMedia(
         frozenset({"image", "document", "video"}), "ToolResultContentBlock holds json, text, image, "
         "document, video and searchResult only",

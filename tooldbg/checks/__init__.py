@@ -93,6 +93,12 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = (),
             and (target is not None or not r.target) and not r.diff]
 
 
+def export_rules(target: str | None = None, select: Iterable[str] = ()) -> list[Rule]:
+    """The rules `select_rules` gives that judge a written export: not those that judge requests only
+    (a final assistant turn: an export is a history, and its writer says where one ends)."""
+    return [rule for rule in select_rules(select, target=target) if rule.exports]
+
+
 def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
                target: str | None = None) -> list[Finding]:
     """Every rule over one loaded file. A rule that raises (a bug: rules read only what the
@@ -128,7 +134,7 @@ def preflight(body: dict[str, Any], target: str) -> list[Finding]:
     a profile such as `mistral`): what `convert` checks before it writes."""
     fmt = wire_format(target)
     loaded = load_bytes(f"<{target} request>", dumps(body), fmt)
-    return run_checks(loaded, select_rules(["TD8"], target=target), target)
+    return run_checks(loaded, export_rules(target, ["TD8"]), target)
 
 
-__all__ = ["RULES", "preflight", "run_checks", "select_rules"]
+__all__ = ["RULES", "export_rules", "preflight", "run_checks", "select_rules"]

@@ -13,6 +13,8 @@ why the defect matters, and it defines
     MESSAGE = "a result whose id matches no earlier call"   the one-line summary
     BAD = '''…'''  GOOD = '''…'''   a wire example showing the defect, and the same one mended
     TARGET = False                  True for TD8xx target pre-flight rules (run with --target)
+    EXPORTS = True                  False for a rule that judges requests only, not the history an
+                                    export writes (`convert`/`fix` report that in their losses)
     DIFF = False                    True for TD7xx rules: `tooldbg diff A B` reports them from two
                                     logs compared (`tooldbg/diff/`); their `check` finds nothing
     def check(ctx: Context) -> Iterable[Finding]
@@ -99,6 +101,7 @@ class Rule:
     harm: str
     target: bool = False
     diff: bool = False
+    exports: bool = True
     #: (harm "rejection") what the model loses when the provider accepts it anyway
     lost: str = ""
     refuses: Refuses | None = None
@@ -113,6 +116,7 @@ class Rule:
                    message=module.MESSAGE, doc=(module.__doc__ or "").strip(),
                    bad=module.BAD.strip("\n"), good=module.GOOD.strip("\n"), check=module.check,
                    harm=harm, target=getattr(module, "TARGET", False), diff=getattr(module, "DIFF", False),
+                   exports=getattr(module, "EXPORTS", True),
                    lost=getattr(module, "LOST", ""), refuses=getattr(module, "refuses", None),
                    refused_by=getattr(module, "REFUSED_BY", ""))
 

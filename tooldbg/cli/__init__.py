@@ -388,7 +388,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     format is written) then runs on the result; exit 0 only when nothing at or above --fail-on
     remains, 1 otherwise (or when the result could not be written without blanking recorded data)."""
     redact(not no_redact)
-    from ..checks import run_checks, select_rules
+    from ..checks import export_rules, run_checks
     from ..checks.base import severity_rank
     from ..convert import export
     from ..repair import after_writing
@@ -414,7 +414,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
         results: list[Checked] = []
     else:
         checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
-        found = run_checks(checked, select_rules(target=rule_target), rule_target)
+        found = run_checks(checked, export_rules(rule_target), rule_target)
         if rule_target is not None:  # the written body holds the one conversation chosen: its name
             found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
         results = [Checked(checked, found)]

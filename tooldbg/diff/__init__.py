@@ -88,7 +88,7 @@ def _sided(f: Finding, side: str, loaded: Loaded, other: Loaded,
                       pointer=source.address if source else "")
     a, b = (here, there) if side == "a" else (there, here)
     return SidedFinding(f.code, f.name, f.severity, f.message, f.path, f.exchange, f.conversation,
-                        f.turn, f.part, f.pointer, f.chunk, side=side, a=a, b=b)
+                        f.turn, f.part, f.pointer, f.chunk, evidence=f.evidence, side=side, a=a, b=b)
 
 
 __all__ = ["diff"]
