@@ -246,6 +246,64 @@ def test_arguments_changed_and_a_call_lost():
     assert (f.code, f.side) == ("TD703", "a") and f.message.startswith("the call to 'get_weather' (toolu_2)")
 
 
+# -- direction: lost or added -----------------------------------------------------------------------
+
+def test_a_result_only_the_upstream_request_has_was_added_by_the_relay():
+    """In a request a is upstream of b: a result b has and a never sent was added on the way (TD705
+    on b), an error: the model reads a result no tool produced."""
+    padded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Bergen: 9 C"), result("toolu_3", "no result")]
+    extra = [*TURN, use("toolu_3", "Tromsø")]
+    a_calls = {"content": "I'll check both.", "tool_calls": [*CALLS["tool_calls"], oa_call("call_3", "Tromsø")]}
+    a = client((oa_request([]), oa_response(a_calls, "tool_calls")),
+               (oa_request([{"role": "assistant", **a_calls}, *RESULTS]), oa_response({"content": "Oslo 4 C."})))
+    b = upstream((an_request([]), an_response(extra, "tool_use")),
+                 (an_request([{"role": "assistant", "content": extra}, {"role": "user", "content": padded}]),
+                  an_response([{"type": "text", "text": "Oslo 4 C."}])))
+    [f] = diff(a, b, own=False).findings
+    assert (f.code, f.severity, f.side, f.turn, f.part) == ("TD705", "error", "b", 2, 2)
+    assert f.message == ("the result of 'get_weather' (toolu_3) 'no result' is in b's request but not in a's: added "
+                         "by the relay (b is downstream of a in a request) — error: the model reads a result no "
+                         "tool produced for the client")
+
+
+def test_text_only_the_client_response_has_was_added_on_the_way_back():
+    """In a response b is upstream of a: text only a has was added on the way back (TD705 on a), a
+    warning; text only b has was lost on the way back (TD703 on a), as before."""
+    notice = {"content": "Oslo 4 C.", "tool_calls": None}
+    a = client((oa_request([]), oa_response({"content": "Oslo 4 C."})))
+    b = upstream((an_request([]), an_response([])))
+    [f] = diff(a, b, own=False).findings
+    assert (f.code, f.severity, f.side) == ("TD705", "warning", "a")
+    assert f.message == ("the assistant's text 'Oslo 4 C.' is in a's response but not in b's: added on the way back "
+                         "(a is downstream of b in a response) — warning: words the client reads as the model's, "
+                         "which they are not")
+    [f] = diff(client((oa_request([]), oa_response({"content": None}))),
+               upstream((an_request([]), an_response([{"type": "text", "text": notice["content"]}]))),
+               own=False).findings
+    assert (f.code, f.severity, f.side) == ("TD703", "error", "a")
+    assert f.message.endswith(" — error: lost or changed between the two sides, whatever the provider answered")
+
+
+@pytest.mark.parametrize("signature", ["skip_thought_signature_validator",
+                                       "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I=",  # base64 of it
+                                       "context_engineering_is_the_way_to_go"])
+def test_a_documented_sentinel_the_relay_adds_is_a_note(signature):
+    folder = SAMPLES / "relay" / "gemini-dummy-thought-signature"
+    text = (folder / "upstream.jsonl").read_text().replace("skip_thought_signature_validator", signature)
+    result_ = diff(load_file(folder / "client.jsonl"), load_bytes("upstream.jsonl", text.encode()))
+    assert result_.findings == []
+    [note] = [n for n in result_.notes if "dummy thought signature" in n.message]
+    assert note.b is not None and note.b.turn == 1
+
+
+def test_another_signature_the_relay_adds_is_an_addition():
+    folder = SAMPLES / "relay" / "gemini-dummy-thought-signature"
+    text = (folder / "upstream.jsonl").read_text().replace("skip_thought_signature_validator", "CiQBjz1rX2hY")
+    [f] = diff(load_file(folder / "client.jsonl"), load_bytes("upstream.jsonl", text.encode())).findings
+    assert (f.code, f.severity, f.side) == ("TD705", "warning", "b")
+    assert "the reasoning (signed) is in b's request but not in a's: added by the relay" in f.message
+
+
 # -- alignment --------------------------------------------------------------------------------------
 
 def test_turns_merged_split_or_reordered_are_not_differences():

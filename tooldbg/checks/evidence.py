@@ -141,12 +141,14 @@ def _rejection(ctx: Judging, rule: RuleFacts, severity: str, conversation: Conve
             return Judged(severity, "provider", f"{severity}: {identity.provider.name} rejects it "
                                                 f"({identity.how})")
     lowered = _at_most("warning", severity)
-    others = _refusing(rule)
+    others, many = _refusing(rule)
     if identity is not None:
         named = f"{identity.provider.name} ({identity.how}) is not known to reject it"
-        return Judged(lowered, "lenient", f"{lowered}: {named}" + (f"; {others} do" if others else ""))
+        return Judged(lowered, "lenient", f"{lowered}: {named}"
+                                          + (f"; {others} {'do' if many else 'does'}" if others else ""))
     if others:
-        return Judged(lowered, "unknown", f"{lowered}: the provider is not known; {others} reject it")
+        return Judged(lowered, "unknown", f"{lowered}: the provider is not known; {others} "
+                                          f"{'reject' if many else 'rejects'} it")
     return Judged(lowered, "unknown", f"{lowered}: the provider is not known, nor one that rejects it")
 
 
@@ -246,13 +248,16 @@ def _refuses(ctx: Judging, rule: RuleFacts, identity: Identity, target: str | No
     return any(rule.code in known.codes and keys & set(known.providers) for known in KNOWN)
 
 
-def _refusing(rule: RuleFacts) -> str:
-    """The providers known to refuse what the rule finds, by name (`Anthropic, OpenAI and Bedrock`)."""
+def _refusing(rule: RuleFacts) -> tuple[str, bool]:
+    """The providers known to refuse what the rule finds, by name (`Anthropic, OpenAI and Amazon
+    Bedrock`), and whether they are several."""
     if rule.refuses is not None:
-        return rule.refused_by
+        return rule.refused_by, True
     keys = dict.fromkeys(k for known in KNOWN if rule.code in known.codes for k in known.providers)
     names = [BY_KEY[k].name for k in keys if k in BY_KEY]
-    return " and ".join((", ".join(names[:-1]), names[-1])) if len(names) > 1 else "".join(names)
+    if len(names) > 1:
+        return " and ".join((", ".join(names[:-1]), names[-1])), True
+    return "".join(names), False
 
 
 def described(clause: str) -> str:
