@@ -171,7 +171,7 @@ def test_the_call_id_limits_of_each_target():
 def test_target_rules_run_only_with_a_target():
     assert [r.code for r in select_rules(["TD8"])] == []
     assert {r.code for r in select_rules(["TD8"], target="anthropic")} == {
-        "TD801", "TD802", "TD803", "TD804", "TD805", "TD806"}
+        "TD801", "TD802", "TD803", "TD804", "TD805", "TD806", "TD807"}
     assert RULES["TD802"].severity == "warning"
     data = log((ANTHROPIC, ant_history("functions.get_weather:0"), None))
     assert check(data, None) == []

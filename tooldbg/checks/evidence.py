@@ -10,7 +10,8 @@ Each rule says what its defect harms (`HARM` in its module):
   sent on (`received`: the client got it so). When the log shows the provider accepted a request
   that sent it, it is at most a warning that says what the model lost (`accepted`); with the
   provider known but not known to refuse it, or unknown, a warning naming those that refuse it
-  (`lenient`, `unknown`).
+  (`lenient`, `unknown`). A rule may find a form lenient itself (results paired by id across the
+  Responses input, TD402): then it is a warning, not documented as refused there (`lenient`).
 * `damage` — the data the model or the client received is damaged (arguments encoded twice, a
   result under the wrong id, a stream that does not assemble): the rule's severity, whatever the
   provider answered (`damaged`).
@@ -121,7 +122,7 @@ def _rejection(ctx: Judging, rule: RuleFacts, severity: str, conversation: Conve
         if isinstance(outcome, Rejection) and _blames(outcome, rule.code):
             return Judged("error", "rejected",
                           f"error: the provider rejected exchange {read.exchange.index}, which sent it")
-    if ctx.target is not None:
+    if ctx.target is not None and severity == "error":
         identity = by_target(ctx.target)
         if identity is not None and _refuses(ctx, rule, identity, ctx.target, conversation, turn,
                                              _history(ctx, sent, conversation)):
@@ -134,14 +135,18 @@ def _rejection(ctx: Judging, rule: RuleFacts, severity: str, conversation: Conve
     if sent is not None and not sent:
         return Judged(severity, "received", f"{severity}: it came in the provider's response, and no "
                                             "request in the log sends it on")
+    fmt = sent[-1].format if sent else None
+    if severity != "error":  # the rule itself finds this format does not refuse it (TD402 on Responses)
+        return Judged(severity, "lenient", f"{severity}: not documented as refused"
+                                           + (f" in {fmt}" if fmt else ""))
     identity = _identity(ctx, sent[-1] if sent else None, conversation)
     if identity is not None:
-        target = identity.provider.target(sent[-1].format if sent else None)
+        target = identity.provider.target(fmt)
         if _refuses(ctx, rule, identity, target, conversation, turn, _history(ctx, sent, conversation)):
             return Judged(severity, "provider", f"{severity}: {identity.provider.name} rejects it "
                                                 f"({identity.how})")
     lowered = _at_most("warning", severity)
-    others, many = _refusing(rule)
+    others, many = _refusing(rule, identity.provider.key if identity is not None else None)
     if identity is not None:
         named = f"{identity.provider.name} ({identity.how}) is not known to reject it"
         return Judged(lowered, "lenient", f"{lowered}: {named}"
@@ -248,12 +253,13 @@ def _refuses(ctx: Judging, rule: RuleFacts, identity: Identity, target: str | No
     return any(rule.code in known.codes and keys & set(known.providers) for known in KNOWN)
 
 
-def _refusing(rule: RuleFacts) -> tuple[str, bool]:
+def _refusing(rule: RuleFacts, but: str | None) -> tuple[str, bool]:
     """The providers known to refuse what the rule finds, by name (`Anthropic, OpenAI and Amazon
-    Bedrock`), and whether they are several."""
+    Bedrock`), but the one already named (`but`), and whether they are several."""
     if rule.refuses is not None:
         return rule.refused_by, True
-    keys = dict.fromkeys(k for known in KNOWN if rule.code in known.codes for k in known.providers)
+    keys = dict.fromkeys(k for known in KNOWN if rule.code in known.codes
+                         for k in known.providers if k != but)
     names = [BY_KEY[k].name for k in keys if k in BY_KEY]
     if len(names) > 1:
         return " and ".join((", ".join(names[:-1]), names[-1])), True
