@@ -4,7 +4,7 @@ severity of every rule and by the --target profiles."""
 import pytest
 
 from tooldbg.formats.profiles import PROFILES
-from tooldbg.providers import PROVIDERS, by_target, claude, identify
+from tooldbg.formats.providers import PROVIDERS, by_target, claude, identify
 
 
 @pytest.mark.parametrize(("url", "model", "key", "how"), [

@@ -18,9 +18,9 @@ from tooldbg.checks.base import Context
 from tooldbg.checks.evidence import on_request
 from tooldbg.checks.rejections import explaining, not_the_history, rejections
 from tooldbg.diff import diff
+from tooldbg.formats.providers import identify
 from tooldbg.jsonio import dumps, loads
 from tooldbg.load import load_bytes, load_file
-from tooldbg.providers import identify
 
 FILES = sorted(p for p in paths.SAMPLES.rglob("*") if p.is_file() and p.name != "README.md") + sorted(
     p for p in paths.CORPUS.rglob("*") if p.is_file() and p.suffix in (".json", ".txt", ".sse", ".har", ".jsonl"))

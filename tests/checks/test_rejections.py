@@ -13,8 +13,8 @@ from tests.formats.test_eventstream import event as encode_event
 from tests.formats.test_eventstream import frame, string_header
 from tooldbg.checks import RULES, run_checks
 from tooldbg.checks.rejections import KNOWN, explaining
+from tooldbg.formats.providers import BY_KEY
 from tooldbg.load import load_bytes
-from tooldbg.providers import BY_KEY
 
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
 OPENAI = "https://api.openai.com/v1/chat/completions"

@@ -108,8 +108,11 @@ def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
     for rule in rules if rules is not None else select_rules(target=target):
         ctx.rule = rule
         try:
-            findings.extend(ctx.findings_of(rule.code))
+            if rule.code not in ctx.found:  # the rule as given (TD901 may have run it already)
+                ctx.found[rule.code] = list(rule.check(ctx))
+            findings.extend(ctx.found[rule.code])
         except Exception as err:  # noqa: BLE001
+            ctx.found[rule.code] = []  # reported once, here: TD901 does not run it again
             message = unexpected(err, f"rule {rule.code} could not run")
             loaded.errors.append(InputError(loaded.path, "", message))
     return _once(sorted(set(findings), key=Finding.sort_key))

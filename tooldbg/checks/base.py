@@ -37,6 +37,7 @@ from operator import is_
 from types import ModuleType
 from typing import Any, TypeVar
 
+from ..errors import InputError, unexpected
 from ..load import Loaded
 from ..model import Conversation, Part, Side, Source, Turn
 from ..shorten import MESSAGE, one_line
@@ -158,6 +159,10 @@ class Context:
             running, self.rule = self.rule, rule
             try:
                 self.found[code] = list(rule.check(self))
+            except Exception as err:  # noqa: BLE001 - a rule's bug, reported as the runner reports one
+                self.found[code] = []
+                self.loaded.errors.append(InputError(self.loaded.path, "",
+                                                     unexpected(err, f"rule {code} could not run")))
             finally:
                 self.rule = running
         return self.found[code]

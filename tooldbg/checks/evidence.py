@@ -5,7 +5,7 @@ Each rule says what its defect harms (`HARM` in its module):
 * `rejection` — the provider refuses such a request. The finding is an error when the log holds
   that refusal of a request that sent it (`rejected`), when the request goes to a provider known
   to refuse it (`target`: `--target`; `provider`: told from the URL's host or the model name,
-  `tooldbg.providers`, and known to refuse it: a row of `rejections.KNOWN` in its words, or for
+  `tooldbg.formats.providers`, and known to refuse it: a row of `rejections.KNOWN` in its words, or for
   reasoning its table in `tooldbg.targets`), or when the part came in a response no request has
   sent on (`received`: the client got it so). When the log shows the provider accepted a request
   that sent it, it is at most a warning that says what the model lost (`accepted`); with the
@@ -33,9 +33,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from ..formats.providers import BY_KEY, Identity, by_target, claude, identify
 from ..load import Loaded
 from ..model import Conversation, Source, Turn
-from ..providers import BY_KEY, Identity, by_target, claude, identify
 from ..shorten import plain
 from ..timeline import ExchangeRead
 from .rejections import KNOWN, Rejection, explaining, not_the_history, rejections
@@ -248,7 +248,7 @@ def _refuses(ctx: Judging, rule: RuleFacts, identity: Identity, target: str | No
     if rule.refuses is not None:
         return target is not None and rule.refuses(ctx, target, conversation, turn, history)
     keys = {identity.provider.key}
-    if identity.provider.key in ("bedrock", "gemini") and claude(_model(conversation)):
+    if identity.provider.serves_claude and claude(_model(conversation)):
         keys.add("anthropic")
     return any(rule.code in known.codes and keys & set(known.providers) for known in KNOWN)
 

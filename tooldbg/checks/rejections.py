@@ -27,7 +27,7 @@ from ..timeline import ExchangeRead
 class Known:
     """A provider's error text (`pattern`, searched case-insensitively in the error's message), the
     rules that explain it, most likely first, where that text is quoted (`source`), and the
-    providers (`tooldbg.providers` keys) that answer with it: those known to reject what the rules
+    providers (`tooldbg.formats.providers` keys) that answer with it: those known to reject what the rules
     find (`checks.evidence`)."""
 
     pattern: str

@@ -14,7 +14,7 @@ conversation and the error in the response (for a stream, the event that carried
 
 from collections.abc import Iterator
 
-from ...providers import identify
+from ...formats.providers import identify
 from ...shorten import plain
 from ..base import Context, Finding
 from ..evidence import on_request

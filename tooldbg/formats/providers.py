@@ -35,6 +35,9 @@ class Provider:
     native: tuple[str, ...] = ()
     profile: str | None = None
     wire: str | None = None
+    #: It serves Claude models too, and answers for them in Anthropic's words (Bedrock: "The model
+    #: returned the following errors: …"; Vertex AI's Claude endpoints).
+    serves_claude: bool = False
 
     def target(self, fmt: str | None) -> str | None:
         """The `--target` table that judges a request in format `fmt` sent to this provider (`fmt`
@@ -65,7 +68,7 @@ PROVIDERS: tuple[Provider, ...] = (
              hosts=r"bedrock-runtime(?:-fips)?\.[\w-]+\.amazonaws\.com",
              models=r"(?:(?:us|eu|apac|global|jp|au|ca|us-gov)\.)?"
                     r"(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|writer|qwen)\.[\w.:-]+-v\d",
-             native=("bedrock",)),
+             native=("bedrock",), serves_claude=True),
     Provider("mistral", "Mistral", "https://docs.mistral.ai/api/", hosts=r"(?:api|codestral)\.mistral\.ai",
              models=r"(?:mistral-(?:large|medium|small|tiny|saba)|codestral|magistral|devstral|ministral|"
                     r"pixtral|open-mistral|open-mixtral)",
