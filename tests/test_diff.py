@@ -17,6 +17,8 @@ WEATHER = {"type": "object", "properties": {"city": {"type": "string"},
                                             "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
            "required": ["city"]}
 QUESTION = "Weather in Oslo and Bergen?"
+#: How a TD701–TD704 difference ends: what set its severity.
+LOST = " — error: lost or changed on the way"
 
 
 def jsonl(name, exchanges, url):
@@ -186,7 +188,7 @@ def test_a_dropped_parallel_result_is_lost_on_b_once():
     [f] = result_.findings
     assert (f.code, f.side, f.exchange, f.turn, f.part) == ("TD703", "b", 1, 2, None)
     assert f.message == ("the result of 'get_weather' (call_2) 'Bergen: 9 C' is in a's request but not in b's: "
-                         "its call is left unanswered there")
+                         "its call is left unanswered there" + LOST)
     assert (f.a.exchange, f.a.turn, f.a.part, f.a.pointer) == (1, 2, 1, "line 2/request/body#/messages/3")
     assert f.b.pointer == "line 2/request/body#/messages/2"
     assert [(g.side, g.code) for g in result_.own] == [("b", "TD102")]
@@ -198,8 +200,8 @@ def test_tools_dropped_and_a_forced_choice_dropped():
     result_ = diff(a, b, own=False)
     assert codes(result_) == [("TD701", "b"), ("TD701", "b")]
     assert [f.message for f in result_.findings] == [
-        "a's request forces a tool call (tool_choice), b's does not: the model may answer with text",
-        "tool 'get_weather' is declared in a's request but not in b's: the model cannot call it"]
+        "a's request forces a tool call (tool_choice), b's does not: the model may answer with text" + LOST,
+        "tool 'get_weather' is declared in a's request but not in b's: the model cannot call it" + LOST]
     assert result_.findings[1].a.pointer == "/request/body#/tools/0/function"  # one line: a JSON body
 
 
@@ -209,10 +211,10 @@ def test_schema_simplified():
     [f] = result_.findings
     assert (f.code, f.side) == ("TD702", "b")
     assert f.message == ("tool 'get_weather' has a simpler schema on b than on a: the enum of 'unit' removed "
-                         "(\"celsius\", \"fahrenheit\"); required 'city' removed")
+                         "(\"celsius\", \"fahrenheit\"); required 'city' removed" + LOST)
     result_ = diff(client((oa_request([]), None)), upstream((an_request([], schema={"type": "object"}), None)))
     assert [f.message for f in result_.findings] == [
-        "tool 'get_weather' has a simpler schema on b than on a: every parameter removed ('city', 'unit')"]
+        "tool 'get_weather' has a simpler schema on b than on a: every parameter removed ('city', 'unit')" + LOST]
 
 
 def test_the_text_beside_a_call_lost_on_the_way_back_to_the_client():
@@ -220,7 +222,7 @@ def test_the_text_beside_a_call_lost_on_the_way_back_to_the_client():
     b = upstream((an_request([]), an_response(TURN, "tool_use")))
     [f] = diff(a, b).findings
     assert (f.code, f.side, f.turn, f.b.part) == ("TD703", "a", 1, 0)
-    assert f.message == "the assistant's text \"I'll check both.\" is in b's response but not in a's"
+    assert f.message == "the assistant's text \"I'll check both.\" is in b's response but not in a's" + LOST
 
 
 def test_is_error_lost_between_two_formats_that_have_the_flag():
@@ -229,7 +231,8 @@ def test_is_error_lost_between_two_formats_that_have_the_flag():
     [f] = diff(upstream_run(results=failed), upstream_run(results=folded), own=False).findings
     assert (f.code, f.side, f.turn, f.part, f.a.part) == ("TD703", "b", 2, 1, 1)
     assert f.message == ("the result of 'get_weather' (toolu_2) 'timed out' is marked as a failure (is_error) on "
-                         "a but not on b, only said in its text: the model reads the failure as the tool's answer")
+                         "a but not on b, only said in its text: the model reads the failure as the tool's answer"
+                         + LOST)
 
 
 def test_arguments_changed_and_a_call_lost():
@@ -239,7 +242,7 @@ def test_arguments_changed_and_a_call_lost():
     [f] = result_.findings
     assert (f.code, f.side) == ("TD704", "a")
     assert f.message == ("the arguments of the call to 'get_weather' (call_2) / toolu_2 differ at /unit: "
-                         "a (missing), b \"celsius\"")
+                         "a (missing), b \"celsius\"" + LOST)
     one = {"content": "I'll check both.", "tool_calls": [oa_call("call_1", "Oslo")]}
     [f] = diff(client((oa_request([]), oa_response(one, "tool_calls"))),
                upstream((an_request([]), an_response(TURN, "tool_use"))), own=False).findings
@@ -281,7 +284,7 @@ def test_text_only_the_client_response_has_was_added_on_the_way_back():
                upstream((an_request([]), an_response([{"type": "text", "text": notice["content"]}]))),
                own=False).findings
     assert (f.code, f.severity, f.side) == ("TD703", "error", "a")
-    assert f.message.endswith(" — error: lost or changed between the two sides, whatever the provider answered")
+    assert f.message.endswith(LOST)
 
 
 @pytest.mark.parametrize("signature", ["skip_thought_signature_validator",

@@ -195,9 +195,14 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
+def matching(message: str) -> Known | None:
+    """The first row of the table whose words the message holds."""
+    return next((k for k in KNOWN if _compiled(k.pattern).search(message)), None)
+
+
 def explaining(message: str) -> tuple[str, ...]:
     """The rules that explain a rejection with this message (the first row that matches), or ()."""
-    found = next((k for k in KNOWN if _compiled(k.pattern).search(message)), None)
+    found = matching(message)
     return found.codes if found is not None else ()
 
 

@@ -208,7 +208,9 @@ class _Engine:
         """`unit`, on the other side, has no counterpart on `side`: lost on the way when `side` is
         downstream (b for a request, a for a response), else added on the way (`added`)."""
         other = "b" if side == "a" else "a"
-        if (unit.direction == "request") == (side == "a"):
+        # a canonical document has no wire, hence no direction: what it lacks was lost
+        wired = present.read is not None and lacking.read is not None
+        if wired and (unit.direction == "request") == (side == "a"):
             self.added(other, present, lacking, unit)
             return
         where = f"{other}'s {unit.direction}"
@@ -305,7 +307,7 @@ class _Engine:
         here = pa if side == "a" else pb
         severity = severity or rule.severity
         if code != "TD705":  # an addition says what was added, and what that means, itself
-            message += f" — {severity}: lost or changed between the two sides, whatever the provider answered"
+            message += f" — {severity}: lost or changed on the way"
         self.findings[key] = SidedFinding(
             code, rule.name, severity, message, here.path, here.exchange, here.conversation,
             here.turn, here.part, here.pointer, here.chunk, evidence="damaged", side=side, a=pa, b=pb)

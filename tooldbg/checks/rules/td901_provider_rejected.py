@@ -14,11 +14,11 @@ conversation and the error in the response (for a stream, the event that carried
 
 from collections.abc import Iterator
 
-from ...formats.providers import identify
+from ...formats.providers import BY_KEY
 from ...shorten import plain
 from ..base import Context, Finding
 from ..evidence import on_request
-from ..rejections import Rejection, explaining, not_the_history, rejections
+from ..rejections import Rejection, explaining, matching, not_the_history, rejections
 
 CODE = "TD901"
 NAME = "provider-rejected"
@@ -95,9 +95,8 @@ def _targeted(rejection: Rejection, codes: tuple[str, ...], target: str | None) 
     if not rules or target is not None:
         return ""
     read = rejection.read
-    message = read.exchange.request
-    identity = identify(message.url if message is not None else None,
-                        read.request.model if read.request is not None else None)
-    named = identity.provider.target(read.format) if identity is not None else None
+    row = matching(rejection.error.message)  # the words say whose table would have found it
+    named = next((t for key in (row.providers if row is not None else ()) if key in BY_KEY
+                  for t in (BY_KEY[key].target(read.format), BY_KEY[key].target(None)) if t), None)
     option = f"--target {named}" if named else "--target"
     return f" ({', '.join(rules)} {'runs' if len(rules) == 1 else 'run'} with {option})"
