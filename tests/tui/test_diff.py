@@ -77,7 +77,7 @@ async def test_n_walks_the_differences():
         head = screen.query_one(DiffView).rows[0]
         assert head.has_class("-chosen")  # tools are on the conversation as a whole
         assert " ✗ missing here  TD701 tool 'road_status' is declared in a's request but not in b's: the model " \
-            "cannot call it" in head.plain[1].splitlines()
+            "cannot call it — error: lost or changed on the way" in head.plain[1].splitlines()
 
 
 async def test_d_needs_two_files():
