@@ -33,6 +33,7 @@ from ..model import CANONICAL_FORMAT
 from ..shorten import plain
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
+from .probe import probe_command
 from .repairs import at_place, blank_lines, fix_chosen, record_line, refuse_blanks
 
 if TYPE_CHECKING:
@@ -523,6 +524,9 @@ def formats_command() -> None:
     click.echo(f"{'canonical':18} read+write  {CANONICAL_FORMAT}")
     click.echo(f"{'standard input':18} read        give - as FILE (check, show, convert)")
     click.echo(f"containers: {', '.join(CONTAINERS)}, folder")
+
+
+cli.add_command(probe_command)
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:

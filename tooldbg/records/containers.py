@@ -506,6 +506,12 @@ def _har(path: str, log: dict[str, Any], split: Split | None = None) -> Capture:
     return capture
 
 
+#: What an exchange keeps of its HAR entry besides the two sides: when it happened, and `_tooldbg`, the
+#: custom field (HAR's `_` prefix) in which a capture tooldbg wrote marks the findings it is about
+#: (`tooldbg probe`: `{"focus": [codes]}` on the exchanges where a step failed).
+_HAR_META = ("startedDateTime", "time", "_tooldbg")
+
+
 def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchange]:
     """Each entry's bodies parsed when the exchange before it has been taken; the entry (its body
     texts among it) is let go once its exchange is made, so the document is freed as it is read."""
@@ -517,7 +523,7 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
             continue
         if not _record_ok(capture, entry, where):
             continue
-        exchange = Exchange(i, meta={k: entry[k] for k in ("startedDateTime", "time") if k in entry})
+        exchange = Exchange(i, meta={k: entry[k] for k in _HAR_META if k in entry})
         for side, payload_key in (("request", "postData"), ("response", "content")):
             try:
                 setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", payload_key))

@@ -96,8 +96,8 @@ class MainScreen(Screen):
         if moved is not None and session.turn(moved) is not None:
             self.go_to(moved)  # the user went on reading the preview: the same turn, now in full
         elif session.findings:
-            self.query_one(FindingsPanel).select_index(0)
-            self.finding_index = 0
+            self.finding_index = session.first_finding()
+            self.query_one(FindingsPanel).select_index(self.finding_index)
         elif first is not None:
             self.go_to(Location(first[0], first[1], 0))
         self.query_one(TurnTree).focus()
