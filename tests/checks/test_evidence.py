@@ -21,8 +21,7 @@ from tooldbg.diff import diff
 from tooldbg.jsonio import dumps, loads
 from tooldbg.load import load_bytes, load_file
 
-FILES = sorted(p for p in paths.SAMPLES.rglob("*") if p.is_file() and p.name != "README.md") + sorted(
-    p for p in paths.CORPUS.rglob("*") if p.is_file() and p.suffix in (".json", ".txt", ".sse", ".har", ".jsonl"))
+FILES = sorted(p for p in paths.SAMPLES.rglob("*") if p.is_file() and p.name != "README.md") + paths.corpus_files()
 
 #: Why an error-level finding may stand, by its evidence.
 WHY = {
@@ -123,17 +122,20 @@ ERRORS = {
     'sample_transcripts/defects/TD901-gateway-answers-html-502-page.har': [('TD901', 'rejected')],
     'sample_transcripts/defects/TD901-responses-history-saved-without-reasoning-items.jsonl':
         [('TD901', 'rejected')],
-    'tests/corpus/vercel-ai-fixtures/google/google-429-retry-info.json': [('TD901', 'rejected')],
-    'tests/corpus/vercel-ai-fixtures/openai/openai-error.1.chunks.txt': [('TD901', 'rejected')],
-    'tests/corpus/vercel-ai-fixtures/openai/reasoning-model-legacy-parameter-error.json':
+    'corpus/vercel-ai-fixtures/google/google-429-retry-info.json': [('TD901', 'rejected')],
+    'corpus/vercel-ai-fixtures/openai/openai-error.1.chunks.txt': [('TD901', 'rejected')],
+    'corpus/vercel-ai-fixtures/openai/reasoning-model-legacy-parameter-error.json':
         [('TD901', 'rejected')],
-    'tests/corpus/vercel-ai-fixtures/openai-compatible/anthropic-fallback-tool-call.sse':
+    'corpus/vercel-ai-fixtures/openai-compatible/anthropic-fallback-tool-call.sse':
         [('TD501', 'damaged')],
 }
 
 
 def rel(path):
-    return path.relative_to(paths.ROOT).as_posix()
+    """A sample by its path in the repository, a corpus file as `corpus/` and its corpus name."""
+    if path.is_relative_to(paths.SAMPLES):
+        return path.relative_to(paths.ROOT).as_posix()
+    return "corpus/" + paths.corpus_name(path)
 
 
 def target_of(path):
@@ -150,7 +152,7 @@ def accepted(read):
     return any(r.turn is not None and r.error is None for r in read.responses)
 
 
-@pytest.mark.parametrize("path", FILES, ids=rel)
+@pytest.mark.parametrize("path", paths.corpus_params(FILES), ids=rel)
 def test_every_error_stands_on_evidence(path):
     loaded, findings = checked(path)
     errors = [f for f in findings if f.severity == "error"]
@@ -169,6 +171,7 @@ def test_every_error_stands_on_evidence(path):
             assert any(r.exchange.index in refused for r in senders), (f.code, f.message)
 
 
+@pytest.mark.needs_corpus
 def test_the_listing_names_only_files_that_exist():
     assert set(ERRORS) <= {rel(p) for p in FILES}
 
@@ -187,7 +190,7 @@ def test_a_rejection_accepted_elsewhere_is_a_warning_that_says_what_the_model_lo
 
 
 def _rejections_known():
-    for path in FILES:
+    for path in FILES:  # (the corpus's, when it is there)
         loaded = load_file(path)
         for rejection in rejections(loaded):
             named = explaining(rejection.error.message)
@@ -202,8 +205,8 @@ def test_the_samples_hold_rejections_of_every_kind_to_explain():
     assert len(REJECTIONS) >= 20
 
 
-@pytest.mark.parametrize(("path", "exchange", "named"), REJECTIONS,
-                         ids=[f"{rel(p)}#{x}" for p, x, _ in REJECTIONS])
+@pytest.mark.parametrize(("path", "exchange", "named"), paths.corpus_params(REJECTIONS, arity=3,
+                                                                        ids=lambda r: f"{rel(r[0])}#{r[1]}"))
 def test_every_rejection_the_table_knows_comes_with_a_finding_it_names(path, exchange, named):
     """On the request it answers, a rule the rejection's words name found something: checked as the
     log was sent (and, where the words name only target rules, with the target of the provider that
