@@ -86,3 +86,19 @@ async def test_d_needs_two_files():
         await pilot.press("d")
         await settle(pilot)
         assert isinstance(pilot.app.screen, MainScreen)
+
+
+ADDED = "sample_transcripts/defects/TD705-relay-adds-an-instruction-the-client-never-sent"
+
+
+async def test_a_part_added_on_the_way_is_marked_where_it_was_added():
+    """The relay's instruction is on b only, in a request: `+ … added on b`, not a loss on a."""
+    async with opened([f"{ADDED}/client.jsonl", f"{ADDED}/upstream.jsonl"]) as pilot:
+        await pilot.press("d")
+        await settle(pilot)
+        await until_laid_out(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        assert [(f.code, f.side) for f in screen.findings] == [("TD705", "b")]
+        text = widget_text(screen.query_one(DiffView))
+        assert "added on b TD705" in text and "lost on" not in text and "missing here" not in text
