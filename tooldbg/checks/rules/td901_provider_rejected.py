@@ -6,9 +6,12 @@ page) — is the provider saying that this request did not produce an answer. Of
 words a tooldbg rule explains ("`tool_use` ids were found without `tool_result` blocks immediately
 after" is TD102's unanswered call, "Function call is missing a thought_signature" TD307's lost
 reasoning): the finding then names that rule, from a table of the providers' own error texts, each
-cited (`checks/rejections.py`). A rate limit, an overloaded server or a missing credential is no
-defect of the history, and the finding says so; any other text is quoted as the provider wrote it,
-with "tooldbg has no rule for this rejection". The finding points at the exchange, the
+cited (`checks/rejections.py`) — and only the rules among them that found something on the request
+the provider answered (a request refused and then retried changed is a conversation of its own, so
+its defects are found there); when none did, the finding says so plainly, and names the `--target`
+that runs a target rule its words point to. A rate limit, an overloaded server or a missing
+credential is no defect of the history, and the finding says so; any other text is quoted as the
+provider wrote it, with "tooldbg has no rule for this rejection". The finding points at the exchange, the
 conversation and the error in the response (for a stream, the event that carried it).
 """
 
