@@ -53,7 +53,7 @@ class Checked:
         entry = {"path": loaded.path, "container": loaded.container, "formats": loaded.formats,
                  "exchanges": len(loaded.reads), "conversations": len(loaded.conversations),
                  "errors": [{"location": e.location, "message": e.message} for e in loaded.errors],
-                 "skipped": loaded.skipped}
+                 "skipped": loaded.skipped, "lacks": list(loaded.lacks)}
         return Report(loaded.path, entry, tuple(self.findings), tuple(loaded.errors), loaded.skipped,
                       bool(loaded.conversations))
 

@@ -27,7 +27,7 @@ place. Without this, the new run would replace the old one's timeline.
 
 A request the provider refused, then retried changed, is checked as it was sent: the retry goes on
 with the conversation, and the refused request becomes a conversation of its own — a branch sharing
-the turns before it (the same objects), its one exchange moved to it (`moved`), so every rule runs on
+the turns before it (the same objects), its one exchange moved to it (`branched`), so every rule runs on
 what the provider refused and TD901 can name what it found there.
 
 A Responses request that continues stored state (`previous_response_id`, `conversation`) replays
@@ -74,8 +74,9 @@ class Stitcher:
         self._unindexed: tuple[Thread, tuple[Turn, ...], tuple[Turn, ...]] | None = None
         #: The request `match` was last asked about, its hashes and chains, and the thread it found.
         self._matched: tuple[Request, list[bytes], list[bytes], Thread | None] | None = None
-        #: Exchange → the conversation it was moved to: a refused request its retry branched off.
-        self.moved: dict[int, str] = {}
+        #: Exchange → the conversation it was moved to (a refused request its retry branched off),
+        #: since `branched` was last asked.
+        self._moved: dict[int, str] = {}
 
     def match(self, request: Request) -> Thread | None:
         """The thread `add` would continue with `request` (None: it would start one); adds nothing
@@ -152,7 +153,13 @@ class Stitcher:
         branch = self._new(exchange, thread.conversation, list(thread.hashes))
         branch.requested, branch.request, branch.stored, branch.refused = (
             thread.requested, thread.request, thread.stored, True)
-        self.moved[exchange] = branch.conversation.id
+        self._moved[exchange] = branch.conversation.id
+
+    def branched(self) -> dict[int, str]:
+        """The exchanges moved to a branch of their own since the last call (a refused request whose
+        retry went on with its conversation), and the conversation each went to."""
+        moved, self._moved = self._moved, {}
+        return moved
 
     def _settle(self) -> None:
         """Hash and index the first request's thread, now that another exchange may continue it."""

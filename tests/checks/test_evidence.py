@@ -35,11 +35,19 @@ WHY = {
 #: Every error-level finding of the samples (each defect sample with the target it names) and the
 #: corpus, as (code, the evidence that made it an error): the list the issue asks the test to give.
 ERRORS = {
+    'sample_transcripts/defects/TD101-claude-trace-client-resends-a-stale-result.jsonl':
+        [('TD101', 'rejected'), ('TD901', 'rejected')],
     'sample_transcripts/defects/TD101-history-trimmed-through-a-call.jsonl':
+        [('TD101', 'rejected'), ('TD901', 'rejected')],
+    'sample_transcripts/defects/TD101-mitmproxy-agent-rewrites-call-turn-as-text.zhar':
         [('TD101', 'rejected'), ('TD901', 'rejected')],
     'sample_transcripts/defects/TD101-stale-result-rejected-then-retried-without-it.jsonl':
         [('TD101', 'rejected'), ('TD901', 'rejected')],
+    'sample_transcripts/defects/TD102-claude-code-parallel-result-lost-then-new-prompt.jsonl':
+        [('TD102', 'rejected'), ('TD901', 'rejected')],
     'sample_transcripts/defects/TD102-failed-parallel-result-dropped.jsonl':
+        [('TD102', 'rejected'), ('TD901', 'rejected')],
+    'sample_transcripts/defects/TD102-litellm-payload-client-drops-tool-message.jsonl':
         [('TD102', 'rejected'), ('TD901', 'rejected')],
     'sample_transcripts/defects/TD103-tool-use-id-lowercased-by-relay.jsonl':
         [('TD103', 'damaged'), ('TD901', 'rejected')],
@@ -47,7 +55,13 @@ ERRORS = {
         [('TD105', 'rejected'), ('TD901', 'rejected')],
     'sample_transcripts/defects/TD108-empty-tool-use-id.jsonl':
         [('TD108', 'rejected'), ('TD901', 'rejected')],
+    'sample_transcripts/defects/TD201-claude-tap-client-replays-arguments-double-encoded.jsonl':
+        [('TD201', 'damaged')],
+    'sample_transcripts/defects/TD201-inspect-ai-solver-replays-arguments-double-encoded.json':
+        [('TD201', 'damaged')],
     'sample_transcripts/defects/TD201-litellm-proxy-double-encodes-arguments.jsonl': [('TD201', 'damaged')],
+    'sample_transcripts/defects/TD201-openinference-span-arguments-encoded-twice.jsonl':
+        [('TD201', 'damaged')],
     'sample_transcripts/defects/TD202-write-file-arguments-cut-at-max-tokens.json': [('TD202', 'damaged')],
     'sample_transcripts/defects/TD203-client-replays-arguments-as-object.har':
         [('TD203', 'rejected'), ('TD901', 'rejected')],
@@ -124,10 +138,8 @@ ERRORS = {
         [('TD901', 'rejected')],
     'corpus/vercel-ai-fixtures/google/google-429-retry-info.json': [('TD901', 'rejected')],
     'corpus/vercel-ai-fixtures/openai/openai-error.1.chunks.txt': [('TD901', 'rejected')],
-    'corpus/vercel-ai-fixtures/openai/reasoning-model-legacy-parameter-error.json':
-        [('TD901', 'rejected')],
-    'corpus/vercel-ai-fixtures/openai-compatible/anthropic-fallback-tool-call.sse':
-        [('TD501', 'damaged')],
+    'corpus/vercel-ai-fixtures/openai/reasoning-model-legacy-parameter-error.json': [('TD901', 'rejected')],
+    'corpus/vercel-ai-fixtures/openai-compatible/anthropic-fallback-tool-call.sse': [('TD501', 'damaged')],
 }
 
 

@@ -129,14 +129,27 @@ def test_every_rule_has_a_defect_sample(rule):
 #: Every finding each defect sample gives, read against the sample's wire JSON and judged one by
 #: one: (code, severity, exchange, conversation, turn, part, pointer, chunk, message, evidence).
 #: Severities the evidence lowered (issue 18), each a request the log shows the provider answered:
-#: TD102 (Ollama, vLLM), TD104 (llama.cpp server), TD108 (Jan), TD307 (OpenRouter, vLLM) and TD404
-#: (OpenRouter, a gateway) are warnings that say what the model lost; the rejected ones stay errors.
+#: TD102 (Ollama, vLLM, a Codex rollout and an OpenTelemetry trace whose model answered), TD104
+#: (llama.cpp server), TD108 (Jan), TD307 (OpenRouter, vLLM) and TD404 (OpenRouter, a gateway) are
+#: warnings that say what the model lost; the rejected ones stay errors.
 EXPECTED = {
+    'TD101-claude-trace-client-resends-a-stale-result.jsonl': [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01Zz9Yy8Xx7Ww6Vv5Uu4Tt3S. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.” — see TD101', 'rejected'),
+        ('TD101', 'error', 1, 'c1', 2, 1, 'line 2/request/body#/messages/2/content/1', None,
+         "result 'toolu_01Zz9Yy8Xx7Ww6Vv5Uu4Tt3S' answers no earlier call — error: the provider rejected exchange 1, which sent it", 'rejected'),
+    ],
     'TD101-history-trimmed-through-a-call.jsonl': [
         ('TD901', 'error', 1, 'c2', None, None, 'line 2/response/body#/error', None,
          "the provider rejected the request (HTTP 400 invalid_request_error): “Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.” — see TD101", 'rejected'),
         ('TD101', 'error', 1, 'c2', 0, 0, 'line 2/request/body#/messages/1', None,
          "result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F' answers no earlier call — error: the provider rejected exchange 1, which sent it", 'rejected'),
+    ],
+    'TD101-mitmproxy-agent-rewrites-call-turn-as-text.zhar': [
+        ('TD901', 'error', 1, 'c1', None, None, '/log/entries/1/response/content/text#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01Rt5Yu8Io1Pa4Sd7Fg0Hj3K. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.” — see TD101', 'rejected'),
+        ('TD101', 'error', 1, 'c1', 2, 0, '/log/entries/1/request/postData/text#/messages/2/content/0', None,
+         "result 'toolu_01Rt5Yu8Io1Pa4Sd7Fg0Hj3K' answers no earlier call — error: the provider rejected exchange 1, which sent it", 'rejected'),
     ],
     'TD101-stale-result-rejected-then-retried-without-it.jsonl': [
         ('TD901', 'error', 1, 'c2', None, None, 'line 2/response/body#/error', None,
@@ -144,11 +157,31 @@ EXPECTED = {
         ('TD101', 'error', 1, 'c2', 2, 1, 'line 2/request/body#/messages/2/content/1', None,
          "result 'toolu_01Hs4Jp7Wq2Nc9Xv6Bm3Lz8T' answers no earlier call — error: the provider rejected exchange 1, which sent it", 'rejected'),
     ],
+    'TD102-claude-code-parallel-result-lost-then-new-prompt.jsonl': [
+        ('TD901', 'error', 5, 'c1', None, None, 'line 6#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01Pq4Rs7Tu0Vw3Xy6Za9Bc2D. Each `tool_use` block must have a corresponding `tool_result` block in the next message.” — see TD102', 'rejected'),
+        ('TD102', 'error', 2, 'c1', 1, 1, 'line 3#/message/content/0', None,
+         "call i2 Grep ('toolu_01Pq4Rs7Tu0Vw3Xy6Za9Bc2D') has no result, but the conversation continues after turn 1 — error: the provider rejected exchange 5, which sent it", 'rejected'),
+    ],
+    'TD102-codex-resumed-rollout-drops-shell-output.jsonl': [
+        ('TD102', 'warning', 2, 'c1', 1, 0, 'line 4#/payload', None,
+         "call i1 shell ('call_Wn5Eo8Rp1Tq4Yr7Ut0Iv3Ow') has no result, but the conversation continues after turn 1 — warning: accepted by the provider (exchange 4); the model went on without the call's result", 'accepted'),
+    ],
     'TD102-failed-parallel-result-dropped.jsonl': [
         ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
          'the provider rejected the request (HTTP 400 invalid_request_error): “messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01Fa3JyW6uGe1PqD5sKr0MtV. Each `tool_use` block must have a corresponding `tool_result` block in the next message.” — see TD102', 'rejected'),
         ('TD102', 'error', 0, 'c1', 1, 2, 'line 1/response/body#/content/2', None,
          "call i2 get_weather ('toolu_01Fa3JyW6uGe1PqD5sKr0MtV') has no result, but the conversation continues after turn 1 — error: the provider rejected exchange 1, which sent it", 'rejected'),
+    ],
+    'TD102-litellm-payload-client-drops-tool-message.jsonl': [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/error_information#/error', None,
+         "the provider rejected the request (HTTP 400 BadRequestError): “An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_Lq8Wn2Ex5Rt1Yu4Io7Pa0Sd” — see TD102", 'rejected'),
+        ('TD102', 'error', 0, 'c1', 1, 0, 'line 1/response#/choices/0/message/tool_calls/0', None,
+         "call i1 lookup_order ('call_Lq8Wn2Ex5Rt1Yu4Io7Pa0Sd') has no result, but the conversation continues after turn 1 — error: the provider rejected exchange 1, which sent it", 'rejected'),
+    ],
+    'TD102-otel-genai-agent-loses-tool-response.jsonl': [
+        ('TD102', 'warning', 0, 'c1', 1, 0, 'line 1/resourceSpans/0/scopeSpans/0/spans/0/attributes/8/value/stringValue#/0/parts/0', None,
+         "call i1 get_weather ('call_VxSn4lCq2LrF8aWkP0yDmT3e') has no result, but the conversation continues after turn 1 — warning: accepted by the provider (exchange 1); the model went on without the call's result", 'accepted'),
     ],
     'TD102-request-ends-on-unanswered-call.jsonl': [
         ('TD102', 'warning', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
@@ -194,9 +227,21 @@ EXPECTED = {
         ('TD108', 'warning', 0, 'c1', 1, 0, 'line 1/response/body#/choices/0/message/tool_calls/0', None,
          "call i1 add has no id (openai-chat requires 'id'), so its result cannot name it — warning: accepted by the provider (exchange 1); the result cannot name its call: which result answers which call is a guess", 'accepted'),
     ],
+    'TD201-claude-tap-client-replays-arguments-double-encoded.jsonl': [
+        ('TD201', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/input/1/arguments', None,
+         'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Oslo"}, not to the object — error: the data received is damaged, whatever the provider answered', 'damaged'),
+    ],
+    'TD201-inspect-ai-solver-replays-arguments-double-encoded.json': [
+        ('TD201', 'error', 1, 'c1', 1, 0, '/samples/0/events/3/call/request#/messages/2/tool_calls/0/function/arguments', None,
+         'arguments of \'read_file\' are JSON-encoded twice: they decode to a string holding {"path":"data/revenue.csv"}, not to the object — error: the data received is damaged, whatever the provider answered', 'damaged'),
+    ],
     'TD201-litellm-proxy-double-encodes-arguments.jsonl': [
         ('TD201', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
          'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Paris","unit":"celsius"}, not to the object — error: the data received is damaged, whatever the provider answered', 'damaged'),
+    ],
+    'TD201-openinference-span-arguments-encoded-twice.jsonl': [
+        ('TD201', 'error', 0, 'c1', 1, 0, '/resourceSpans/0/scopeSpans/0/spans/0#/attributes/5/value/stringValue', None,
+         'arguments of \'lookup_invoice\' are JSON-encoded twice: they decode to a string holding {"number":"2026-118"}, not to the object — error: the data received is damaged, whatever the provider answered', 'damaged'),
     ],
     'TD202-write-file-arguments-cut-at-max-tokens.json': [
         ('TD202', 'error', 0, 'c1', 1, 0, '/response/body#/choices/0/message/tool_calls/0/function/arguments', None,

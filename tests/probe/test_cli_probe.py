@@ -6,15 +6,13 @@ even from a server that echoes it; HTTPS_PROXY honoured."""
 from __future__ import annotations
 
 import json
-import shutil
 import socket
-import ssl
-import subprocess
 import threading
 from pathlib import Path
 
 import pytest
 
+from tests.certs import untrusted_server_context
 from tests.command import run
 from tests.relay.faulty import relaying
 from tests.relay.servers import Quiet, serving, url
@@ -105,7 +103,7 @@ def test_nothing_listening_is_exit_2_in_one_line(tmp_path, capsys, monkeypatch):
     code, out, err = run(capsys, "probe", f"http://127.0.0.1:{port}/v1", "--api", "openai-chat", "--model", "m",
                          "-o", str(tmp_path / "p.har"))
     assert code == 2 and out == ""
-    assert err == f"tooldbg: probe: http://127.0.0.1:{port}/v1/chat/completions: connection refused " \
+    assert err == f"tooldbg: probe: connection to http://127.0.0.1:{port}/v1/chat/completions refused " \
                   "(nothing listens there)\n"
 
 
@@ -177,28 +175,14 @@ def test_a_server_that_never_answers_is_exit_2_within_the_timeout(tmp_path, caps
     assert err == f"tooldbg: probe: {url(server)}/v1/chat/completions did not answer within 0.3 s\n"
 
 
-@pytest.fixture
-def untrusted_tls(tmp_path) -> ssl.SSLContext:
-    """A server context with a self-signed certificate for 127.0.0.1 (no authority vouches for it)."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed: no certificate to test TLS verification with")
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True, timeout=60)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    return context
-
-
-def test_a_certificate_that_does_not_verify_is_exit_2(tmp_path, capsys, monkeypatch, untrusted_tls):
+def test_a_certificate_that_does_not_verify_is_exit_2(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
-    with serving(Echo, limit=1, tls=untrusted_tls) as server:
+    with serving(Echo, limit=1, tls=untrusted_server_context()) as server:
         base = url(server).replace("http://", "https://") + "/v1"
         code, out, err = run(capsys, "probe", base, "--api", "openai-chat", "--model", "m",
                              "-o", str(tmp_path / "p.har"))
     assert code == 2 and out == ""
-    assert err.startswith(f"tooldbg: probe: TLS certificate verification failed for {base}/chat/completions: ")
+    assert err.startswith(f"tooldbg: probe: TLS certificate of {base}/chat/completions not verified: ")
     assert "self-signed certificate" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "p.har").exists()
 

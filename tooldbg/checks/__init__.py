@@ -101,11 +101,15 @@ def export_rules(target: str | None = None, select: Iterable[str] = ()) -> list[
 
 def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
                target: str | None = None) -> list[Finding]:
-    """Every rule over one loaded file. A rule that raises (a bug: rules read only what the
-    readers validated) is reported among the file's errors and the other rules still run."""
+    """Every rule over one loaded file, but those that need what the file's format does not carry
+    (`Rule.needs`, `Loaded.lacks`). A rule that raises (a bug: rules read only what the readers
+    validated) is reported among the file's errors and the other rules still run."""
     ctx = Context(loaded, target=target, rules=RULES)
     findings: list[Finding] = []
+    lacks = set(loaded.lacks)
     for rule in rules if rules is not None else select_rules(target=target):
+        if lacks.intersection(rule.needs):
+            continue
         ctx.rule = rule
         try:
             if rule.code not in ctx.found:  # the rule as given (TD901 may have run it already)

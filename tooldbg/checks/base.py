@@ -17,6 +17,8 @@ why the defect matters, and it defines
                                     export writes (`convert`/`fix` report that in their losses)
     DIFF = False                    True for TD7xx rules: `tooldbg diff A B` reports them from two
                                     logs compared (`tooldbg/diff/`); their `check` finds nothing
+    NEEDS = ()                      what the rule needs the log to carry (`tooldbg.lacking`): it is
+                                    not run on a file whose format lacks it
     def check(ctx: Context) -> Iterable[Finding]
 
 A rejection rule may define `refuses(ctx, target, conversation, turn) -> bool` (whether the provider
@@ -103,6 +105,7 @@ class Rule:
     target: bool = False
     diff: bool = False
     exports: bool = True
+    needs: tuple[str, ...] = ()
     #: (harm "rejection") what the model loses when the provider accepts it anyway
     lost: str = ""
     refuses: Refuses | None = None
@@ -117,7 +120,7 @@ class Rule:
                    message=module.MESSAGE, doc=(module.__doc__ or "").strip(),
                    bad=module.BAD.strip("\n"), good=module.GOOD.strip("\n"), check=module.check,
                    harm=harm, target=getattr(module, "TARGET", False), diff=getattr(module, "DIFF", False),
-                   exports=getattr(module, "EXPORTS", True),
+                   exports=getattr(module, "EXPORTS", True), needs=tuple(getattr(module, "NEEDS", ())),
                    lost=getattr(module, "LOST", ""), refuses=getattr(module, "refuses", None),
                    refused_by=getattr(module, "REFUSED_BY", ""))
 
@@ -154,8 +157,8 @@ class Context:
         the rules a rejection names, whichever rules the user selected)."""
         if code not in self.found:
             rule = self.rules.get(code)
-            if rule is None:
-                return []
+            if rule is None or set(self.loaded.lacks).intersection(rule.needs):
+                return []  # (a rule the file's format cannot feed is not run: `Rule.needs`)
             running, self.rule = self.rule, rule
             try:
                 self.found[code] = list(rule.check(self))

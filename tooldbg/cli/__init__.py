@@ -29,6 +29,7 @@ from .. import __version__, formats
 from ..errors import ToolDbgError
 from ..formats.profiles import PROFILES, wire_format
 from ..load import Loaded, load_bytes
+from ..logs import LOGS
 from ..model import CANONICAL_FORMAT
 from ..shorten import plain
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
@@ -42,7 +43,8 @@ if TYPE_CHECKING:
     from ..repair.base import Refusal
     from ..scan import Checked
 
-INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
+#: What `--input-format` names: a wire format (each exchange read as it), or an agent log's format.
+INPUT_FORMATS = click.Choice([*formats.WIRE_FORMATS, *LOGS])
 #: An unknown first word shaped like this is a mistyped command, not a file to open.
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
@@ -102,15 +104,53 @@ def cli(ctx: click.Context) -> None:
 @cli.command("open")
 @click.argument("files", nargs=-1, type=click.Path())
 @click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
-def open_command(files: tuple[str, ...], input_format: str | None) -> None:
+@click.option("--follow", is_flag=True,
+              help="FILE is a JSON Lines recording another process appends to (tooldbg record): show "
+                   "each exchange as it is appended.")
+def open_command(files: tuple[str, ...], input_format: str | None, follow: bool) -> None:
     """Open FILES (default: the bundled sample) in the interactive debugger."""
     from ..tui.app import make_app
 
+    if follow and len(files) != 1:
+        fail("--follow: give the one file to follow")
     paths = files or tuple(map(str, bundled_samples()))
     for path in paths:
-        if not Path(path).exists():
+        if not Path(path).exists() and not follow:
             fail(f"{path}: no such file or folder")
-    make_app(paths, input_format).run()
+        if follow and Path(path).is_dir():
+            fail(f"{path}: --follow reads one JSON Lines file, not a folder")
+    make_app(paths, input_format, follow=follow).run()
+
+
+@cli.command(context_settings={"ignore_unknown_options": False, "allow_interspersed_args": False})
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="The JSON Lines file each exchange is appended to.")
+@click.option("--upstream", metavar="URL",
+              help="Forward every request here (the request's path is appended). Default: by path — "
+                   "/v1/messages to Anthropic, /v1/chat/completions and /v1/responses to OpenAI, "
+                   "/v1beta/models/… to Gemini.")
+@click.option("--listen", metavar="HOST:PORT",
+              help="Where to listen (default 127.0.0.1:8788; with a COMMAND, a free port).")
+@click.option("--allow-remote", is_flag=True, help="Allow --listen on an address that is not loopback.")
+@click.option("--open", "open_tui", is_flag=True, help="Show the session in the debugger as it is recorded.")
+@click.option("--keep-secrets", is_flag=True,
+              help="Write API keys and tokens unmasked (they are forwarded either way).")
+@click.option("--append", is_flag=True, help="Add to an existing OUTPUT.")
+@click.option("--force", is_flag=True, help="Replace an existing OUTPUT.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+              help="Seconds to wait for the provider to connect or send more (then 502).")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def record(output: Path, upstream: str | None, listen: str | None, allow_remote: bool, open_tui: bool,
+           keep_secrets: bool, append: bool, force: bool, timeout: float, command: tuple[str, ...]) -> None:
+    """Record an agent's LLM traffic: a reverse proxy on loopback forwards each request to its
+    provider, passes streams on as they arrive, and appends each exchange to OUTPUT (JSON Lines,
+    flushed to disk as it completes; keys masked). With `-- COMMAND ARG…`, run COMMAND with
+    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL (and the like) pointing at the proxy,
+    and exit with its exit code. Without, serve until Ctrl-C, one line per exchange on stderr."""
+    from .recording import record_session
+
+    sys.exit(record_session(output, upstream, listen, allow_remote, open_tui, keep_secrets, append, force,
+                            timeout, command))
 
 
 @cli.command()

@@ -12,12 +12,13 @@ the host, a refused connection, a TLS handshake that failed verification, nothin
 from __future__ import annotations
 
 import http.client
-import socket
 import ssl
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+
+from ..network import unanswered
 
 #: Bytes asked for at a time while a body streams in.
 _READ = 1 << 16
@@ -66,9 +67,10 @@ def post(url: str, body: bytes, headers: dict[str, str], *, timeout: float,
     except urllib.error.HTTPError as err:  # an error status is an answer: its body is read below
         response = err
     except urllib.error.URLError as err:
-        raise Unreachable(_why(err.reason, url, timeout)) from None
+        reason = err.reason if isinstance(err.reason, BaseException) else err
+        raise Unreachable(unanswered(reason, url, timeout)) from None
     except (OSError, http.client.HTTPException) as err:
-        raise Unreachable(_why(err, url, timeout)) from None
+        raise Unreachable(unanswered(err, url, timeout)) from None
     with response:
         sent.status, sent.reason = response.status or 0, str(response.reason or "")
         sent.response_headers = list(response.headers.items())
@@ -97,21 +99,3 @@ def _read(response: http.client.HTTPResponse | urllib.error.HTTPError,
         if not piece:
             return b"".join(pieces), None
         pieces.append(piece)
-
-
-def _why(reason: object, url: str, timeout: float) -> str:
-    """One line: what kept `url` from answering."""
-    if isinstance(reason, ssl.SSLCertVerificationError):
-        return f"TLS certificate verification failed for {url}: {reason.verify_message or reason}"
-    if isinstance(reason, ssl.SSLError):
-        return f"TLS handshake with {url} failed: {reason.reason or reason}"
-    if isinstance(reason, TimeoutError | socket.timeout):
-        return f"{url} did not answer within {timeout:g} s"
-    if isinstance(reason, ConnectionRefusedError):
-        return f"{url}: connection refused (nothing listens there)"
-    if isinstance(reason, socket.gaierror):
-        return f"{url}: cannot resolve the host name ({reason.strerror or reason})"
-    if isinstance(reason, http.client.RemoteDisconnected):
-        return f"{url}: the server closed the connection without answering"
-    text = " ".join(str(reason).split())
-    return f"{url}: {text or type(reason).__name__}"

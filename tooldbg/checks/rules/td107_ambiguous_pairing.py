@@ -17,6 +17,7 @@ make each tool result repeat the argument that identifies it.
 from collections.abc import Iterator
 
 from ...jsonio import dumps_str
+from ...lacking import IDS
 from ...model import Conversation, Invocation
 from ...shorten import quote
 from ..base import Context, Finding
@@ -27,6 +28,7 @@ NAME = "ambiguous-pairing"
 SEVERITY = "warning"
 HARM = "symptom"
 MESSAGE = "same-name parallel calls with no ids: pairing by name is a guess"
+NEEDS = (IDS,)
 BAD = """
 {"contents": [
   {"role": "user", "parts": [{"text": "Weather in Oslo and Bergen?"}]},
