@@ -33,9 +33,9 @@ from .jsonio import dumps_str, resolve
 from .logs.base import LogFormat
 from .model import Conversation, Side, Source, read_document
 from .records.compressed import unpack
-from .records.containers import Capture, Exchange, Message, iter_files, open_capture
+from .records.containers import Capture, Exchange, Message, open_capture
 from .records.entries import Reread
-from .records.sniff import HEAD, looks_like_log
+from .records.sniff import HEAD, iter_files, looks_like_log
 from .shorten import plain, quote
 from .stitch import Stitcher
 from .timeline import ExchangeRead
