@@ -43,6 +43,8 @@ NO_REPAIR = {
     "TD601": "the model called the tool again; what it should have done instead is not in the log",
     "TD602": "the calls the finish reason announces are not in the log",
     "TD603": "the model answered with text; the call it was made to make is not in the log",
+    "TD807": "the request ends on the assistant's turn; the user turn that would follow it is not in the log, "
+             "and any written for it would be made up",
     "TD901": "the provider's rejection is a record of what happened; the repairs of the rules it names "
              "mend the request that caused it",
 }
@@ -59,7 +61,7 @@ OPENS_WITH_THE_MODEL = (
     "not repaired TD404 c1 turn 0: found once written for {target}: a turn {target} cannot carry; "
     "repairing it would mean inventing a turn or merging two",
     'remains TD404 error malformed-turn: c1 turn 0: the conversation starts with an assistant message: '
-    'Bedrock answers "A conversation must start with a user message."',
+    'Bedrock answers "A conversation must start with a user message." — error: {target} rejects it (--target)',
 )
 #: … and Gemini a user turn before a turn of calls.
 OPENS_WITH_A_CALL = (
@@ -67,7 +69,7 @@ OPENS_WITH_A_CALL = (
     "repairing it would mean inventing a turn or merging two",
     'remains TD404 error malformed-turn: c1 turn 0 part 1: a function call turn opens the history: Gemini '
     'answers "Please ensure that function call turn comes immediately after a user turn or after a function '
-    'response turn."',
+    'response turn." — error: {target} rejects it (--target)',
 )
 
 #: A call whose tool name the stream lost, written for a wire target: a name is made up for it, and
@@ -79,9 +81,10 @@ NAME_LOST = (
     "not repaired TD207 c1 turn 1 part 0: found once written for {target}: the call names a tool the request does "
     "not declare; which tool was meant is a guess",
     "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'tool', which the request does not declare (it "
-    "declares get_forecast)",
+    "declares get_forecast) — error: the data received is damaged, whatever the provider answered",
 )
-#: How each target with a failure flag sends a result without it.
+#: How each target with a failure flag sends a result without it, and why a finding of it is a warning.
+SYMPTOM = "warning: a sign the log shows, not a rejection"
 WITHOUT_FLAG = {"anthropic": "is_error: true", "gemini": 'an {"error": …} response', "bedrock": 'status: "error"'}
 
 
@@ -89,13 +92,15 @@ def unflagged(place: str, result: str, reported: str, *before: str) -> dict[str,
     """A result that reports a failure in its text, with no flag: written for a target that has one,
     it remains a TD304 warning (after `before`, the lines every target gets)."""
     return {"*": before, **{target: (*before, f"remains TD304 warning error-without-flag: c1 {place}: result {result} "
-                                              f"reports a failure ({reported}) but is sent without {how}")
+                                              f"reports a failure ({reported}) but is sent without {how} — {SYMPTOM}")
                             for target, how in WITHOUT_FLAG.items()}}
 
 
 #: sample → targets → the lines `fix` prints (see the module docstring).
 FIXED: dict[str, dict[str, tuple[str, ...]]] = {
+    "anthropic/memory-note-in-the-system-prompt.jsonl": NOTHING,
     "anthropic/parallel-calls.jsonl": NOTHING,
+    "anthropic/pipeline-check-tool-loop.jsonl": NOTHING,
     "anthropic/request.json": NOTHING,
     "anthropic/response.json": {
         "*": (),
@@ -149,7 +154,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "not repaired TD404 c2 turn 0: found once written for {target}: a turn {target} cannot carry; "
             "repairing it would mean inventing a turn or merging two",
             "remains TD404 error malformed-turn: c2 turn 0: the conversation starts with an assistant "
-            'message: Bedrock answers "A conversation must start with a user message."',
+            'message: Bedrock answers "A conversation must start with a user message." — error: {target} '
+            "rejects it (--target)",
         ),
     },
     "defects/TD101-mitmproxy-agent-rewrites-call-turn-as-text.zhar": {
@@ -157,6 +163,15 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             'repair TD101 c1 turn 2 part 0: result \'toolu_01Rt5Yu8Io1Pa4Sd7Fg0Hj3K\' "1398.60 NOK" → '
             "(taken out: it answers no call in this conversation; --keep-orphans keeps it as text)",
             refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD101-stale-result-rejected-then-retried-without-it.jsonl#c1": NOTHING,
+    "defects/TD101-stale-result-rejected-then-retried-without-it.jsonl#c2": {
+        "*": (
+            'repair TD101 c2 turn 2 part 1: result \'toolu_01Hs4Jp7Wq2Nc9Xv6Bm3Lz8T\' "web-frontend '
+            '#4126: passed (3 h ago), 214 tests" → (taken out: it answers no call in this conversation; '
+            "--keep-orphans keeps it as text)",
+            refused("TD901", "conversation", "c2"),
         ),
     },
     "defects/TD102-claude-code-parallel-result-lost-then-new-prompt.jsonl": {
@@ -201,6 +216,11 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (
             "repair TD102 c1 turn 2 part 0: call 'read_file' (call_x7k2m9qa, turn 1) without a result → "
             "error result 'No result was recorded for this call: the log holds no tool result for it.'",
+        ),
+        "anthropic": (
+            "repair TD102 c1 turn 2 part 0: call 'read_file' (call_x7k2m9qa, turn 1) without a result → "
+            "error result 'No result was recorded for this call: the log holds no tool result for it.'",
+            refused("TD807", "turn 1"),
         ),
     },
     "defects/TD102-responses-chain-drops-function-output.jsonl": {
@@ -290,7 +310,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             refused("TD202", "turn 1 part 0"),
             "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of 'write_file' are "
             'not valid JSON (invalid JSON at line 1 column 329: unexpected end of data): "{\\"path\\": '
-            '\\"scripts/summarize.py\\", \\"content\\": \\"import…',
+            '\\"scripts/summarize.py\\", \\"content\\": \\"import… — error: the data received is damaged, '
+            "whatever the provider answered",
         ),
         "anthropic gemini bedrock": (
             refused("TD202", "turn 1 part 0"),
@@ -333,12 +354,14 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (
             refused("TD206", "turn 1 part 1"),
             "remains TD206 error schema-violation: c1 turn 1 part 0: arguments of 'get_weather' do not "
-            'fit its schema: $.units: "metric" is not one of "celsius", "fahrenheit"',
+            'fit its schema: $.units: "metric" is not one of "celsius", "fahrenheit" — error: the data '
+            "received is damaged, whatever the provider answered",
         ),
         "canonical gemini": (
             refused("TD206", "turn 1 part 1"),
             "remains TD206 error schema-violation: c1 turn 1 part 1: arguments of 'get_weather' do not "
-            'fit its schema: $.units: "metric" is not one of "celsius", "fahrenheit"',
+            'fit its schema: $.units: "metric" is not one of "celsius", "fahrenheit" — error: the data '
+            "received is damaged, whatever the provider answered",
         ),
     },
     "defects/TD207-gpt-oss-calls-undeclared-tool.json": {
@@ -347,24 +370,28 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "'repo_browser_print_tree', as {target} accepts it",
             refused("TD207", "turn 1 part 1"),
             "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'repo_browser_print_tree', which "
-            "the request does not declare (it declares list_directory, read_file)",
+            "the request does not declare (it declares list_directory, read_file) — error: the data "
+            "received is damaged, whatever the provider answered",
         ),
         "canonical": (
             refused("TD207", "turn 1 part 1"),
             "remains TD207 error unknown-tool: c1 turn 1 part 1: call to 'repo_browser.print_tree', which "
-            "the request does not declare (it declares list_directory, read_file)",
+            "the request does not declare (it declares list_directory, read_file) — error: the data "
+            "received is damaged, whatever the provider answered",
         ),
         "openai-chat": (
             "repair TD806 c1 conversation: tool name 'repo_browser.print_tree' → "
             "'repo_browser_print_tree', as {target} accepts it",
             refused("TD207", "turn 1 part 1"),
             "remains TD207 error unknown-tool: c1 turn 1 part 1: call to 'repo_browser_print_tree', which "
-            "the request does not declare (it declares list_directory, read_file)",
+            "the request does not declare (it declares list_directory, read_file) — error: the data "
+            "received is damaged, whatever the provider answered",
         ),
         "gemini": (
             refused("TD207", "turn 1 part 1"),
             "remains TD207 error unknown-tool: c1 turn 1 part 0: call to 'repo_browser.print_tree', which "
-            "the request does not declare (it declares list_directory, read_file)",
+            "the request does not declare (it declares list_directory, read_file) — error: the data "
+            "received is damaged, whatever the provider answered",
         ),
     },
     "defects/TD301-tool-call-text-dropped-by-agent-framework.jsonl": {
@@ -397,19 +424,19 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             refused("TD304", "turn 2 part 0"),
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result 'toolu_i1' reports a "
             'failure ("error_message": "Entur journey planner returned HTTP 503 Service …) but is sent '
-            "without is_error: true",
+            "without is_error: true — warning: a sign the log shows, not a rejection",
         ),
         "gemini": (
             refused("TD304", "turn 2 part 0"),
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result of 'get_departures' "
             'reports a failure ("error_message": "Entur journey planner returned HTTP 503 Service …) but '
-            'is sent without an {"error": …} response',
+            'is sent without an {"error": …} response — warning: a sign the log shows, not a rejection',
         ),
         "bedrock": (
             refused("TD304", "turn 2 part 0"),
             "remains TD304 warning error-without-flag: c1 turn 2 part 0: result 'tooluse_i1' reports a "
             'failure ("error_message": "Entur journey planner returned HTTP 503 Service …) but is sent '
-            'without status: "error"',
+            'without status: "error" — warning: a sign the log shows, not a rejection',
         ),
     },
     "defects/TD305-context-trimmer-strips-screenshot.jsonl": {
@@ -452,11 +479,24 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "response",
         ),
     },
+    "defects/TD307-responses-function-call-replayed-without-its-reasoning-item-rejected.jsonl": {
+        "*": (
+            "repair TD307 c1 turn 1 part 0: (missing) → openai-responses reasoning from exchange 0's "
+            "response",
+            refused("TD901", "conversation"),
+        ),
+    },
     "defects/TD307-responses-reasoning-replayed-by-id-under-store-false-rejected.jsonl": {
         "*": (
             "repair TD307 c1 turn 1 part 0: openai-responses reasoning → openai-responses signed "
             "reasoning from exchange 0's response",
             refused("TD901", "conversation"),
+        ),
+    },
+    "defects/TD307-vllm-agent-memory-drops-reasoning-content-accepted.jsonl": {
+        "*": (
+            'repair TD307 c1 turn 1 part 0: (missing) → openai-chat reasoning "The user needs 400 PCR '
+            "tubes… from exchange 0's response",
         ),
     },
     "defects/TD401-results-in-completion-order.jsonl": {
@@ -583,7 +623,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "valid JSON; completing or correcting them would be a guess",
             "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'restart_service' "
             "are not valid JSON (invalid JSON at line 1 column 38: unexpected character, expected ',' or "
-            '\'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, \\"service\\": \\"…',
+            '\'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, \\"service\\": \\"… — error: the '
+            "data received is damaged, whatever the provider answered",
         ),
         "canonical": (
             refused("TD502", "turn 1 part 1"),
@@ -591,7 +632,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "completing or correcting them would be a guess",
             "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'restart_service' "
             "are not valid JSON (invalid JSON at line 1 column 38: unexpected character, expected ',' or "
-            '\'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, \\"service\\": \\"…',
+            '\'}\'): "{\\"host\\": \\"web-03\\", \\"service\\": \\"ngi, \\"service\\": \\"… — error: the '
+            "data received is damaged, whatever the provider answered",
         ),
     },
     "defects/TD502-litellm-summary-chunk-resends-arguments.har": {
@@ -608,7 +650,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "valid JSON; completing or correcting them would be a guess",
             "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of 'search_flights' "
             "are not valid JSON (invalid JSON at line 1 column 57: unexpected content after document): "
-            '"{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202…',
+            '"{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202… — error: the data '
+            "received is damaged, whatever the provider answered",
         ),
         "canonical": (
             refused("TD502", "turn 1 part 0"),
@@ -616,7 +659,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "completing or correcting them would be a guess",
             "remains TD202 error invalid-json-arguments: c1 turn 1 part 0: arguments of 'search_flights' "
             "are not valid JSON (invalid JSON at line 1 column 57: unexpected content after document): "
-            '"{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202…',
+            '"{\\"origin\\":\\"OSL\\",\\"destination\\":\\"BGO\\",\\"date\\":\\"202… — error: the data '
+            "received is damaged, whatever the provider answered",
         ),
     },
     "defects/TD503-gemini-vertex-stream-loses-the-chunk-naming-the-call.jsonl": {
@@ -651,7 +695,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "valid JSON; completing or correcting them would be a guess",
             "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'write_file' are "
             'not valid JSON (invalid JSON at line 1 column 116: unexpected end of data): "{\\"path\\": '
-            '\\"app.py\\", \\"content\\": \\"from flask import Fl…',
+            '\\"app.py\\", \\"content\\": \\"from flask import Fl… — error: the data received is damaged, '
+            "whatever the provider answered",
         ),
         "canonical": (
             refused("TD504", "conversation"),
@@ -660,7 +705,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "completing or correcting them would be a guess",
             "remains TD202 error invalid-json-arguments: c1 turn 1 part 1: arguments of 'write_file' are "
             'not valid JSON (invalid JSON at line 1 column 116: unexpected end of data): "{\\"path\\": '
-            '\\"app.py\\", \\"content\\": \\"from flask import Fl…',
+            '\\"app.py\\", \\"content\\": \\"from flask import Fl… — error: the data received is damaged, '
+            "whatever the provider answered",
         ),
     },
     "defects/TD504-gemini-stream-ends-between-parallel-calls.har": {
@@ -673,17 +719,22 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             refused("TD601", "turn 3 part 0"),
             "remains TD601 warning repeated-call: c1 turn 3 part 0: get_weather called again with the "
             "same arguments as 'call_Rk2mW8vQ4tXn7LbP1sY9cH3d', right after its result came back in turn "
-            "2: the model may not have seen that result",
+            "2: the model may not have seen that result — warning: a sign the log shows, not a rejection",
         ),
     },
     "defects/TD602-tool-calls-finish-without-calls.jsonl": {
         "*": (
             refused("TD602", "turn 1"),
         ),
-        "canonical openai-chat": (
+        "canonical": (
             refused("TD602", "turn 1"),
             "remains TD404 warning malformed-turn: c1 turn 1: an empty assistant message: the model is "
-            "shown a turn in which it said nothing",
+            "shown a turn in which it said nothing — warning: not documented as refused",
+        ),
+        "openai-chat": (
+            refused("TD602", "turn 1"),
+            "remains TD404 warning malformed-turn: c1 turn 1: an empty assistant message: the model is "
+            "shown a turn in which it said nothing — warning: not documented as refused in {target}",
         ),
     },
     "defects/TD603-forced-tool-choice-answered-with-text.jsonl": {
@@ -699,6 +750,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     "defects/TD703-relay-drops-text-beside-tool-calls/upstream.jsonl": NOTHING,
     "defects/TD704-relay-drops-an-argument-it-does-not-know/client.jsonl": NOTHING,
     "defects/TD704-relay-drops-an-argument-it-does-not-know/upstream.jsonl": NOTHING,
+    "defects/TD705-relay-adds-an-instruction-the-client-never-sent/client.jsonl": NOTHING,
+    "defects/TD705-relay-adds-an-instruction-the-client-never-sent/upstream.jsonl": NOTHING,
     "defects/TD801-anthropic-session-from-kimi-keeps-its-call-ids.jsonl": {
         "*": (
             refused("TD901", "conversation"),
@@ -796,6 +849,15 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "canonical gemini": (),
     },
+    "defects/TD807-anthropic-memory-layer-prefills-with-tools-declared.jsonl": {
+        "*": (
+            refused("TD901", "conversation"),
+        ),
+        "anthropic bedrock": (
+            refused("TD901", "conversation"),
+            refused("TD807", "turn 1"),
+        ),
+    },
     "defects/TD901-gateway-answers-html-502-page.har": {
         "*": (
             refused("TD901", "conversation"),
@@ -803,6 +865,12 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "defects/TD901-responses-history-saved-without-reasoning-items.jsonl": {
         "*": (
+            refused("TD901", "conversation"),
+        ),
+        "openai-responses": (
+            "not repaired TD805 c1 turn 1 part 0: the log holds no reasoning item for the turn calling "
+            "'get_order_status' (the response that produced it is not recorded, or had none), and "
+            "{target} rejects the turn without it",
             refused("TD901", "conversation"),
         ),
     },
@@ -819,11 +887,16 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             "carry; repairing it would mean inventing a turn or merging two",
             "remains TD404 error malformed-turn: c1 turn 0 part 2: a function call turn opens the "
             'history: Gemini answers "Please ensure that function call turn comes immediately after a '
-            'user turn or after a function response turn."',
+            'user turn or after a function response turn." — error: {target} rejects it (--target)',
         ),
         "bedrock": OPENS_WITH_THE_MODEL,
     },
-    "inspect-ai/file-missing.eval": NOTHING,
+    "inspect-ai/file-missing.eval": {
+        "*": (),
+        "anthropic": (
+            refused("TD807", "turn 3"),
+        ),
+    },
     "inspect-ai/revenue-math.json": unflagged(
         "turn 4 part 0", "'call_Qr8St9Uv0Wx1Yz2Ab3Cd4Ef'",
         "a Python traceback",
@@ -853,6 +926,7 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "gemini": OPENS_WITH_A_CALL,
         "bedrock": OPENS_WITH_THE_MODEL,
     },
+    "openai-chat/vllm-reasoning-content-replayed.jsonl": NOTHING,
     "openai-responses/chained-calls.jsonl": unflagged(
         "turn 2 part 1", "'call_Hb6zK1nQ5tGw8eLr3UyP0aXs'",
         "'Error: weather service timed out after 10 s'",
@@ -861,6 +935,7 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "turn 2 part 1", "'call_MFhzneBtcdk4Gb1bK5OsHlTr'",
         '"Error: weather service timed out after …4) for city \'Bergen\'"',
     ),
+    "openai-responses/reasoning-item-replayed-by-id.jsonl": NOTHING,
     "openai-responses/reasoning-items-replayed.jsonl": NOTHING,
     "openai-responses/request.json": unflagged(
         "turn 2 part 1", "'call_MFhzneBtcdk4Gb1bK5OsHlTr'",
@@ -881,6 +956,15 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     "otel/openinference-spans.jsonl": NOTHING,
     "otel/span-attributes.json": NOTHING,
     "otel/traceloop-flattened.json": NOTHING,
+    "relay/gemini-dummy-thought-signature/client.jsonl": {
+        "*": (),
+        "gemini": (
+            "not repaired TD805 c1 turn 1 part 0: the log holds no thought signature for the turn calling "
+            "'train_status' (the response that produced it is not recorded, or had none), and {target} "
+            "rejects the turn without it",
+        ),
+    },
+    "relay/gemini-dummy-thought-signature/upstream.jsonl": NOTHING,
 }
 
 
@@ -911,6 +995,14 @@ BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
             'tooldbg: c1 turn 2 part 0: result \'toolu_01Rt5Yu8Io1Pa4Sd7Fg0Hj3K\' "1398.60 NOK" would be '
             "left out of the {target} request; repair TD101: take the orphan result out, listed (or keep "
             "it as text with --keep-orphans)",
+        ),
+        "openai-responses": (),
+    },
+    "defects/TD101-stale-result-rejected-then-retried-without-it.jsonl#c2": {
+        "*": (
+            'tooldbg: c2 turn 2 part 1: result \'toolu_01Hs4Jp7Wq2Nc9Xv6Bm3Lz8T\' "web-frontend #4126: '
+            'passed (3 h ago), 214 tests" would be left out of the {target} request; repair TD101: take '
+            "the orphan result out, listed (or keep it as text with --keep-orphans)",
         ),
         "openai-responses": (),
     },

@@ -99,15 +99,22 @@ class Log:
     def found(self, *codes: str) -> list[Finding]:
         return [f for f in self.findings if f.code in codes]
 
+    def found_at(self, finding: Finding) -> tuple[tuple[int, int], Part] | None:
+        """Where in the original conversation `finding` names a part, and that part (None: it names
+        a turn, the conversation, or no part of it)."""
+        turn, part = finding.turn, finding.part
+        if turn is None or part is None or turn >= len(self.original.turns) \
+                or part >= len(self.original.turns[turn].parts):
+            return None
+        return (turn, part), self.original.turns[turn].parts[part]
+
     def codes_at(self, part: Part) -> set[str]:
         """The codes of the findings made at `part` (a part of the original conversation, or one
         equal to it)."""
         out = set()
         for f in self.findings:
-            if f.turn is None or f.part is None or f.turn >= len(self.original.turns):
-                continue
-            parts = self.original.turns[f.turn].parts
-            if f.part < len(parts) and (parts[f.part] is part or parts[f.part] == part):
+            named = self.found_at(f)
+            if named is not None and (named[1] is part or named[1] == part):
                 out.add(f.code)
         return out
 

@@ -296,10 +296,9 @@ def restore_target_reasoning(conv: Conversation, log: Log) -> Outcome:
         return Outcome(conv)
     records: list[Record] = []
     for f in log.found("TD805"):
-        if f.turn is None or f.part is None or f.turn >= len(log.original.turns):
-            continue
-        call = log.original.turns[f.turn].parts[f.part]
-        where = locate(conv, call, (f.turn, f.part))
+        named = log.found_at(f)
+        call = named[1] if named is not None else None
+        where = locate(conv, call, named[0]) if named is not None and isinstance(call, Invocation) else None
         if not isinstance(call, Invocation) or where is None:
             continue
         found = [p for p in _produced(log, call) if signed(p, reasoning.origin, False)]
