@@ -267,7 +267,7 @@ def test_a_text_changed_on_the_way_is_one_difference_quoting_both():
                   an_response(TURN, "tool_use")))
     assert lines(diff(a, b, own=False))[:3] == [
         "b TD703: the user's text 'Weather in Oslo and Bergen?' differs: a 'Weather in Oslo and Bergen?', b "
-        "'Weather in Oslo and Bergen, please?'",
+        "'Weather in Oslo and Bergen, please?'" + LOST,
         "    a: client.jsonl c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content",
         "    b: upstream.jsonl c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content"]
 
@@ -280,7 +280,7 @@ def test_the_text_blocks_of_a_turn_compare_as_one_text():
 
     [f] = diff(blocks("and Tromsø?"), blocks("and Bergen?"), own=False).findings
     assert f.message == "the user's text 'Weather in Oslo and Tromsø?' differs: a 'Weather in Oslo and Tromsø?', " \
-                        "b 'Weather in Oslo and Bergen?'"
+                        "b 'Weather in Oslo and Bergen?'" + LOST
 
 
 def test_reasoning_changed_on_the_way():
@@ -293,7 +293,7 @@ def test_reasoning_changed_on_the_way():
 
     [f] = diff(replayed("Two cities: two calls."), replayed("Two cities, so two calls."), own=False).findings
     assert (f.code, f.side, f.a.part, f.b.part) == ("TD703", "b", 0, 0)
-    assert f.message == "reasoning differs: a 'Two cities: two calls.', b 'Two cities, so two calls.'"
+    assert f.message == "reasoning differs: a 'Two cities: two calls.', b 'Two cities, so two calls.'" + LOST
 
     def summarised(summary):  # a Responses reasoning item: a summary, no text
         body = {"model": "gpt-5", "input": [
@@ -305,7 +305,7 @@ def test_reasoning_changed_on_the_way():
         return jsonl("responses.jsonl", [(body, None)], "https://api.openai.com/v1/responses")
 
     [f] = diff(summarised("Call the tool for Oslo."), summarised("Call get_weather for Oslo."), own=False).findings
-    assert f.message == "reasoning differs: a 'Call the tool for Oslo.', b 'Call get_weather for Oslo.'"
+    assert f.message == "reasoning differs: a 'Call the tool for Oslo.', b 'Call get_weather for Oslo.'" + LOST
     # an item sent back without its summary (which need not come back) is the same reasoning
     assert diff(summarised("Call the tool for Oslo."), summarised(None), own=False).findings == []
 
@@ -314,7 +314,7 @@ def test_an_image_replaced_or_lost_on_the_way():
     question = {"type": "text", "text": "Where is this?"}
     [f] = diff(asked([question, image(PNG)]), asked([question, image(OTHER_PNG)]), own=False).findings
     assert (f.code, f.side, f.a.part, f.b.part) == ("TD703", "b", 1, 1)
-    assert f.message == "the image (image/png) in the user turn is another image on b"
+    assert f.message == "the image (image/png) in the user turn is another image on b" + LOST
 
     def shot(*content):
         return upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
@@ -323,10 +323,12 @@ def test_an_image_replaced_or_lost_on_the_way():
     reading = {"type": "text", "text": "Oslo: 4 C"}
     [f] = diff(shot(reading, image(PNG)), shot(reading), own=False).findings
     assert (f.code, f.side, f.turn) == ("TD703", "b", 2)
-    assert f.message == "the image in the result of 'get_weather' (toolu_1) 'Oslo: 4 C' is on a but not on b"
-    [f] = diff(shot(reading), shot(reading, image(PNG)), own=False).findings
-    assert (f.code, f.side) == ("TD703", "a")
-    assert f.message == "the image in the result of 'get_weather' (toolu_1) 'Oslo: 4 C' is on b but not on a"
+    assert f.message == "the image in the result of 'get_weather' (toolu_1) 'Oslo: 4 C' is on a but not on b" + LOST
+    [f] = diff(shot(reading), shot(reading, image(PNG)), own=False).findings  # b is downstream in a request
+    assert (f.code, f.side) == ("TD705", "b")
+    assert f.message == ("the image in the result of 'get_weather' (toolu_1) 'Oslo: 4 C' is on b but not on a: added "
+                         "by the relay (b is downstream of a in a request) — warning: an image or file the client "
+                         "never sent")
 
 
 def test_a_result_rebound_to_another_call():
@@ -335,12 +337,13 @@ def test_a_result_rebound_to_another_call():
     b = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo"), use("toolu_2", "Bergen")]},
                               {"role": "user", "content": [result("toolu_2", "4 C")]}]), None))
     assert lines(diff(a, b, own=False))[:6] == [
-        "a TD703: the call to 'get_weather' (toolu_2) '{\"city\":\"Bergen\"}' is in b's request but not in a's: the "
-        "call is never made there",
+        "b TD705: the call to 'get_weather' (toolu_2) '{\"city\":\"Bergen\"}' is in b's request but not in a's: "
+        "added by the relay (b is downstream of a in a request) — error: a call the model never made, which the "
+        "client may run",
         "    a: upstream.jsonl c1 exchange 0 turn 1 /request/body#/messages/1",
         "    b: upstream.jsonl c1 exchange 0 turn 1 part 1 /request/body#/messages/1/content/1",
         "b TD703: the result of 'get_weather' (toolu_1) '4 C' answers the call to 'get_weather' (toolu_1) on a but "
-        "the call to 'get_weather' (toolu_2) on b",
+        "the call to 'get_weather' (toolu_2) on b" + LOST,
         "    a: upstream.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content/0",
         "    b: upstream.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content/0"]
 
@@ -364,9 +367,9 @@ def test_a_result_left_without_its_call_pairs_with_the_result_of_the_call_lost()
     a, b = time_and_weather(), weather_only(result("toolu_9", "12:00"))
     assert [(f.side, f.message) for f in diff(a, b, own=False).findings] == [
         ("b", "the call to 'get_time' (toolu_9) '{\"city\":\"Oslo\"}' is in a's request but not in b's: the call is "
-              "never made there"),
+              "never made there" + LOST),
         ("b", "the result of 'get_weather' (toolu_1) '4 C' is in a's request but not in b's: its call is left "
-              "unanswered there")]
+              "unanswered there" + LOST)]
 
 
 def test_results_pair_by_the_call_they_answer_before_by_kind():
@@ -374,9 +377,9 @@ def test_results_pair_by_the_call_they_answer_before_by_kind():
     are compared, the time result is lost."""
     a, b = time_and_weather(), weather_only(result("toolu_1", "5 C"))
     assert [f.message for f in diff(a, b, own=False).findings][1:] == [
-        "the content of the result of 'get_weather' (toolu_1) '4 C' differs: a '4 C', b '5 C'",
+        "the content of the result of 'get_weather' (toolu_1) '4 C' differs: a '4 C', b '5 C'" + LOST,
         "the result of 'get_time' (toolu_9) '12:00' is in a's request but not in b's: its call is left unanswered "
-        "there"]
+        "there" + LOST]
 
 
 def test_a_result_is_named_by_the_tool_its_call_names():
@@ -390,7 +393,7 @@ def test_a_result_is_named_by_the_tool_its_call_names():
         return load_bytes(name, json.dumps(doc).encode())
 
     [f] = diff(answered("a.json", "4 C"), answered("b.json", "5 C"), own=False).findings
-    assert f.message == "the content of the result of 'get_weather' (call_a) '4 C' differs: a '4 C', b '5 C'"
+    assert f.message == "the content of the result of 'get_weather' (call_a) '4 C' differs: a '4 C', b '5 C'" + LOST
 
 
 def test_a_result_changed_or_emptied_on_the_way():
@@ -402,12 +405,12 @@ def test_a_result_changed_or_emptied_on_the_way():
         return [(f.side, f.message) for f in diff(answered(a), answered(b), own=False).findings]
 
     what = "the content of the result of 'get_weather' (toolu_1) 'Oslo: 4 C'"
-    assert said("Oslo: 4 C", "Oslo: 5 C") == [("b", f"{what} differs: a 'Oslo: 4 C', b 'Oslo: 5 C'")]
+    assert said("Oslo: 4 C", "Oslo: 5 C") == [("b", f"{what} differs: a 'Oslo: 4 C', b 'Oslo: 5 C'{LOST}")]
     assert said([{"type": "text", "text": "Oslo:"}, {"type": "text", "text": "4 C"}],
                 [{"type": "text", "text": "Oslo:"}, {"type": "text", "text": "5 C"}]) == [
-        ("b", f"{what} differs: a 'Oslo: 4 C', b 'Oslo: 5 C'")]
-    assert said("Oslo: 4 C", "") == [("b", f"{what} is on a but not on b (an empty result)")]
-    assert said("", "Oslo: 4 C") == [("a", f"{what} is on b but not on a (an empty result)")]
+        ("b", f"{what} differs: a 'Oslo: 4 C', b 'Oslo: 5 C'{LOST}")]
+    assert said("Oslo: 4 C", "") == [("b", f"{what} is on a but not on b (an empty result){LOST}")]
+    assert said("", "Oslo: 4 C") == [("a", f"{what} is on b but not on a (an empty result){LOST}")]
 
 
 def test_arguments_in_another_key_order_are_the_same_arguments():
@@ -450,7 +453,7 @@ def test_a_difference_first_seen_in_a_later_replay_points_at_where_a_turn_first_
                  (an_request([*one, *later]), an_response([{"type": "text", "text": "Same."}])))
     assert lines(diff(a, b, own=False))[:3] == [
         "b TD703: the result of 'get_weather' (call_2) 'Bergen: 9 C' is in a's request but not in b's: its call is "
-        "left unanswered there",
+        "left unanswered there" + LOST,
         "    a: client.jsonl c1 exchange 1 turn 2 part 1 line 2/request/body#/messages/3",
         "    b: upstream.jsonl c1 exchange 2 turn 2 line 3/request/body#/messages/2"]
 
@@ -463,7 +466,7 @@ def test_arguments_that_differ_only_as_json_text_differ_at_the_root():
 
     [f] = diff(called(1), called(1.0), own=False).findings
     assert f.message == ("the arguments of the call to 'get_weather' (toolu_1) differ at /: a {\"city\":\"Oslo\","
-                         "\"days\":1}, b {\"city\":\"Oslo\",\"days\":1.0}")
+                         "\"days\":1}, b {\"city\":\"Oslo\",\"days\":1.0}" + LOST)
 
 
 def test_an_exchange_the_other_side_never_saw_is_a_note_naming_its_side():
@@ -476,11 +479,15 @@ def test_an_exchange_the_other_side_never_saw_is_a_note_naming_its_side():
 
 
 def test_turns_only_b_has_in_their_order():
+    """b's request (downstream) has two turns a never sent: added by the relay, in the order of b's turns."""
     more = "More, please: the forecast for the whole week in Oslo and in Bergen."
     b = upstream((an_request([{"role": "user", "content": more}, {"role": "assistant", "content": "Sure."}]), None))
+    added = ": added by the relay (b is downstream of a in a request) — warning: words the model reads as the " \
+            "client's, which they are not"
     assert [(f.b.turn, f.message) for f in diff(upstream((an_request([]), None)), b, own=False).findings] == [
-        (1, "the user's text 'More, please: the forecast for t…lo and in Bergen.' is in b's request but not in a's"),
-        (2, "the assistant's text 'Sure.' is in b's request but not in a's")]
+        (1, "the user's text 'More, please: the forecast for t…lo and in Bergen.' is in b's request but not in "
+            "a's" + added),
+        (2, "the assistant's text 'Sure.' is in b's request but not in a's" + added)]
 
 
 def test_reasoning_lost_on_the_way_is_quoted():
@@ -491,14 +498,14 @@ def test_reasoning_lost_on_the_way_is_quoted():
     b = upstream((an_request([{"role": "assistant", "content": TURN}, answers]), None))
     [f] = diff(a, b, own=False).findings
     assert f.message == ("the reasoning 'The user wants two cities,… in parallel.' (signed) is in a's request but not "
-                         "in b's")
+                         "in b's" + LOST)
 
 
 def test_a_tool_and_a_turn_only_b_has():
     a = upstream((an_request([], tools=False), None))
     b = upstream((an_request([{"role": "assistant", "content": "Which day?"}]), None))
     assert [(f.code, f.side, f.a.turn, f.b.turn) for f in diff(a, b, own=False).findings] == [
-        ("TD701", "a", None, None), ("TD703", "a", None, 1)]
+        ("TD701", "a", None, None), ("TD705", "b", None, 1)]
 
 
 def test_json_a_user_sent_compares_as_its_text():
@@ -510,7 +517,7 @@ def test_json_a_user_sent_compares_as_its_text():
         return load_bytes(name, json.dumps(doc).encode())
 
     [f] = diff(booked("a.json", {"seat": "12A"}), booked("b.json", {"seat": "12B"}), own=False).findings
-    assert f.message == "the user's text '{\"seat\":\"12A\"}' differs: a '{\"seat\":\"12A\"}', b '{\"seat\":\"12B\"}'"
+    assert f.message == "the user's text '{\"seat\":\"12A\"}' differs: a '{\"seat\":\"12A\"}', b '{\"seat\":\"12B\"}'" + LOST
 
 
 def test_differences_in_one_turn_are_in_part_order():
@@ -519,21 +526,22 @@ def test_differences_in_one_turn_are_in_part_order():
                    upstream((an_request([]), an_response(TURN, "tool_use"))), own=False)
     assert [(f.side, f.a.part, f.message) for f in result_.findings] == [
         ("a", None, "the call to 'get_weather' (toolu_2) '{\"city\":\"Bergen\"}' is in b's response but not in "
-                    "a's: the call is never made there"),
-        ("a", 0, "the assistant's text \"I'll check Oslo.\" differs: a \"I'll check Oslo.\", b \"I'll check both.\"")]
+                    "a's: the call is never made there" + LOST),
+        ("a", 0, "the assistant's text \"I'll check Oslo.\" differs: a \"I'll check Oslo.\", b \"I'll check both.\""
+                 + LOST)]
 
 
 def test_a_parameter_removed_from_a_schema():
     partial = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
     [f] = diff(client((oa_request([]), None)), upstream((an_request([], schema=partial), None)), own=False).findings
-    assert f.message == "tool 'get_weather' has a simpler schema on b than on a: parameter 'unit' removed"
+    assert f.message == "tool 'get_weather' has a simpler schema on b than on a: parameter 'unit' removed" + LOST
     nested = {"type": "object", "enum": [{"where": {}}], "properties": {"where": {
         "type": "object", "properties": {"city": {"type": "string"}, "country": {"type": "string"}}}}}
     bare = {"type": "object", "properties": {"where": {"type": "object"}}}
     [f] = diff(upstream((an_request([], schema=nested), None)), upstream((an_request([], schema=bare), None)),
                own=False).findings
     assert f.message == ("tool 'get_weather' has a simpler schema on b than on a: the parameters of 'where' removed "
-                         "('city', 'country'); the enum of the arguments removed ({\"where\":{}})")
+                         "('city', 'country'); the enum of the arguments removed ({\"where\":{}})" + LOST)
 
 
 def test_a_turn_lost_whole_points_at_the_request_that_lacks_it():
@@ -541,7 +549,7 @@ def test_a_turn_lost_whole_points_at_the_request_that_lacks_it():
                 None))
     b = upstream((an_request([{"role": "assistant", "content": "Which day?"}]), None))
     assert lines(diff(a, b, own=False))[:3] == [
-        "b TD703: the user's text 'Today.' is in a's request but not in b's",
+        "b TD703: the user's text 'Today.' is in a's request but not in b's" + LOST,
         "    a: client.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content",
         "    b: upstream.jsonl c1 exchange 0 /request/body#"]
 
@@ -641,11 +649,11 @@ def test_a_canonical_document_compares_with_the_log_it_came_from():
     result_ = diff(log, load_bytes("c.json", json.dumps(document([shortened])).encode()), own=False)
     assert [(f.side, f.a.turn, f.a.part, f.message) for f in result_.findings] == [
         ("b", 2, 0, "the result of 'get_weather' (toolu_01ErzNLEIrn8YdTo73JO08dN) '{\"city\":\"Oslo\",\"condition\"…"
-                    "wind_kph\":12}' is in a's request but not in b's: its call is left unanswered there"),
+                    "wind_kph\":12}' is in a's request but not in b's: its call is left unanswered there" + LOST),
         ("b", 2, 1, "the result of 'get_weather' (toolu_01uEUJunskumvDBnMyGChcbU) 'WeatherServiceError: upstr…r "
-                    "city=Bergen' is in a's request but not in b's: its call is left unanswered there"),
+                    "city=Bergen' is in a's request but not in b's: its call is left unanswered there" + LOST),
         ("b", 3, 0, "the assistant's text 'Oslo is overcast at 4 °C with a … me to try again?' is in a's response "
-                    "but not in b's")]
+                    "but not in b's" + LOST)]
 
 
 def test_conversations_pair_by_content_not_order():
@@ -705,21 +713,24 @@ def test_exchanges_pair_by_what_they_carry_media_included():
 #: against the sample's story when pinned.
 PAIRS: dict[str, tuple[str, ...]] = {
     "TD701-relay-drops-tools-on-the-way-upstream": (
-        "b TD701: tool 'road_status' is declared in a's request but not in b's: the model cannot call it",
+        "b TD701: tool 'road_status' is declared in a's request but not in b's: the model cannot call it "
+        "— error: lost or changed on the way",
         "    a: client.jsonl c1 exchange 0 /request/body#/tools/0/function",
         "    b: upstream.jsonl c1 exchange 0 /request/body#",
-        "b TD701: tool 'get_forecast' is declared in a's request but not in b's: the model cannot call it",
+        "b TD701: tool 'get_forecast' is declared in a's request but not in b's: the model cannot call it "
+        "— error: lost or changed on the way",
         "    a: client.jsonl c1 exchange 0 /request/body#/tools/1/function",
         "    b: upstream.jsonl c1 exchange 0 /request/body#",
         "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
         "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
     ),
     "TD702-relay-strips-schema-parameters": (
-        "b TD702: tool 'road_status' has a simpler schema on b than on a: every parameter removed ('road')",
+        "b TD702: tool 'road_status' has a simpler schema on b than on a: every parameter removed "
+        "('road') — error: lost or changed on the way",
         "    a: client.jsonl c1 exchange 0 /request/body#/tools/0/function",
         "    b: upstream.jsonl c1 exchange 0 /request/body#/tools/0",
         "b TD702: tool 'get_forecast' has a simpler schema on b than on a: every parameter removed "
-        "('city', 'date', 'unit')",
+        "('city', 'date', 'unit') — error: lost or changed on the way",
         "    a: client.jsonl c1 exchange 0 /request/body#/tools/1/function",
         "    b: upstream.jsonl c1 exchange 0 /request/body#/tools/1",
         "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
@@ -727,7 +738,7 @@ PAIRS: dict[str, tuple[str, ...]] = {
     ),
     "TD703-relay-drops-text-beside-tool-calls": (
         'a TD703: the assistant\'s text "I\'ll check the road status and t…ast for Saturday." is in b\'s '
-        "response but not in a's",
+        "response but not in a's — error: lost or changed on the way",
         "    a: client.jsonl c1 exchange 0 turn 1 /response/body#/choices/0/message",
         "    b: upstream.jsonl c1 exchange 0 turn 1 part 0 /response/body#/content/0",
         "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
@@ -735,11 +746,19 @@ PAIRS: dict[str, tuple[str, ...]] = {
     ),
     "TD704-relay-drops-an-argument-it-does-not-know": (
         "a TD704: the arguments of the call to 'get_forecast' (toolu_01BergenFcst4kLp) differ at /unit: a "
-        '(missing), b "celsius"',
+        '(missing), b "celsius" — error: lost or changed on the way',
         "    a: client.jsonl c1 exchange 0 turn 1 part 2 /response/body#/choices/0/message/tool_calls/1",
         "    b: upstream.jsonl c1 exchange 0 turn 1 part 2 /response/body#/content/2",
         "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
         "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
+    ),
+    "TD705-relay-adds-an-instruction-the-client-never-sent": (
+        "b TD705: the user's text 'Keep the answer under 40 words.' is in b's request but not in a's: "
+        "added by the relay (b is downstream of a in a request) — warning: words the model reads as the "
+        "client's, which they are not",
+        "    a: client.jsonl c1 exchange 0 /request/body#",
+        "    b: upstream.jsonl c1 exchange 0 turn 1 part 0 /request/body#/contents/1/parts/0",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 -↔1 1↔2",
     ),
 }
 
