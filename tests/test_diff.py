@@ -501,6 +501,59 @@ def test_reasoning_lost_on_the_way_is_quoted():
                          "in b's" + LOST)
 
 
+def test_a_failure_flag_lost_with_its_text_unchanged():
+    failed = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
+    plain = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out")]
+    [f] = diff(upstream_run(results=failed), upstream_run(results=plain), own=False).findings
+    assert f.message == ("the result of 'get_weather' (toolu_2) 'timed out' is marked as a failure (is_error) on a but "
+                         "not on b: the model reads the failure as the tool's answer" + LOST)
+
+
+def test_an_argument_value_is_quoted_whole_up_to_sixty_characters():
+    def called(note):
+        return upstream((an_request([{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",
+            "name": "get_weather", "input": {"city": "Oslo", "note": note}}]}]), None))
+
+    [f] = diff(called("x" * 58), called("y" * 58), own=False).findings  # 60 characters with the quotes
+    assert f.message == (f"the arguments of the call to 'get_weather' (toolu_1) differ at /note: a \"{'x' * 58}\", "
+                         f"b \"{'y' * 58}\"" + LOST)
+
+
+def test_a_result_without_an_id_is_named_by_its_tool_alone():
+    def answered(temperature):
+        body = {"contents": [
+            {"role": "user", "parts": [{"text": "Oslo?"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "get_weather",
+                                                             "response": {"output": temperature}}}]}]}
+        return jsonl("gemini.jsonl", [(body, None)],
+                     "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent")
+
+    [f] = diff(answered("4 C"), answered("5 C"), own=False).findings
+    assert f.message == "the content of the result of 'get_weather' '4 C' differs: a '4 C', b '5 C'" + LOST
+
+
+def test_text_added_on_the_way_back_is_placed_on_both_sides():
+    result_ = diff(client((oa_request([]), oa_response({"content": "Oslo 4 C."}))),
+                   upstream((an_request([]), an_response([]))), own=False)
+    assert lines(result_)[1:3] == [
+        "    a: client.jsonl c1 exchange 0 turn 1 part 0 /response/body#/choices/0/message/content",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#"]
+
+
+def test_conversations_pair_by_what_their_results_say():
+    """b holds two conversations that differ only in a result: a pairs with the one whose result is a's."""
+    def asked(name, *answers):
+        return jsonl(name, [({"model": "m", "max_tokens": 9, "messages": [
+            {"role": "user", "content": "Status?"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_w", "name": "get_weather", "input": {}}]},
+            {"role": "user", "content": [result("toolu_w", answer)]}]}, None) for answer in answers], ANTHROPIC_URL)
+
+    result_ = diff(asked("a.jsonl", "4 C"), asked("b.jsonl", "9 C", "4 C"), own=False)
+    assert [(p.a, p.b) for p in result_.pairings] == [("c1", "c2")]
+    assert result_.pairing("a", "c1") is result_.pairings[0] and result_.pairing("b", "c1") is None
+
+
 def test_a_tool_and_a_turn_only_b_has():
     a = upstream((an_request([], tools=False), None))
     b = upstream((an_request([{"role": "assistant", "content": "Which day?"}]), None))
@@ -601,7 +654,7 @@ def test_a_documented_sentinel_the_relay_adds_is_a_note(signature):
     result_ = diff(load_file(folder / "client.jsonl"), load_bytes("upstream.jsonl", text.encode()))
     assert result_.findings == []
     [note] = [n for n in result_.notes if "dummy thought signature" in n.message]
-    assert note.b is not None and note.b.turn == 1
+    assert note.b is not None and (note.b.exchange, note.b.turn) == (0, 1)
 
 
 def test_another_signature_the_relay_adds_is_an_addition():

@@ -561,8 +561,9 @@ def test_an_orphan_kept_as_text_says_where_it_was(capsys):
         "\\\"conditions\\\":\\\"overcast\\… → user text \"[tool result 'call_Q3zbX8mN1vRtY6kLpD2wHs9F', whose call i…")
     loaded = load_file(TD101)
     conv = loaded.conversations[1]
-    kept = fix(loaded, conv, keep_orphans=True).conversation.turns[0].parts[0]
-    assert isinstance(kept, Text) and kept.source == conv.turns[0].parts[0].source
+    turn = fix(loaded, conv, keep_orphans=True).conversation.turns[0]
+    assert isinstance(turn.parts[0], Text) and turn.parts[0].source == conv.turns[0].parts[0].source
+    assert turn.source == conv.turns[0].source
 
 
 def test_every_result_answers_its_call_under_its_id_after_fix():
@@ -794,6 +795,77 @@ def test_the_repairs_after_one_that_raised_still_run(monkeypatch):
         "repair TD404 c1 turn 3: an empty assistant turn → (taken out)"]
 
 
+def test_a_target_reasoning_refused_for_one_call_is_still_restored_for_the_next():
+    """The first call's response is not in the log (refused); the second's is (its item restored)."""
+    def returned(k, city):
+        return {"id": f"fc_{k}", "type": "function_call", "call_id": f"call_{k}", "name": "get_weather",
+                "arguments": dumps_str({"city": city})}
+
+    def output(k, words):
+        return {"type": "function_call_output", "call_id": f"call_{k}", "output": words}
+
+    def body(inputs):
+        return {"model": "gpt-5", "store": False, "input": [{"role": "user", "content": "Oslo, then Bergen."}, *inputs]}
+
+    item = {"id": "rs_B", "type": "reasoning", "summary": [], "encrypted_content": "gAAAABB"}
+    oslo = [returned("A", "Oslo"), output("A", "4")]
+    data = log(exchange(RESPONSES, body(oslo), {"id": "resp_1", "object": "response", "status": "completed",
+                                                "output": [item, {**returned("B", "Bergen"), "status": "completed"}]}),
+               exchange(RESPONSES, body([*oslo, returned("B", "Bergen"), output("B", "7")]),
+                        {"id": "resp_2", "object": "response", "status": "completed", "output": []}))
+    lines, _ = repaired(data, "openai-responses", skip=("TD307",))
+    assert lines[-2:] == [
+        "not repaired TD805 c1 turn 1 part 0: the log holds no reasoning item for the turn calling 'get_weather' (the "
+        "response that produced it is not recorded, or had none), and openai-responses rejects the turn without it",
+        "repair TD805 c1 turn 3 part 0: (missing) → openai-responses signed reasoning from the response that made "
+        "the call"]
+
+
+def test_a_call_renamed_on_replay_keeps_its_arguments():
+    first = {"content": "x", "tool_calls": [chat_call("call_Q3zb", "get_weather", {"city": "Oslo", "unit": "c"}),
+                                            CALLS[1]]}
+    lines, _ = repaired(chat_loop({"role": "assistant", "content": "x", "tool_calls": [
+        chat_call("call_Q3zb", "weather", {"city": "Oslo"}), CALLS[1]]}, first=first))
+    assert lines[0] == ("not repaired TD306 c1 turn 1 part 1: the replay calls 'weather' where exchange 0's response "
+                        "called 'get_weather': whether the tool was renamed on purpose is a guess")
+
+
+def test_a_second_damaged_id_close_to_an_answered_call_is_bound_to_the_other():
+    two = ("toolu_01HqZ5fWm3TkXb8YcN2pLr7V", "toolu_01HqZ5fWm3TkXb8YcN2pLr7W")
+    lines, _ = repaired(one_request({"role": "assistant", "content": uses(*two)},
+                                    {"role": "user", "content": results(two[0].lower(), "toolu_01HqZ5fWm3TkXb8YcN2pLr7")}))
+    assert [line.split(" → ")[1] for line in lines] == [
+        "'toolu_01HqZ5fWm3TkXb8YcN2pLr7V', the id of call i1 'get_weather' in turn 1",
+        "'toolu_01HqZ5fWm3TkXb8YcN2pLr7W', the id of call i2 'get_weather' in turn 1"]
+
+
+def test_a_forced_tool_is_renamed_with_its_declaration():
+    data = log(exchange(OPENAI, {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Issue 7?"}],
+                                 "tools": [{"type": "function", "function": {"name": "github.get_issue",
+                                                                             "parameters": {"type": "object"}}}],
+                                 "tool_choice": {"type": "function", "function": {"name": "github.get_issue"}}},
+                        chat_answer()))
+    lines, conv = repaired(data, "anthropic")
+    assert lines[0] == "repair TD806 c1 conversation: tool name 'github.get_issue' → 'github_get_issue', as anthropic " \
+                       "accepts it"
+    assert (conv.tools[0].name, conv.tool_choice.name) == ("github_get_issue", "github_get_issue")
+
+
+def test_a_block_whose_meaning_is_unknown_is_refused():
+    data = log(exchange(OPENAI, {"model": "gpt-4.1", "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "sparkle", "level": 3}]}]}, chat_answer()))
+    lines, _ = repaired(data)
+    assert lines == ["not repaired TD404 c1 turn 0 part 1: a block of type 'sparkle' in a user message: what it means "
+                     "is not known, so it is written as recorded"]
+
+
+def test_an_empty_turn_is_taken_out_but_a_final_empty_assistant_turn_is_kept():
+    lines, conv = repaired(canonical_log(turn("user", text("Go.")), turn("user"), turn("user", text("Again.")),
+                                         turn("assistant")))
+    assert lines == ["repair TD404 c1 turn 1: an empty user turn → (taken out)"]
+    assert [t.role for t in conv.turns] == ["user", "user", "assistant"]
+
+
 def test_an_empty_turn_is_taken_out():
     lines, conv = repaired(canonical_log(turn("user", text("Go.")), turn("assistant"), turn("user", text("Again.")),
                                          turn("assistant", text("Done."))))
@@ -885,6 +957,20 @@ def test_a_call_with_long_arguments_is_named_by_their_first_sixty_characters(cap
     assert str(blank) == ("turn 1 part 0: call 'get_weather' {\"city\":\"Oslo\",\"note\":\"" + "x" * 36 + "… would "
                           "be left out of the anthropic request; repair TD102: close it with an error result saying no "
                           "result was recorded")
+
+
+def test_a_custom_tool_call_has_no_safe_repair_for_a_target_without_freeform_tools(tmp_path, capsys):
+    path = tmp_path / "custom.jsonl"
+    path.write_bytes(log(exchange(OPENAI, {"model": "gpt-5", "messages": [
+        {"role": "user", "content": "Count users."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "custom", "custom": {"name": "run_sql", "input": "SELECT count(*) FROM users"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "42"}],
+        "tools": [{"type": "custom", "custom": {"name": "run_sql"}}]}, chat_answer())))
+    code, _, err = run_fix(capsys, "convert", path, "--to", "anthropic")
+    assert code == 1 and err.splitlines()[0] == (
+        "tooldbg: c1 turn 1 part 0: the freeform input of custom tool 'run_sql'; anthropic needs an object and would "
+        "get {}; no safe repair: anthropic has no freeform tools")
 
 
 def test_json_output_lists_each_refusal_in_full(capsys):
