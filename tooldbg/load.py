@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from . import formats, logs
+from .collector import held_off
 from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response
 from .formats.reading import forget_links, with_chunks
@@ -181,11 +182,13 @@ def load_file(path: str | Path, input_format: str | None = None,
 
 def load_bytes(name: str, data: bytes, input_format: str | None = None,
                progress: Progress | None = None) -> Loaded:
-    """One file's bytes; never raises (what cannot be read is in `errors`)."""
-    try:
-        return _load_bytes(name, data, input_format, progress, whole=False)
-    except Reread:  # a HAR whose entries did not parse one by one: read as one document
-        return _load_bytes(name, data, input_format, progress, whole=True)
+    """One file's bytes; never raises (what cannot be read is in `errors`). Read with the cyclic
+    collector held off, and what was read frozen out of its sight (`collector`)."""
+    with held_off(freeze=True):
+        try:
+            return _load_bytes(name, data, input_format, progress, whole=False)
+        except Reread:  # a HAR whose entries did not parse one by one: read as one document
+            return _load_bytes(name, data, input_format, progress, whole=True)
 
 
 def _load_bytes(name: str, data: bytes, input_format: str | None, progress: Progress | None,
