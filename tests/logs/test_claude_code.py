@@ -162,3 +162,17 @@ def test_a_bad_line_is_an_error_at_its_line_and_the_rest_is_read():
     loaded = load_bytes("s.jsonl", data)
     assert [e.location for e in loaded.errors] == ["line 4"]
     assert sum(isinstance(p, Invocation) for c in loaded.conversations for t in c.turns for p in t.parts) == 4
+
+
+def test_a_prompt_that_quotes_a_tool_result_is_not_a_replay_of_it(tmp_path):
+    """A session logs each message once: the next prompt follows a result, it does not replay it,
+    so a user quoting what a tool printed is no result turned into text (TD302)."""
+    path = jsonl(tmp_path / "s.jsonl", [
+        record("user", "u1", None, "run the tests"),
+        record("assistant", "a1", "u1", [call("toolu_A1")]),
+        record("user", "u2", "a1", [result("toolu_A1", "3 passed, 1 failed in 0.4s")]),
+        record("assistant", "a2", "u2", [{"type": "text", "text": "One test fails."}]),
+        record("user", "u3", "a2", "you said 3 passed, 1 failed in 0.4s: fix the failing one"),
+        record("assistant", "a3", "u3", [{"type": "text", "text": "On it."}]),
+    ])
+    assert codes(load_file(path)) == []

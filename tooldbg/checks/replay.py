@@ -222,8 +222,10 @@ def _compute(loaded: Loaded) -> Iterator[Replay]:
 
 
 def _chained(read: ExchangeRead) -> bool:
-    """A Responses request that continues stored state replays nothing (`tooldbg.chains`)."""
-    return read.request is not None and stored_key(read.request) is not None
+    """A request whose history the provider kept replays nothing: a Responses request that
+    continues stored state (`tooldbg.chains`), and any that carries only the turns after those
+    (`ExchangeRead.stored`), as each model call of an agent's own session log does (`logs.session`)."""
+    return read.request is not None and (read.stored > 0 or stored_key(read.request) is not None)
 
 
 def _rejected(read: ExchangeRead) -> bool:
