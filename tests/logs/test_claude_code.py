@@ -6,7 +6,7 @@ import json
 
 from tests import paths
 from tests.command import run
-from tests.logs.helpers import codes, jsonl, tally
+from tests.logs.helpers import codes, jsonl, shown_lines, tally
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Invocation, Reasoning, Result
 
@@ -176,3 +176,8 @@ def test_a_prompt_that_quotes_a_tool_result_is_not_a_replay_of_it(tmp_path):
         record("assistant", "a3", "u3", [{"type": "text", "text": "On it."}]),
     ])
     assert codes(load_file(path)) == []
+
+
+def test_the_wire_view_shows_each_node_in_its_line():
+    shown = shown_lines(load_file(SESSION), SESSION)
+    assert len(shown) > 10 and all(ok for _, ok in shown)

@@ -8,7 +8,7 @@ import pytest
 
 from tests import paths
 from tests.command import run
-from tests.logs.helpers import codes, jsonl, tally
+from tests.logs.helpers import codes, jsonl, shown_lines, tally
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Result
 from tooldbg.records import compressed
@@ -92,3 +92,10 @@ def test_a_rollout_exports_as_an_anthropic_request_that_passes_its_check(capsys,
     failed = [b for m in json.loads(body.read_text())["messages"] if isinstance(m["content"], list)
               for b in m["content"] if b.get("type") == "tool_result" and b.get("is_error")]
     assert len(failed) == 1
+
+
+def test_the_wire_view_shows_each_node_in_its_line_the_instructions_too():
+    loaded = load_file(ROLLOUT)
+    shown = shown_lines(loaded, ROLLOUT)
+    assert shown[0] == ("line 1", True)  # the system prompt, in the session_meta line
+    assert len(shown) > 10 and all(ok for _, ok in shown)

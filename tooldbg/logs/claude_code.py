@@ -44,10 +44,10 @@ from ..formats.reading import split_results
 from ..jsonio import try_loads
 from ..lacking import SYSTEM, TOOLS
 from ..model import Part, Result, Side, Turn
-from ..records.lines import json_lines
+from ..records.lines import json_records
 from ..shorten import plain
 from .base import Built, Peek
-from .session import Branch, Session
+from .session import Branch, Line, Session
 
 NAME = "claude-code"
 TITLE = "Claude Code session"
@@ -77,15 +77,16 @@ class _Place:
 
 
 class _Reader:
-    def __init__(self, path: str) -> None:
-        self.session = Session(path, NAME)
+    def __init__(self, path: str, data: bytes) -> None:
+        self.session = Session(path, NAME, data)
         self.path = path
         self.places: dict[str, _Place] = {}
         self.errors: list[InputError] = []
         self.message_id: dict[str, str] = {}  # conversation → the message id its last turn came from
         self.agents: dict[str, str] = {}  # agent id → the Task call (tool_use id) that started it
 
-    def line(self, number: int, record: Any) -> None:
+    def line(self, line: Line, record: Any) -> None:
+        number = line[0]
         if not isinstance(record, dict):
             self.errors.append(InputError(self.path, f"line {number}", "a record must be an object"))
             return
@@ -99,18 +100,18 @@ class _Reader:
                 self.places[uuid] = place
             return
         try:
-            after = self._message(number, record, kind, message, place)
+            after = self._message(line, record, kind, message, place)
         except FormatError as err:
             self.errors.append(InputError(self.path, f"line {number}#{err.pointer}", err.message))
             return
         if isinstance(uuid, str) and after is not None:
             self.places[uuid] = after
 
-    def _message(self, number: int, record: dict[str, Any], kind: str, message: dict[str, Any],
+    def _message(self, line: Line, record: dict[str, Any], kind: str, message: dict[str, Any],
                  place: _Place | None) -> _Place | None:
         branch = self._branch(record, place, kind, message)
         side: Side = "request" if kind == "user" else "response"
-        index = self.session.record(side, f"line {number}", record)
+        index = self.session.record(side, line)
         at = self.session.source(index, "/message")
         if kind == "user":
             self._user(branch, record, message, index, at)
@@ -220,7 +221,7 @@ def _string(value: Any) -> str | None:
 
 def read(path: str, data: bytes, document: Any) -> Built:
     """A session file (or a subagent's) read into its conversations."""
-    reader = _Reader(path)
-    for number, record in json_lines(path, data, reader.errors):
-        reader.line(number, record)
+    reader = _Reader(path, data)
+    for number, start, end, record in json_records(path, data, reader.errors):
+        reader.line((number, start, end), record)
     return reader.built()

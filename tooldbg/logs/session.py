@@ -11,7 +11,9 @@ before them, and whose response is the answer. The rules then see what they see 
 Every record that gives a turn is an exchange of the file too (`Session.record`), its body the record
 as the file has it, so each turn's source names its line and the JSON pointer in it, and the wire view
 shows that line. The model calls are the exchanges of the records that hold the answers; the others
-carry no request or response of their own (they belong to no conversation's exchanges).
+carry no request or response of their own (they belong to no conversation's exchanges). A record's
+parsed value is not kept (`Record`): the turns keep what they read of it, and its line is parsed
+again when the wire view or a rule asks for it.
 
 A log can branch — an edited prompt, a rewind — and then its later records go on from an earlier
 record: `Branch.fork` starts a conversation that shares the turns up to there (the same objects, so
@@ -26,6 +28,7 @@ from typing import Any
 
 from ..formats.base import Request, Response
 from ..formats.reading import Linker
+from ..jsonio import loads
 from ..model import Conversation, Part, Side, Source, Turn
 from ..records.containers import Exchange, Message
 from ..timeline import ExchangeRead
@@ -53,20 +56,57 @@ class Branch:
         return len(self.turns)
 
 
+class Record(Message):
+    """A line of the log as the message of its exchange, its parsed value not kept: `body` parses
+    the line again from the file's bytes each time it is asked for. A parsed record held its
+    envelope (ids, timestamps, paths) and a dict for every object in it, besides the strings the
+    turns keep: as much memory again as the file, for the few lines a view or a rule looks at."""
+
+    __slots__ = ("_data", "_start", "_end")
+
+    def __init__(self, location: str, data: bytes, start: int, end: int) -> None:
+        super().__init__(location)
+        self._data, self._start, self._end = data, start, end
+
+    @property
+    def body(self) -> Any:
+        # (it parsed, to the same value, when the log was read: `records.lines.json_records`)
+        return loads(memoryview(self._data)[self._start:self._end], check_depth=False)
+
+    @body.setter
+    def body(self, value: Any) -> None:
+        if value is not None:  # (`Message.__init__` sets none: a record's body is its line)
+            raise AttributeError("a log record's body is its line")
+
+
+#: A line of the log: (its number, where it starts and ends in the file's bytes), as
+#: `records.lines.json_records` gives it.
+Line = tuple[int, int, int]
+
+
 class Session:
     """The records of one log file and the conversations they build (see the module docstring)."""
 
-    def __init__(self, path: str, container: str) -> None:
+    def __init__(self, path: str, container: str, data: bytes) -> None:
         self.path = path
         self.container = container
+        self.data = data
         self.reads: list[ExchangeRead] = []
         self.branches: list[Branch] = []
+        self._location = (0, "")  # the last line named, and its name
 
     # -- records ---------------------------------------------------------------------------------
 
-    def record(self, side: Side, location: str, body: Any) -> int:
+    def location(self, number: int) -> str:
+        """`line N`: where record N is (one string for the sources read before it and the record)."""
+        if self._location[0] != number:
+            self._location = (number, f"line {number}")
+        return self._location[1]
+
+    def record(self, side: Side, line: Line) -> int:
         """A record of the file that gives turns: its index, which its turns' sources name."""
-        message = Message(location=location, body=body)
+        number, start, end = line
+        message = Record(self.location(number), self.data, start, end)
         exchange = Exchange(len(self.reads))
         if side == "request":
             exchange.request = message
@@ -75,9 +115,10 @@ class Session:
         self.reads.append(ExchangeRead(exchange))
         return exchange.index
 
-    def upcoming(self, side: Side, location: str, pointer: str = "") -> Source:
-        """Where a node is in the record `record` will add next (read before it is added)."""
-        return Source(file=self.path, exchange=len(self.reads), side=side, location=location,
+    def upcoming(self, side: Side, number: int, pointer: str = "") -> Source:
+        """Where a node is in the record `record` will add next, line `number` (read before it is
+        added)."""
+        return Source(file=self.path, exchange=len(self.reads), side=side, location=self.location(number),
                       pointer=pointer)
 
     def source(self, record: int, pointer: str = "") -> Source:
