@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .. import formats
+from ..formats.base import Assembled
 from ..jsonio import dumps_str, resolve, try_loads
 from ..model import Conversation, Invocation, Source, Tool, Turn
+from ..records.containers import Message
 from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
 
@@ -111,37 +113,60 @@ def _calls(ctx: Context) -> Iterator[Call]:
     #: Each conversation's latest request turns: the next request's first turns are mostly the
     #: very same objects, visited then, and skipped as a run rather than looked up one by one.
     latest: dict[str | None, tuple[Turn, ...]] = {}
+    bodies = _Bodies(ctx.reads)
     for read in ctx.reads:
         conv = ctx.loaded.conversation(read.conversation) if read.conversation else None
         tools = read.request.tools if read.request is not None else None
-        # (turn, the body its sources point into, whether a broken stream produced it), from the
-        # first turn not visited with the conversation's previous request
-        turns: list[tuple[Turn, Any, bool]] = []
+        # (turn, the message or the assembled stream its sources point into, whether a broken
+        # stream produced it), from the first turn not visited with the conversation's previous
+        # request
+        turns: list[tuple[Turn, Message | Assembled | None, bool]] = []
         start = 0
         if read.request is not None:
-            body = read.exchange.request.body if read.exchange.request is not None else None
             start = same_start(latest.get(read.conversation, ()), read.request.turns)
             latest[read.conversation] = read.request.turns
-            turns.extend((t, body, False) for t in read.request.turns[start:])
+            turns.extend((t, read.exchange.request, False) for t in read.request.turns[start:])
         for k, response in enumerate(read.responses):
             if response.turn is None:
                 continue
             if read.streams:
                 stream = read.streams[k] if k < len(read.streams) else None
-                body = stream.body if stream is not None else None
                 broken = stream is not None and any(p.kind in BROKEN_STREAM for p in stream.problems)
+                turns.append((response.turn, stream, broken))
             else:
-                body = read.exchange.response.body if read.exchange.response is not None else None
-                broken = False
-            turns.append((response.turn, body, broken))
-        for t, (turn, body, broken) in enumerate(turns, start):
+                turns.append((response.turn, read.exchange.response, False))
+        for t, (turn, wire, broken) in enumerate(turns, start):
             place = (id(turn), read.conversation, t)
             if place in visited:
                 continue
             visited.add(place)
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
+                    body = bodies.of(part.source, read, wire)
                     yield _occurrence(read, body, conv, t, p, part, tools, broken, seen)
+
+
+class _Bodies:
+    """The body each call's source points into, fetched only for calls (a log's record is parsed
+    again when asked: `logs.session.Record`), the last one kept for the calls beside it."""
+
+    def __init__(self, reads: list[ExchangeRead]) -> None:
+        self._reads = reads
+        self._last: tuple[Any, Any] = (None, None)  # (the message or stream, its body)
+
+    def of(self, source: Source, read: ExchangeRead, wire: Message | Assembled | None) -> Any:
+        """The body of `wire` (`read`'s request or response, or a stream assembled from it), or,
+        for a call read from another record (an agent's session log builds a turn from a record
+        a block), of the message its source names."""
+        if source.exchange is not None and source.exchange != read.exchange.index \
+                and 0 <= source.exchange < len(self._reads):
+            exchange = self._reads[source.exchange].exchange
+            wire = exchange.request if source.side == "request" else exchange.response
+        if wire is None:
+            return None
+        if wire is not self._last[0]:
+            self._last = (wire, wire.body)
+        return self._last[1]
 
 
 def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int, p: int,
