@@ -4,9 +4,12 @@ and what a session does not carry said, not flagged."""
 
 import json
 
+import pytest
+
 from tests import paths
 from tests.command import run
 from tests.logs.helpers import codes, jsonl, shown_lines, tally
+from tooldbg.jsonio import MAX_DEPTH
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Invocation, Reasoning, Result
 
@@ -162,6 +165,21 @@ def test_a_bad_line_is_an_error_at_its_line_and_the_rest_is_read():
     loaded = load_bytes("s.jsonl", data)
     assert [e.location for e in loaded.errors] == ["line 4"]
     assert sum(isinstance(p, Invocation) for c in loaded.conversations for t in c.turns for p in t.parts) == 4
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH - 4, MAX_DEPTH - 3])
+def test_a_line_nested_past_the_limit_is_an_error_at_its_line(levels):
+    """The record, its message, the content list and the block are four levels; `input` is the
+    first of `levels` objects nested in one another."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    deep = record("assistant", "a9", "u-0001", [{**call("toolu_D"), "input": {}}])
+    text = json.dumps(deep).replace('"input": {}', '"input": ' + '{"a": ' * levels + "1" + "}" * levels)
+    loaded = load_bytes("s.jsonl", b"".join(lines[:3]) + text.encode() + b"\n" + b"".join(lines[3:]))
+    if levels + 4 > MAX_DEPTH:
+        [error] = loaded.errors
+        assert error.location == "line 4/message/content/0/input" + "/a" * (MAX_DEPTH - 4)
+    else:
+        assert loaded.errors == []
 
 
 def test_a_prompt_that_quotes_a_tool_result_is_not_a_replay_of_it(tmp_path):
