@@ -34,9 +34,9 @@ from .jsonio import dumps_str, resolve
 from .logs.base import LogFormat
 from .model import Conversation, Side, Source, read_document
 from .records.compressed import unpack
-from .records.containers import Capture, Exchange, Message, iter_files, open_capture
+from .records.containers import Capture, Exchange, Message, open_capture
 from .records.entries import Reread
-from .records.sniff import HEAD, looks_like_log
+from .records.sniff import HEAD, iter_files, looks_like_log
 from .shorten import plain, quote
 from .stitch import Stitcher
 from .timeline import ExchangeRead
@@ -308,6 +308,8 @@ class Reading:
             read.request, read.responses, read.streams = None, (), ()
             return read
         read.conversation = thread.conversation.id
+        for index, branch in self._stitcher.branched().items():  # refused requests their retry left
+            loaded.reads[index].conversation = branch
         if read.request is not None and read.format is not None and exchange.request is not None:
             self._history.remember(read.conversation, exchange.request.body, read.format, listed,
                                    read.request)

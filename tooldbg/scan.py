@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .errors import InputError
 from .load import Loaded, load_bytes, load_file, load_found
-from .records.containers import iter_files
-from .records.sniff import looks_like_log
+from .records.sniff import iter_files, looks_like_log
 
 if TYPE_CHECKING:
     from .checks.base import Finding

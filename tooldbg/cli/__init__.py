@@ -370,7 +370,7 @@ def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], i
 def diff_command(a: str, b: str, output_format: str, no_redact: bool) -> None:
     """Compare two logs of the same conversation: A the client's side, B the upstream side of a relay
     (any formats; either may be - for standard input). Each difference is reported with its code
-    (TD701-TD704) and the side it is on, beside both files' own findings. Exit 0 when they agree, 1 on
+    (TD701-TD705) and the side it is on, beside both files' own findings. Exit 0 when they agree, 1 on
     differences (or an error-severity finding of either file), 2 when an input is unreadable."""
     redact(not no_redact)
     from ..diff import diff
@@ -429,7 +429,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     format is written) then runs on the result; exit 0 only when nothing at or above --fail-on
     remains, 1 otherwise (or when the result could not be written without blanking recorded data)."""
     redact(not no_redact)
-    from ..checks import run_checks, select_rules
+    from ..checks import export_rules, run_checks
     from ..checks.base import severity_rank
     from ..convert import export
     from ..repair import after_writing
@@ -455,7 +455,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
         results: list[Checked] = []
     else:
         checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
-        found = run_checks(checked, select_rules(target=rule_target), rule_target)
+        found = run_checks(checked, export_rules(rule_target), rule_target)
         if rule_target is not None:  # the written body holds the one conversation chosen: its name
             found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
         results = [Checked(checked, found)]

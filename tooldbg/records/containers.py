@@ -20,7 +20,6 @@ import codecs
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError, InputError
@@ -101,17 +100,6 @@ class Capture:
 
 
 CONTAINERS = ("json", "jsonl", "interactions", "har", "sse", "eventstream", "canonical")
-
-
-def iter_files(path: Path) -> Iterator[Path]:
-    """A file, or every file below a folder in name order, hidden ones left out. Which of a folder's
-    files are logs is told by their content when they are read (`sniff.looks_like_log`)."""
-    if path.is_dir():
-        for child in sorted(path.rglob("*")):
-            if child.is_file() and not any(p.startswith(".") for p in child.relative_to(path).parts):
-                yield child
-    else:
-        yield path
 
 
 def read_capture(path: str, data: bytes) -> Capture:

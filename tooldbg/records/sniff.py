@@ -10,6 +10,9 @@ command line is always read: if it is not a log, that is an error, never a silen
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 from . import eventstream, sse
 from .compressed import ZIP_MAGIC, ZSTD_MAGIC, is_zlib
 
@@ -41,3 +44,14 @@ def is_api_text(text: str, content_type: str) -> bool:
     script, a stylesheet or an image in a HAR is not, and is kept as text rather than reported as
     invalid JSON. A body that starts like JSON but does not parse is still reported."""
     return "json" in content_type.lower() or text.lstrip()[:1] in ("{", "[", '"')
+
+
+def iter_files(path: Path) -> Iterator[Path]:
+    """A file, or every file below a folder in name order, hidden ones left out. Which of a folder's
+    files are logs is told by their content when they are read (`looks_like_log`)."""
+    if path.is_dir():
+        for child in sorted(path.rglob("*")):
+            if child.is_file() and not any(p.startswith(".") for p in child.relative_to(path).parts):
+                yield child
+    else:
+        yield path
