@@ -41,9 +41,9 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Call:
-    """One occurrence of a tool call."""
+    """One occurrence of a tool call (made once and read by several rules: not changed after)."""
 
     conversation: Conversation | None
     turn: int
@@ -59,20 +59,11 @@ class Call:
     wire: Any
     first: bool
     broken_stream: bool = False
-
-    @property
-    def custom(self) -> bool:
-        """A freeform (custom) tool call, whose input is plain text by design."""
-        chat = self.call.meta.get("openai-chat")
-        responses = self.call.meta.get("openai-responses")
-        return (isinstance(chat, Mapping) and chat.get("type") == "custom") or (
-            isinstance(responses, Mapping) and responses.get("custom") is True)
-
-    @property
-    def encoding(self) -> Literal["string", "object"] | None:
-        """How the call's wire format carries arguments (`Facts.arguments`): a JSON-encoded `string`
-        or an `object`; None for a call with no wire format (a canonical document)."""
-        return formats.facts(self.format).arguments if self.format is not None else None
+    #: A freeform (custom) tool call, whose input is plain text by design (`is_custom`).
+    custom: bool = False
+    #: How the call's wire format carries arguments (`Facts.arguments`): a JSON-encoded `string` or
+    #: an `object`; None for a call with no wire format (a canonical document).
+    encoding: Literal["string", "object"] | None = None
 
     @property
     def has_wire(self) -> bool:
@@ -88,6 +79,14 @@ class Call:
         if self.has_wire:
             return self.wire if isinstance(self.wire, str) else None
         return self.call.raw_arguments
+
+
+def is_custom(call: Invocation) -> bool:
+    """A freeform (custom) tool call, whose input is plain text by design."""
+    chat = call.meta.get("openai-chat")
+    responses = call.meta.get("openai-responses")
+    return (isinstance(chat, Mapping) and chat.get("type") == "custom") or (
+        isinstance(responses, Mapping) and responses.get("custom") is True)
 
 
 def calls(ctx: Context) -> list[Call]:
@@ -108,14 +107,17 @@ def _calls(ctx: Context) -> Iterator[Call]:
             for t, _, p, part in ctx.parts(whole):
                 if isinstance(part, Invocation):
                     yield Call(whole, t, p, part, None, whole.tools, part.source,
-                               MISSING, _first(seen, whole, t, p, part))
+                               MISSING, _first(seen, whole, t, p, part), custom=is_custom(part))
         return
     #: Each conversation's latest request turns: the next request's first turns are mostly the
     #: very same objects, visited then, and skipped as a run rather than looked up one by one.
     latest: dict[str | None, tuple[Turn, ...]] = {}
     bodies = _Bodies(ctx.reads)
     for read in ctx.reads:
+        if read.request is None and not read.responses:  # (a session log's record of no call)
+            continue
         conv = ctx.loaded.conversation(read.conversation) if read.conversation else None
+        encoding = formats.facts(read.format).arguments if read.format is not None else None
         tools = read.request.tools if read.request is not None else None
         # (turn, the message or the assembled stream its sources point into, whether a broken
         # stream produced it), from the first turn not visited with the conversation's previous
@@ -143,7 +145,7 @@ def _calls(ctx: Context) -> Iterator[Call]:
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
                     body = bodies.of(part.source, read, wire)
-                    yield _occurrence(read, body, conv, t, p, part, tools, broken, seen)
+                    yield _occurrence(read, body, conv, t, p, part, tools, broken, seen, encoding)
 
 
 class _Bodies:
@@ -171,7 +173,7 @@ class _Bodies:
 
 def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int, p: int,
                 part: Invocation, tools: tuple[Tool, ...] | None, broken: bool,
-                seen: set[tuple[Any, ...]]) -> Call:
+                seen: set[tuple[Any, ...]], encoding: Literal["string", "object"] | None) -> Call:
     source = part.source
     container = resolve(body, source.pointer) if body is not None else None
     path = _arguments_path(read.format, part, container)
@@ -186,7 +188,7 @@ def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int
         wire = node
     at = source.child(*path) if path is not None else source
     first = not broken and _first(seen, conv, t, p, part)
-    return Call(conv, t, p, part, read.format, tools, at, wire, first, broken)
+    return Call(conv, t, p, part, read.format, tools, at, wire, first, broken, is_custom(part), encoding)
 
 
 def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int,
