@@ -38,12 +38,12 @@ from typing import Any
 from ..errors import FormatError, InputError
 from ..formats.anthropic.common import NAME as ANTHROPIC
 from ..formats.anthropic.read import MESSAGE_BLOCKS, RESPONSE_BLOCKS, read_content
-from ..formats.base import ApiError, Response
+from ..formats.base import ApiError
 from ..formats.meta import with_meta
 from ..formats.reading import split_results
 from ..jsonio import try_loads
 from ..lacking import SYSTEM, TOOLS
-from ..model import Part, Result, Side, Turn
+from ..model import Part, Result, Side, Source, Turn
 from ..records.lines import json_records
 from ..shorten import plain
 from .base import Built, Peek
@@ -116,7 +116,7 @@ class _Reader:
         if kind == "user":
             self._user(branch, record, message, index, at)
         elif record.get("isApiErrorMessage") is True:
-            self.session.answer(branch, Response(error=_api_error(record, message), model=None), index)
+            self.session.answer(branch, index, None, None, error=_api_error(record, message))
         else:
             self._assistant(branch, message, index, at)
         return _Place(branch, branch.tail)
@@ -156,17 +156,16 @@ class _Reader:
                 self.agents[result["agentId"]] = call
         self.session.send(branch, split_results("user", parts, at), index)
 
-    def _assistant(self, branch: Branch, message: dict[str, Any], index: int, at: Any) -> None:
+    def _assistant(self, branch: Branch, message: dict[str, Any], index: int, at: Source) -> None:
         parts = read_content(message.get("content"), at.child("content"), RESPONSE_BLOCKS)
         usage = message.get("usage")
-        response = Response(turn=Turn(role="assistant", parts=parts, source=at),
-                            finish_reason=_string(message.get("stop_reason")),
-                            model=_string(message.get("model")),
-                            usage=usage if isinstance(usage, dict) else None)
+        usage = usage if isinstance(usage, dict) else None
+        finish_reason = _string(message.get("stop_reason"))
         if self._continues(branch, "assistant", message):
-            self.session.extend(branch, parts, response)
+            self.session.extend(branch, parts, finish_reason, usage)
             return
-        self.session.answer(branch, response, index)
+        self.session.answer(branch, index, Turn(role="assistant", parts=parts, source=at),
+                            _string(message.get("model")), finish_reason=finish_reason, usage=usage)
         mid = message.get("id")
         if isinstance(mid, str):
             self.message_id[branch.id] = mid

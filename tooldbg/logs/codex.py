@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from operator import is_
 from typing import Any
 
 from ..errors import FormatError, InputError
-from ..formats.base import Response
 from ..formats.meta import with_meta
 from ..formats.openai_responses.common import NAME as RESPONSES
 from ..formats.openai_responses.read import group_read, item_side, read_item
@@ -147,9 +147,7 @@ class _Reader:
         if not items:
             return
         # (a prior turn: a system or developer message here is a turn, not the request's system)
-        turns = group_read((i[:3] for i in items), [], prior=_AFTER_START)
-        turns = [t if t.role != "tool" else replace(t, parts=tuple(_exit_code(p) for p in t.parts))
-                 for t in turns]
+        turns = [_exit_codes(t) for t in group_read((i[:3] for i in items), [], prior=_AFTER_START)]
         self.session.send(self.branch, turns, items[0][3])
 
     def _answer(self) -> None:
@@ -159,13 +157,24 @@ class _Reader:
         items, self.output = self.output, []
         parts = tuple(p for t in group_read((i[:3] for i in items), [], prior=_AFTER_START) for p in t.parts)
         turn = Turn(role="assistant", parts=parts, source=items[0][1])
-        self.session.answer(self.branch, Response(turn=turn, model=self.model), items[0][3])
+        self.session.answer(self.branch, items[0][3], turn, self.model)
 
     def built(self) -> Built:
         self._answer()
         built = self.session.built(LACKS if self.instructions else (*LACKS, SYSTEM))
         built.errors = self.errors
         return built
+
+
+def _exit_codes(turn: Turn) -> Turn:
+    """A tool turn with its results marked failed where their output says so (`_exit_code`); the
+    same turn when none is."""
+    if turn.role != "tool":
+        return turn
+    parts = tuple(_exit_code(p) for p in turn.parts)
+    if all(map(is_, parts, turn.parts)):
+        return turn
+    return replace(turn, parts=parts)
 
 
 def _exit_code(part: Part) -> Part:

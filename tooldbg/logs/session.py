@@ -23,10 +23,10 @@ their sources and ids stay), as a Responses request continuing an older response
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats.base import Request, Response
+from ..formats.base import ApiError, Request, Response
 from ..formats.reading import Linker
 from ..jsonio import loads
 from ..model import Conversation, Part, Side, Source, Turn
@@ -160,39 +160,42 @@ class Session:
         for turn in branch.linker.link(turns):
             last = branch.turns[-1] if branch.turns else None
             if last is not None and last.role == turn.role == "tool" and branch.tail > branch.start:
-                branch.turns[-1] = replace(last, parts=last.parts + turn.parts)
+                branch.turns[-1] = _joined(last, turn.parts)
             else:
                 branch.turns.append(turn)
 
-    def answer(self, branch: Branch, response: Response, record: int) -> None:
-        """The model's answer to the call under way, read from `record` (a response with an error
-        and no turn: the provider rejected the call)."""
+    def answer(self, branch: Branch, record: int, turn: Turn | None, model: str | None, *,
+               finish_reason: str | None = None, usage: dict[str, Any] | None = None,
+               error: ApiError | None = None) -> None:
+        """The model's answer to the call under way, read from `record`: its turn, or none and an
+        error (the provider rejected the call)."""
         read = self.reads[record]
-        turn = branch.linker.link((response.turn,))[0] if response.turn is not None else None
-        read.request = Request(turns=tuple(branch.turns[branch.start:]), model=response.model,
-                               system=branch.system)
+        if turn is not None:
+            turn = branch.linker.link((turn,))[0]
+        read.request = Request(turns=tuple(branch.turns[branch.start:]), model=model, system=branch.system)
         read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
         if branch.opened is not None:
             read.exchange.request = self.reads[branch.opened].exchange.request
-        read.responses = (replace(response, turn=turn),)
+        read.responses = (Response(turn=turn, finish_reason=finish_reason, model=model, usage=usage,
+                                   error=error),)
         if turn is not None:
             branch.turns.append(turn)
             branch.answer = read
         branch.start, branch.opened = branch.tail, None
-        branch.model = response.model or branch.model
+        branch.model = model or branch.model
 
-    def extend(self, branch: Branch, parts: tuple[Part, ...], response: Response) -> None:
+    def extend(self, branch: Branch, parts: tuple[Part, ...], finish_reason: str | None,
+               usage: dict[str, Any] | None) -> None:
         """More of the answer the last turn holds (an agent that logs a message a block a line):
-        its parts joined to it, `response`'s finish reason and usage the answer's from now on."""
+        its parts joined to it, and its finish reason and usage, when given, the answer's now."""
         read = branch.answer
         assert read is not None and read.responses and read.responses[0].turn is not None
         linked = branch.linker.link((Turn(role="assistant", parts=parts),))[0]
-        turn = replace(branch.turns[-1], parts=branch.turns[-1].parts + linked.parts)
-        branch.turns[-1] = turn
+        turn = branch.turns[-1] = _joined(branch.turns[-1], linked.parts)
         previous = read.responses[0]
-        read.responses = (replace(previous, turn=turn,
-                                  finish_reason=response.finish_reason or previous.finish_reason,
-                                  usage=response.usage or previous.usage),)
+        read.responses = (Response(turn=turn, finish_reason=finish_reason or previous.finish_reason,
+                                   model=previous.model, usage=usage or previous.usage,
+                                   error=previous.error, meta=previous.meta),)
 
     def built(self, lacks: tuple[str, ...] = ()) -> Built:
         """The file read. Input logged after the last answer (results of a call still running, a
@@ -201,3 +204,8 @@ class Session:
         conversations = [Conversation(id=b.id, model=b.model, system=b.system, turns=tuple(b.turns),
                                       meta=b.meta) for b in self.branches if b.turns]
         return Built(self.container, self.reads, conversations, lacks=lacks)
+
+
+def _joined(turn: Turn, parts: tuple[Part, ...]) -> Turn:
+    """`turn` with `parts` after its own (made directly: one turn a line of a long session)."""
+    return Turn(role=turn.role, parts=turn.parts + parts, meta=turn.meta, source=turn.source)
