@@ -53,8 +53,8 @@ class Call:
     #: Tools the request of this exchange declared; None when no request was read (a
     #: response-only log).
     tools: tuple[Tool, ...] | None
-    #: Where the arguments sit on the wire (the call's own source when that is unknown).
-    at: Source
+    #: Where the arguments sit on the wire below the call's own node (`at`); None when unknown.
+    path: tuple[str, ...] | None
     #: The arguments exactly as the wire held them; MISSING when absent or when there is no wire.
     wire: Any
     first: bool
@@ -64,6 +64,12 @@ class Call:
     #: How the call's wire format carries arguments (`Facts.arguments`): a JSON-encoded `string` or
     #: an `object`; None for a call with no wire format (a canonical document).
     encoding: Literal["string", "object"] | None = None
+
+    @property
+    def at(self) -> Source:
+        """Where the arguments sit on the wire (the call's own source when that is unknown): made
+        when a finding asks, not for every call."""
+        return self.call.source.child(*self.path) if self.path is not None else self.call.source
 
     @property
     def has_wire(self) -> bool:
@@ -106,7 +112,7 @@ def _calls(ctx: Context) -> Iterator[Call]:
         for whole in ctx.conversations:
             for t, _, p, part in ctx.parts(whole):
                 if isinstance(part, Invocation):
-                    yield Call(whole, t, p, part, None, whole.tools, part.source,
+                    yield Call(whole, t, p, part, None, whole.tools, None,
                                MISSING, _first(seen, whole, t, p, part), custom=is_custom(part))
         return
     #: Each conversation's latest request turns: the next request's first turns are mostly the
@@ -186,9 +192,8 @@ def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int
                 break
             node = node[key]
         wire = node
-    at = source.child(*path) if path is not None else source
     first = not broken and _first(seen, conv, t, p, part)
-    return Call(conv, t, p, part, read.format, tools, at, wire, first, broken, is_custom(part), encoding)
+    return Call(conv, t, p, part, read.format, tools, path, wire, first, broken, is_custom(part), encoding)
 
 
 def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int,
