@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, cast
 
 from ..formats.base import ApiError, Request, Response
 from ..formats.reading import Linker
@@ -65,7 +66,7 @@ class Record(Message):
     __slots__ = ("_data", "_start", "_end")
 
     def __init__(self, location: str, data: bytes, start: int, end: int) -> None:
-        super().__init__(location)
+        super().__init__(location, headers=_NOTHING)
         self._data, self._start, self._end = data, start, end
 
     @property
@@ -78,6 +79,10 @@ class Record(Message):
         if value is not None:  # (`Message.__init__` sets none: a record's body is its line)
             raise AttributeError("a log record's body is its line")
 
+
+#: A record's headers and its exchange's meta: none, one read-only empty mapping for every record
+#: (a dict each was a tenth of a long log's size again; a change to it raises, shared by no one).
+_NOTHING = cast(dict[str, Any], MappingProxyType({}))
 
 #: A line of the log: (its number, where it starts and ends in the file's bytes), as
 #: `records.lines.json_records` gives it.
@@ -107,7 +112,7 @@ class Session:
         """A record of the file that gives turns: its index, which its turns' sources name."""
         number, start, end = line
         message = Record(self.location(number), self.data, start, end)
-        exchange = Exchange(len(self.reads))
+        exchange = Exchange(len(self.reads), meta=_NOTHING)
         if side == "request":
             exchange.request = message
         else:
