@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from .. import formats
 from ..formats.base import Assembled
-from ..jsonio import dumps_str, resolve, try_loads
+from ..jsonio import dumps, dumps_str, resolve, try_loads
 from ..model import Conversation, Invocation, Source, Tool, Turn
 from ..records.containers import Message
 from ..timeline import ExchangeRead
@@ -192,6 +192,8 @@ def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int
                 break
             node = node[key]
         wire = node
+    if type(wire) is dict and wire is not part.arguments and dumps(wire) == dumps(part.arguments):
+        wire = part.arguments  # the same JSON: one copy kept (a session log's record was parsed again)
     first = not broken and _first(seen, conv, t, p, part)
     return Call(conv, t, p, part, read.format, tools, path, wire, first, broken, is_custom(part), encoding)
 
