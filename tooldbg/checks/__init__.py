@@ -118,6 +118,7 @@ def _run_checks(loaded: Loaded, rules: Iterable[Rule] | None, target: str | None
         if lacks.intersection(rule.needs):
             continue
         ctx.rule = rule
+        ctx.passing(rule.code)
         try:
             if rule.code not in ctx.found:  # the rule as given (TD901 may have run it already)
                 ctx.found[rule.code] = list(rule.check(ctx))

@@ -98,7 +98,7 @@ def is_custom(call: Invocation) -> bool:
 def calls(ctx: Context) -> list[Call]:
     """Every tool call of the file, in log order (see the module docstring), gathered once for all
     the rules that ask."""
-    return ctx.shared("arguments.calls", lambda: list(_calls(ctx)))
+    return ctx.shared("arguments.calls", lambda: list(_calls(ctx)), until="TD207")
 
 
 def _calls(ctx: Context) -> Iterator[Call]:

@@ -201,7 +201,7 @@ class Replay:
 
 def replays(ctx: Context) -> list[Replay]:
     """Every (exchange, replaying exchange) of the file with its differing turns, computed once."""
-    return ctx.shared("replays", lambda: list(_compute(ctx.loaded)))
+    return ctx.shared("replays", lambda: list(_compute(ctx.loaded)), until="TD307")
 
 
 def _compute(loaded: Loaded) -> Iterator[Replay]:

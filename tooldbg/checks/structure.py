@@ -72,7 +72,7 @@ def wire_role(turn: Turn) -> str:
 
 def views(ctx: Context) -> list[View]:
     """Each conversation as its latest request sent it, worked out once for every rule that asks."""
-    return ctx.shared("structure.views", lambda: list(_views(ctx)))
+    return ctx.shared("structure.views", lambda: list(_views(ctx)), until="TD601")
 
 
 def _views(ctx: Context) -> Iterator[View]:
