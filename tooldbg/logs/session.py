@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, cast
+from typing import Any
 
 from ..formats.base import ApiError, Request, Response
 from ..formats.reading import Linker
@@ -79,10 +78,24 @@ class Record(Message):
         if value is not None:  # (`Message.__init__` sets none: a record's body is its line)
             raise AttributeError("a log record's body is its line")
 
+    def __reduce__(self) -> tuple[type[Record], tuple[str, bytes, int, int]]:
+        # (a file read in another process comes back whole: `scan.check_files`; the file's bytes
+        # are pickled once however many records hold them)
+        return Record, (self.location, self._data, self._start, self._end)
 
-#: A record's headers and its exchange's meta: none, one read-only empty mapping for every record
-#: (a dict each was a tenth of a long log's size again; a change to it raises, shared by no one).
-_NOTHING = cast(dict[str, Any], MappingProxyType({}))
+
+class _Empty(dict[str, Any]):
+    """An empty dict that refuses to be changed: one serves every record (`_NOTHING`)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a log record's headers and its exchange's meta are empty, not to be changed")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+
+#: A record's headers and its exchange's meta: none, one empty dict for every record (a dict each
+#: was a tenth of a long log's size again); a change to it raises, so it is shared with no one.
+_NOTHING = _Empty()
 
 #: A line of the log: (its number, where it starts and ends in the file's bytes), as
 #: `records.lines.json_records` gives it.
