@@ -50,6 +50,16 @@ def test_a_large_file_is_read_into_frozen_objects_and_the_collector_is_back_on()
     assert gc.isenabled() and findings == []
 
 
+def test_the_freeze_ends_when_every_file_read_under_it_is_let_go():
+    """A process that goes on reading files (a Dask worker) keeps collecting the cycles it drops."""
+    first = load_bytes("a.jsonl", rollout(FREEZE_AT // 2))
+    second = load_bytes("b.jsonl", rollout(FREEZE_AT // 2))
+    del first
+    assert gc.get_freeze_count() > FREEZE_AT  # the second file still holds it
+    del second
+    assert gc.get_freeze_count() == 0
+
+
 def test_a_small_file_is_not_frozen():
     loaded = load_bytes("rollout.jsonl", rollout(3))
     assert gc.isenabled() and gc.get_freeze_count() == 0
