@@ -207,13 +207,15 @@ def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
     if facts.content_types is None and facts.content_members is None:
         return
     key = facts.messages_key
-    parts = _parts_at(view)
+    parts: dict[str, tuple[int, int, Part]] | None = None  # (made for the first block found)
     messages = body.get(key)
     for i, message in enumerate(messages if isinstance(messages, list) else ()):
         if not isinstance(message, dict):
             continue
         role, field = message.get("role"), "parts" if "parts" in message else "content"  # Gemini: parts
         for pointer, what in _undefined(message.get(field), f"/{key}/{i}/{field}", facts):
+            if parts is None:
+                parts = _parts_at(view)
             found = parts.get(pointer)
             read_as = _read_as(found[2]) if found is not None else "kept verbatim"
             whose = f"an {plain(role)} message" if role == "assistant" else \
