@@ -75,6 +75,10 @@ GOOD = """
     "response": {"output": {"temp_c": 4}}}}]}]}
 """
 
+#: What a foreign block's finding says before what tooldbg read the block as (`read as …`, or `kept
+#: verbatim`): the TD404 repair reads the meaning after it.
+FORWARDED = "forwarded unconverted; "
+
 _RESPONSES_ROLES = frozenset({"user", "assistant", "system", "developer"})
 
 
@@ -217,7 +221,7 @@ def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
             whose = f"an {plain(role)} message" if role == "assistant" else \
                 f"a {plain(role)} message" if isinstance(role, str) else "a message"
             message_text = (f"a block {what} in {whose}: {fmt} has no such content type — another "
-                            f"format's block (or an agent framework's) forwarded unconverted; {read_as}")
+                            f"format's block (or an agent framework's) {FORWARDED}{read_as}")
             if found is not None:
                 yield ctx.at(message_text, conversation=view.conversation, turn=found[0], part=found[1],
                              source=found[2].source)
