@@ -579,29 +579,35 @@ def test_every_result_answers_its_call_under_its_id_after_fix():
                         assert result.wire_id == calls[result.invocation_id].wire_id, (path.name, target, result)
 
 
+def returned(k: str, city: str) -> dict:
+    """A Responses `function_call` item for the weather in `city`, call `call_{k}`."""
+    return {"id": f"fc_{k}", "type": "function_call", "call_id": f"call_{k}", "name": "get_weather",
+            "arguments": dumps_str({"city": city})}
+
+
+def output(k: str, words: str) -> dict:
+    """The `function_call_output` answering `call_{k}`."""
+    return {"type": "function_call_output", "call_id": f"call_{k}", "output": words}
+
+
+def two_cities(inputs: list) -> dict:
+    """A Responses request (store false) asking for two cities, then `inputs`."""
+    return {"model": "gpt-5", "store": False, "input": [{"role": "user", "content": "Oslo, then Bergen."}, *inputs]}
+
+
 def test_reasoning_comes_back_from_the_response_that_made_each_call():
     """Two rounds of one tool, each response with its own reasoning item; the history keeps neither
     (store is false): each call's turn gets the item of the response that returned it."""
     def item(k):
         return {"id": f"rs_{k}", "type": "reasoning", "summary": [], "encrypted_content": f"gAAAAB{k}"}
 
-    def returned(k, city):
-        return {"id": f"fc_{k}", "type": "function_call", "call_id": f"call_{k}", "name": "get_weather",
-                "arguments": dumps_str({"city": city})}
-
-    def output(k, words):
-        return {"type": "function_call_output", "call_id": f"call_{k}", "output": words}
-
-    def body(inputs):
-        return {"model": "gpt-5", "store": False, "input": [{"role": "user", "content": "Oslo, then Bergen."}, *inputs]}
-
     def response(*items):
         return {"id": "resp_1", "object": "response", "status": "completed", "output": list(items)}
 
     oslo, bergen = [returned("A", "Oslo"), output("A", "4")], [returned("B", "Bergen"), output("B", "7")]
-    data = log(exchange(RESPONSES, body([]), response(item("A"), {**returned("A", "Oslo"), "status": "completed"})),
-               exchange(RESPONSES, body(oslo), response(item("B"), {**returned("B", "Bergen"), "status": "completed"})),
-               exchange(RESPONSES, body([*oslo, *bergen]), response()))
+    data = log(exchange(RESPONSES, two_cities([]), response(item("A"), {**returned("A", "Oslo"), "status": "completed"})),
+               exchange(RESPONSES, two_cities(oslo), response(item("B"), {**returned("B", "Bergen"), "status": "completed"})),
+               exchange(RESPONSES, two_cities([*oslo, *bergen]), response()))
     lines, conv = repaired(data, "openai-responses", skip=("TD307",))
     assert lines == [f"repair TD805 c1 turn {t} part 0: (missing) → openai-responses signed reasoning from the "
                      "response that made the call" for t in (1, 3)]
@@ -797,21 +803,11 @@ def test_the_repairs_after_one_that_raised_still_run(monkeypatch):
 
 def test_a_target_reasoning_refused_for_one_call_is_still_restored_for_the_next():
     """The first call's response is not in the log (refused); the second's is (its item restored)."""
-    def returned(k, city):
-        return {"id": f"fc_{k}", "type": "function_call", "call_id": f"call_{k}", "name": "get_weather",
-                "arguments": dumps_str({"city": city})}
-
-    def output(k, words):
-        return {"type": "function_call_output", "call_id": f"call_{k}", "output": words}
-
-    def body(inputs):
-        return {"model": "gpt-5", "store": False, "input": [{"role": "user", "content": "Oslo, then Bergen."}, *inputs]}
-
     item = {"id": "rs_B", "type": "reasoning", "summary": [], "encrypted_content": "gAAAABB"}
     oslo = [returned("A", "Oslo"), output("A", "4")]
-    data = log(exchange(RESPONSES, body(oslo), {"id": "resp_1", "object": "response", "status": "completed",
+    data = log(exchange(RESPONSES, two_cities(oslo), {"id": "resp_1", "object": "response", "status": "completed",
                                                 "output": [item, {**returned("B", "Bergen"), "status": "completed"}]}),
-               exchange(RESPONSES, body([*oslo, returned("B", "Bergen"), output("B", "7")]),
+               exchange(RESPONSES, two_cities([*oslo, returned("B", "Bergen"), output("B", "7")]),
                         {"id": "resp_2", "object": "response", "status": "completed", "output": []}))
     lines, _ = repaired(data, "openai-responses", skip=("TD307",))
     assert lines[-2:] == [
