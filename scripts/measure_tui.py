@@ -9,11 +9,16 @@
 * key-to-repaint latency: a `down` key delivered the way the terminal driver delivers it, to the
   first frame painted with the tree, the canonical view and the wire view on the next turn;
   median and p95 over `--presses` presses, from the middle of the conversation; then the same
-  with the wire view switched (`f`) to another format, re-serializing each turn.
+  with the wire view switched (`f`) to another format, re-serializing each turn;
+* settle: from the same key to the last frame that changed what the terminal shows (the frames
+  that follow the first one: a layout moving a pane, a scroll bar, a worker's result), with how
+  many frames each press painted and how many of them changed no cell.
 
 The app runs headless (`App.run_test`); a frame is timed when the compositor hands it to the
 driver, and the script renders it to terminal bytes as a real driver would, so a frame's cost is
-counted in full.
+counted in full. The bytes are applied afterwards, off the clock, to a grid of cells standing for
+the terminal (`Terminal`): a frame that writes what is already there is not a change. The screen
+counts as settled once no frame has come for `Frames.QUIET` seconds and no worker runs.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import asyncio
 import json
 import os
 import platform
+import re
 import statistics
 import sys
 import tempfile
@@ -33,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import textual  # noqa: E402
+from rich.cells import get_character_cell_size  # noqa: E402
 from rich.console import Console  # noqa: E402
 from textual import events  # noqa: E402
 
@@ -63,34 +70,90 @@ def chat_body(turns: int) -> dict:
             "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": parameters}}]}
 
 
+#: A terminal sequence: CSI (cursor moves, SGR styles), or OSC (hyperlinks), in what a frame writes.
+ESCAPE = re.compile(r"\x1b\[([0-9;]*)([A-Za-z])|\x1b\][^\x1b]*\x1b\\")
+
+
+class Terminal:
+    """The cells of a terminal that the frames are written to: each frame's bytes (as
+    `render_segments` makes them for the driver) are applied, and the frame counts as a change
+    only if some cell now shows another character or style. A frame that repaints what is already
+    there (a layout that moved nothing, scroll bars drawn again) changes no cell."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.cells = [[(" ", "")] * width for _ in range(height)]
+
+    def apply(self, sequence: str) -> bool:
+        """Write `sequence`; True if any cell changed."""
+        changed = False
+        x = y = 0
+        sgr = ""
+        at = 0
+        for match in [*ESCAPE.finditer(sequence), None]:
+            text = sequence[at:match.start() if match else len(sequence)]
+            for char in text:
+                if char == "\n":
+                    x, y = 0, y + 1
+                    continue
+                size = get_character_cell_size(char)
+                if size == 0 or not (0 <= y < len(self.cells)):
+                    continue
+                row = self.cells[y]
+                for cell in ((char, sgr), ("", sgr))[:size]:
+                    if x < self.width and row[x] != cell:
+                        row[x] = cell
+                        changed = True
+                    x += 1
+            if match is None:
+                break
+            at = match.end()
+            if match.group(2) == "H":
+                row_, col = (match.group(1) or "1;1").split(";")
+                x, y = int(col) - 1, int(row_) - 1
+            elif match.group(2) == "m":
+                sgr = "" if match.group(1) in ("", "0") else match.group(1)
+        return changed
+
+
 class Frames:
     """Wraps `App._display`: every frame the compositor hands to the driver is rendered to terminal
-    bytes (as a real driver would) and timed."""
+    bytes (as a real driver would) and timed; the bytes are applied to a `Terminal` later, off the
+    clock, to tell the frames that changed what is on screen from those that did not."""
 
-    QUIET = 0.05
+    QUIET = 0.1
     """How long no frame may follow the last one for the screen to count as settled."""
 
-    def __init__(self, app) -> None:  # noqa: ANN001
+    def __init__(self, app, size: tuple[int, int]) -> None:  # noqa: ANN001
         self.console = Console(force_terminal=True, color_system="truecolor", file=open(os.devnull, "w"))
         self.times: list[float] = []
+        self.changed: list[bool] = []
+        """Per frame applied so far: did it change a cell?"""
+        self.pending: list[str] = []
+        self.terminal = Terminal(*size)
         self.app = app
         display = app._display
 
         def timed(screen, renderable) -> None:  # noqa: ANN001
             display(screen, renderable)
             if renderable is not None and hasattr(renderable, "render_segments"):
-                renderable.render_segments(self.console)
+                self.pending.append(renderable.render_segments(self.console))
                 self.times.append(time.perf_counter())
 
         app._display = timed
 
+    def _apply(self) -> None:
+        while len(self.changed) < len(self.times):
+            self.changed.append(self.terminal.apply(self.pending[len(self.changed)]))
+
     async def settled(self, ready, since: float, timeout: float = 30.0,  # noqa: ANN001
-                      loading: bool = False) -> tuple[float, float]:
-        """(the first frame painted after `ready()` came to hold, the last frame before the screen
-        settled): waits until `ready()` holds, no worker runs and no frame has followed for
-        `QUIET` seconds. The first is when the new state reaches the terminal; the second adds
-        what follows from it (a worker's result, scroll bars appearing after a layout). With
-        `loading`, the load worker may still run (the first conversation is shown before the rest)."""
+                      loading: bool = False) -> tuple[float, float, int, int]:
+        """(the first frame painted after `ready()` came to hold, the last frame after `since` that
+        changed a cell, frames painted after `since`, of which how many changed nothing): waits
+        until `ready()` holds, no worker runs and no frame has followed for `QUIET` seconds. The
+        first is when the new state reaches the terminal; the last adds what follows from it (a
+        worker's result, a layout moving things). With `loading`, the load worker may still run
+        (the first conversation is shown before the rest)."""
         deadline = time.perf_counter() + timeout
         not_yet = since  # the state changed after this, so the frame showing it did too
         while True:
@@ -102,8 +165,11 @@ class Frames:
             elif (self.times and self.times[-1] > not_yet and now - self.times[-1] > self.QUIET
                   and not any(w.is_running and not (loading and w.group == "load")
                               for w in self.app.workers)):
+                self._apply()
                 first = next(t for t in self.times if t > not_yet)
-                return first, self.times[-1]
+                after = [(t, c) for t, c in zip(self.times, self.changed, strict=True) if t > since]
+                last = max((t for t, c in after if c), default=first)
+                return first, max(first, last), len(after), sum(1 for _, c in after if not c)
             await asyncio.sleep(0.0005)
 
 
@@ -128,7 +194,7 @@ def pct(values: list[float], q: float) -> float:
 async def measure(path: Path, turns: int, presses: int, size: tuple[int, int]) -> dict:
     started = time.perf_counter()
     app = make_app([path])
-    frames = Frames(app)
+    frames = Frames(app, size)
     timings: dict = {}
     async with app.run_test(size=size) as pilot:
         screen = app.screen
@@ -148,7 +214,7 @@ async def measure(path: Path, turns: int, presses: int, size: tuple[int, int]) -
         def shown() -> bool:
             return screen.location is not None and bool(screen.query_one(CanonicalView).rows)
 
-        shown_at, settled_at = await frames.settled(shown, started, timeout=600, loading=True)
+        shown_at, settled_at, _, _ = await frames.settled(shown, started, timeout=600, loading=True)
         timings["first_frame"] = frames.times[0] - started
         timings["first_paint"] = shown_at - started
         timings["first_settled"] = settled_at - started
@@ -178,16 +244,24 @@ def key_event(app, key: str) -> events.Key:  # noqa: ANN001
 
 
 async def presses_down(app, frames: Frames, screen: MainScreen, start: int,  # noqa: ANN001
-                       presses: int) -> tuple[list[float], list[float]]:
-    """(key → first frame showing the next turn, key → screen settled), one per press."""
-    shown, settled = [], []
+                       presses: int) -> tuple[list[float], list[float], list[int], list[int]]:
+    """(key → first frame showing the next turn, key → the last frame that changed the screen,
+    frames painted, frames that changed nothing), one per press."""
+    shown, settled, painted, idle = [], [], [], []
     for i in range(1, presses + 1):
         t0 = time.perf_counter()
         app._driver.send_message(key_event(app, "down"))
-        first, last = await frames.settled(views_show(screen, start + i), t0, timeout=10)
+        first, last, count, unchanged = await frames.settled(views_show(screen, start + i), t0, timeout=10)
         shown.append(first - t0)
         settled.append(last - t0)
-    return shown, settled
+        painted.append(count)
+        idle.append(unchanged)
+    return shown, settled, painted, idle
+
+
+def frame_counts(painted: list[int], idle: list[int]) -> str:
+    return (f"  frames per press                median {statistics.median(painted):6.1f}      "
+            f"max {max(painted)}; changing nothing: median {statistics.median(idle):.1f}, max {max(idle)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         figures = {k: v for k, v in t.items() if not isinstance(v, tuple)}
         if "latencies" in t:
-            shown, settled = t["latencies"]
+            shown, settled, _, _ = t["latencies"]
             figures |= {"key_median": statistics.median(shown), "key_p95": pct(shown, 0.95),
                         "settled_median": statistics.median(settled), "settled_p95": pct(settled, 0.95)}
         print(json.dumps({"turns": args.turns, "size": size, **figures}))
@@ -231,15 +305,17 @@ def main(argv: list[str] | None = None) -> int:
           f" on screen (settled {t['first_settled'] * 1000:.0f} ms)")
     if args.presses == 0:
         return 0
-    shown, settled = t["latencies"]
+    shown, settled, painted, idle = t["latencies"]
     print(f"key-to-repaint, {args.presses} x down in the tree, from turn {args.turns // 2}:")
     print(line("first frame with the next turn", shown))
     print(line("screen settled", settled))
+    print(frame_counts(painted, idle))
     if "format_latencies" in t:
-        shown, settled = t["format_latencies"]
+        shown, settled, painted, idle = t["format_latencies"]
         print("the same with the wire view switched to another format (f): re-serialized per turn")
         print(line("first frame with the next turn", shown))
         print(line("screen settled (JSON shown)", settled))
+        print(frame_counts(painted, idle))
     return 0
 
 
