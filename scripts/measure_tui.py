@@ -7,7 +7,8 @@
   start of it, shown while the rest loads), with the parts of it: reading + stitching + checking
   in the worker until the whole session is shown, and `show_session` on the UI thread;
 * key-to-repaint latency: a `down` key delivered the way the terminal driver delivers it, to the
-  first frame painted with the tree, the canonical view and the wire view on the next turn;
+  first frame after which the terminal shows the next turn in the canonical view (its title,
+  `turn 5001 assistant`), the tree and the screen on it;
   median and p95 over `--presses` presses, from the middle of the conversation; then the same
   with the wire view switched (`f`) to another format, re-serializing each turn;
 * settle: from the same key to the last frame that changed what the terminal shows (the frames
@@ -84,6 +85,9 @@ class Terminal:
         self.width = width
         self.cells = [[(" ", "")] * width for _ in range(height)]
 
+    def text(self) -> str:
+        return "\n".join("".join(char for char, _ in row) for row in self.cells)
+
     def apply(self, sequence: str) -> bool:
         """Write `sequence`; True if any cell changed."""
         changed = False
@@ -129,6 +133,8 @@ class Frames:
         self.times: list[float] = []
         self.changed: list[bool] = []
         """Per frame applied so far: did it change a cell?"""
+        self.shown: list[str] = []
+        """Per frame applied so far: the terminal's text after it."""
         self.pending: list[str] = []
         self.terminal = Terminal(*size)
         self.app = app
@@ -145,15 +151,17 @@ class Frames:
     def _apply(self) -> None:
         while len(self.changed) < len(self.times):
             self.changed.append(self.terminal.apply(self.pending[len(self.changed)]))
+            self.shown.append(self.terminal.text())
 
     async def settled(self, ready, since: float, timeout: float = 30.0,  # noqa: ANN001
-                      loading: bool = False) -> tuple[float, float, int, int]:
+                      loading: bool = False, shows: str | None = None) -> tuple[float, float, int, int]:
         """(the first frame painted after `ready()` came to hold, the last frame after `since` that
         changed a cell, frames painted after `since`, of which how many changed nothing): waits
         until `ready()` holds, no worker runs and no frame has followed for `QUIET` seconds. The
-        first is when the new state reaches the terminal; the last adds what follows from it (a
-        worker's result, a layout moving things). With `loading`, the load worker may still run
-        (the first conversation is shown before the rest)."""
+        first is when the new state reaches the terminal (with `shows`: the first frame after
+        which the terminal shows that text); the last adds what follows from it (a worker's
+        result, a layout moving things). With `loading`, the load worker may still run (the first
+        conversation is shown before the rest)."""
         deadline = time.perf_counter() + timeout
         not_yet = since  # the state changed after this, so the frame showing it did too
         while True:
@@ -167,10 +175,20 @@ class Frames:
                               for w in self.app.workers)):
                 self._apply()
                 first = next(t for t in self.times if t > not_yet)
+                if shows is not None:
+                    first = next(t for t, seen in zip(self.times, self.shown, strict=True)
+                                 if t > since and shows in seen)
                 after = [(t, c) for t, c in zip(self.times, self.changed, strict=True) if t > since]
                 last = max((t for t, c in after if c), default=first)
                 return first, max(first, last), len(after), sum(1 for _, c in after if not c)
             await asyncio.sleep(0.0005)
+
+
+def title(screen: MainScreen, turn: int) -> str:
+    """The first words of the canonical view on `turn` (`turn 5001 assistant`): a frame after which
+    the terminal shows them has the next turn on screen."""
+    assert screen.session is not None
+    return f"turn {turn} {screen.session.files[0].conversations[0].turns[turn].role}"
 
 
 def views_show(screen: MainScreen, turn: int):  # noqa: ANN201
@@ -251,7 +269,8 @@ async def presses_down(app, frames: Frames, screen: MainScreen, start: int,  # n
     for i in range(1, presses + 1):
         t0 = time.perf_counter()
         app._driver.send_message(key_event(app, "down"))
-        first, last, count, unchanged = await frames.settled(views_show(screen, start + i), t0, timeout=10)
+        first, last, count, unchanged = await frames.settled(views_show(screen, start + i), t0, timeout=10,
+                                                             shows=title(screen, start + i))
         shown.append(first - t0)
         settled.append(last - t0)
         painted.append(count)

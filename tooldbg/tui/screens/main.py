@@ -82,7 +82,8 @@ class MainScreen(Screen):
         """The start of a large log while the rest loads (see `preview`): its first conversation,
         first turn selected; no findings yet, and the progress bar stays. `painted` is called once
         the frame showing it is drawn."""
-        if not self.query("#canonical-body"):  # a small file's first record can beat the mount
+        # a small file's first record can beat the mount
+        if not any(view.is_mounted for view in self.query(CanonicalView)):
             self.call_after_refresh(self.show_preview, session, painted)
             return
         self.call_after_refresh(painted)
@@ -172,6 +173,11 @@ class MainScreen(Screen):
         if event.location != self.location:
             self.location = event.location
             self.refresh_views()
+            # The same frame as the tree's cursor: Textual paints as soon as the screen has no
+            # message left, and the views' own requests to repaint (and the canonical view's new
+            # height) would reach it only after that frame. Marking their regions, and a layout,
+            # here puts them in the frame the tree's cursor is painted in.
+            self.refresh(*(self.query_one(view).region for view in (CanonicalView, WireView)), layout=True)
 
     def on_findings_panel_chosen(self, event: FindingsPanel.Chosen) -> None:
         if self.session is None:
