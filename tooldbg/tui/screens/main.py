@@ -174,10 +174,14 @@ class MainScreen(Screen):
             self.location = event.location
             self.refresh_views()
             # The same frame as the tree's cursor: Textual paints as soon as the screen has no
-            # message left, and the views' own requests to repaint (and the canonical view's new
-            # height) would reach it only after that frame. Marking their regions, and a layout,
-            # here puts them in the frame the tree's cursor is painted in.
-            self.refresh(*(self.query_one(view).region for view in (CanonicalView, WireView)), layout=True)
+            # message left, and the views' own requests to repaint (or the canonical view's to be
+            # laid out at its new height) would reach it only after that frame. A layout here
+            # repaints both views (it moves them); else their regions are marked.
+            canonical = self.query_one(CanonicalView)
+            if canonical.height_changed:
+                self.refresh(layout=True)
+            else:
+                self.refresh(canonical.region, self.query_one(WireView).region)
 
     def on_findings_panel_chosen(self, event: FindingsPanel.Chosen) -> None:
         if self.session is None:

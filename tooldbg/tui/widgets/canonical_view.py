@@ -80,6 +80,11 @@ class CanonicalView(ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False)
         self.refresh()
 
+    @property
+    def height_changed(self) -> bool:
+        """Do the rows shown need another height than the pane has (up to its maximum)?"""
+        return self.virtual_size.height != self.scrollable_content_region.height
+
     def _layout(self) -> Layout:
         """The rows at the pane's width (before the first layout, at a guess: `on_resize` corrects
         it, and no row is drawn before)."""
