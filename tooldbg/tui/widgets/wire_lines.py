@@ -205,6 +205,8 @@ def wrap_offsets(text: str, width: int, indent: int, *, words: bool) -> list[int
         end = start + room if cells is None else max(start + 1, bisect_right(cells, cells[start] + room) - 1)
         space = text.rfind(" ", start + 1, end + 1) if words else -1
         start = space + 1 if space != -1 else end
+        if start >= len(text):  # one character wider than the row: it is the row
+            break
         cuts.append(start)
         room = step
     return cuts if cells is None else [cells[i] for i in cuts]
