@@ -36,6 +36,15 @@ def wide_turn_log(path: Path) -> Path:
     return path
 
 
+async def at_turn(pilot, turn: int) -> CanonicalView:  # noqa: ANN001
+    """The canonical view, once the screen went to `turn` of the log's conversation."""
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    screen.go_to(Location(0, "c1", turn))
+    await settle(pilot)
+    return screen.query_one(CanonicalView)
+
+
 def shown(view: CanonicalView) -> list[str]:
     """The rows of the view's pane, borders and padding cut off."""
     return [row[2:-2].rstrip() for row in widget_text(view).splitlines()[1:-1]]
@@ -43,11 +52,7 @@ def shown(view: CanonicalView) -> list[str]:
 
 async def test_a_long_row_wraps_at_spaces_under_its_text(tmp_path: Path):
     async with opened([wide_turn_log(tmp_path / "wide.json")]) as pilot:
-        screen = pilot.app.screen
-        assert isinstance(screen, MainScreen)
-        view = screen.query_one(CanonicalView)
-        screen.go_to(Location(0, "c1", 0))
-        await settle(pilot)
+        view = await at_turn(pilot, 0)
         rows = shown(view)
         first = next(i for i, row in enumerate(rows) if row.startswith(" 0 text the quick"))
         end = next((i for i in range(first + 1, len(rows)) if not rows[i].startswith(" " * ROW_INDENT)), len(rows))
@@ -61,11 +66,7 @@ async def test_a_long_row_wraps_at_spaces_under_its_text(tmp_path: Path):
 
 async def test_a_turn_taller_than_its_pane_scrolls_and_the_next_starts_at_its_top(tmp_path: Path):
     async with opened([wide_turn_log(tmp_path / "wide.json")]) as pilot:
-        screen = pilot.app.screen
-        assert isinstance(screen, MainScreen)
-        view = screen.query_one(CanonicalView)
-        screen.go_to(Location(0, "c1", 1))
-        await settle(pilot)
+        view = await at_turn(pilot, 1)
         assert view.virtual_size.height > view.scrollable_content_region.height  # it does not fit
         rows = shown(view)
         assert rows[0].startswith("turn 1 assistant") and not any(f"{CALLS - 1} call" in r for r in rows)
@@ -81,8 +82,7 @@ async def test_a_turn_taller_than_its_pane_scrolls_and_the_next_starts_at_its_to
         await settle(pilot)
         assert view.scroll_offset.y == view.scrollable_content_region.height
 
-        screen.go_to(Location(0, "c1", 2))  # another turn: from its title
-        await settle(pilot)
+        assert await at_turn(pilot, 2) is view  # another turn: from its title
         assert view.scroll_offset.y == 0
         assert shown(view)[0].startswith("turn 2 tool")
 
