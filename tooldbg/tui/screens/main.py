@@ -82,7 +82,8 @@ class MainScreen(Screen):
         """The start of a large log while the rest loads (see `preview`): its first conversation,
         first turn selected; no findings yet, and the progress bar stays. `painted` is called once
         the frame showing it is drawn."""
-        if not self.query("#canonical-body"):  # a small file's first record can beat the mount
+        # a small file's first record can beat the mount
+        if not any(view.is_mounted for view in self.query(CanonicalView)):
             self.call_after_refresh(self.show_preview, session, painted)
             return
         self.call_after_refresh(painted)
@@ -172,6 +173,15 @@ class MainScreen(Screen):
         if event.location != self.location:
             self.location = event.location
             self.refresh_views()
+            # The same frame as the tree's cursor: Textual paints as soon as the screen has no
+            # message left, and the views' own requests to repaint (or the canonical view's to be
+            # laid out at its new height) would reach it only after that frame. A layout here
+            # repaints both views (it moves them); else their regions are marked.
+            canonical = self.query_one(CanonicalView)
+            if canonical.height_changed:
+                self.refresh(layout=True)
+            else:
+                self.refresh(canonical.region, self.query_one(WireView).region)
 
     def on_findings_panel_chosen(self, event: FindingsPanel.Chosen) -> None:
         if self.session is None:

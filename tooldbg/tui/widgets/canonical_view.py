@@ -1,14 +1,21 @@
 """The selected turn in canonical form: its parts in order, each call linked to its result (or
 marked unanswered), each result to its call (or marked orphan), error results marked, and under
-them the findings on this turn, each explained in one line."""
+them the findings on this turn, each explained in one line.
+
+A line-API widget, as the wire view is (and toolong's log view): a turn's rows are `Text` made
+once per turn, its height (`virtual_size`) counted once per turn by the same `Layout` the wire view
+uses, and `render_line` draws only the rows on screen. Nothing is mounted or laid out as a
+widget tree per turn, so a key press in the tree repaints the views in one frame instead of a
+layout pass, then another once the new turn's height and the scroll bar are known."""
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.style import Style
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from ...chains import unseen_note
 from ...lacking import describe
@@ -17,6 +24,7 @@ from ...model import Conversation, Invocation, Result, Turn
 from ...render import LABEL, ROLE_STYLES, part_line, safe
 from ...shorten import one_line
 from .turn_tree import BADGE_STYLES, badge
+from .wire_lines import Body, Layout, pieces, wrapped_row
 
 
 def links(conversation: Conversation) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
@@ -35,26 +43,82 @@ def links(conversation: Conversation) -> tuple[dict[str, tuple[int, int]], dict[
 #: Parts shown for one turn; a turn with more (thousands of parallel calls) says how many more.
 MAX_PARTS = 500
 
+#: A row too long for the pane goes on under its text, past the part's index (` 3 `).
+ROW_INDENT = 3
 
-class CanonicalView(VerticalScroll):
+
+class CanonicalView(ScrollView, can_focus=True):
     """Shows one turn; `show` is called by the screen (attributes down). It scrolls (and takes
-    focus to scroll by keyboard) when a turn is taller than its pane."""
+    focus to scroll by keyboard) when a turn is taller than its pane; its height follows the turn
+    (`height: auto` in the stylesheet: a ScrollView is as tall as its `virtual_size`)."""
+
+    DEFAULT_CSS = """
+    CanonicalView {
+        overflow-x: hidden;
+        overflow-y: auto;
+    }
+    """
 
     def __init__(self, **kwargs) -> None:  # noqa: ANN003
         super().__init__(**kwargs)
-        self.rows: list[Text] = []
-        """What the view shows, one `Text` per row before wrapping."""
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="canonical-body")
+        self.body = Body([], note_indent=ROW_INDENT)
+        """What the view shows: one note per row, before wrapping."""
+        self._strips: LRUCache[tuple[int, int], list[Strip]] = LRUCache(1024)
 
     def on_mount(self) -> None:
         self.border_title = "canonical"
 
+    @property
+    def rows(self) -> list[Text]:
+        """What the view shows, one `Text` per row before wrapping."""
+        return self.body.notes
+
     def _set(self, rows: list[Text]) -> None:
-        self.rows = rows
-        self.query_one("#canonical-body", Static).update(Group(*rows))
-        self.scroll_home(animate=False)
+        self.body = Body([], notes=rows, note_indent=ROW_INDENT)
+        self._strips.clear()
+        self._resize_canvas()
+        self.scroll_to(0, 0, animate=False)
+        self.refresh()
+
+    @property
+    def height_changed(self) -> bool:
+        """Do the rows shown need another height than the pane has (up to its maximum)?"""
+        return self.virtual_size.height != self.scrollable_content_region.height
+
+    def _layout(self) -> Layout:
+        """The rows at the pane's width (before the first layout, at a guess: `on_resize` corrects
+        it, and no row is drawn before)."""
+        width = max(8, self.scrollable_content_region.width)
+        layout = self.body.layouts.get((width, True))
+        if layout is None:
+            layout = self.body.layouts[(width, True)] = Layout.of(self.body, width)
+        return layout
+
+    def _resize_canvas(self) -> None:
+        layout = self._layout()
+        self.virtual_size = Size(layout.width, layout.rows)
+
+    def on_resize(self) -> None:
+        self._resize_canvas()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        style: Style = self.rich_style
+        layout = self._layout()
+        row = self.scroll_offset.y + y
+        if not 0 <= row < layout.rows:
+            return Strip.blank(width, style)
+        index, piece = layout.locate(row)
+        rows = self._strips.get((index, layout.width))
+        if rows is None:
+            text = self.body.notes[index].copy()
+            rows = self._strips[(index, layout.width)] = pieces(text, self.app.console, style,
+                                                                 layout.offsets(self.body, index))
+        return wrapped_row(rows, piece, layout.indent(self.body, index), width, style)
 
     @property
     def plain(self) -> str:

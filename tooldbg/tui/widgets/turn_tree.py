@@ -229,7 +229,10 @@ class TurnTree(Tree[Location]):
         if event.node is quiet:
             return
         if event.node.data is not None:
-            self.post_message(self.Selected(event.node.data))
+            # Straight to the screen, which is the only one to handle it: bubbling would take two
+            # more hops (the panes, then the screen), and the screen would paint the moved cursor
+            # on its own, one frame (17-33 ms at Textual's 60 fps) before the views follow it.
+            self.screen.post_message(self.Selected(event.node.data))
 
 
 def summary(index: int, turn: Turn, findings: list, index_width: int = 3) -> Text:  # noqa: ANN001

@@ -23,7 +23,6 @@ masked, control, bidi and invisible characters made visible) before anything is 
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Hashable
 from functools import partial
 from time import monotonic
@@ -49,7 +48,18 @@ from ...render import clean
 from ...reserialize import Reserializer, TurnInFormat
 from ...shorten import one_line
 from .wire_focus import WireFocus, focus_for
-from .wire_lines import MAX_LINE, NOTE_INDENT, Body, Layout, format_body, fragments_body, plural, source_body
+from .wire_lines import (
+    MAX_LINE,
+    NOTE_INDENT,
+    Body,
+    Layout,
+    format_body,
+    fragments_body,
+    pieces,
+    plural,
+    source_body,
+    wrapped_row,
+)
 
 #: Characters of the location shown in the header (a pointer 200 levels deep is cut in the middle).
 LOCATION = 300
@@ -432,23 +442,19 @@ class WireView(ScrollView, can_focus=True):
         layout = self._layout()
         if not 0 <= row < layout.rows:
             return Strip.blank(width, rich_style)
-        index = bisect_right(layout.starts, row) - 1
-        piece = row - layout.starts[index]
+        index, piece = layout.locate(row)
         kind = 2 if _inside(index, self.mark) else 1 if _inside(index, self.band) else 0
         gutter_width = body.gutter
         key = (index, kind, self.app.current_theme.dark, layout.width)
-        pieces = self._strips.get(key)
-        if pieces is None:
-            pieces = self._strips[key] = self._pieces(index, kind, layout)
+        rows = self._strips.get(key)
+        if rows is None:
+            rows = self._strips[key] = self._pieces(index, kind, layout)
         fill = self._fill(kind)
         room = max(0, width - gutter_width)
         if layout.width:
-            line = pieces[piece] if piece < len(pieces) else Strip([])
-            if piece:
-                line = Strip.blank(layout.indent(body, index), fill) + line
-            line = line.crop_extend(0, room, fill)
+            line = wrapped_row(rows, piece, layout.indent(body, index), room, fill)
         else:
-            line = pieces[0].crop_extend(scroll_x, scroll_x + room, fill)
+            line = rows[0].crop_extend(scroll_x, scroll_x + room, fill)
         return (self._gutter(index, kind, gutter_width, piece == 0) + line).apply_offsets(scroll_x, row)
 
     def _pieces(self, index: int, kind: int, layout: Layout) -> list[Strip]:
@@ -465,14 +471,7 @@ class WireView(ScrollView, can_focus=True):
             text.rstrip()
         else:
             text = body.notes[index - len(body.lines)].copy()
-        text.no_wrap = True
-        text.end = ""
-        strip = Strip(Segment.apply_style(list(text.render(self.app.console)), fill), text.cell_len)
-        if not layout.width or strip.cell_length <= layout.width:
-            return [strip]
-        step = max(1, layout.width - layout.indent(body, index))
-        cuts = list(range(layout.width, strip.cell_length, step)) + [strip.cell_length]
-        return list(strip.divide(cuts))
+        return pieces(text, self.app.console, fill, layout.offsets(body, index))
 
     def _fill(self, kind: int) -> Style:
         if kind == 2:
