@@ -45,7 +45,8 @@ from typing import Any, Protocol
 from . import formats
 from .formats.base import Request
 from .jsonio import dumps
-from .model import NO_SOURCE, Source, Turn
+from .model import Turn
+from .source import NO_SOURCE, Source
 
 
 class Reader(Protocol):

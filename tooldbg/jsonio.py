@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from .errors import FormatError
-from .model import escape_pointer
+from .source import escape_pointer
 
 #: The deepest nesting tooldbg reads (a value in an object in a list… counts one level each).
 MAX_DEPTH = 200

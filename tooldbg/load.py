@@ -30,11 +30,12 @@ from .formats.base import ApiError, Assembled, Format, Request, Response
 from .formats.reading import forget_links, with_chunks
 from .history import History, Listed
 from .jsonio import dumps_str, resolve
-from .model import Conversation, Side, Source, read_document
+from .model import Conversation, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, open_capture
 from .records.entries import Reread
 from .records.sniff import HEAD, looks_like_log
 from .shorten import plain, quote
+from .source import Side, Source
 from .stitch import Stitcher
 from .timeline import ExchangeRead
 

@@ -23,7 +23,8 @@ from typing import Any, Literal
 
 from .. import formats
 from ..jsonio import dumps_str, resolve, try_loads
-from ..model import Conversation, Invocation, Source, Tool, Turn
+from ..model import Conversation, Invocation, Tool, Turn
+from ..source import Source
 from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
 

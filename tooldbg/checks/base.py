@@ -27,8 +27,9 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from ..load import Loaded
-from ..model import Conversation, Part, Side, Source, Turn
+from ..model import Conversation, Part, Turn
 from ..shorten import message as one_message
+from ..source import Side, Source
 from ..timeline import ExchangeRead
 
 _T = TypeVar("_T")

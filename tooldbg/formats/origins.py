@@ -8,7 +8,7 @@ from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from copy import copy
 from typing import Any, TypeVar
 
-from ..model import escape_pointer
+from ..source import escape_pointer
 
 _Emitted = TypeVar("_Emitted")
 

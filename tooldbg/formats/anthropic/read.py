@@ -8,28 +8,16 @@ from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import dumps_str
-from ...model import (
-    NO_SOURCE,
-    Invocation,
-    Media,
-    Opaque,
-    Part,
-    Reasoning,
-    Result,
-    Source,
-    Text,
-    Tool,
-    ToolChoice,
-    Turn,
-)
+from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
+from ...source import NO_SOURCE, Source
 from ..base import ApiError, Request, Response
 from ..foreign import foreign_media
 from ..meta import meta_for, unmodeled
 from ..reading import (
     expect_dict,
     expect_list,
-    link,
+    link_read,
     linked_after,
     listed_from,
     optional_field,
@@ -144,7 +132,7 @@ def read_response(body: Any, source: Source = NO_SOURCE) -> Response:
                         meta=meta_for(NAME, unmodeled(body, ("type", "error"))))
     parts = _content(body.get("content"), source.child("content"), _RESPONSE_BLOCKS)
     usage = body.get("usage")
-    return Response(turn=link((Turn(role="assistant", parts=parts, source=source),))[0],
+    return Response(turn=link_read((Turn(role="assistant", parts=parts, source=source),))[0],
                     finish_reason=optional_field(body, "stop_reason", str, source),
                     model=optional_field(body, "model", str, source),
                     usage=usage if isinstance(usage, dict) else None,

@@ -6,28 +6,16 @@ from dataclasses import replace
 from typing import Any
 
 from ...errors import FormatError
-from ...model import (
-    Invocation,
-    Json,
-    Media,
-    Opaque,
-    Part,
-    Reasoning,
-    Result,
-    Source,
-    Text,
-    Tool,
-    ToolChoice,
-    Turn,
-)
+from ...model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
+from ...source import Source
 from ..base import ApiError, Request, Response
 from ..foreign import foreign_part
 from ..meta import meta_for, own_meta, unmodeled, with_meta
 from ..reading import (
     expect_dict,
     expect_list,
-    link,
+    link_read,
     linked_after,
     listed_from,
     optional_field,
@@ -118,7 +106,7 @@ def read_response(body: Any, source: Source) -> Response:
     parts = _blocks(message.get("content"), at.child("content"), _MESSAGE_BLOCKS, "assistant")
     usage = body.get("usage")
     meta = {k: body[k] for k in _RESPONSE_META if body.get(k) is not None}
-    return Response(turn=link((Turn(role="assistant", parts=parts, source=at),))[0],
+    return Response(turn=link_read((Turn(role="assistant", parts=parts, source=at),))[0],
                      finish_reason=optional_field(body, "stopReason", str, source),
                      usage=usage if isinstance(usage, dict) else None,
                      meta=meta_for(NAME, meta))

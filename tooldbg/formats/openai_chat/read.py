@@ -9,8 +9,9 @@ from functools import partial
 from typing import Any
 
 from ...errors import FormatError
-from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, ToolChoice, Turn
+from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
+from ...source import Source
 from ..base import Request, Response
 from ..foreign import foreign_part
 from ..meta import meta_for, unmodeled, with_meta
@@ -18,7 +19,7 @@ from ..reading import (
     ReadOnce,
     expect_dict,
     expect_list,
-    link,
+    link_read,
     linked_after,
     listed_from,
     media_kind,
@@ -88,7 +89,7 @@ def read_response(body: Any, source: Source) -> Response:
         choice = expect_dict(choices[0], at, "a choice")
         message_at = at.child("message")
         message = expect_dict(choice.get("message"), message_at, "a choice message")
-        turn = link([_assistant_turn(message, message_at)])[0]
+        turn = link_read([_assistant_turn(message, message_at)])[0]
         finish = optional_field(choice, "finish_reason", str, at)
         extras = _extras(choice, ("index", "message", "finish_reason"))
     usage = body.get("usage")
