@@ -188,13 +188,15 @@ def _nested(shape: list[tuple[str, bool]], leaf: object) -> object:
 
 
 @settings(max_examples=60, deadline=None)
-@given(shape=st.lists(st.tuples(st.sampled_from(["list", "dict"]), st.booleans()),
-                      min_size=MAX_DEPTH - 3, max_size=MAX_DEPTH + 3),
+@given(kinds=st.lists(st.tuples(st.sampled_from(["list", "dict"]), st.booleans()),
+                      min_size=MAX_DEPTH + 3, max_size=MAX_DEPTH + 3),
+       levels=st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3),
        leaf=st.sampled_from([0, "text", None, [], {}, [1], {"a": 1}]),
        limit=st.sampled_from([MAX_DEPTH, MAX_DEPTH + 1]))
-def test_the_depth_guard_decides_as_its_walk_does(shape, leaf, limit):
+def test_the_depth_guard_decides_as_its_walk_does(kinds, levels, leaf, limit):
     """`ensure_depth` first asks orjson to print the value (fast); the answer is the level-by-level
     walk's, at every depth around the limit, whatever the containers and the leaf."""
+    shape = kinds[:levels]
     value = _nested(shape, leaf)
     depth = len(shape) + (1 if isinstance(leaf, list | dict) else 0)
     if depth <= limit:
