@@ -2,7 +2,8 @@
 
 Rules (after simonw/llm's `parts.py`):
 
-* Values are pure and immutable. Equal content means equal objects; the `source` a node points back
+* Values are pure and immutable (`node`: no field is ever assigned, which the type checker
+  enforces). Equal content means equal objects; the `source` a node points back
   to never takes part in equality, so the same turn read from two exchanges compares equal.
 * Tool calls carry tooldbg's own `id` (`i1`, `i2`, … in order of appearance, so a replayed prefix
   keeps its ids) and the provider's `wire_id`; a result names the call it answers by that own id.
@@ -17,8 +18,8 @@ The JSON form (`to_dict` / `from_dict`) is documented in `docs/canonical.md` and
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, ClassVar, Literal, TypeGuard, TypeVar
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal, TypeGuard, TypeVar, dataclass_transform
 
 from .errors import FormatError
 from .shorten import message as one_message
@@ -36,39 +37,23 @@ def is_role(value: object) -> TypeGuard[Role]:
     return value in ROLES
 
 
-_Value = TypeVar("_Value")
+_Node = TypeVar("_Node")
 
 
-def _stored_directly(cls: type[_Value]) -> type[_Value]:
-    """A frozen dataclass with an `__init__` that stores each field through its slot, not through
-    `object.__setattr__` as the generated one does: the same arguments, defaults and immutable
-    value, made in a third of the time. Readers make one canonical node per wire node they read, and
-    the generated `__init__` was a third of a conversion's reading."""
-    params, stores, scope = [], [], {}
-    for f in fields(cls):  # type: ignore[arg-type]  # (a dataclass)
-        scope[f"_set_{f.name}"] = getattr(cls, f.name).__set__  # the slot's own descriptor
-        if f.default_factory is not MISSING:
-            scope[f"_none_{f.name}"], scope[f"_make_{f.name}"] = object(), f.default_factory
-            params.append(f"{f.name}=_none_{f.name}")
-            value = f"_make_{f.name}() if {f.name} is _none_{f.name} else {f.name}"
-        else:
-            if f.default is not MISSING:
-                scope[f"_default_{f.name}"] = f.default
-            params.append(f.name if f.default is MISSING else f"{f.name}=_default_{f.name}")
-            value = f.name
-        stores.append(f"    _set_{f.name}(self, {value})")
-    assert not hasattr(cls, "__post_init__")
-    exec(f"def __init__(self, *, {', '.join(params)}):\n" + "\n".join(stores), scope)  # noqa: S102
-    init = scope["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init  # type: ignore[method-assign]
-    return cls
+@dataclass_transform(frozen_default=True, kw_only_default=True, field_specifiers=(field,))
+def node(cls: type[_Node]) -> type[_Node]:
+    """A canonical node class (a part, a turn, a tool, a conversation): a slotted dataclass with
+    keyword-only fields, immutable — frozen to the type checker, which refuses any assignment to a
+    field (mypy checks the whole package). At run time it is not made frozen: a frozen dataclass
+    stores each field through `object.__setattr__`, and that `__init__` alone was 40 % of reading a
+    request body into the model (a reader makes one node per wire node it reads)."""
+    return dataclass(slots=True, kw_only=True)(cls)
 
 
 # --------------------------------------------------------------------------------------- parts
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Part:
     """Base of every part. `meta` holds format-specific details keyed by format name."""
 
@@ -77,15 +62,13 @@ class Part:
     source: Source = field(default=NO_SOURCE, compare=False, repr=False)
 
 
-@_stored_directly
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Text(Part):
     type: ClassVar[str] = "text"
     text: str
 
 
-@_stored_directly
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Media(Part):
     """An image or other media, inline (`data`, base64) or by reference (`url`, `file_id`)."""
 
@@ -97,8 +80,7 @@ class Media(Part):
     file_id: str | None = None
 
 
-@_stored_directly
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Reasoning(Part):
     """Model reasoning and the token a provider requires back with it.
 
@@ -116,8 +98,7 @@ class Reasoning(Part):
     wire_id: str | None = None
 
 
-@_stored_directly
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Invocation(Part):
     """A tool call. `arguments` is the parsed JSON value; when the wire string was not valid JSON,
     `arguments` is None and `raw_arguments` keeps the string exactly."""
@@ -130,8 +111,7 @@ class Invocation(Part):
     wire_id: str | None = None
 
 
-@_stored_directly
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Result(Part):
     """A tool result. `invocation_id` is the own id of the call it answers (None: orphan);
     `wire_id` is the id the wire used to bind it; `name` the tool name where the wire carries one."""
@@ -144,8 +124,7 @@ class Result(Part):
     name: str | None = None
 
 
-@_stored_directly
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Json(Part):
     """Structured result content (Gemini `functionResponse.response`, Bedrock `json` blocks)."""
 
@@ -153,8 +132,7 @@ class Json(Part):
     value: Any = None
 
 
-@_stored_directly
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Opaque(Part):
     """A provider block tooldbg does not model, kept verbatim. Only `origin`'s writer can emit it."""
 
@@ -171,8 +149,7 @@ PART_TYPES: dict[str, type[Part]] = {
 # ----------------------------------------------------------------------- turns and conversations
 
 
-@_stored_directly
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Turn:
     role: Role
     parts: tuple[Part, ...] = ()
@@ -186,8 +163,7 @@ class Turn:
         return (p for p in self.parts if isinstance(p, Result))
 
 
-@_stored_directly
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Tool:
     """A declared tool. Hosted tools (web search, code execution…) keep their wire form in `raw`,
     with `kind` their wire type and `origin` the format that declared them."""
@@ -230,7 +206,7 @@ class Settings:
 NO_SETTINGS = Settings()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Conversation:
     id: str = "c1"
     model: str | None = None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import groupby, islice
+from itertools import islice
 from operator import is_
 from threading import Lock
 from typing import TYPE_CHECKING, Any
@@ -354,9 +354,19 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
     if not is_role(role):
         raise FormatError(f"unknown role {quote(role)}", source.child("role").pointer)
-    turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)
-             for is_result, run in groupby(parts, key=lambda p: isinstance(p, Result))]
-    return turns or [Turn(role=role, source=source)]
+    turns: list[Turn] = []
+    run: list[Part] = []
+    results = False  # whether `run` holds results
+    for part in parts:
+        if isinstance(part, Result) is not results:
+            if run:
+                turns.append(Turn(role="tool" if results else role, parts=tuple(run), source=source))
+                run = []
+            results = not results
+        run.append(part)
+    if run or not turns:
+        turns.append(Turn(role="tool" if results else role, parts=tuple(run), source=source))
+    return turns
 
 
 def event_type(event: StreamEvent) -> str | None:

@@ -13,7 +13,7 @@ from ...shorten import quote
 from ...source import NO_SOURCE, Source
 from ..base import ApiError, Request, Response
 from ..foreign import foreign_media
-from ..meta import meta_for, unmodeled
+from ..meta import meta_for, meta_of, unmodeled
 from ..reading import (
     expect_dict,
     expect_list,
@@ -94,11 +94,12 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
     """A request body: top-level `system`, `tools`, `tool_choice` and the `messages` as turns
     (`start`, `prior`: see `base.Format.read_request`)."""
     body = expect_dict(body, source, "an Anthropic request body")
-    messages = expect_list(body.get("messages"), source.child("messages"), "messages")
+    listed = source.child("messages")
+    messages = expect_list(body.get("messages"), listed, "messages")
     system = list(_content(body.get("system"), source.child("system"), _SYSTEM_BLOCKS))
     turns: list[Turn] = []
     for i, message in listed_from(messages, start):
-        src = source.child("messages", i)
+        src = listed.child(i)
         message = expect_dict(message, src, "a message")
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
@@ -144,30 +145,34 @@ def _content(content: Any, source: Source, allowed: frozenset[str]) -> tuple[Par
     """`content` (or `system`): absent, a string, or a list of blocks."""
     if content is None:
         return ()
-    if isinstance(content, str):
+    if type(content) is str:
         return (Text(text=content, source=source),)
-    if not isinstance(content, list):
+    if type(content) is not list:
         raise FormatError(f"content must be a string or a list of blocks, not {type_name(content)}",
                           source.pointer)
-    return tuple(_part(block, source.child(i), allowed) for i, block in enumerate(content))
+    return tuple([_part(block, source.child(i), allowed) for i, block in enumerate(content)])
 
 
 def _part(block: Any, source: Source, allowed: frozenset[str]) -> Part:
     block = expect_dict(block, source, "a content block")
     kind = block.get("type")
-    if not isinstance(kind, str):
+    if type(kind) is not str:
         raise FormatError("a content block needs a string `type`", source.pointer)
-    if kind not in allowed:
-        # another format's media block forwarded unconverted (a Chat `image_url` part): read for
-        # what it means (see `foreign`); TD404 reports it
-        foreign = foreign_media(block, source) if kind not in _MESSAGE_BLOCKS else None
-        return foreign or Opaque(origin=NAME, value=block, source=source)
-    return _READERS[kind](block, source)
+    if kind in allowed:
+        return _READERS[kind](block, source)
+    # another format's media block forwarded unconverted (a Chat `image_url` part): read for
+    # what it means (see `foreign`); TD404 reports it
+    foreign = foreign_media(block, source) if kind not in _MESSAGE_BLOCKS else None
+    return foreign or Opaque(origin=NAME, value=block, source=source)
+
+
+_TEXT = frozenset({"type", "text"})
 
 
 def _text(block: dict[str, Any], source: Source) -> Part:
-    return Text(text=required_field(block, "text", str, source),
-                meta=meta_for(NAME, unmodeled(block, ("type", "text"))), source=source)
+    text = block.get("text")
+    return Text(text=text if type(text) is str else required_field(block, "text", str, source),
+                meta=meta_of(NAME, block, _TEXT), source=source)
 
 
 def _media(block: dict[str, Any], source: Source) -> Part:
@@ -187,30 +192,38 @@ def _media(block: dict[str, Any], source: Source) -> Part:
                  meta=meta_for(NAME, unmodeled(block, ("type", "source"))), source=source)
 
 
+_TOOL_USE = frozenset({"type", "id", "name", "input"})
+
+
 def _tool_use(block: dict[str, Any], source: Source) -> Part:
-    value = block.get("input")
-    extra = unmodeled(block, ("type", "id", "name", "input"))
+    name, wire_id, arguments = block.get("name"), block.get("id"), block.get("input")
+    if type(name) is not str or not (wire_id is None or type(wire_id) is str):
+        name, wire_id = required_field(block, "name", str, source), optional_field(block, "id", str, source)
+    extra = {} if block.keys() <= _TOOL_USE else unmodeled(block, _TOOL_USE)
     if extra.get("caller") == _DIRECT_CALLER:
         del extra["caller"]
+    raw = None
     # A string is invalid on the wire (the API wants an object: "Input should be a valid dictionary",
     # ComposioHQ/composio#3429), but it is kept, to be reported.
-    if isinstance(value, str):
-        arguments, raw = parse_arguments(value)
+    if type(arguments) is str:
+        arguments, raw = parse_arguments(arguments)
         if raw is None:
             extra["string_input"] = True
-    else:
-        arguments, raw = value, None
-    return Invocation(name=required_field(block, "name", str, source), arguments=arguments,
-                      raw_arguments=raw, wire_id=optional_field(block, "id", str, source),
+    return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id,
                       meta=meta_for(NAME, extra), source=source)
 
 
+_TOOL_RESULT = frozenset({"type", "tool_use_id", "content", "is_error"})
+
+
 def _tool_result(block: dict[str, Any], source: Source) -> Part:
-    return Result(wire_id=optional_field(block, "tool_use_id", str, source),
-                  content=_content(block.get("content"), source.child("content"), _RESULT_BLOCKS),
-                  is_error=optional_field(block, "is_error", bool, source) or False,
-                  meta=meta_for(NAME, unmodeled(block, ("type", "tool_use_id", "content", "is_error"))),
-                  source=source)
+    wire_id, is_error, content = block.get("tool_use_id"), block.get("is_error"), block.get("content")
+    if not (wire_id is None or type(wire_id) is str) or not (is_error is None or type(is_error) is bool):
+        wire_id = optional_field(block, "tool_use_id", str, source)
+        is_error = optional_field(block, "is_error", bool, source)
+    return Result(wire_id=wire_id, is_error=is_error or False, meta=meta_of(NAME, block, _TOOL_RESULT),
+                  content=_content(content, source.child("content"), _RESULT_BLOCKS) if content is not None
+                  else (), source=source)
 
 
 def _thinking(block: dict[str, Any], source: Source) -> Part:
