@@ -86,6 +86,28 @@ class Origins:
             self._visit(body, "", 0, out, [])
         return out
 
+    def carried(self, body: dict[str, Any]) -> set[Origin]:
+        """The (turn, part) of every part a node marked and still in `body` carries: what
+        `resolve(body)` names, the turns as a whole left out, found without making a pointer (the
+        blank guard asks only this of a convert)."""
+        codes, at, more = self._codes, self._at, self._more
+        found: set[int] = set()
+        level: list[Any] = [body]
+        for depth in range(self.DEPTH + 1):  # the levels `_visit` looks at
+            below: list[Any] = []
+            for node in level:
+                key = id(node)
+                if key in codes:
+                    found.add(codes[key])
+                if key in at:
+                    found.add(self._at_codes[key])
+                    found.update(code for _, code in more.get(key, ()))
+                if depth < self.DEPTH:
+                    below += [child for child in (node.values() if type(node) is dict else node)
+                              if type(child) is dict or type(child) is list]
+            level = below
+        return {origin for code in found if (origin := _unpack(code))[1] is not None}
+
     def later(self, body: dict[str, Any]) -> Mapping[str, Origin]:
         """`resolve(body)`, done the first time it is read: a convert never reads it."""
         return _Resolved(self, body) if self._keep else {}
@@ -172,6 +194,12 @@ class _Resolved(Mapping[str, Origin]):
         self._marks, self._body = marks, body
         self._resolved: dict[str, Origin] | None = None
 
+    def carried(self) -> set[Origin]:
+        """`Origins.carried` of the body (from the pointers, when they were made already)."""
+        if self._resolved is not None:
+            return {o for o in self._resolved.values() if o is not None and o[1] is not None}
+        return self._marks.carried(self._body)
+
     def _origins(self) -> dict[str, Origin]:
         resolved = self._resolved
         if resolved is None:
@@ -200,3 +228,11 @@ class _Resolved(Mapping[str, Origin]):
     def __repr__(self) -> str:
         return repr(self._origins())
 
+
+
+def carried(origins: Mapping[str, Origin | None]) -> set[Origin]:
+    """The (turn, part) of every part the nodes of a written body carry (`Written.origins`: a
+    writer's are found without making their pointers)."""
+    if isinstance(origins, _Resolved):
+        return origins.carried()
+    return {o for o in origins.values() if o is not None and o[1] is not None}

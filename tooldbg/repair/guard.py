@@ -18,6 +18,7 @@ from ..checks.arguments import decode_levels
 from ..checks.arguments import describe as kind_of
 from ..checks.pairing import Paired
 from ..formats import facts
+from ..formats.origins import carried as carried_parts
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Result
 from .arguments import custom
@@ -47,7 +48,7 @@ def blanks(conv: Conversation, target: str, origins: Mapping[str, Any]) -> list[
     value in place of recorded content."""
     if target == "canonical":
         return []
-    carried = {o for o in origins.values() if o is not None}
+    carried = carried_parts(origins)
     objects = facts(wire_format(target)).arguments == "object"
     out: list[Blank] = []
     pairing: Paired | None = None  # made for the first part dropped: most exports drop none
