@@ -431,6 +431,8 @@ def _has_payload(exchange: Exchange) -> bool:
 
 
 def _detect(exchange: Exchange) -> str | None:
+    if exchange.format is not None:
+        return exchange.format
     request, response = exchange.request, exchange.response
     for message in (request, response):
         if message is not None and message.url:

@@ -4,6 +4,7 @@ pointers in the final body (`Written.origins`)."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from copy import copy
 from typing import Any, TypeVar
@@ -89,24 +90,20 @@ class Origins:
     def carried(self, body: dict[str, Any]) -> set[Origin]:
         """The (turn, part) of every part a node marked and still in `body` carries: what
         `resolve(body)` names, the turns as a whole left out, found without making a pointer (the
-        blank guard asks only this of a convert)."""
-        codes, at, more = self._codes, self._at, self._more
-        found: set[int] = set()
+        blank guard asks only this of a convert). The nodes of the levels `resolve` looks at are
+        gathered a level at a time by `gc.get_referents` (what each dict and list holds, listed in
+        C: a Python loop over the body cost as much as writing it), and met with the marks."""
+        present: set[int] = set()
         level: list[Any] = [body]
-        for depth in range(self.DEPTH + 1):  # the levels `_visit` looks at
-            below: list[Any] = []
-            for node in level:
-                key = id(node)
-                if key in codes:
-                    found.add(codes[key])
-                if key in at:
-                    found.add(self._at_codes[key])
-                    found.update(code for _, code in more.get(key, ()))
-                if depth < self.DEPTH:
-                    below += [child for child in (node.values() if type(node) is dict else node)
-                              if type(child) is dict or type(child) is list]
-            level = below
-        return {origin for code in found if (origin := _unpack(code))[1] is not None}
+        for depth in range(self.DEPTH + 1):
+            present.update(map(id, level))
+            if depth < self.DEPTH:
+                level = gc.get_referents(*level)
+        codes = [self._codes[key] for key in self._codes.keys() & present]
+        for key in self._at.keys() & present:
+            codes.append(self._at_codes[key])
+            codes += [code for _, code in self._more.get(key, ())]
+        return {origin for code in codes if (origin := _unpack(code))[1] is not None}
 
     def later(self, body: dict[str, Any]) -> Mapping[str, Origin]:
         """`resolve(body)`, done the first time it is read: a convert never reads it."""

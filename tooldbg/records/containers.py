@@ -64,6 +64,9 @@ class Exchange:
     request: Message | None = None
     response: Message | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: The provider format a bare body was recognised as, to tell a request from a response (what
+    #: `load` would find again).
+    format: str | None = None
 
 
 @dataclass(slots=True)
@@ -285,9 +288,11 @@ def _bare_exchange(body: dict[str, Any]) -> Exchange:
     from ..formats import detect_body  # formats depend on records only through StreamEvent
 
     message = Message(location="", body=body)
-    if detect_body(body, "response") or not detect_body(body, "request"):
-        return Exchange(0, response=message)
-    return Exchange(0, request=message)
+    found = detect_body(body, "response")
+    if found:
+        return Exchange(0, response=message, format=found)
+    found = detect_body(body, "request")
+    return Exchange(0, request=message, format=found) if found else Exchange(0, response=message)
 
 
 def _single_stream(path: str, container: str, events: list[StreamEvent],

@@ -62,28 +62,38 @@ def sniff(body: Any, side: str) -> bool:
         return ((body.get("type") == "message" and isinstance(body.get("content"), list))
                 or (body.get("type") == "error" and isinstance(body.get("error"), dict)))
     messages = body.get("messages")
-    if not isinstance(messages, list):
+    if not isinstance(messages, list) or _OPENAI_KEYS & body.keys():
         return False
-    messages = [m for m in messages if isinstance(m, dict)]
-    blocks = [b for m in messages if isinstance(m.get("content"), list)
-              for b in m["content"] if isinstance(b, dict)]
+    # One pass over the messages and their blocks (every one is looked at when the answer is yes).
+    # A block without `type` is Bedrock Converse's; OpenAI markers anywhere mean no; then Anthropic's.
+    marked = bool(_ANTHROPIC_KEYS & body.keys())
+    system_message = False
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        role = m.get("role")
+        if role in ("tool", "developer", "function") or not _OPENAI_MESSAGE_KEYS.isdisjoint(m):
+            return False
+        system_message = system_message or role == "system"
+        content = m.get("content")
+        if isinstance(content, list):
+            for b in content:
+                if not isinstance(b, dict):
+                    continue
+                if "type" not in b:
+                    return False
+                kind = _type(b)
+                if kind in _OPENAI_PARTS:
+                    return False
+                marked = marked or kind not in (None, "text", "image") or "source" in b
     tools = [t for t in body["tools"] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
-    if any("type" not in b for b in blocks):  # Bedrock Converse blocks carry no `type`
+    if any("function" in t or t.get("type") == "function" for t in tools):
         return False
-    if (_OPENAI_KEYS & body.keys()
-            or any(m.get("role") in ("tool", "developer", "function") or _OPENAI_MESSAGE_KEYS & m.keys()
-                   for m in messages)
-            or any(_type(b) in _OPENAI_PARTS for b in blocks)
-            or any("function" in t or t.get("type") == "function" for t in tools)):
-        return False
-    if (_ANTHROPIC_KEYS & body.keys()
-            or any("input_schema" in t for t in tools)
-            or _type(body.get("tool_choice")) in _CHOICE_MODES
-            or any(_type(b) not in (None, "text", "image") or "source" in b for b in blocks)):
+    if marked or any("input_schema" in t for t in tools) or _type(body.get("tool_choice")) in _CHOICE_MODES:
         return True
     # Plain text turns with `max_tokens` (required here, legacy in OpenAI Chat): read the same
     # either way, unless OpenAI-style system messages say otherwise.
-    return "max_tokens" in body and not any(m.get("role") == "system" for m in messages)
+    return "max_tokens" in body and not system_message
 
 
 # ------------------------------------------------------------------------------------- reading

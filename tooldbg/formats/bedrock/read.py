@@ -52,10 +52,15 @@ def sniff(body: Any, side: str) -> bool:
         return False
     if body.keys() & _REQUEST_KEYS:
         return True
-    blocks = [b for m in messages if isinstance(m, dict) and isinstance(m.get("content"), list)
-              for b in m["content"]]
-    return bool(blocks) and all(isinstance(b, dict) and "type" not in b
-                                and not b.keys().isdisjoint(_KNOWN_BLOCKS) for b in blocks)
+    blocks = False  # every content block is a Converse one (and there is one): stops at the first not
+    for m in messages:
+        content = m.get("content") if isinstance(m, dict) else None
+        if isinstance(content, list):
+            for b in content:
+                if not isinstance(b, dict) or "type" in b or b.keys().isdisjoint(_KNOWN_BLOCKS):
+                    return False
+                blocks = True
+    return blocks
 
 
 def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn, ...] = ()) -> Request:
