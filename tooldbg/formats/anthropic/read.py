@@ -82,10 +82,10 @@ def sniff(body: Any, side: str) -> bool:
                     continue
                 if "type" not in b:
                     return False
-                kind = _type(b)
-                if kind in _OPENAI_PARTS:
+                kind = b["type"]
+                if isinstance(kind, str) and kind in _OPENAI_PARTS:
                     return False
-                marked = marked or kind not in (None, "text", "image") or "source" in b
+                marked = marked or (isinstance(kind, str) and kind not in ("text", "image")) or "source" in b
     tools = [t for t in body["tools"] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
     if any("function" in t or t.get("type") == "function" for t in tools):
         return False
