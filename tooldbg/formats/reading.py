@@ -90,37 +90,43 @@ def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Tu
     """`turns` linked after what `state` knows, which learns them as they go (`fresh`: see
     `link_read`)."""
     out = []
+    by_wire, answered, names = state.by_wire, state.answered, state.names
     for turn in turns:
-        parts: list[Part] = []
+        parts: list[Part] | None = None  # the linked parts, once one differs (never when `fresh`)
         calls: list[Invocation] = []
-        changed = False
-        for part in turn.parts:
+        for p, part in enumerate(turn.parts):
             linked = part
-            if isinstance(part, Invocation):
+            if type(part) is Invocation:
                 state.counter += 1
                 own = f"i{state.counter}"
-                call = part
                 if part.id != own:
                     if fresh:
                         _SET_CALL_ID(part, own)
                     else:
-                        call = replace(part, id=own)
-                calls.append(call)
-                linked = call
-            elif isinstance(part, Result):
-                bound = _bind(part, state.by_wire, state.last_calls, state.answered)
-                name = part.name if part.name is not None or bound is None else state.names[bound]
-                if (part.invocation_id, part.name) != (bound, name):
+                        linked = replace(part, id=own)
+                calls.append(linked)  # type: ignore[arg-type]  # (an Invocation)
+            elif type(part) is Result:
+                wire_id = part.wire_id
+                bound = by_wire.get(wire_id) if wire_id is not None else None  # (the usual result)
+                if bound is not None:
+                    answered.add(bound)
+                else:
+                    bound = _bind(part, by_wire, state.last_calls, answered)
+                name = part.name if part.name is not None or bound is None else names[bound]
+                if part.invocation_id != bound or part.name != name:
                     if fresh:
                         _SET_BOUND(part, bound)
                         _SET_RESULT_NAME(part, name)
                     else:
                         linked = replace(part, invocation_id=bound, name=name)
-            parts.append(linked)
-            changed = changed or linked is not part
-        if changed:
+            if linked is not part and parts is None:
+                parts = list(turn.parts[:p])
+            if parts is not None:
+                parts.append(linked)
+        if parts is not None:
             turn = replace(turn, parts=tuple(parts))  # (a turn linked as it was stays the same object)
-        state.called(calls)  # (its results were marked answered as they bound)
+        if calls:
+            state.called(calls)  # (its results were marked answered as they bound)
         out.append(turn)
     return tuple(out)
 
