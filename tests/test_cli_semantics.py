@@ -188,7 +188,7 @@ def test_an_unknown_command_is_named_as_one(capsys):
     code, out, err = run(capsys, "lint", "run.har")
     assert code == 2 and out == ""
     line = one_line(err)
-    assert line.startswith("tooldbg: no such command 'lint' (commands: open, show, convert, check")
+    assert line.startswith("tooldbg: no such command 'lint' (commands: open, record, show, convert, check")
     code, _, err = run(capsys, "chek", "run.har")
     assert code == 2 and "no such command 'chek'; did you mean 'check'?" in one_line(err)
 
@@ -199,7 +199,7 @@ def test_a_word_that_is_a_path_still_opens_it(tmp_path, capsys, monkeypatch):
     opened: list[tuple[str, ...]] = []
 
     class App:
-        def __init__(self, paths, _input_format):
+        def __init__(self, paths, _input_format, follow=False):
             opened.append(tuple(paths))
 
         def run(self):
@@ -236,7 +236,8 @@ def test_piped_check_prints_whole_lines(deep_defect, capsys):
     lines = out.splitlines()
     assert lines[0] == str(deep_defect)  # the path on one line, not split at column 80
     assert ("    TD303 error lost-is-error: result 'toolu_01Pd4Fg6Jn1Qs8Vx3Kb7Lt2Ze' had is_error: true "
-            "in exchange 1's request; its replay in exchange 2 is no longer marked as a failure") in lines
+            "in exchange 1's request; its replay in exchange 2 is no longer marked as a failure — error: the data "
+            "received is damaged, whatever the provider answered") in lines
     assert ('        "content": "Error: monitoring API returned 503 for fraud-scoring (no data for '
             'the last 12 minutes)"') in lines
     assert_whole_lines(out)

@@ -12,7 +12,7 @@ import pytest
 
 from tests import paths
 from tooldbg import formats
-from tooldbg.checks import RULES, run_checks, select_rules
+from tooldbg.checks import RULES, export_rules, run_checks
 from tooldbg.cli import bundled_samples, main
 from tooldbg.formats.profiles import PROFILES
 from tooldbg.load import load_bytes, load_file
@@ -319,7 +319,8 @@ def test_fix_makes_every_defect_sample_acceptable_or_says_why(tmp_path, capsys, 
         assert code == 1 and not out.exists()
         assert all("no safe repair" in line for line in doc["blocked"])
     else:
-        findings = run_checks(load_file(out), select_rules(target=target), target)
+        # as `fix` checks what it wrote: a history, so not judged as a request ending on the model's turn
+        findings = run_checks(load_file(out), export_rules(target), target)
         errors = {f.code for f in findings if f.severity == "error"}
         accepted = not errors
         assert code == (0 if accepted else 1)

@@ -25,6 +25,11 @@ That is a request whose history is only an earlier part of the conversation's la
 either ends there or goes on with a call or result under other ids than the conversation's at that
 place. Without this, the new run would replace the old one's timeline.
 
+A request the provider refused, then retried changed, is checked as it was sent: the retry goes on
+with the conversation, and the refused request becomes a conversation of its own — a branch sharing
+the turns before it (the same objects), its one exchange moved to it (`branched`), so every rule runs on
+what the provider refused and TD901 can name what it found there.
+
 A Responses request that continues stored state (`previous_response_id`, `conversation`) replays
 nothing: `chains.ResponseChains` stitches it after the stored turns (`Thread.stored` of them).
 """
@@ -69,6 +74,9 @@ class Stitcher:
         self._unindexed: tuple[Thread, tuple[Turn, ...], tuple[Turn, ...]] | None = None
         #: The request `match` was last asked about, its hashes and chains, and the thread it found.
         self._matched: tuple[Request, list[bytes], list[bytes], Thread | None] | None = None
+        #: Exchange → the conversation it was moved to (a refused request its retry branched off),
+        #: since `branched` was last asked.
+        self._moved: dict[int, str] = {}
 
     def match(self, request: Request) -> Thread | None:
         """The thread `add` would continue with `request` (None: it would start one); adds nothing
@@ -90,6 +98,8 @@ class Stitcher:
         else:
             thread = self._add_replayed(exchange, request, responses)
             thread.request, thread.stored = request, 0
+        thread.refused = any(r.error is not None for r in responses) and not any(
+            r.turn is not None for r in responses)
         self._chains.record(thread, request, responses)
         return thread
 
@@ -108,6 +118,9 @@ class Stitcher:
             hashes, chains = self._chained(request.turns) if indexed else ([], [])
             thread = self._continued(request, hashes, chains) if indexed else None
         turns = list(request.turns)
+        kept = thread.requested if thread is not None else 0
+        if thread is not None and thread.refused and hashes[:kept] != thread.hashes[:kept]:
+            self._branch(thread)  # a retry that changed the refused request: keep what was refused
         if thread is not None:
             known, same = thread.conversation.turns, min(len(hashes), len(thread.hashes))
             if hashes[:same] == thread.hashes[:same]:  # the usual case: all it shares is unchanged
@@ -131,6 +144,22 @@ class Stitcher:
         else:
             self._unindexed = (thread, request.turns, answered)
         return thread
+
+    def _branch(self, thread: Thread) -> None:
+        """The thread's last request, which the provider refused, as a conversation of its own: its
+        timeline as it was (turns shared with the thread up to where the retry departs), its one
+        exchange taken from the thread. It is not indexed: requests continue the thread."""
+        exchange = thread.exchanges.pop()
+        branch = self._new(exchange, thread.conversation, list(thread.hashes))
+        branch.requested, branch.request, branch.stored, branch.refused = (
+            thread.requested, thread.request, thread.stored, True)
+        self._moved[exchange] = branch.conversation.id
+
+    def branched(self) -> dict[int, str]:
+        """The exchanges moved to a branch of their own since the last call (a refused request whose
+        retry went on with its conversation), and the conversation each went to."""
+        moved, self._moved = self._moved, {}
+        return moved
 
     def _settle(self) -> None:
         """Hash and index the first request's thread, now that another exchange may continue it."""

@@ -1,28 +1,42 @@
 """Local HTTP servers for the tests, and the HAR capture the relay writes.
 
-A server binds 127.0.0.1 on an ephemeral port and handles requests in a thread with a bounded loop:
-at most `limit` requests, and it stops when the test leaves the `with` block (the loop polls every
-`POLL` seconds). Nothing listens on another interface; nothing outlives the test."""
+A server binds 127.0.0.1 on an ephemeral port and accepts connections in a thread with a bounded
+loop: at most `limit` requests, each answered in a thread of its own (as a provider answers
+concurrent requests), and it stops when the test leaves the `with` block (the loop polls every
+`POLL` seconds; closing the server waits for the requests still being answered). Nothing listens on
+another interface; nothing outlives the test."""
 
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 POLL = 0.05
 
 
+class _Server(ThreadingHTTPServer):
+    """A thread per connection; `server_close` joins them (none is a daemon)."""
+
+    daemon_threads = False
+    request_queue_size = 64  # a burst of concurrent connections waits to be accepted, not refused
+
+
 @contextmanager
-def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, **attributes: Any) -> Iterator[HTTPServer]:
+def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, tls: ssl.SSLContext | None = None,
+            **attributes: Any) -> Iterator[HTTPServer]:
     """A server on 127.0.0.1:<ephemeral> running `handler`, `attributes` set on the server object;
-    it answers at most `limit` requests and stops when the block is left."""
-    server = HTTPServer(("127.0.0.1", 0), handler)
+    it answers at most `limit` requests and stops when the block is left. With `tls`, it speaks
+    HTTPS with that context (a handshake the client refuses is not a request)."""
+    server = _Server(("127.0.0.1", 0), handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     server.timeout = POLL
     for name, value in attributes.items():
         setattr(server, name, value)
@@ -31,7 +45,7 @@ def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, **attributes
 
     def count(request: Any, client_address: Any) -> None:
         served[0] += 1
-        HTTPServer.process_request(server, request, client_address)
+        _Server.process_request(server, request, client_address)
 
     server.process_request = count  # type: ignore[method-assign]
 
@@ -50,6 +64,16 @@ def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, **attributes
         stop.set()
         thread.join(timeout=5)
         assert not thread.is_alive(), "a test server did not stop"
+
+
+class Quiet(BaseHTTPRequestHandler):
+    """A handler that logs nothing (a test's output is its assertions) and writes each piece of an
+    answer as it is made (no Nagle delay waiting on the peer's delayed ACK)."""
+
+    disable_nagle_algorithm = True
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
 
 
 def url(server: HTTPServer) -> str:

@@ -29,10 +29,12 @@ from .. import __version__, formats
 from ..errors import ToolDbgError
 from ..formats.profiles import PROFILES, wire_format
 from ..load import Loaded, load_bytes
+from ..logs import LOGS
 from ..model import CANONICAL_FORMAT
 from ..shorten import plain
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
+from .probe import probe_command
 from .repairs import at_place, blank_lines, fix_chosen, record_line, refuse_blanks
 
 if TYPE_CHECKING:
@@ -41,7 +43,8 @@ if TYPE_CHECKING:
     from ..repair.base import Refusal
     from ..scan import Checked
 
-INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
+#: What `--input-format` names: a wire format (each exchange read as it), or an agent log's format.
+INPUT_FORMATS = click.Choice([*formats.WIRE_FORMATS, *LOGS])
 #: An unknown first word shaped like this is a mistyped command, not a file to open.
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
@@ -101,15 +104,53 @@ def cli(ctx: click.Context) -> None:
 @cli.command("open")
 @click.argument("files", nargs=-1, type=click.Path())
 @click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
-def open_command(files: tuple[str, ...], input_format: str | None) -> None:
+@click.option("--follow", is_flag=True,
+              help="FILE is a JSON Lines recording another process appends to (tooldbg record): show "
+                   "each exchange as it is appended.")
+def open_command(files: tuple[str, ...], input_format: str | None, follow: bool) -> None:
     """Open FILES (default: the bundled sample) in the interactive debugger."""
     from ..tui.app import make_app
 
+    if follow and len(files) != 1:
+        fail("--follow: give the one file to follow")
     paths = files or tuple(map(str, bundled_samples()))
     for path in paths:
-        if not Path(path).exists():
+        if not Path(path).exists() and not follow:
             fail(f"{path}: no such file or folder")
-    make_app(paths, input_format).run()
+        if follow and Path(path).is_dir():
+            fail(f"{path}: --follow reads one JSON Lines file, not a folder")
+    make_app(paths, input_format, follow=follow).run()
+
+
+@cli.command(context_settings={"ignore_unknown_options": False, "allow_interspersed_args": False})
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="The JSON Lines file each exchange is appended to.")
+@click.option("--upstream", metavar="URL",
+              help="Forward every request here (the request's path is appended). Default: by path — "
+                   "/v1/messages to Anthropic, /v1/chat/completions and /v1/responses to OpenAI, "
+                   "/v1beta/models/… to Gemini.")
+@click.option("--listen", metavar="HOST:PORT",
+              help="Where to listen (default 127.0.0.1:8788; with a COMMAND, a free port).")
+@click.option("--allow-remote", is_flag=True, help="Allow --listen on an address that is not loopback.")
+@click.option("--open", "open_tui", is_flag=True, help="Show the session in the debugger as it is recorded.")
+@click.option("--keep-secrets", is_flag=True,
+              help="Write API keys and tokens unmasked (they are forwarded either way).")
+@click.option("--append", is_flag=True, help="Add to an existing OUTPUT.")
+@click.option("--force", is_flag=True, help="Replace an existing OUTPUT.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+              help="Seconds to wait for the provider to connect or send more (then 502).")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def record(output: Path, upstream: str | None, listen: str | None, allow_remote: bool, open_tui: bool,
+           keep_secrets: bool, append: bool, force: bool, timeout: float, command: tuple[str, ...]) -> None:
+    """Record an agent's LLM traffic: a reverse proxy on loopback forwards each request to its
+    provider, passes streams on as they arrive, and appends each exchange to OUTPUT (JSON Lines,
+    flushed to disk as it completes; keys masked). With `-- COMMAND ARG…`, run COMMAND with
+    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL (and the like) pointing at the proxy,
+    and exit with its exit code. Without, serve until Ctrl-C, one line per exchange on stderr."""
+    from .recording import record_session
+
+    sys.exit(record_session(output, upstream, listen, allow_remote, open_tui, keep_secrets, append, force,
+                            timeout, command))
 
 
 @cli.command()
@@ -329,7 +370,7 @@ def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], i
 def diff_command(a: str, b: str, output_format: str, no_redact: bool) -> None:
     """Compare two logs of the same conversation: A the client's side, B the upstream side of a relay
     (any formats; either may be - for standard input). Each difference is reported with its code
-    (TD701-TD704) and the side it is on, beside both files' own findings. Exit 0 when they agree, 1 on
+    (TD701-TD705) and the side it is on, beside both files' own findings. Exit 0 when they agree, 1 on
     differences (or an error-severity finding of either file), 2 when an input is unreadable."""
     redact(not no_redact)
     from ..diff import diff
@@ -388,7 +429,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     format is written) then runs on the result; exit 0 only when nothing at or above --fail-on
     remains, 1 otherwise (or when the result could not be written without blanking recorded data)."""
     redact(not no_redact)
-    from ..checks import run_checks, select_rules
+    from ..checks import export_rules, run_checks
     from ..checks.base import severity_rank
     from ..convert import export
     from ..repair import after_writing
@@ -414,7 +455,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
         results: list[Checked] = []
     else:
         checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
-        found = run_checks(checked, select_rules(target=rule_target), rule_target)
+        found = run_checks(checked, export_rules(rule_target), rule_target)
         if rule_target is not None:  # the written body holds the one conversation chosen: its name
             found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
         results = [Checked(checked, found)]
@@ -523,6 +564,9 @@ def formats_command() -> None:
     click.echo(f"{'canonical':18} read+write  {CANONICAL_FORMAT}")
     click.echo(f"{'standard input':18} read        give - as FILE (check, show, convert)")
     click.echo(f"containers: {', '.join(CONTAINERS)}, folder")
+
+
+cli.add_command(probe_command)
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:

@@ -12,6 +12,7 @@ Ids that are not ids (empty, blank, placeholders) are reported once, as TD108, n
 
 from collections.abc import Iterator
 
+from ...lacking import IDS
 from ...shorten import plain
 from ..base import Context, Finding
 from ..pairing import Located, invalid_id, paired, short
@@ -19,7 +20,10 @@ from ..pairing import Located, invalid_id, paired, short
 CODE = "TD104"
 NAME = "duplicate-call-id"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model cannot tell which result answers which of the calls"
 MESSAGE = "two calls share one id"
+NEEDS = (IDS,)
 BAD = """
 {"messages": [
   {"role": "user", "content": "Weather in Oslo, then in Bergen."},

@@ -50,11 +50,13 @@ from ...model import Invocation, Media, Opaque, Part, Result, Text
 from ...shorten import plain, quote
 from ...timeline import ExchangeRead
 from ..base import Context, Finding
-from ..structure import View, views, wire_role, with_severity
+from ..structure import View, views, wire_role
 
 CODE = "TD404"
 NAME = "malformed-turn"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model was shown a turn its format does not define, and what it made of it is unknown"
 MESSAGE = "a turn the wire format cannot carry (empty, unknown role, forbidden order, foreign block)"
 BAD = """
 {"contents": [
@@ -116,9 +118,8 @@ def _empty(ctx: Context, view: View) -> Iterator[Finding]:
         else:
             severity, why = "warning", "the model is shown a turn in which it said nothing"
         role = wire_role(turn) if fmt != "gemini" else ("model" if turn.role == "assistant" else "user")
-        finding = ctx.at(f"an empty {role} message: {why}", conversation=conv, turn=t,
-                         source=view.source(t))
-        yield with_severity(finding, severity)
+        yield ctx.at(f"an empty {role} message: {why}", conversation=conv, turn=t, source=view.source(t),
+                     severity=severity)
 
 
 def _gemini(ctx: Context, view: View) -> Iterator[Finding]:
@@ -202,13 +203,15 @@ def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
     if facts.content_types is None and facts.content_members is None:
         return
     key = facts.messages_key
-    parts = _parts_at(view)
+    parts: dict[str, tuple[int, int, Part]] | None = None  # (made for the first block found)
     messages = body.get(key)
     for i, message in enumerate(messages if isinstance(messages, list) else ()):
         if not isinstance(message, dict):
             continue
         role, field = message.get("role"), "parts" if "parts" in message else "content"  # Gemini: parts
         for pointer, what in _undefined(message.get(field), f"/{key}/{i}/{field}", facts):
+            if parts is None:
+                parts = _parts_at(view)
             found = parts.get(pointer)
             read_as = _read_as(found[2]) if found is not None else "kept verbatim"
             whose = f"an {plain(role)} message" if role == "assistant" else \
