@@ -144,8 +144,8 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
         # orjson's error for that holds several copies of the file).
         return _jsonl(path, data, skip)
     split = None if whole else split_har(data, skip)
-    if split is not None and not is_canonical(split.document):
-        return _har(path, split.document["log"], split)
+    if split is not None:
+        return _split_har(path, split)
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
         value = loads(memoryview(data)[skip:], check_depth=False)
@@ -513,13 +513,16 @@ def _interaction_exchanges(capture: Capture, interactions: list[Any]) -> Iterato
             yield _exchange(capture, record, f"/interactions/{i}", i)
 
 
-def _har(path: str, log: dict[str, Any], split: Split | None = None) -> Capture:
-    """A HAR's entries: parsed one by one from the file's bytes when `split` found them there, else
-    taken from the document parsed whole."""
-    if split is not None:
-        capture = Capture(path, "har", records=len(split.starts))
-        capture.exchanges = _har_exchanges(capture, split.entries())
-        return capture
+def _split_har(path: str, split: Split) -> Capture:
+    """A HAR's entries parsed one by one from the file's bytes (`entries.split_har`); the records
+    counted are the objects that may begin one."""
+    capture = Capture(path, "har", records=len(split.starts))
+    capture.exchanges = _har_exchanges(capture, split.entries())
+    return capture
+
+
+def _har(path: str, log: dict[str, Any]) -> Capture:
+    """A HAR's entries, taken from the document parsed whole."""
     entries = log.get("entries")
     if not isinstance(entries, list):
         raise InputError(path, "/log/entries", f"expected a list of entries, not {_kind(entries)}")
