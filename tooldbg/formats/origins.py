@@ -103,7 +103,7 @@ class Origins:
         for key in self._at.keys() & present:
             codes.append(self._at_codes[key])
             codes += [code for _, code in self._more.get(key, ())]
-        return {origin for code in codes if (origin := _unpack(code))[1] is not None}
+        return {(code >> 32, (code & _PART) - 1) for code in codes if code & _PART}  # (`_unpack`)
 
     def later(self, body: dict[str, Any]) -> Mapping[str, Origin]:
         """`resolve(body)`, done the first time it is read: a convert never reads it."""
@@ -160,9 +160,13 @@ class Origins:
                 seen.append(origin[0])
 
 
+#: The bits of a packed origin that hold its part + 1 (see `_unpack`).
+_PART = 0xFFFFFFFF
+
+
 def _unpack(code: int) -> Origin:
     """The origin `mark` packed into one int: the turn above bit 32, the part + 1 below (0: None)."""
-    part = code & 0xFFFFFFFF
+    part = code & _PART
     return code >> 32, part - 1 if part else None
 
 

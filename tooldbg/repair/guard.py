@@ -54,11 +54,14 @@ def blanks(conv: Conversation, target: str, origins: Mapping[str, Any]) -> list[
     pairing: Paired | None = None  # made for the first part dropped: most exports drop none
     for t, turn in enumerate(conv.turns):
         for p, part in enumerate(turn.parts):
-            if isinstance(part, Invocation | Result) and (t, p) not in carried:
+            if type(part) is not Invocation and type(part) is not Result:
+                continue
+            if (t, p) not in carried:
                 pairing = pairing or Paired(conv)
                 out.append(_dropped(t, p, part, target, pairing))
-            elif isinstance(part, Invocation) and objects:
-                found = _arguments(t, p, part, target)
+            elif objects and type(part) is Invocation and not (
+                    part.raw_arguments is None and (part.arguments is None or type(part.arguments) is dict)):
+                found = _arguments(t, p, part, target)  # (arguments an object format cannot take as they are)
                 if found is not None:
                     out.append(found)
     return out
