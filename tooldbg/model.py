@@ -64,6 +64,8 @@ class Part:
 
 @node
 class Text(Part):
+    """Plain text (a system prompt, a message, a result's text)."""
+
     type: ClassVar[str] = "text"
     text: str
 
@@ -151,6 +153,8 @@ PART_TYPES: dict[str, type[Part]] = {
 
 @node
 class Turn:
+    """One message of the conversation, as the parts it holds in order."""
+
     role: Role
     parts: tuple[Part, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
@@ -208,6 +212,8 @@ NO_SETTINGS = Settings()
 
 @node
 class Conversation:
+    """A conversation: its turns and what every request of it declares (system, tools, settings)."""
+
     id: str = "c1"
     model: str | None = None
     settings: Settings = NO_SETTINGS
