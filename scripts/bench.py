@@ -8,8 +8,11 @@
 Run on demand from a clean clone, never in CI. The first run makes `.bench-venv` beside the repo
 (`pip install -e '.[bench]'`: tooldbg plus LiteLLM, the converter compared against) and runs in
 it; LiteLLM is installed nowhere else. Sessions come from `bench_sessions.py` (JSONL, HAR and
-streamed captures with replayed history, parallel calls, long tool outputs and a few defects).
-For each capture and size it reports:
+streamed captures with replayed history, parallel calls, long tool outputs and a few defects; the
+HAR also laid out again on one line, `har-line`, and with tabs and CRLF line ends, entries first,
+`har-tabs`). First it measures the start-up of `check`, `convert` and `show` on a small file
+(`bench_targets.startup`) and a 201-message OpenAI Chat conversation converted to Anthropic against
+LiteLLM; then, for each capture and size:
 
 * check ÷ floor: `load` + stitch + `run_checks` on the file, over the floor: `orjson.loads` of
   every JSON document in the same bytes (each line; for HAR the file and each body it holds as a
@@ -27,7 +30,8 @@ For each capture and size it reports:
 
 Times are CPU seconds (`time.process_time`: user + system of the process), so that a busy, shared
 machine does not inflate them; the TUI's are wall-clock latencies. Every timing but convert runs
-in a fresh subprocess, the best of `--repeat`.
+in a fresh subprocess, the best of `--repeat`. The report ends with the targets of issue 22, each
+met or missed on this run (`bench_targets.targets`).
 """
 
 from __future__ import annotations
@@ -439,7 +443,8 @@ def legacy(turns: int, repeat: int) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,10,100", help="file sizes in MB, comma-separated")
-    parser.add_argument("--captures", default=",".join(("jsonl", "har", "sse", "har-line", "har-tabs")))
+    parser.add_argument("--captures", default=",".join(("jsonl", "har", "sse", "har-line", "har-tabs")),
+                        help="captures, comma-separated (also claude-code, codex: agent session logs)")
     parser.add_argument("--no-startup", action="store_true", help="skip the start-up measure")
     parser.add_argument("--startup-runs", type=int, default=20, help="processes per start-up median")
     parser.add_argument("--repeat", type=int, default=3, help="fresh processes per timing (best kept)")
