@@ -511,8 +511,12 @@ def report(figures: dict) -> None:
               f"Anthropic: {seconds(chat['convert'])} against LiteLLM's {seconds(chat['litellm'])} "
               f"({speed:.2f}× {'faster' if speed >= 1 else 'as fast'}).")
     if started is not None:
+        bare = started.get("python")
+        commands = ", ".join(f"`{name}` {value * 1000:.0f} ms" for name, value in started.items()
+                             if name != "python")
+        python = "" if bare is None else f" (`python -c pass` {bare * 1000:.0f} ms, measured the same way)"
         print("\nStart-up, a 2 KB request, output to a pipe, CPU time (median of fresh processes): "
-              + ", ".join(f"`{name}` {value * 1000:.0f} ms" for name, value in started.items()) + ".")
+              f"{commands}{python}.")
     found = bench_targets.targets(figures["rows"], figures["keys"], started, chat)
     print("\n" + bench_targets.verdicts(found))
 
