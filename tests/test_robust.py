@@ -579,3 +579,13 @@ def test_a_canonical_file_with_a_100000_line_pointer_and_id_shows_in_bounded_out
     code, _, err = run(capsys, "show", str(path))
     line = one_line_error(err, str(path))
     assert code == 2 and "/conversations/0/id: a conversation id is one line" in line
+
+
+@pytest.mark.parametrize("guess", [jsonio._ORJSON_3_LEVELS, 100, 1000])
+def test_the_levels_orjson_prints_are_found_whatever_its_release(monkeypatch, guess):
+    # The depth guard wraps a value in as many lists as orjson's printing limit leaves spare: that
+    # limit is tried at orjson 3's value first and searched for when another release moved it.
+    monkeypatch.setattr(jsonio, "_ORJSON_3_LEVELS", guess)
+    monkeypatch.setattr(jsonio, "_PRINTED_LEVELS", [])
+    levels = jsonio._printed_levels()
+    assert jsonio._prints(levels) and not jsonio._prints(levels + 1)

@@ -111,24 +111,37 @@ def _within(value: Any, limit: int) -> bool:
 _PRINTED_LEVELS: list[int] = []
 
 
+#: How many nested containers orjson 3.x prints (its `RECURSION_LIMIT`, see ijl/orjson
+#: `test/test_recursion.py`): tried first, so that finding the limit costs two tries, not a search
+#: (a search of twelve deep tries was 2 ms of every process's first depth check).
+_ORJSON_3_LEVELS = 254
+
+
 def _printed_levels() -> int:
-    """How many nested containers orjson prints (255 in orjson 3.x: its `RECURSION_LIMIT`, see
-    ijl/orjson `test/test_recursion.py`), found once by trying, so another release's limit is
-    the one used."""
+    """How many nested containers orjson prints, found once by trying, so another release's limit
+    is the one used."""
     if not _PRINTED_LEVELS:
+        if _prints(_ORJSON_3_LEVELS) and not _prints(_ORJSON_3_LEVELS + 1):
+            _PRINTED_LEVELS.append(_ORJSON_3_LEVELS)
+            return _ORJSON_3_LEVELS
         low, high = 0, 4096  # prints `low` levels; `high` is past any limit orjson has had
         while high - low > 1:
             middle = (low + high) // 2
-            nested: list[Any] = []
-            for _ in range(middle - 1):
-                nested = [nested]
-            try:
-                orjson.dumps(nested)
-                low = middle
-            except orjson.JSONEncodeError:
-                high = middle
+            low, high = (middle, high) if _prints(middle) else (low, middle)
         _PRINTED_LEVELS.append(low)
     return _PRINTED_LEVELS[0]
+
+
+def _prints(levels: int) -> bool:
+    """Whether orjson prints `levels` nested lists."""
+    nested: list[Any] = []
+    for _ in range(levels - 1):
+        nested = [nested]
+    try:
+        orjson.dumps(nested)
+    except orjson.JSONEncodeError:
+        return False
+    return True
 
 
 def _path_to_depth(value: Any, depth: int) -> str:
