@@ -129,12 +129,14 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     # ASCII is UTF-8 (the check runs at memory speed); anything else is decoded to be validated.
     if not data.isascii():
         _check_utf8(path, data)
-    head = data[:_HEAD].decode("utf-8-sig", "ignore")  # (what `looks_like_sse` reads of the text)
+    skip = len(BOM) if data.startswith(BOM) else 0
+    # What `looks_like_sse` reads of the text, the BOM left out as `utf-8-sig` would (the plain
+    # codec: `utf-8-sig` is a module imported on its first use, half a millisecond of a start-up).
+    head = data[skip:_HEAD].decode("utf-8", "ignore")
     if sse.looks_like_sse(head):
         text = _utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
     del head  # JSON is parsed from the bytes, without a decoded copy of the file
-    skip = len(BOM) if data.startswith(BOM) else 0
     found = lines(data, skip)
     first, second = next(found, None), next(found, None)
     jsonl = first is not None and second is not None and \
