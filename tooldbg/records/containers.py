@@ -130,8 +130,7 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     if not data.isascii():
         _check_utf8(path, data)
     skip = len(BOM) if data.startswith(BOM) else 0
-    # What `looks_like_sse` reads of the text, the BOM left out as `utf-8-sig` would (the plain
-    # codec: `utf-8-sig` is a module imported on its first use, half a millisecond of a start-up).
+    # (what `looks_like_sse` reads; not decoded as utf-8-sig: a codec module imported on first use)
     head = data[skip:_HEAD].decode("utf-8", "ignore")
     if sse.looks_like_sse(head):
         text = _utf8(path, data)
