@@ -130,8 +130,7 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     if not data.isascii():
         _check_utf8(path, data)
     skip = len(BOM) if data.startswith(BOM) else 0
-    # (what `looks_like_sse` reads; not decoded as utf-8-sig: a codec module imported on first use)
-    head = data[skip:_HEAD].decode("utf-8", "ignore")
+    head = data[skip:_HEAD].decode("utf-8", "ignore")  # (for looks_like_sse; utf-8-sig: a module to import)
     if sse.looks_like_sse(head):
         text = _utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
