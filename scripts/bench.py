@@ -8,8 +8,11 @@
 Run on demand from a clean clone, never in CI. The first run makes `.bench-venv` beside the repo
 (`pip install -e '.[bench]'`: tooldbg plus LiteLLM, the converter compared against) and runs in
 it; LiteLLM is installed nowhere else. Sessions come from `bench_sessions.py` (JSONL, HAR and
-streamed captures with replayed history, parallel calls, long tool outputs and a few defects).
-For each capture and size it reports:
+streamed captures with replayed history, parallel calls, long tool outputs and a few defects; the
+HAR also laid out again on one line, `har-line`, and with tabs and CRLF line ends, entries first,
+`har-tabs`). First it measures the start-up of `check`, `convert` and `show` on a small file
+(`bench_targets.startup`) and a 201-message OpenAI Chat conversation converted to Anthropic against
+LiteLLM; then, for each capture and size:
 
 * check ÷ floor: `load` + stitch + `run_checks` on the file, over the floor: `orjson.loads` of
   every JSON document in the same bytes (each line; for HAR the file and each body it holds as a
@@ -27,7 +30,8 @@ For each capture and size it reports:
 
 Times are CPU seconds (`time.process_time`: user + system of the process), so that a busy, shared
 machine does not inflate them; the TUI's are wall-clock latencies. Every timing but convert runs
-in a fresh subprocess, the best of `--repeat`.
+in a fresh subprocess, the best of `--repeat`. The report ends with the targets of issue 22, each
+met or missed on this run (`bench_targets.targets`).
 """
 
 from __future__ import annotations
@@ -51,14 +55,17 @@ _LINES = """
 for line in data.splitlines():
     if line.strip():
         orjson.loads(line)"""
+_HAR = """
+for entry in orjson.loads(data)["log"]["entries"]:
+    orjson.loads(entry["request"]["postData"]["text"])
+    orjson.loads(entry["response"]["content"]["text"])"""
 FLOOR = {
     "jsonl": _LINES,
     "claude-code": _LINES,
     "codex": _LINES,
-    "har": """
-for entry in orjson.loads(data)["log"]["entries"]:
-    orjson.loads(entry["request"]["postData"]["text"])
-    orjson.loads(entry["response"]["content"]["text"])""",
+    "har": _HAR,
+    "har-line": _HAR,
+    "har-tabs": _HAR,
     "sse": """
 for line in data.splitlines():
     if line.strip():
@@ -171,8 +178,11 @@ def ensure_environment(argv: list[str]) -> None:
     os.execv(str(python), [str(python), __file__, *argv])
 
 
-#: LiteLLM fetches its model price list from the network on import unless told to use its copy.
-OFFLINE = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+#: The environment of every timed process: LiteLLM's model price list read from its own copy (it
+#: fetches it from the network on import otherwise), and bytecode written as Python does by default
+#: (an environment that turns that off would time the compiling of every module imported lazily).
+OFFLINE = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
 def run(code: str) -> list[str]:
@@ -246,13 +256,15 @@ def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, fo
     rows = []
     for capture in captures:
         for size in sizes:
-            path = folder / f"session-{size}MB.{'har' if capture == 'har' else 'jsonl'}"
+            path = folder / f"session-{size}MB.{'har' if capture.startswith('har') else 'jsonl'}"
             calls = bench_sessions.write(capture, path, size * MB)
             body = folder / "conversation.json"
             floor, floor_memory = timed(path, FLOOR[capture], repeat)
             check, check_memory = timed(path, CHECK, repeat)
-            if capture in bench_sessions.SESSION_LOGS:  # a session log replays nothing: no request
-                ours = theirs = float("nan")  # body to convert, against LiteLLM or not
+            if capture in bench_sessions.SESSION_LOGS or capture in bench_sessions.LAYOUTS:
+                # a session log replays nothing: no request body to convert; a HAR laid out again
+                # holds the same conversation as the HAR, converted there
+                ours = theirs = float("nan")
                 body.write_bytes(b"")
             else:
                 body.write_bytes(bench_sessions.last_request(capture, path))
@@ -270,7 +282,7 @@ def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, fo
                 "body": body.stat().st_size,
                 "target": convert_target(capture),
             }
-            if with_tui:
+            if with_tui and capture not in bench_sessions.LAYOUTS:
                 row["tui"] = tui(["--file", str(path), "--presses", "0"])
             rows.append(row)
             print(f"  {capture} {size} MB: {summary(row)}", file=sys.stderr)
@@ -308,7 +320,8 @@ def table(rows: list[dict], keys: dict | None) -> str:
         speed = r["litellm"] / r["convert"]
         how = f"{speed:.1f}× faster" if speed >= 1 else f"{1 / speed:.1f}× slower"
         if r["convert"] != r["convert"]:
-            convert = "– (a session log: no request to convert)"
+            convert = ("– (the HAR's conversation)" if r["capture"].startswith("har")
+                       else "– (a session log: no request to convert)")
         elif r["litellm"] == r["litellm"]:
             times = f"{seconds(r['convert'])} / {seconds(r['litellm'])}"
             convert = f"{r['convert'] / r['litellm']:.1f} ({times}, {how})"
@@ -430,7 +443,10 @@ def legacy(turns: int, repeat: int) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,10,100", help="file sizes in MB, comma-separated")
-    parser.add_argument("--captures", default=",".join(("jsonl", "har", "sse")))
+    parser.add_argument("--captures", default=",".join(("jsonl", "har", "sse", "har-line", "har-tabs")),
+                        help="captures, comma-separated (also claude-code, codex: agent session logs)")
+    parser.add_argument("--no-startup", action="store_true", help="skip the start-up measure")
+    parser.add_argument("--startup-runs", type=int, default=20, help="processes per start-up median")
     parser.add_argument("--repeat", type=int, default=3, help="fresh processes per timing (best kept)")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI measurements")
     parser.add_argument("--turns", type=int, help="only the quick check-vs-orjson run, on an N-turn session")
@@ -449,8 +465,7 @@ def main(argv: list[str]) -> int:
         return 0
     if args.table is not None:
         saved = json.loads(args.table.read_text())
-        print(f"Machine: {saved['machine']}.\n")
-        print(table(saved["rows"], saved["keys"]))
+        report(saved)
         return 0
     if not args.here:
         ensure_environment(argv)
@@ -459,14 +474,51 @@ def main(argv: list[str]) -> int:
     print(
         f"benchmark: {', '.join(captures)} at {', '.join(map(str, sizes))} MB on {machine()}", file=sys.stderr
     )
+    load = [os.getloadavg()[0]]
+    sys.path.insert(0, str(SCRIPTS))
+    import bench_sessions
+    import bench_targets
+
+    started = None if args.no_startup else bench_targets.startup(args.startup_runs)
     with tempfile.TemporaryDirectory() as tmp:
+        body = Path(tmp) / "conversation.json"
+        body.write_bytes(bench_sessions.chat_conversation(201))
+        ours, theirs = convert_times(body, "anthropic")
+        chat = {"messages": 201, "size": body.stat().st_size, "convert": ours, "litellm": theirs}
         rows = bench(captures, sizes, args.repeat, not args.no_tui, Path(tmp))
     keys = None if args.no_tui else tui(["--turns", "10000", "--presses", "30"])
+    load.append(os.getloadavg()[0])
+    figures = {"machine": machine(), "load": load, "rows": rows, "keys": keys, "startup": started,
+               "chat": chat}
     if args.save is not None:
-        args.save.write_text(json.dumps({"machine": machine(), "rows": rows, "keys": keys}, indent=1))
-    print(f"Machine: {machine()}.\n")
-    print(table(rows, keys))
+        args.save.write_text(json.dumps(figures, indent=1))
+    report(figures)
     return 0
+
+
+def report(figures: dict) -> None:
+    """The run's table, its other figures and the targets, met or missed."""
+    import bench_targets
+
+    load = figures.get("load")
+    print(f"Machine: {figures['machine']}" + (f"; load average (1 min) {load[0]:.2f} at the start, "
+                                              f"{load[1]:.2f} at the end" if load else "") + ".\n")
+    print(table(figures["rows"], figures["keys"]))
+    started, chat = figures.get("startup"), figures.get("chat")
+    if chat is not None:
+        speed = chat["litellm"] / chat["convert"]
+        print(f"\nA {chat['messages']}-message OpenAI Chat conversation ({chat['size'] / 1e3:.0f} kB) to "
+              f"Anthropic: {seconds(chat['convert'])} against LiteLLM's {seconds(chat['litellm'])} "
+              f"({speed:.2f}× {'faster' if speed >= 1 else 'as fast'}).")
+    if started is not None:
+        bare = started.get("python")
+        commands = ", ".join(f"`{name}` {value * 1000:.0f} ms" for name, value in started.items()
+                             if name != "python")
+        python = "" if bare is None else f" (`python -c pass` {bare * 1000:.0f} ms, measured the same way)"
+        print("\nStart-up, a 2 KB request, output to a pipe, CPU time (median of fresh processes): "
+              f"{commands}{python}.")
+    found = bench_targets.targets(figures["rows"], figures["keys"], started, chat)
+    print("\n" + bench_targets.verdicts(found))
 
 
 if __name__ == "__main__":

@@ -451,8 +451,26 @@ def _is_call(record: dict[str, Any]) -> bool:
     return record.get("payload", {}).get("type") == "function_call"
 
 
+#: The HAR session laid out again as other exporters write it (the capture name → how): on one line
+#: (Python's `json.dump`, several exporters), and indented with tabs and CRLF line ends, `entries`
+#: first in `log`.
+LAYOUTS = ("har-line", "har-tabs")
+
+
 def write(capture: str, path: Path, size: int) -> int:
     """Write a session of at least `size` bytes; returns the number of calls (records) written."""
+    if capture in LAYOUTS:
+        calls = write("har", path, size)
+        har = json.loads(path.read_bytes())
+        if capture == "har-line":
+            text = json.dumps(har, separators=(",", ":"))
+        else:
+            log = har["log"]
+            har = {"log": {"entries": log.pop("entries"), **log}}
+            text = json.dumps(har, indent="\t").replace("\n", "\r\n")
+        del har
+        path.write_text(text, encoding="utf-8")
+        return calls
     written = count = 0
     if capture in SESSION_LOGS:
         lines = (_claude_code_lines if capture == "claude-code" else _codex_lines)(random.Random(1))
@@ -483,10 +501,22 @@ def write(capture: str, path: Path, size: int) -> int:
     return count
 
 
+def chat_conversation(messages: int) -> bytes:
+    """An OpenAI Chat Completions request of exactly `messages` messages (system, task, then the
+    session's steps, cut there), as its own JSON document: what `convert` and LiteLLM translate
+    to Anthropic in the comparison of one conversation (201 messages: issue 10's measure)."""
+    rng, steps = random.Random(1), []
+    while len(_chat_messages(steps)) < messages:
+        steps.append(_step(rng, len(steps)))
+    body = {"model": "gpt-4.1-2025-04-14", "messages": _chat_messages(steps)[:messages],
+            "tools": _chat_tools(), "parallel_tool_calls": True}
+    return json.dumps(body).encode()
+
+
 def last_request(capture: str, path: Path) -> bytes:
     """The body of the file's last request, as its own JSON document: the whole conversation, the
     input `convert` and LiteLLM translate for the comparison."""
-    if capture == "har":
+    if capture == "har" or capture in LAYOUTS:
         entries = json.loads(path.read_bytes())["log"]["entries"]
         return entries[-1]["request"]["postData"]["text"].encode()
     with path.open("rb") as f:

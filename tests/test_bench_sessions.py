@@ -5,6 +5,7 @@ benchmark measures logs tooldbg reads in full (`python3 scripts/bench.py`; not r
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -49,3 +50,32 @@ def test_a_generated_session_reads_whole_with_only_its_planted_defects(tmp_path:
         assert all(r.streams for r in loaded.reads)
     body = bench_sessions.last_request(capture, path)
     assert len(body) < path.stat().st_size and body.startswith(b"{")
+
+
+@pytest.mark.parametrize("layout", bench_sessions.LAYOUTS)
+def test_a_har_laid_out_again_reads_as_the_har_does(tmp_path: Path, layout: str):
+    # The benchmark's one-line and tab-indented HARs: the same exchanges, conversation and defects.
+    har, laid_out = tmp_path / "session.har", tmp_path / f"{layout}.har"
+    bench_sessions.write("har", har, 1_000_000)
+    calls = bench_sessions.write(layout, laid_out, 1_000_000)
+    data = laid_out.read_bytes()
+    if layout == "har-line":
+        assert b"\n" not in data
+    else:
+        assert b"\r\n\t" in data and data.index(b'"entries"') < data.index(b'"version"')
+    expected, loaded = load_file(har), load_file(laid_out)
+    assert not loaded.errors and len(loaded.reads) == calls
+    assert [f.code for f in run_checks(loaded)] == [f.code for f in run_checks(expected)]
+    assert [c.turns for c in loaded.conversations] == [c.turns for c in expected.conversations]
+    assert bench_sessions.last_request(layout, laid_out) == bench_sessions.last_request("har", har)
+
+
+def test_the_conversation_converted_against_litellm_is_a_chat_request_of_that_many_messages(tmp_path: Path):
+    body = bench_sessions.chat_conversation(201)
+    path = tmp_path / "conversation.json"
+    path.write_bytes(body)
+    loaded = load_file(path)
+    assert not loaded.errors and loaded.formats == ["openai-chat"]
+    assert len(json.loads(body)["messages"]) == 201
+    [conversation] = loaded.conversations
+    assert len(conversation.system) == 1 and len(conversation.turns) > 100

@@ -10,7 +10,8 @@ from tests.strategies import changed_regions
 from tooldbg import formats
 from tooldbg.convert import export
 from tooldbg.load import load_file
-from tooldbg.model import Conversation, Invocation, Result, Source
+from tooldbg.model import Conversation, Invocation, Result
+from tooldbg.source import Source
 
 FILES = paths.corpus_files()
 

@@ -15,8 +15,9 @@ from tooldbg.checks.arguments import calls
 from tooldbg.checks.base import Context
 from tooldbg.formats import openai_chat, reading
 from tooldbg.load import load_bytes, load_file
-from tooldbg.model import Source, document, part_to_dict, turn_to_dict
+from tooldbg.model import document, part_to_dict, turn_to_dict
 from tooldbg.records.sniff import iter_files
+from tooldbg.source import Source
 
 URL = "https://api.openai.com/v1/chat/completions"
 TOOLS = [{"type": "function", "function": {

@@ -12,13 +12,13 @@ from tooldbg.model import (
     Conversation,
     Invocation,
     Result,
-    Source,
     Text,
     Turn,
     conversation_to_dict,
     document,
     read_document,
 )
+from tooldbg.source import Source
 
 
 def test_document_shape_is_documented_form():

@@ -16,7 +16,7 @@ from tests.paths import SAMPLES
 from tests.strategies import conversations
 from tooldbg import formats
 from tooldbg.formats.base import Written
-from tooldbg.formats.origins import Origins
+from tooldbg.formats.origins import Origins, carried
 from tooldbg.load import load_file
 from tooldbg.model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text
 
@@ -58,6 +58,8 @@ def marks(part: Part) -> list[str]:
 
 def assert_origins_carry(conv: Conversation, written: Written) -> None:
     body, origins = written.body, written.origins
+    # The parts carried, as the blank guard asks for them (no pointer made), are the resolved ones'.
+    assert carried(origins) == {o for o in origins.values() if o[1] is not None}
     lost = {(loss.turn, loss.part) for loss in written.losses}
     found: dict[tuple[int, int], list[str]] = {}
     for pointer, (turn, part) in origins.items():

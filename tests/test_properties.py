@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from tests.strategies import WIRE_FORMATS, changed_regions, conversations
 from tooldbg import formats
-from tooldbg.model import Conversation, Source
+from tooldbg.model import Conversation
+from tooldbg.source import Source
 
 
 def through(conv: Conversation, target: str):

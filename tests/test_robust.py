@@ -13,6 +13,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from tests import paths
@@ -172,6 +174,37 @@ def test_depth_is_checked_once_where_json_is_parsed():
     assert jsonio.try_loads(deep_text(1000)) == (False, None)
     assert jsonio.count_values(deep_text(5000)) == 0  # the standard library's parser recurses
     assert jsonio.count_values("1" * 5000) == 0  # …and refuses integers of more than 4,300 digits
+
+
+def _nested(shape: list[tuple[str, bool]], leaf: object) -> object:
+    """Containers around `leaf`, outermost first: ("list" | "dict", with a sibling scalar)."""
+    value = leaf
+    for kind, sibling in reversed(shape):
+        if kind == "list":
+            value = [1, value] if sibling else [value]
+        else:
+            value = {"s": "x", "k": value} if sibling else {"k": value}
+    return value
+
+
+@settings(max_examples=60, deadline=None)
+@given(kinds=st.lists(st.tuples(st.sampled_from(["list", "dict"]), st.booleans()),
+                      min_size=MAX_DEPTH + 3, max_size=MAX_DEPTH + 3),
+       levels=st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3),
+       leaf=st.sampled_from([0, "text", None, [], {}, [1], {"a": 1}]),
+       limit=st.sampled_from([MAX_DEPTH, MAX_DEPTH + 1]))
+def test_the_depth_guard_decides_as_its_walk_does(kinds, levels, leaf, limit):
+    """`ensure_depth` first asks orjson to print the value (fast); the answer is the level-by-level
+    walk's, at every depth around the limit, whatever the containers and the leaf."""
+    shape = kinds[:levels]
+    value = _nested(shape, leaf)
+    depth = len(shape) + (1 if isinstance(leaf, list | dict) else 0)
+    if depth <= limit:
+        jsonio.ensure_depth(value, "", limit)
+    else:
+        with pytest.raises(TooDeep) as info:
+            jsonio.ensure_depth(value, "", limit)
+        assert info.value.pointer.count("/") == limit
 
 
 def test_quote_is_bounded_escaped_and_depth_safe():
@@ -546,3 +579,13 @@ def test_a_canonical_file_with_a_100000_line_pointer_and_id_shows_in_bounded_out
     code, _, err = run(capsys, "show", str(path))
     line = one_line_error(err, str(path))
     assert code == 2 and "/conversations/0/id: a conversation id is one line" in line
+
+
+@pytest.mark.parametrize("guess", [jsonio._ORJSON_3_LEVELS, 100, 1000])
+def test_the_levels_orjson_prints_are_found_whatever_its_release(monkeypatch, guess):
+    # The depth guard wraps a value in as many lists as orjson's printing limit leaves spare: that
+    # limit is tried at orjson 3's value first and searched for when another release moved it.
+    monkeypatch.setattr(jsonio, "_ORJSON_3_LEVELS", guess)
+    monkeypatch.setattr(jsonio, "_PRINTED_LEVELS", [])
+    levels = jsonio._printed_levels()
+    assert jsonio._prints(levels) and not jsonio._prints(levels + 1)

@@ -31,7 +31,6 @@ from tooldbg.model import (
     Invocation,
     Result,
     Settings,
-    Source,
     Text,
     Tool,
     ToolChoice,
@@ -39,6 +38,7 @@ from tooldbg.model import (
     document,
     read_document,
 )
+from tooldbg.source import Source
 
 FORMATS = formats.WIRE_FORMATS
 

@@ -16,13 +16,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.padding import Padding
+from rich.syntax import Syntax
 from rich.text import Text
 
 from tests import paths
 from tooldbg.checks import RULES
 from tooldbg.checks import rules as rules_package
 from tooldbg.cli.output import PIPE_MAX_WIDTH, _plain
-from tooldbg.render import Line, guard, safe_line
+from tooldbg.jsonio import dumps_str
+from tooldbg.render import Line, code, guard, safe_line
 
 SAMPLE = str(paths.SAMPLES / "anthropic" / "request.json")
 DEFECT = str(paths.SAMPLES / "defects" / "TD303-session-store-drops-is-error.jsonl")
@@ -133,9 +135,16 @@ def test_check_with_a_target_or_a_selection_loads_the_rules_it_names():
     assert rule_modules(imported("check", SAMPLE, "--ignore", "TD3")) == RULE_MODULES  # names looked up
 
 
-def test_check_with_findings_draws_their_json_with_rich():
+def test_check_with_findings_draws_their_json_with_rich_but_highlights_nothing_on_a_pipe():
     modules = imported("check", DEFECT)
-    assert {"rich.console", "rich.syntax"} <= modules
+    assert "rich.console" in modules
+    assert "pygments" not in top_level(modules) and "rich.syntax" not in modules
+
+
+def test_show_on_a_pipe_loads_no_highlighter():
+    modules, printed = run("show", SAMPLE)
+    assert '"role": "user"' in printed  # the wire JSON was drawn
+    assert "pygments" not in top_level(modules) and "rich.syntax" not in modules
 
 
 def test_show_loads_the_one_rule_it_runs():
@@ -223,3 +232,30 @@ def test_what_rich_must_lay_out_or_colour_goes_to_rich(monkeypatch):
     assert _plain(Line("a", "red")) == "a\n"
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich colours a pipe then
     assert _plain(Line("a", "red")) is None
+
+
+# -- JSON excerpts drawn without pygments where nothing is coloured ----------------------------------
+
+_STRINGS = st.lists(st.sampled_from(["a", " ", "\t", "漢字", "👩\u200d💻", "é", "x" * 70, "a b c " * 15, "\n"]),
+                    max_size=6).map("".join)
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | _STRINGS,
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_STRINGS, inner, max_size=4),
+                     max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON, st.integers(20, 140), st.sampled_from([None, 3, 30]), st.sampled_from([None, 60, 4000]))
+@example({"a": "👩\u200d💻" * 20}, 40, None, None)
+@example([], 20, None, None)
+def test_a_json_excerpt_on_a_pipe_is_drawn_as_rich_syntax_draws_it(value, width, lines, chars):
+    # As `show` and `check` cut and draw a wire value: rich's `Syntax` highlights it with pygments.
+    excerpt = code(dumps_str(value, indent=True), lines=lines, chars=chars, theme="ansi_dark", word_wrap=True)
+    drawn = []
+    for renderable in (excerpt, Syntax(excerpt.code, "json", theme="ansi_dark", word_wrap=True)):
+        out = io.StringIO()
+        console = Console(file=out, width=PIPE_MAX_WIDTH, highlight=False, soft_wrap=True)
+        needed = console.measure(renderable)
+        console.print(Padding(renderable, (0, 0, 0, 2)), width=width)
+        console.print(renderable, width=needed.maximum)
+        drawn.append((needed, out.getvalue()))
+    assert drawn[0] == drawn[1]

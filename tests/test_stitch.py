@@ -12,8 +12,9 @@ from tooldbg.diff import diff
 from tooldbg.formats.base import ApiError, Request, Response
 from tooldbg.formats.reading import link
 from tooldbg.load import load_bytes
-from tooldbg.model import Invocation, Result, Source, Text, Turn
+from tooldbg.model import Invocation, Result, Text, Turn
 from tooldbg.show import render_loaded
+from tooldbg.source import Source
 from tooldbg.stitch import Stitcher
 
 

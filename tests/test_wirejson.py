@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import json_values
 from tooldbg.jsonio import resolve
-from tooldbg.model import escape_pointer
+from tooldbg.source import escape_pointer
 from tooldbg.wirejson import pretty, walk_pointers
 
 BODY = {

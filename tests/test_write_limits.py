@@ -15,7 +15,8 @@ from tooldbg.checks.targeting import failure, wire_ids
 from tooldbg.formats.profiles import PROFILES, wire_format
 from tooldbg.formats.reading import link
 from tooldbg.jsonio import dumps_str
-from tooldbg.model import Conversation, Invocation, Result, Source, Text, Tool, ToolChoice, Turn, part_to_dict
+from tooldbg.model import Conversation, Invocation, Result, Text, Tool, ToolChoice, Turn, part_to_dict
+from tooldbg.source import Source
 from tooldbg.targets import table
 
 TARGETS = (*formats.WIRE_FORMATS, *PROFILES)

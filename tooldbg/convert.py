@@ -39,6 +39,8 @@ TARGETS = formats.TARGETS  # named here too, where callers have always imported 
 
 @dataclass(frozen=True, slots=True)
 class Export:
+    """What `export` wrote: the body, its losses and where its nodes came from."""
+
     target: str
     body: dict[str, Any]
     losses: tuple[Loss, ...]

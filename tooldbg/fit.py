@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal, TypeVar
 
 _K = TypeVar("_K")
@@ -189,6 +190,12 @@ def _meet(a: Shape, b: Shape) -> Shape:
                  high=min(highs) if highs else None)
 
 
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A limit's pattern, compiled once (a writer tests every id and name it writes)."""
+    return re.compile(pattern)
+
+
 def broken(value: str, limits: tuple[Limit, ...], *, uncertain: bool = True) -> Limit | None:
     """The first limit `value` breaks, in table order — the pre-flight's judgement
     (`checks.targeting.failure`), except that an empty string is also tested against the patterns
@@ -197,7 +204,7 @@ def broken(value: str, limits: tuple[Limit, ...], *, uncertain: bool = True) -> 
         if limit.test == "empty":
             bad = value == ""
         elif limit.test == "pattern":
-            bad = re.fullmatch(str(limit.value), value) is None
+            bad = _compiled(str(limit.value)).fullmatch(value) is None
         else:
             bad = len(value) > int(limit.value or 0)
         if bad:

@@ -45,7 +45,8 @@ from typing import Any, Protocol
 from . import formats
 from .formats.base import Request
 from .jsonio import dumps
-from .model import NO_SOURCE, Source, Turn
+from .model import Turn
+from .source import NO_SOURCE, Source
 
 
 class Reader(Protocol):
@@ -89,15 +90,20 @@ class History:
     _last: dict[str, Sent] = field(default_factory=dict)
     #: The conversation remembered last (the one the next request most often goes on from).
     _latest: str | None = None
+    #: The first request remembered, until a second one comes (`remember`, `_settle`).
+    _first: tuple[str, Any, str, Request] | None = None
 
     def read(self, fmt: str, read_request: Reader, body: Any,
              source: Source) -> tuple[Request, str | None, Listed | None]:
         """`read_request(body, source)`, keeping the history turns an earlier request had: the
         request, the conversation whose turns it kept (None: read whole), and its message list as
-        known here (None: it has none)."""
+        known here (None: it has none, or it is the first request: see `remember`)."""
         key = formats.facts(fmt).messages_key
         messages = body.get(key) if isinstance(body, dict) else None
         if not isinstance(messages, list):
+            return read_request(body, source), None, None
+        self._settle()
+        if not self._last:  # nothing to keep: the list is described when another request comes
             return read_request(body, source), None, None
         conversation: str | None = self._latest
         latest = sent = self._last.get(conversation) if conversation is not None else None
@@ -120,9 +126,26 @@ class History:
 
     def remember(self, conversation: str, body: Any, fmt: str, listed: Listed | None,
                  request: Request) -> None:
-        """`request` (with its message list as `read` knew it) is now `conversation`'s last."""
+        """`request` (with its message list as `read` knew it) is now `conversation`'s last. The
+        first request of a file is described (digests, the message each turn came from) only when
+        a second one comes: a file of one request body, what `convert` reads most, never is."""
         if listed is None:
+            key = formats.facts(fmt).messages_key
+            if not self._last and self._first is None and isinstance(body, dict) \
+                    and isinstance(body.get(key), list):
+                self._first = (conversation, body, fmt, request)
             return
+        self._remember(conversation, body, fmt, listed, request)
+
+    def _settle(self) -> None:
+        """Describe the first request, now that another may go on from it."""
+        if self._first is not None:
+            conversation, body, fmt, request = self._first
+            self._first = None
+            self._remember(conversation, body, fmt, _listed(body[formats.facts(fmt).messages_key]),
+                           request)
+
+    def _remember(self, conversation: str, body: Any, fmt: str, listed: Listed, request: Request) -> None:
         key = formats.facts(fmt).messages_key
         previous = self._last.get(conversation)
         same = 0  # the turns it kept of the conversation's previous request know their message

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from .errors import FormatError
-from .model import escape_pointer
+from .source import escape_pointer
 
 #: The deepest nesting tooldbg reads (a value in an object in a list… counts one level each).
 MAX_DEPTH = 200
@@ -72,6 +72,8 @@ def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
         if limit < 1:
             raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read", pointer)
         return
+    if _within(value, limit):
+        return
     level, depth = [value], 1
     containers = _CONTAINERS  # (a local: the test below runs for every value of every record)
     while level:  # one level of containers at a time
@@ -86,6 +88,60 @@ def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
 #: The JSON containers, as a tuple: `isinstance` with a tuple is a good third faster than with the
 #: union `dict | list`.
 _CONTAINERS = (dict, list)
+
+
+def _within(value: Any, limit: int) -> bool:
+    """True when `value` is nested at most `limit` levels, found out at the speed of printing it:
+    orjson refuses to print containers nested past its own limit (`_printed_levels`), so `value`
+    wrapped in as many lists as that limit leaves above `limit` prints only when it is no deeper.
+    False also when orjson cannot print it for another reason: then `ensure_depth` walks it (the
+    walk, in Python, costs twice what orjson takes to print a body and visits the same values)."""
+    spare = _printed_levels() - limit
+    if spare < 0:
+        return False
+    for _ in range(spare):
+        value = [value]
+    try:
+        orjson.dumps(value)  # (no OPT_NON_STR_KEYS: a third slower, and parsed JSON keys are strings)
+    except (TypeError, orjson.JSONEncodeError):
+        return False
+    return True
+
+
+_PRINTED_LEVELS: list[int] = []
+
+
+#: How many nested containers orjson 3.x prints (its `RECURSION_LIMIT`, see ijl/orjson
+#: `test/test_recursion.py`): tried first, so that finding the limit costs two tries, not a search
+#: (a search of twelve deep tries was 2 ms of every process's first depth check).
+_ORJSON_3_LEVELS = 254
+
+
+def _printed_levels() -> int:
+    """How many nested containers orjson prints, found once by trying, so another release's limit
+    is the one used."""
+    if not _PRINTED_LEVELS:
+        if _prints(_ORJSON_3_LEVELS) and not _prints(_ORJSON_3_LEVELS + 1):
+            _PRINTED_LEVELS.append(_ORJSON_3_LEVELS)
+            return _ORJSON_3_LEVELS
+        low, high = 0, 4096  # prints `low` levels; `high` is past any limit orjson has had
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if _prints(middle) else (low, middle)
+        _PRINTED_LEVELS.append(low)
+    return _PRINTED_LEVELS[0]
+
+
+def _prints(levels: int) -> bool:
+    """Whether orjson prints `levels` nested lists."""
+    nested: list[Any] = []
+    for _ in range(levels - 1):
+        nested = [nested]
+    try:
+        orjson.dumps(nested)
+    except orjson.JSONEncodeError:
+        return False
+    return True
 
 
 def _path_to_depth(value: Any, depth: int) -> str:

@@ -32,12 +32,13 @@ from .formats.reading import forget_links, with_chunks
 from .history import History, Listed
 from .jsonio import dumps_str, resolve
 from .logs.base import LogFormat
-from .model import Conversation, Side, Source, read_document
+from .model import Conversation, read_document
 from .records.compressed import unpack
 from .records.containers import Capture, Exchange, Message, open_capture
 from .records.entries import Reread
 from .records.sniff import HEAD, iter_files, looks_like_log
 from .shorten import plain, quote
+from .source import Side, Source
 from .stitch import Stitcher
 from .timeline import ExchangeRead
 
@@ -494,6 +495,8 @@ def _has_payload(exchange: Exchange) -> bool:
 
 
 def _detect(exchange: Exchange) -> str | None:
+    if exchange.format is not None:
+        return exchange.format
     request, response = exchange.request, exchange.response
     for message in (request, response):
         if message is not None and message.url:

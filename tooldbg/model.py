@@ -2,7 +2,8 @@
 
 Rules (after simonw/llm's `parts.py`):
 
-* Values are pure and immutable. Equal content means equal objects; the `source` a node points back
+* Values are pure and immutable (`node`: no field is ever assigned, which the type checker
+  enforces). Equal content means equal objects; the `source` a node points back
   to never takes part in equality, so the same turn read from two exchanges compares equal.
 * Tool calls carry tooldbg's own `id` (`i1`, `i2`, … in order of appearance, so a replayed prefix
   keeps its ids) and the provider's `wire_id`; a result names the call it answers by that own id.
@@ -18,17 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal, TypeGuard
+from typing import Any, ClassVar, Literal, TypeGuard, TypeVar, dataclass_transform
 
 from .errors import FormatError
 from .shorten import message as one_message
 from .shorten import quote
+from .source import NO_SOURCE, Source
 
 CANONICAL_FORMAT = "tooldbg.canonical/1"
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
-Side = Literal["request", "response"]
 
 
 def is_role(value: object) -> TypeGuard[Role]:
@@ -36,69 +37,23 @@ def is_role(value: object) -> TypeGuard[Role]:
     return value in ROLES
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
-    """Where a node came from: the file, the exchange in it, and the JSON location.
-
-    `location` addresses the body inside its container (`/log/entries/1/request/postData/text` in a
-    HAR, `/interactions/0/response/body`, `line 3/request/body` in JSON Lines); `pointer` is the
-    JSON pointer inside that body. A streamed response is assembled first: `chunk` is then the index
-    of the stream event that opened the node.
-    """
-
-    file: str = ""
-    exchange: int | None = None
-    side: Side | None = None
-    location: str = ""
-    pointer: str = ""
-    chunk: int | None = None
-
-    def at(self, pointer: str, chunk: int | None = None) -> Source:
-        """The same body, another pointer (and optionally the chunk that carried it)."""
-        # (built directly, not with `dataclasses.replace`: readers make one per node they read)
-        return Source(self.file, self.exchange, self.side, self.location, pointer,
-                      chunk if chunk is not None else self.chunk)
-
-    def child(self, *tokens: str | int) -> Source:
-        """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
-        pointer = self.pointer
-        for token in tokens:  # (a loop, not a join: readers call this once per node they read)
-            pointer += "/" + escape_pointer(token)
-        return Source(self.file, self.exchange, self.side, self.location, pointer, self.chunk)
-
-    def rebased(self, body: Source) -> Source:
-        """The same place (pointer and chunk) in another body: `body`'s file, exchange and location."""
-        return Source(body.file, body.exchange, body.side, body.location, self.pointer, self.chunk)
-
-    @property
-    def address(self) -> str:
-        """`location#pointer`, as the JSON output and error lines print it."""
-        return f"{self.location}#{self.pointer}" if self.location else self.pointer
-
-    def to_dict(self) -> dict[str, Any]:
-        return _compact({"file": self.file, "exchange": self.exchange, "side": self.side,
-                         "location": self.location, "pointer": self.pointer, "chunk": self.chunk})
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Source:
-        return cls(file=data.get("file", ""), exchange=data.get("exchange"), side=data.get("side"),
-                   location=data.get("location", ""), pointer=data.get("pointer", ""),
-                   chunk=data.get("chunk"))
+_Node = TypeVar("_Node")
 
 
-def escape_pointer(token: str | int) -> str:
-    """One JSON-pointer reference token (RFC 6901)."""
-    text = token if isinstance(token, str) else str(token)
-    return text.replace("~", "~0").replace("/", "~1")
-
-
-NO_SOURCE = Source()
+@dataclass_transform(frozen_default=True, kw_only_default=True, field_specifiers=(field,))
+def node(cls: type[_Node]) -> type[_Node]:
+    """A canonical node class (a part, a turn, a tool, a conversation): a slotted dataclass with
+    keyword-only fields, immutable — frozen to the type checker, which refuses any assignment to a
+    field (mypy checks the whole package). At run time it is not made frozen: a frozen dataclass
+    stores each field through `object.__setattr__`, and that `__init__` alone was 40 % of reading a
+    request body into the model (a reader makes one node per wire node it reads)."""
+    return dataclass(slots=True, kw_only=True)(cls)
 
 
 # --------------------------------------------------------------------------------------- parts
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Part:
     """Base of every part. `meta` holds format-specific details keyed by format name."""
 
@@ -107,13 +62,15 @@ class Part:
     source: Source = field(default=NO_SOURCE, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Text(Part):
+    """Plain text (a system prompt, a message, a result's text)."""
+
     type: ClassVar[str] = "text"
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Media(Part):
     """An image or other media, inline (`data`, base64) or by reference (`url`, `file_id`)."""
 
@@ -125,7 +82,7 @@ class Media(Part):
     file_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Reasoning(Part):
     """Model reasoning and the token a provider requires back with it.
 
@@ -143,7 +100,7 @@ class Reasoning(Part):
     wire_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Invocation(Part):
     """A tool call. `arguments` is the parsed JSON value; when the wire string was not valid JSON,
     `arguments` is None and `raw_arguments` keeps the string exactly."""
@@ -156,7 +113,7 @@ class Invocation(Part):
     wire_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Result(Part):
     """A tool result. `invocation_id` is the own id of the call it answers (None: orphan);
     `wire_id` is the id the wire used to bind it; `name` the tool name where the wire carries one."""
@@ -169,7 +126,7 @@ class Result(Part):
     name: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Json(Part):
     """Structured result content (Gemini `functionResponse.response`, Bedrock `json` blocks)."""
 
@@ -177,7 +134,7 @@ class Json(Part):
     value: Any = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Opaque(Part):
     """A provider block tooldbg does not model, kept verbatim. Only `origin`'s writer can emit it."""
 
@@ -194,8 +151,10 @@ PART_TYPES: dict[str, type[Part]] = {
 # ----------------------------------------------------------------------- turns and conversations
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Turn:
+    """One message of the conversation, as the parts it holds in order."""
+
     role: Role
     parts: tuple[Part, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
@@ -208,7 +167,7 @@ class Turn:
         return (p for p in self.parts if isinstance(p, Result))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Tool:
     """A declared tool. Hosted tools (web search, code execution…) keep their wire form in `raw`,
     with `kind` their wire type and `origin` the format that declared them."""
@@ -251,8 +210,10 @@ class Settings:
 NO_SETTINGS = Settings()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Conversation:
+    """A conversation: its turns and what every request of it declares (system, tools, settings)."""
+
     id: str = "c1"
     model: str | None = None
     settings: Settings = NO_SETTINGS

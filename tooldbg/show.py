@@ -18,10 +18,11 @@ from .checks.base import Finding
 from .jsonio import dumps_str
 from .lacking import describe
 from .load import Loaded
-from .model import Conversation, Source, Turn
+from .model import Conversation, Turn
 from .render import ROLE_STYLES, code, part_line, redacting, safe
 from .secrets import SECRET_HEADERS, redact_headers, redact_text
 from .shorten import one_line
+from .source import Source
 from .timeline import ExchangeRead
 
 #: Wire JSON longer than this many lines is cut in the side-by-side view.

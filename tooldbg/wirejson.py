@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .jsonio import dumps, dumps_str
-from .model import escape_pointer
+from .source import escape_pointer
 
 INDENT = 2
 

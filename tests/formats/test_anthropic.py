@@ -28,7 +28,6 @@ from tooldbg.model import (
     Reasoning,
     Result,
     Settings,
-    Source,
     Text,
     Tool,
     ToolChoice,
@@ -37,6 +36,7 @@ from tooldbg.model import (
     turn_to_dict,
 )
 from tooldbg.records import sse
+from tooldbg.source import Source
 
 CORPUS = paths.CORPUS
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts" / "anthropic"

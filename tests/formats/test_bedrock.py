@@ -28,7 +28,6 @@ from tooldbg.model import (
     Reasoning,
     Result,
     Settings,
-    Source,
     Text,
     Tool,
     ToolChoice,
@@ -37,6 +36,7 @@ from tooldbg.model import (
     turn_to_dict,
 )
 from tooldbg.records import eventstream
+from tooldbg.source import Source
 
 CORPUS = paths.CORPUS
 RECORDINGS = sorted((CORPUS / "opencode-recordings/bedrock-converse").glob("*.json"))

@@ -24,7 +24,8 @@ from tooldbg.formats.base import Facts
 from tooldbg.formats.reading import link
 from tooldbg.jsonio import loads, resolve
 from tooldbg.load import load_file
-from tooldbg.model import Conversation, Invocation, Media, Result, Source, Text, Tool, Turn
+from tooldbg.model import Conversation, Invocation, Media, Result, Text, Tool, Turn
+from tooldbg.source import Source
 
 NAMES = list(formats.FORMATS)
 HINTS = get_type_hints(Facts)

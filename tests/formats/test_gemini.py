@@ -26,7 +26,6 @@ from tooldbg.model import (
     Media,
     Reasoning,
     Result,
-    Source,
     Text,
     Tool,
     ToolChoice,
@@ -35,6 +34,7 @@ from tooldbg.model import (
     turn_to_dict,
 )
 from tooldbg.records import sse
+from tooldbg.source import Source
 
 CORPUS = paths.CORPUS
 SRC = Source(file="t.json", location="/body")

@@ -27,7 +27,6 @@ from tooldbg.model import (
     Opaque,
     Reasoning,
     Result,
-    Source,
     Text,
     Tool,
     ToolChoice,
@@ -36,6 +35,7 @@ from tooldbg.model import (
     turn_to_dict,
 )
 from tooldbg.records import sse
+from tooldbg.source import Source
 
 HERE = Path(__file__).resolve()
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what Chat Completions accepts

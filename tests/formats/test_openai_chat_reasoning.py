@@ -8,8 +8,9 @@ import json
 
 from tooldbg.formats import anthropic
 from tooldbg.formats import openai_chat as oc
-from tooldbg.model import Conversation, Opaque, Reasoning, Source
+from tooldbg.model import Conversation, Opaque, Reasoning
 from tooldbg.records import sse
+from tooldbg.source import Source
 
 SRC = Source()
 CALL = {"id": "call_Kx9m", "type": "function", "function": {"name": "get_order_status",

@@ -25,7 +25,6 @@ from tooldbg.model import (
     Opaque,
     Reasoning,
     Result,
-    Source,
     Text,
     Tool,
     ToolChoice,
@@ -33,6 +32,7 @@ from tooldbg.model import (
     conversation_to_dict,
 )
 from tooldbg.records import sse
+from tooldbg.source import Source
 
 NAME = fmt.NAME
 CORPUS = paths.CORPUS

@@ -7,7 +7,7 @@ import copy
 from typing import Any
 
 from tooldbg.formats import openai_chat
-from tooldbg.model import Source
+from tooldbg.source import Source
 
 
 def _chat(tools: list[Any]) -> dict[str, Any]:

@@ -17,8 +17,9 @@ import pytest
 from tests.standins import APIS, standin
 from tests.standins.asks import QUESTION, REQUESTS, auth, post, streamed
 from tooldbg import formats
-from tooldbg.model import Invocation, Source
+from tooldbg.model import Invocation
 from tooldbg.records import eventstream, sse
+from tooldbg.source import Source
 
 
 def calls(api: str, data: bytes, content_type: str) -> list[tuple[str, Any]]:

@@ -24,8 +24,9 @@ from typing import Any, Literal
 from .. import formats
 from ..formats.base import Assembled
 from ..jsonio import dumps, dumps_str, resolve, try_loads
-from ..model import Conversation, Invocation, Source, Tool, Turn
+from ..model import Conversation, Invocation, Tool, Turn
 from ..records.containers import Message
+from ..source import Source
 from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
 

@@ -41,8 +41,9 @@ from typing import Any, TypeVar
 
 from ..errors import InputError, unexpected
 from ..load import Loaded
-from ..model import Conversation, Part, Side, Source, Turn
+from ..model import Conversation, Part, Turn
 from ..shorten import MESSAGE, one_line
+from ..source import Side, Source
 from ..timeline import ExchangeRead
 from .evidence import HARMS, Refuses, described, judge
 
@@ -65,6 +66,8 @@ def same_start(before: Sequence[Turn], turns: Sequence[Turn]) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """One defect a rule found, and where: the file, exchange, conversation, turn, part, pointer."""
+
     code: str
     name: str
     severity: str
@@ -93,6 +96,8 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """A rule as its module declares it (`from_module`): its code, its words and its check."""
+
     code: str
     name: str
     severity: str

@@ -35,8 +35,9 @@ from typing import Any, Protocol, TypeVar
 
 from ..formats.providers import BY_KEY, Identity, by_target, claude, identify
 from ..load import Loaded
-from ..model import Conversation, Source, Turn
+from ..model import Conversation, Turn
 from ..shorten import plain
+from ..source import Source
 from ..timeline import ExchangeRead
 from .rejections import KNOWN, Rejection, explaining, not_the_history, rejections
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import formats
 from ..chains import unseen_start
@@ -37,9 +37,9 @@ _PREFIX = re.compile(r"([A-Za-z]+[_-])?(.+)", re.DOTALL)
 _MIN_KEPT = 6
 
 
-@dataclass(frozen=True, slots=True)
-class Located:
-    """A part and where it is in its conversation."""
+class Located(NamedTuple):
+    """A part and where it is in its conversation (a named tuple: the pairing makes one per call
+    and result of a conversation)."""
 
     turn: int
     part: int

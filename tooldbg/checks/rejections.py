@@ -178,20 +178,23 @@ KNOWN: tuple[Known, ...] = (
 #: failing server, a credential (Anthropic `rate_limit_error`, `overloaded_error`, `api_error`;
 #: OpenAI `insufficient_quota`, `server_error`; Gemini `RESOURCE_EXHAUSTED`, `UNAVAILABLE`;
 #: Bedrock `ThrottlingException`, `ServiceUnavailableException`, `ModelNotReadyException`).
-_NOT_THE_HISTORY = re.compile(
+#: (Patterns, as the table's, compiled by `_compiled` when an error is first met: a file without
+#: one never pays for them.)
+_NOT_THE_HISTORY = (
     r"rate_limit|overloaded|^api_error$|insufficient_quota|server_error|RESOURCE_EXHAUSTED|UNAVAILABLE|"
     r"INTERNAL|DEADLINE_EXCEEDED|Throttling|ServiceUnavailable|ModelNotReady|InternalServer|"
-    r"authentication|permission|UNAUTHENTICATED|PERMISSION_DENIED|AccessDenied", re.I)
+    r"authentication|permission|UNAUTHENTICATED|PERMISSION_DENIED|AccessDenied")
 
 
 #: The same said in an error's words, for an error event that gives no type (`Overloaded`).
-_NOT_THE_HISTORY_WORDS = re.compile(
+_NOT_THE_HISTORY_WORDS = (
     r"\boverloaded\b|rate.?limit|too many (?:requests|tokens)|exceeded your current quota|throttl|"
-    r"try again later", re.I)
+    r"try again later")
 
 
 @cache
 def _compiled(pattern: str) -> re.Pattern[str]:
+    """A pattern of this module, case-insensitive, compiled on its first use."""
     return re.compile(pattern, re.I)
 
 
@@ -210,8 +213,9 @@ def not_the_history(error: ApiError, status: int | None) -> bool:
     """A rejection that is no defect of the request's history: a rate limit, an overloaded or failing
     server, a missing credential (by the error's type or code, or an HTTP 401, 403, 429 or 5xx)."""
     kinds = " ".join(k for k in (error.type, error.code) if k)
-    return bool(kinds and _NOT_THE_HISTORY.search(kinds)) or status in (401, 403, 429) or \
-        (status is not None and status >= 500) or bool(_NOT_THE_HISTORY_WORDS.search(error.message[:500]))
+    return bool(kinds and _compiled(_NOT_THE_HISTORY).search(kinds)) or status in (401, 403, 429) or \
+        (status is not None and status >= 500) or \
+        bool(_compiled(_NOT_THE_HISTORY_WORDS).search(error.message[:500]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,8 @@ from typing import Any
 from .. import formats
 from ..formats.base import Assembled, StreamEvent, StreamProblem
 from ..jsonio import count_values
-from ..model import Conversation, Invocation, Part, Source
+from ..model import Conversation, Invocation, Part
+from ..source import Source
 from ..timeline import ExchangeRead
 from .base import Context, Finding
 

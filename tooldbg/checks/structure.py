@@ -28,8 +28,9 @@ from .. import formats
 from ..formats.base import Assembled, Response
 from ..formats.reading import chunk_for
 from ..jsonio import dumps_str
-from ..model import Conversation, Invocation, Opaque, Part, Source, Text, Turn
+from ..model import Conversation, Invocation, Opaque, Part, Text, Turn
 from ..shorten import quote
+from ..source import Source
 from ..timeline import ExchangeRead
 from .base import Context
 

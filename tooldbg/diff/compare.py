@@ -22,15 +22,8 @@ from .. import formats
 from ..checks import RULES
 from ..checks.replay import failure_report, first_difference, resolve_pointer, snippet
 from ..jsonio import dumps_str
-from ..model import (
-    Conversation,
-    Invocation,
-    Media,
-    Reasoning,
-    Result,
-    Source,
-    Tool,
-)
+from ..model import Conversation, Invocation, Media, Reasoning, Result, Tool
+from ..source import Source
 from .align import _align, _pair_snapshots, _rows
 from .results import Diff, Note, Pairing, Place, SidedFinding
 from .units import _args_key, _payload, _prepare, _reads, _Snapshot, _snapshots, _Unit

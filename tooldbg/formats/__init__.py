@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import Side
+from ..source import Side
 from . import anthropic, bedrock, gemini, openai_chat, openai_responses
 from .base import Facts, Format, StreamEvent
 

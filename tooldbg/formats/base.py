@@ -37,8 +37,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..model import NO_SETTINGS, Conversation, Loss, Part, Settings, Side, Source, Tool, ToolChoice, Turn
+from ..model import NO_SETTINGS, Conversation, Loss, Part, Settings, Tool, ToolChoice, Turn
 from ..shorten import message as one_message
+from ..source import Side, Source
 from .origins import Origin
 
 

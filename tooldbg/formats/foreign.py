@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import Invocation, Media, Part, Result, Source, Text
+from ..model import Invocation, Media, Part, Result, Text
+from ..source import Source
 from .reading import media_kind, split_data_url
 
 _DATA_KINDS = frozenset({"image", "audio", "video", "file"})

@@ -29,6 +29,14 @@ def meta_for(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
     return {name: dict(values)} if values else {}
 
 
+def meta_of(name: str, obj: Mapping[str, Any], modeled: frozenset[str]) -> dict[str, Any]:
+    """`meta_for(name, unmodeled(obj, modeled))`, the `meta` of a node read from `obj`: at once when
+    `obj` has no key but the modeled ones, as most wire objects have not."""
+    if obj.keys() <= modeled:
+        return {}
+    return meta_for(name, unmodeled(obj, modeled))
+
+
 def own_meta(name: str, meta: Any) -> dict[str, Any]:
     """A copy of format `name`'s entry of a node's `meta` ({} when it has none)."""
     if not meta:  # most nodes: no ABC check (writers ask this of every node they write)

@@ -4,11 +4,12 @@ pointers in the final body (`Written.origins`)."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from copy import copy
 from typing import Any, TypeVar
 
-from ..model import escape_pointer
+from ..source import escape_pointer
 
 _Emitted = TypeVar("_Emitted")
 
@@ -86,6 +87,24 @@ class Origins:
             self._visit(body, "", 0, out, [])
         return out
 
+    def carried(self, body: dict[str, Any]) -> set[Origin]:
+        """The (turn, part) of every part a node marked and still in `body` carries: what
+        `resolve(body)` names, the turns as a whole left out, found without making a pointer (the
+        blank guard asks only this of a convert). The nodes of the levels `resolve` looks at are
+        gathered a level at a time by `gc.get_referents` (what each dict and list holds, listed in
+        C: a Python loop over the body cost as much as writing it), and met with the marks."""
+        present: set[int] = set()
+        level: list[Any] = [body]
+        for depth in range(self.DEPTH + 1):
+            present.update(map(id, level))
+            if depth < self.DEPTH:
+                level = gc.get_referents(*level)
+        codes = [self._codes[key] for key in self._codes.keys() & present]
+        for key in self._at.keys() & present:
+            codes.append(self._at_codes[key])
+            codes += [code for _, code in self._more.get(key, ())]
+        return {(code >> 32, (code & _PART) - 1) for code in codes if code & _PART}  # (`_unpack`)
+
     def later(self, body: dict[str, Any]) -> Mapping[str, Origin]:
         """`resolve(body)`, done the first time it is read: a convert never reads it."""
         return _Resolved(self, body) if self._keep else {}
@@ -141,9 +160,13 @@ class Origins:
                 seen.append(origin[0])
 
 
+#: The bits of a packed origin that hold its part + 1 (see `_unpack`).
+_PART = 0xFFFFFFFF
+
+
 def _unpack(code: int) -> Origin:
     """The origin `mark` packed into one int: the turn above bit 32, the part + 1 below (0: None)."""
-    part = code & 0xFFFFFFFF
+    part = code & _PART
     return code >> 32, part - 1 if part else None
 
 
@@ -171,6 +194,12 @@ class _Resolved(Mapping[str, Origin]):
     def __init__(self, marks: Origins, body: dict[str, Any]) -> None:
         self._marks, self._body = marks, body
         self._resolved: dict[str, Origin] | None = None
+
+    def carried(self) -> set[Origin]:
+        """`Origins.carried` of the body (from the pointers, when they were made already)."""
+        if self._resolved is not None:
+            return {o for o in self._resolved.values() if o is not None and o[1] is not None}
+        return self._marks.carried(self._body)
 
     def _origins(self) -> dict[str, Origin]:
         resolved = self._resolved
@@ -200,3 +229,11 @@ class _Resolved(Mapping[str, Origin]):
     def __repr__(self) -> str:
         return repr(self._origins())
 
+
+
+def carried(origins: Mapping[str, Origin | None]) -> set[Origin]:
+    """The (turn, part) of every part the nodes of a written body carry (`Written.origins`: a
+    writer's are found without making their pointers)."""
+    if isinstance(origins, _Resolved):
+        return origins.carried()
+    return {o for o in origins.values() if o is not None and o[1] is not None}

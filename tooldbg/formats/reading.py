@@ -7,15 +7,16 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import groupby, islice
+from itertools import islice
 from operator import is_
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
 from ..jsonio import dumps, try_loads
-from ..model import Invocation, Part, Result, Source, Tool, Turn, is_role
+from ..model import Invocation, Part, Result, Tool, Turn, is_role
 from ..shorten import quote
+from ..source import Source
 
 if TYPE_CHECKING:
     from .base import StreamEvent
@@ -36,8 +37,20 @@ def link(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
     A bound result without a tool name of its own takes its call's, so a result reads the same
     whether or not its format carries the name.
     """
+    return _link(turns, prior, fresh=False)
+
+
+def link_read(turns: Sequence[Turn], prior: Sequence[Turn] = ()) -> tuple[Turn, ...]:
+    """`link` for the turns a reader has just made, which nothing else holds yet (each part object
+    once): their calls and results are given their ids in place, as a frozen dataclass's
+    `__post_init__` finishes a value, instead of being made a second time (that second copy of
+    every call and result was a sixth of a conversion)."""
+    return _link(turns, prior, fresh=True)
+
+
+def _link(turns: Sequence[Turn], prior: Sequence[Turn], fresh: bool) -> tuple[Turn, ...]:
     state = _state_after(tuple(prior))
-    linked = _link_after(state, turns)
+    linked = _link_after(state, turns, fresh)
     _remember((*prior, *linked), state)
     return linked
 
@@ -50,8 +63,8 @@ def listed_from(messages: list[Any], start: int) -> Iterator[tuple[int, Any]]:
 
 def linked_after(prior: tuple[Turn, ...], turns: Sequence[Turn]) -> tuple[Turn, ...]:
     """A request's turns: `prior` (the turns of the messages before the read's start, linked) and
-    `turns` linked after them, as a read of the whole list links them."""
-    return (*prior, *link(turns, prior)) if prior else link(turns)
+    `turns`, just read, linked after them (`link_read`), as a read of the whole list links them."""
+    return (*prior, *link_read(turns, prior)) if prior else link_read(turns)
 
 
 class Linker:
@@ -64,34 +77,56 @@ class Linker:
 
     def link(self, turns: Sequence[Turn]) -> tuple[Turn, ...]:
         """`turns` linked after everything linked (or given as prior) before them."""
-        return _link_after(self._state, turns)
+        return _link_after(self._state, turns, fresh=False)
 
 
-def _link_after(state: _Linking, turns: Sequence[Turn]) -> tuple[Turn, ...]:
-    """`turns` linked after what `state` knows, which learns them as they go."""
+#: The fields `link_read` fills in on the parts a reader has just made (through their slots).
+_SET_CALL_ID = vars(Invocation)["id"].__set__
+_SET_BOUND = vars(Result)["invocation_id"].__set__
+_SET_RESULT_NAME = vars(Result)["name"].__set__
+
+
+def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Turn, ...]:
+    """`turns` linked after what `state` knows, which learns them as they go (`fresh`: see
+    `link_read`)."""
     out = []
+    by_wire, answered, names = state.by_wire, state.answered, state.names
     for turn in turns:
-        parts: list[Part] = []
+        parts: list[Part] | None = None  # the linked parts, once one differs (never when `fresh`)
         calls: list[Invocation] = []
-        changed = False
-        for part in turn.parts:
+        for p, part in enumerate(turn.parts):
             linked = part
-            if isinstance(part, Invocation):
+            if type(part) is Invocation:
                 state.counter += 1
                 own = f"i{state.counter}"
-                call = part if part.id == own else replace(part, id=own)
-                calls.append(call)
-                linked = call
-            elif isinstance(part, Result):
-                bound = _bind(part, state.by_wire, state.last_calls, state.answered)
-                name = part.name if part.name is not None or bound is None else state.names[bound]
-                if (part.invocation_id, part.name) != (bound, name):
-                    linked = replace(part, invocation_id=bound, name=name)
-            parts.append(linked)
-            changed = changed or linked is not part
-        if changed:
+                if part.id != own:
+                    if fresh:
+                        _SET_CALL_ID(part, own)
+                    else:
+                        linked = replace(part, id=own)
+                calls.append(linked)  # type: ignore[arg-type]  # (an Invocation)
+            elif type(part) is Result:
+                wire_id = part.wire_id
+                bound = by_wire.get(wire_id) if wire_id is not None else None  # (the usual result)
+                if bound is not None:
+                    answered.add(bound)
+                else:
+                    bound = _bind(part, by_wire, state.last_calls, answered)
+                name = part.name if part.name is not None or bound is None else names[bound]
+                if part.invocation_id != bound or part.name != name:
+                    if fresh:
+                        _SET_BOUND(part, bound)
+                        _SET_RESULT_NAME(part, name)
+                    else:
+                        linked = replace(part, invocation_id=bound, name=name)
+            if linked is not part and parts is None:
+                parts = list(turn.parts[:p])
+            if parts is not None:
+                parts.append(linked)
+        if parts is not None:
             turn = replace(turn, parts=tuple(parts))  # (a turn linked as it was stays the same object)
-        state.called(calls)  # (its results were marked answered as they bound)
+        if calls:
+            state.called(calls)  # (its results were marked answered as they bound)
         out.append(turn)
     return tuple(out)
 
@@ -325,9 +360,19 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
     if not is_role(role):
         raise FormatError(f"unknown role {quote(role)}", source.child("role").pointer)
-    turns = [Turn(role="tool" if is_result else role, parts=tuple(run), source=source)
-             for is_result, run in groupby(parts, key=lambda p: isinstance(p, Result))]
-    return turns or [Turn(role=role, source=source)]
+    turns: list[Turn] = []
+    run: list[Part] = []
+    results = False  # whether `run` holds results
+    for part in parts:
+        if isinstance(part, Result) is not results:
+            if run:
+                turns.append(Turn(role="tool" if results else role, parts=tuple(run), source=source))
+                run = []
+            results = not results
+        run.append(part)
+    if run or not turns:
+        turns.append(Turn(role="tool" if results else role, parts=tuple(run), source=source))
+    return turns
 
 
 def event_type(event: StreamEvent) -> str | None:

@@ -170,7 +170,7 @@ class Fitting:
         self._limits = _limits(target)
         names = [t.name for t in conv.tools]
         names += [p.name for t in conv.turns for p in t.parts
-                  if isinstance(p, Invocation | Result) and p.name is not None]
+                  if (type(p) is Invocation or type(p) is Result) and p.name is not None]
         if conv.tool_choice is not None and conv.tool_choice.name is not None:
             names.append(conv.tool_choice.name)
         self._names_used: set[str] = set()

@@ -43,9 +43,10 @@ from ..formats.meta import with_meta
 from ..formats.reading import split_results
 from ..jsonio import try_loads
 from ..lacking import SYSTEM, TOOLS
-from ..model import Part, Result, Side, Source, Turn
+from ..model import Part, Result, Turn
 from ..records.lines import json_records
 from ..shorten import plain
+from ..source import Side, Source
 from .base import Built, Peek
 from .session import Branch, Line, Session
 

@@ -35,8 +35,9 @@ from ..formats.openai_responses.common import NAME as RESPONSES
 from ..formats.openai_responses.read import group_read, item_side, read_item
 from ..jsonio import try_loads
 from ..lacking import SYSTEM, TOOLS
-from ..model import Json, Part, Result, Side, Source, Text, Turn
+from ..model import Json, Part, Result, Text, Turn
 from ..records.lines import json_records
+from ..source import Side, Source
 from .base import Built, Peek
 from .session import Branch, Line, Session
 

@@ -24,8 +24,9 @@ from typing import Any
 
 from ..formats.base import Request, Response
 from ..formats.reading import link, parse_arguments, split_data_url
-from ..model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Side, Source, Text, Tool, Turn
+from ..model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
 from ..records.containers import Exchange, Message, Preread
+from ..source import Side, Source
 from .base import decoded, listed, mapping, schema, text
 from .spans import ORIGIN, Span, error_response
 

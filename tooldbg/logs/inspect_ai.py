@@ -26,9 +26,10 @@ from ..errors import InputError
 from ..formats.base import Request
 from ..formats.reading import link, parse_arguments, split_data_url
 from ..lacking import TOOLS
-from ..model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, Turn
+from ..model import Invocation, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
 from ..records.compressed import ZIP_MAGIC
 from ..records.containers import Capture, Exchange, Message, Preread
+from ..source import Source
 from .base import Peek, listed, mapping, schema, text
 
 NAME = "inspect-ai"

@@ -25,8 +25,9 @@ from typing import Any
 
 from ..errors import FormatError, InputError
 from ..lacking import IDS, TOOLS
-from ..model import Invocation, Result, Source
+from ..model import Invocation, Result
 from ..records.containers import Capture, Exchange, Preread
+from ..source import Source
 from . import genai, openinference
 from .base import Peek
 from .spans import CONVENTIONS, ORIGIN, read_spans

@@ -29,8 +29,9 @@ from typing import Any
 from ..formats.base import ApiError, Request, Response
 from ..formats.reading import Linker
 from ..jsonio import loads
-from ..model import Conversation, Part, Side, Source, Turn
+from ..model import Conversation, Part, Turn
 from ..records.containers import Exchange, Message
+from ..source import Side, Source
 from ..timeline import ExchangeRead
 from .base import Built
 

@@ -39,6 +39,8 @@ Framing = Literal["sse", "eventstream"]
 
 @dataclass(frozen=True, slots=True)
 class Tool:
+    """A tool the probe declares to the model under test."""
+
     name: str
     description: str
     schema: dict[str, Any]

@@ -79,6 +79,9 @@ class Exchange:
     response: Message | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     read: Preread | None = None
+    #: The provider format a bare body was recognised as, to tell a request from a response (what
+    #: `load` would find again).
+    format: str | None = None
 
 
 @dataclass(slots=True)
@@ -126,12 +129,12 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     # ASCII is UTF-8 (the check runs at memory speed); anything else is decoded to be validated.
     if not data.isascii():
         _check_utf8(path, data)
-    head = data[:_HEAD].decode("utf-8-sig", "ignore")  # (what `looks_like_sse` reads of the text)
+    skip = len(BOM) if data.startswith(BOM) else 0
+    head = data[skip:_HEAD].decode("utf-8", "ignore")  # (for looks_like_sse; utf-8-sig: a module to import)
     if sse.looks_like_sse(head):
         text = _utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
     del head  # JSON is parsed from the bytes, without a decoded copy of the file
-    skip = len(BOM) if data.startswith(BOM) else 0
     found = lines(data, skip)
     first, second = next(found, None), next(found, None)
     jsonl = first is not None and second is not None and \
@@ -141,8 +144,8 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
         # orjson's error for that holds several copies of the file).
         return _jsonl(path, data, skip)
     split = None if whole else split_har(data, skip)
-    if split is not None and not is_canonical(split.document):
-        return _har(path, split.document["log"], split)
+    if split is not None:
+        return _split_har(path, split)
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
         value = loads(memoryview(data)[skip:], check_depth=False)
@@ -272,9 +275,11 @@ def _bare_exchange(body: dict[str, Any]) -> Exchange:
     from ..formats import detect_body  # formats depend on records only through StreamEvent
 
     message = Message(location="", body=body)
-    if detect_body(body, "response") or not detect_body(body, "request"):
-        return Exchange(0, response=message)
-    return Exchange(0, request=message)
+    found = detect_body(body, "response")
+    if found:
+        return Exchange(0, response=message, format=found)
+    found = detect_body(body, "request")
+    return Exchange(0, request=message, format=found) if found else Exchange(0, response=message)
 
 
 def _single_stream(path: str, container: str, events: list[StreamEvent],
@@ -508,13 +513,16 @@ def _interaction_exchanges(capture: Capture, interactions: list[Any]) -> Iterato
             yield _exchange(capture, record, f"/interactions/{i}", i)
 
 
-def _har(path: str, log: dict[str, Any], split: Split | None = None) -> Capture:
-    """A HAR's entries: parsed one by one from the file's bytes when `split` found them there, else
-    taken from the document parsed whole."""
-    if split is not None:
-        capture = Capture(path, "har", records=len(split.starts))
-        capture.exchanges = _har_exchanges(capture, split.entries())
-        return capture
+def _split_har(path: str, split: Split) -> Capture:
+    """A HAR's entries parsed one by one from the file's bytes (`entries.split_har`); the records
+    counted are the objects that may begin one."""
+    capture = Capture(path, "har", records=len(split.starts))
+    capture.exchanges = _har_exchanges(capture, split.entries())
+    return capture
+
+
+def _har(path: str, log: dict[str, Any]) -> Capture:
+    """A HAR's entries, taken from the document parsed whole."""
     entries = log.get("entries")
     if not isinstance(entries, list):
         raise InputError(path, "/log/entries", f"expected a list of entries, not {_kind(entries)}")

@@ -1,43 +1,56 @@
-"""A HAR's entries found in its bytes, so that each is parsed on its own, when it is read.
+"""A HAR's entries found in its bytes, so that each is parsed on its own, when it is read, however
+the file is laid out (one line, indented with spaces or tabs, CRLF, `entries` before or after the
+other members of `log`).
 
 Parsing a HAR as one document holds every body text it carries at once (and the parser's own copy
-of the file while it runs: three times the file at the peak). But a JSON string holds no raw line
-break (RFC 8259 §7, https://www.rfc-editor.org/rfc/rfc8259#section-7: control characters in a
-string are escaped), so a line break in a HAR is layout, and exporters start each of `log.entries`
-on a new line at one indentation (mitmproxy, Chrome DevTools and Firefox pretty-print it; others
-write an entry a line): an entry begins where a line holds that indentation and `{` (HAR 1.2,
-http://www.softwareishard.com/blog/har-12-spec/: the document is `{"log": {…, "entries": […]}}`).
+of the file while it runs: three times the file at the peak). Entries are found instead:
 
-The split is checked, so what it gives is exactly what the whole document would: the document with
-the entries array replaced by a marker string must parse, and be a HAR whose `log.entries` is the
-marker; each piece, a JSON value and a comma (the last without), must parse alone. The first check
-is made here; when a piece does not parse (an indentation the guess did not foresee, or a file that
-is not JSON at all), `Reread` is raised while the entries are read, and the file is read again as
-one document — which reports a broken file as it always did.
+* HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) makes the document `{"log": {…,
+  "entries": […], …}}`; the `entries` array opens after its key.
+* Exporters write every entry with the same first member (mitmproxy `startedDateTime`, Chrome
+  `_initiator`, …). An object whose first member is that key is found in the bytes by the key with
+  its quotes: inside a JSON string a quote is escaped (RFC 8259 §7,
+  https://www.rfc-editor.org/rfc/rfc8259#section-7), so `{"startedDateTime":` — a brace, blank
+  space, the key in plain quotes, a colon — is never text inside a string, only an object.
+* An entry runs from its brace to the next such object preceded by a comma, when the bytes between
+  parse as one JSON value: what is cut inside an entry (an object of its own with the same first
+  key) does not. Where that fails, and for the last entry, the entry's end is found by skipping its
+  strings whole (`_value_end`, a regular expression: slower, the same answer).
+* After the last entry comes the `]` that closes the array; the document with the array replaced by
+  a marker string must then parse, and be a HAR whose `log.entries` is the marker.
+
+So what the split gives is exactly what the whole document would: every entry is a JSON value
+parsed from its own bytes, they are separated by commas alone, and what is around them is the HAR.
+When a check fails (an entry that is not an object, bytes that are not JSON at all), `Reread` is
+raised while the entries are read, and the file is read again as one document — which reports a
+broken file as it always did.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FormatError
 from ..jsonio import loads
+from ..model import is_canonical
 
 #: How a HAR begins (HAR 1.2: the document is `{"log": {…}}`), before anything is searched for.
 _LOG = re.compile(rb'\s*\{\s*"log"\s*:\s*\{')
 #: The `entries` key and the bracket that opens its array.
 _ENTRIES = re.compile(rb'"entries"\s*:\s*\[')
-#: Blank space up to the first entry's line, its indentation, and its brace.
-_FIRST = re.compile(rb"\s*\n([ \t]*)\{")
+#: The first member of an object: its brace, and its key when that is written without escapes.
+_FIRST_KEY = re.compile(rb'\{\s*"([^"\\]*)"\s*:')
+#: JSON's blank space (RFC 8259 §2).
+_BLANK = re.compile(rb"[ \t\r\n]*")
+#: A JSON string (skipped whole) or a bracket: what `_value_end` counts.
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 #: What the entries array is replaced by to read the rest of the document (a NUL: no HAR has it).
 MARKER = "\x00tooldbg: log.entries"
-_SPACE = b" \t\r\n"
-#: Closing brackets tried, from the file's end, as the one that closes the entries (members after
-#: the entries, such as a `comment`, may hold brackets of their own).
-_TAILS = 4
+_COMMA, _CLOSE, _BRACE = ord(","), ord("]"), ord("{")
 
 
 class Reread(Exception):
@@ -46,37 +59,57 @@ class Reread(Exception):
 
 @dataclass(slots=True)
 class Split:
-    """A HAR's document without its entries (`log.entries` is `MARKER`) and where each entry is."""
+    """A HAR whose entries are read from its bytes (see the module docstring): where its entries
+    array opens, and where objects with the first entry's first key begin (where entries may)."""
 
-    document: Any
     data: bytes
+    #: Where the document starts (after a byte-order mark) and where the entries array's `[` is.
+    skip: int
+    opened: int
+    #: The braces of the objects whose first member has the first entry's key, in file order.
     starts: list[int]
-    #: The offset of the bracket that closes the entries array.
-    end: int
-    #: The length of the line break and indentation before each entry's brace.
-    lead: int
 
     def entries(self) -> Iterator[Any]:
-        """Each entry parsed, in order (depth unchecked: the caller checks each record)."""
-        view, starts, data = memoryview(self.data), self.starts, self.data
-        for i, start in enumerate(starts):
-            last = i + 1 == len(starts)
-            stop = self.end if last else starts[i + 1] - self.lead
-            while stop > start and data[stop - 1] in _SPACE:
-                stop -= 1
-            if not last:
-                if data[stop - 1] != ord(","):
-                    raise Reread
-                stop -= 1
+        """Each entry parsed, in order (depth unchecked: the caller checks each record). Raises
+        `Reread` when the bytes do not split (see the module docstring)."""
+        data, view = self.data, memoryview(self.data)
+        at = _blank(data, self.opened + 1)
+        if at < len(data) and data[at] != _CLOSE:
+            while True:
+                if at >= len(data) or data[at] != _BRACE:
+                    raise Reread  # not an object: the whole document's reading says so
+                entry, end = self._entry(view, at)
+                yield entry
+                at = _blank(data, end)
+                if at < len(data) and data[at] == _COMMA:
+                    at = _blank(data, at + 1)
+                    continue
+                break
+        if at >= len(data) or data[at] != _CLOSE or _rest(data, self.skip, self.opened, at) is None:
+            raise Reread
+
+    def _entry(self, view: memoryview, at: int) -> tuple[Any, int]:
+        """The entry whose brace is at `at`, parsed, and the offset just after it."""
+        data, starts = self.data, self.starts
+        for n in range(bisect_right(starts, at), len(starts)):
+            end = _blank_before(data, at, starts[n])
+            if data[end - 1] != _COMMA:
+                continue  # an object in a list or a member: not an entry's start
+            end = _blank_before(data, at, end - 1)
             try:
-                yield loads(view[start:stop], check_depth=False)
+                return loads(view[at:end], check_depth=False), end
             except FormatError:
-                raise Reread from None
+                break  # cut inside an entry, or past one that began otherwise: find its end
+        end = _value_end(data, at)
+        try:
+            return loads(view[at:end], check_depth=False), end
+        except FormatError:
+            raise Reread from None
 
 
 def split_har(data: bytes, skip: int) -> Split | None:
-    """The entries of the HAR in `data` (from `skip` on), found in its bytes; None when `data` does
-    not look like a HAR laid out an entry a line (then it is parsed as one document)."""
+    """The HAR in `data` (from `skip` on), its entries to be found in its bytes; None when `data`
+    does not begin as a HAR (then it is parsed as one document)."""
     if _LOG.match(data, skip) is None:
         return None
     at, found = data.find(b'"entries"', skip), None
@@ -84,35 +117,56 @@ def split_har(data: bytes, skip: int) -> Split | None:
         at = data.find(b'"entries"', at + 1)
     if found is None:
         return None
-    opened = found.end()
-    first = _FIRST.match(data, opened)
-    if first is None:
-        return None
-    end = len(data)
-    for _ in range(_TAILS):
-        end = data.rfind(b"]", first.end(), end)
-        if end < 0:
-            return None
-        document = _without_entries(data[skip:opened - 1], data[end + 1:])
-        if document is not None:
-            break
-    else:
-        return None
-    line = b"\n" + first.group(1) + b"{"
-    starts = [first.end() - 1]
-    at = data.find(line, starts[0], end)
+    opened = found.end() - 1
+    first = _FIRST_KEY.match(data, _blank(data, found.end()))
+    if first is None:  # no entry, or a first key with escapes: each entry's end is found by scanning
+        return Split(data, skip, opened, [])
+    key = b'"' + first.group(1) + b'"'
+    starts = []
+    at = data.find(key, found.end())
     while at >= 0:
-        starts.append(at + len(line) - 1)
-        at = data.find(line, starts[-1], end)
-    return Split(document, data, starts, end, len(line) - 1)
+        brace = _blank_before(data, 0, at) - 1
+        if brace >= 0 and data[brace] == _BRACE and data[_blank(data, at + len(key))] == ord(":"):
+            starts.append(brace)
+        at = data.find(key, at + len(key))
+    return Split(data, skip, opened, starts)
 
 
-def _without_entries(head: bytes, tail: bytes) -> Any:
-    """The HAR document with the marker for its entries, or None when the bytes around a guessed
-    entries array do not make one."""
+def _blank(data: bytes, at: int) -> int:
+    """The offset of the first byte at or after `at` that is not blank space."""
+    return _BLANK.match(data, at).end()  # type: ignore[union-attr]  # (matches the empty string)
+
+
+def _blank_before(data: bytes, low: int, at: int) -> int:
+    """The offset just after the last byte before `at` (not before `low`) that is not blank."""
+    while at > low and data[at - 1] in b" \t\r\n":
+        at -= 1
+    return at
+
+
+def _value_end(data: bytes, at: int) -> int:
+    """The offset just after the object or array whose bracket is at `at`, its strings skipped
+    whole; the end of `data` when it is not closed (the parse then fails)."""
+    depth = 0
+    for token in _TOKEN.finditer(data, at):
+        kind = data[token.start()]
+        if kind == 0x22:  # a string
+            continue
+        depth += 1 if kind in b"[{" else -1
+        if depth == 0:
+            return token.end()
+    return len(data)
+
+
+def _rest(data: bytes, skip: int, opened: int, closed: int) -> Any:
+    """The HAR document with the marker for its entries (from `opened` to `closed`), or None when
+    the bytes around them do not make one."""
     try:
-        document = loads(head + b'"\\u0000tooldbg: log.entries"' + tail, check_depth=False)
+        document = loads(data[skip:opened] + b'"\\u0000tooldbg: log.entries"' + data[closed + 1:],
+                         check_depth=False)
     except FormatError:
         return None
     log = document.get("log") if isinstance(document, dict) else None
-    return document if isinstance(log, dict) and log.get("entries") == MARKER else None
+    if is_canonical(document) or not isinstance(log, dict) or log.get("entries") != MARKER:
+        return None
+    return document

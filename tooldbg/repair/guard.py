@@ -18,6 +18,7 @@ from ..checks.arguments import decode_levels
 from ..checks.arguments import describe as kind_of
 from ..checks.pairing import Paired
 from ..formats import facts
+from ..formats.origins import carried as carried_parts
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Result
 from .arguments import custom
@@ -46,17 +47,20 @@ def blanks(conv: Conversation, target: str, origins: Mapping[str, Any]) -> list[
     """Every place where writing `conv` for `target` (whose writer produced `origins`) puts an empty
     value in place of recorded content (`target` a wire format or profile: a canonical document
     carries everything)."""
-    carried = {o for o in origins.values() if o is not None}
+    carried = carried_parts(origins)
     objects = facts(wire_format(target)).arguments == "object"
     out: list[Blank] = []
     pairing: Paired | None = None  # made for the first part dropped: most exports drop none
     for t, turn in enumerate(conv.turns):
         for p, part in enumerate(turn.parts):
-            if isinstance(part, Invocation | Result) and (t, p) not in carried:
+            if type(part) is not Invocation and type(part) is not Result:
+                continue
+            if (t, p) not in carried:
                 pairing = pairing or Paired(conv)
                 out.append(_dropped(t, p, part, target, pairing))
-            elif isinstance(part, Invocation) and objects:
-                found = _arguments(t, p, part, target)
+            elif objects and type(part) is Invocation and not (
+                    part.raw_arguments is None and (part.arguments is None or type(part.arguments) is dict)):
+                found = _arguments(t, p, part, target)  # (arguments an object format cannot take as they are)
                 if found is not None:
                     out.append(found)
     return out

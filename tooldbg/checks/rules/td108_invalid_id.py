@@ -27,8 +27,9 @@ name an id-less call is paired by position, not reported again (nor as TD101 / T
 from collections.abc import Iterator
 
 from ...lacking import IDS
-from ...model import Invocation, Result, Source
+from ...model import Invocation, Result
 from ...shorten import plain, quote
+from ...source import Source
 from ..base import Context, Finding
 from ..pairing import invalid_id, missing_id, paired, short
 

@@ -8,28 +8,16 @@ from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import dumps_str
-from ...model import (
-    NO_SOURCE,
-    Invocation,
-    Media,
-    Opaque,
-    Part,
-    Reasoning,
-    Result,
-    Source,
-    Text,
-    Tool,
-    ToolChoice,
-    Turn,
-)
+from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
+from ...source import NO_SOURCE, Source
 from ..base import ApiError, Request, Response
 from ..foreign import foreign_media
-from ..meta import meta_for, unmodeled
+from ..meta import meta_for, meta_of, unmodeled
 from ..reading import (
     expect_dict,
     expect_list,
-    link,
+    link_read,
     linked_after,
     listed_from,
     optional_field,
@@ -75,28 +63,38 @@ def sniff(body: Any, side: str) -> bool:
         return ((body.get("type") == "message" and isinstance(body.get("content"), list))
                 or (body.get("type") == "error" and isinstance(body.get("error"), dict)))
     messages = body.get("messages")
-    if not isinstance(messages, list):
+    if not isinstance(messages, list) or _OPENAI_KEYS & body.keys():
         return False
-    messages = [m for m in messages if isinstance(m, dict)]
-    blocks = [b for m in messages if isinstance(m.get("content"), list)
-              for b in m["content"] if isinstance(b, dict)]
+    # One pass over the messages and their blocks (every one is looked at when the answer is yes).
+    # A block without `type` is Bedrock Converse's; OpenAI markers anywhere mean no; then Anthropic's.
+    marked = bool(_ANTHROPIC_KEYS & body.keys())
+    system_message = False
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        role = m.get("role")
+        if role in ("tool", "developer", "function") or not _OPENAI_MESSAGE_KEYS.isdisjoint(m):
+            return False
+        system_message = system_message or role == "system"
+        content = m.get("content")
+        if isinstance(content, list):
+            for b in content:
+                if not isinstance(b, dict):
+                    continue
+                if "type" not in b:
+                    return False
+                kind = b["type"]
+                if isinstance(kind, str) and kind in _OPENAI_PARTS:
+                    return False
+                marked = marked or (isinstance(kind, str) and kind not in ("text", "image")) or "source" in b
     tools = [t for t in body["tools"] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
-    if any("type" not in b for b in blocks):  # Bedrock Converse blocks carry no `type`
+    if any("function" in t or t.get("type") == "function" for t in tools):
         return False
-    if (_OPENAI_KEYS & body.keys()
-            or any(m.get("role") in ("tool", "developer", "function") or _OPENAI_MESSAGE_KEYS & m.keys()
-                   for m in messages)
-            or any(_type(b) in _OPENAI_PARTS for b in blocks)
-            or any("function" in t or t.get("type") == "function" for t in tools)):
-        return False
-    if (_ANTHROPIC_KEYS & body.keys()
-            or any("input_schema" in t for t in tools)
-            or _type(body.get("tool_choice")) in _CHOICE_MODES
-            or any(_type(b) not in (None, "text", "image") or "source" in b for b in blocks)):
+    if marked or any("input_schema" in t for t in tools) or _type(body.get("tool_choice")) in _CHOICE_MODES:
         return True
     # Plain text turns with `max_tokens` (required here, legacy in OpenAI Chat): read the same
     # either way, unless OpenAI-style system messages say otherwise.
-    return "max_tokens" in body and not any(m.get("role") == "system" for m in messages)
+    return "max_tokens" in body and not system_message
 
 
 # ------------------------------------------------------------------------------------- reading
@@ -107,11 +105,12 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
     """A request body: top-level `system`, `tools`, `tool_choice` and the `messages` as turns
     (`start`, `prior`: see `base.Format.read_request`)."""
     body = expect_dict(body, source, "an Anthropic request body")
-    messages = expect_list(body.get("messages"), source.child("messages"), "messages")
+    listed = source.child("messages")
+    messages = expect_list(body.get("messages"), listed, "messages")
     system = list(read_content(body.get("system"), source.child("system"), _SYSTEM_BLOCKS))
     turns: list[Turn] = []
     for i, message in listed_from(messages, start):
-        src = source.child("messages", i)
+        src = listed.child(i)
         message = expect_dict(message, src, "a message")
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
@@ -145,7 +144,7 @@ def read_response(body: Any, source: Source = NO_SOURCE) -> Response:
                         meta=meta_for(NAME, unmodeled(body, ("type", "error"))))
     parts = read_content(body.get("content"), source.child("content"), RESPONSE_BLOCKS)
     usage = body.get("usage")
-    return Response(turn=link((Turn(role="assistant", parts=parts, source=source),))[0],
+    return Response(turn=link_read((Turn(role="assistant", parts=parts, source=source),))[0],
                     finish_reason=optional_field(body, "stop_reason", str, source),
                     model=optional_field(body, "model", str, source),
                     usage=usage if isinstance(usage, dict) else None,
@@ -158,30 +157,34 @@ def read_content(content: Any, source: Source, allowed: frozenset[str]) -> tuple
     read at this position, `MESSAGE_BLOCKS` in a request's message, `RESPONSE_BLOCKS` in a response)."""
     if content is None:
         return ()
-    if isinstance(content, str):
+    if type(content) is str:
         return (Text(text=content, source=source),)
-    if not isinstance(content, list):
+    if type(content) is not list:
         raise FormatError(f"content must be a string or a list of blocks, not {type_name(content)}",
                           source.pointer)
-    return tuple(_part(block, source.child(i), allowed) for i, block in enumerate(content))
+    return tuple([_part(block, source.child(i), allowed) for i, block in enumerate(content)])
 
 
 def _part(block: Any, source: Source, allowed: frozenset[str]) -> Part:
     block = expect_dict(block, source, "a content block")
     kind = block.get("type")
-    if not isinstance(kind, str):
+    if type(kind) is not str:
         raise FormatError("a content block needs a string `type`", source.pointer)
-    if kind not in allowed:
-        # another format's media block forwarded unconverted (a Chat `image_url` part): read for
-        # what it means (see `foreign`); TD404 reports it
-        foreign = foreign_media(block, source) if kind not in MESSAGE_BLOCKS else None
-        return foreign or Opaque(origin=NAME, value=block, source=source)
-    return _READERS[kind](block, source)
+    if kind in allowed:
+        return _READERS[kind](block, source)
+    # another format's media block forwarded unconverted (a Chat `image_url` part): read for
+    # what it means (see `foreign`); TD404 reports it
+    foreign = foreign_media(block, source) if kind not in MESSAGE_BLOCKS else None
+    return foreign or Opaque(origin=NAME, value=block, source=source)
+
+
+_TEXT = frozenset({"type", "text"})
 
 
 def _text(block: dict[str, Any], source: Source) -> Part:
-    return Text(text=required_field(block, "text", str, source),
-                meta=meta_for(NAME, unmodeled(block, ("type", "text"))), source=source)
+    text = block.get("text")
+    return Text(text=text if type(text) is str else required_field(block, "text", str, source),
+                meta=meta_of(NAME, block, _TEXT), source=source)
 
 
 def _media(block: dict[str, Any], source: Source) -> Part:
@@ -201,30 +204,37 @@ def _media(block: dict[str, Any], source: Source) -> Part:
                  meta=meta_for(NAME, unmodeled(block, ("type", "source"))), source=source)
 
 
+_TOOL_USE = frozenset({"type", "id", "name", "input"})
+
+
 def _tool_use(block: dict[str, Any], source: Source) -> Part:
-    value = block.get("input")
-    extra = unmodeled(block, ("type", "id", "name", "input"))
+    name, wire_id, arguments = block.get("name"), block.get("id"), block.get("input")
+    if type(name) is not str or not (wire_id is None or type(wire_id) is str):
+        name, wire_id = required_field(block, "name", str, source), optional_field(block, "id", str, source)
+    extra = {} if block.keys() <= _TOOL_USE else unmodeled(block, _TOOL_USE)
     if extra.get("caller") == _DIRECT_CALLER:
         del extra["caller"]
+    raw = None
     # A string is invalid on the wire (the API wants an object: "Input should be a valid dictionary",
     # ComposioHQ/composio#3429), but it is kept, to be reported.
-    if isinstance(value, str):
-        arguments, raw = parse_arguments(value)
+    if type(arguments) is str:
+        arguments, raw = parse_arguments(arguments)
         if raw is None:
             extra["string_input"] = True
-    else:
-        arguments, raw = value, None
-    return Invocation(name=required_field(block, "name", str, source), arguments=arguments,
-                      raw_arguments=raw, wire_id=optional_field(block, "id", str, source),
+    return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id,
                       meta=meta_for(NAME, extra), source=source)
 
 
+_TOOL_RESULT = frozenset({"type", "tool_use_id", "content", "is_error"})
+
+
 def _tool_result(block: dict[str, Any], source: Source) -> Part:
-    return Result(wire_id=optional_field(block, "tool_use_id", str, source),
-                  content=read_content(block.get("content"), source.child("content"), _RESULT_BLOCKS),
-                  is_error=optional_field(block, "is_error", bool, source) or False,
-                  meta=meta_for(NAME, unmodeled(block, ("type", "tool_use_id", "content", "is_error"))),
-                  source=source)
+    wire_id, is_error, content = block.get("tool_use_id"), block.get("is_error"), block.get("content")
+    if not (wire_id is None or type(wire_id) is str) or not (is_error is None or type(is_error) is bool):
+        wire_id = optional_field(block, "tool_use_id", str, source)
+        is_error = optional_field(block, "is_error", bool, source)
+    return Result(wire_id=wire_id, is_error=is_error or False, meta=meta_of(NAME, block, _TOOL_RESULT),
+                  content=read_content(content, source.child("content"), _RESULT_BLOCKS), source=source)
 
 
 def _thinking(block: dict[str, Any], source: Source) -> Part:

@@ -183,25 +183,30 @@ class _Writer(Writer):
         calls moved last."""
         items: list[_Item] = []
         calls: set[str] = set()
+        called = after_call = False  # whether a tool_use block was written, and a block after one
         for ti, pi, part in self.each_part(indices):
             if not isinstance(part, Invocation):
                 block = self.block(part, "assistant", ti, pi)
+                if block is None:
+                    continue
+                is_call = _type(block) == "tool_use"
             elif last or part.id in answered:
-                block = self.tool_use(part, ti, pi)
+                block, is_call = self.tool_use(part, ti, pi), True
                 calls.add(part.id)
             else:
                 self.lose(f"call {part.name!r} has no result in the next message; dropped "
                           f"(Anthropic rejects an unanswered tool_use)", ti, pi)
                 continue
-            if block is not None:
-                items.append((block, ti, pi))
-        first_call = next((k for k, item in enumerate(items) if _type(item[0]) == "tool_use"), len(items))
-        moved = [item for item in items[first_call:] if _type(item[0]) != "tool_use"]
-        if not moved:
+            after_call = after_call or (called and not is_call)
+            called = called or is_call
+            items.append((block, ti, pi))
+        if not after_call:
             messages = _per_turn("assistant", items)
             if self.final_assistant(indices[-1]) and not (items and items[-1][1] == indices[-1]):
                 messages.append(("assistant", []))  # the final turn, empty or emptied
             return messages, calls
+        first_call = next(k for k, item in enumerate(items) if _type(item[0]) == "tool_use")
+        moved = [item for item in items[first_call:] if _type(item[0]) != "tool_use"]
         for _, ti, pi in moved:
             self.lose("moved before the tool calls: Anthropic requires tool_use blocks last", ti, pi)
         for ti in sorted({ti for _, ti, _ in items} - {items[0][1]}):
@@ -248,6 +253,8 @@ class _Writer(Writer):
 
     def block(self, part: Part, where: str, ti: int | None, pi: int) -> dict[str, Any] | None:
         """One non-call part in `where` (system, user, assistant or result content), or None."""
+        if type(part) is Text and not part.meta and part.text.strip():  # the usual part: plain text
+            return {"type": "text", "text": part.text}
         report_foreign(NAME, part.meta, self.losses, ti, pi)
         if isinstance(part, Text):
             if part.text.strip():
@@ -318,6 +325,11 @@ class _Writer(Writer):
                         part.meta)
 
     def tool_use(self, part: Invocation, ti: int, pi: int) -> dict[str, Any]:
+        if not part.meta and part.raw_arguments is None and type(part.arguments) is dict:  # the usual call
+            name = self.tool_name(part.name, ti, pi)
+            self.names[part.id] = (part.name, name)
+            return {"type": "tool_use", "id": self.fit.call_id(part, ti, pi) or "", "name": name,
+                    "input": part.arguments}
         report_foreign(NAME, part.meta, self.losses, ti, pi)
         own = own_meta(NAME, part.meta)
         if own.pop("string_input", None):
@@ -348,12 +360,15 @@ class _Writer(Writer):
             self.lose(f"result name {part.name!r} not carried: a tool_result names only its call's id"
                       + (f" (its call is {call_name!r})" if part.name != call_name else
                          f"; it reads back as {written_name!r}, its call's written name"), ti, pi)
-        content = [b for p in part.content if (b := self.block(p, "result", ti, pi)) is not None]
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": wire_id}
-        if len(content) == 1 and content[0].keys() == {"type", "text"} and content[0]["type"] == "text":
-            block["content"] = content[0]["text"]
-        elif content:
-            block["content"] = content
+        only = part.content[0] if len(part.content) == 1 else None
+        if type(only) is Text and not only.meta and only.text.strip():  # the usual result: one plain text
+            block["content"] = only.text
+        elif content := [b for p in part.content if (b := self.block(p, "result", ti, pi)) is not None]:
+            if len(content) == 1 and content[0].keys() == {"type", "text"} and content[0]["type"] == "text":
+                block["content"] = content[0]["text"]
+            else:
+                block["content"] = content
         if part.is_error:
             block["is_error"] = True
         return _restore(block, part.meta)

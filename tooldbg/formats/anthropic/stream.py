@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...jsonio import dumps_str, try_loads
-from ...model import NO_SOURCE, Source
 from ...shorten import quote
+from ...source import NO_SOURCE, Source
 from ..base import Assembled, StreamEvent, StreamProblem
 from ..reading import as_index, event_type, split_at
 from .common import _type

@@ -6,28 +6,16 @@ from dataclasses import replace
 from typing import Any
 
 from ...errors import FormatError
-from ...model import (
-    Invocation,
-    Json,
-    Media,
-    Opaque,
-    Part,
-    Reasoning,
-    Result,
-    Source,
-    Text,
-    Tool,
-    ToolChoice,
-    Turn,
-)
+from ...model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
+from ...source import Source
 from ..base import ApiError, Request, Response
 from ..foreign import foreign_part
 from ..meta import meta_for, own_meta, unmodeled, with_meta
 from ..reading import (
     expect_dict,
     expect_list,
-    link,
+    link_read,
     linked_after,
     listed_from,
     optional_field,
@@ -64,10 +52,15 @@ def sniff(body: Any, side: str) -> bool:
         return False
     if body.keys() & _REQUEST_KEYS:
         return True
-    blocks = [b for m in messages if isinstance(m, dict) and isinstance(m.get("content"), list)
-              for b in m["content"]]
-    return bool(blocks) and all(isinstance(b, dict) and "type" not in b
-                                and not b.keys().isdisjoint(_KNOWN_BLOCKS) for b in blocks)
+    blocks = False  # every content block is a Converse one (and there is one): stops at the first not
+    for m in messages:
+        content = m.get("content") if isinstance(m, dict) else None
+        if isinstance(content, list):
+            for b in content:
+                if not isinstance(b, dict) or "type" in b or b.keys().isdisjoint(_KNOWN_BLOCKS):
+                    return False
+                blocks = True
+    return blocks
 
 
 def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn, ...] = ()) -> Request:
@@ -118,7 +111,7 @@ def read_response(body: Any, source: Source) -> Response:
     parts = _blocks(message.get("content"), at.child("content"), _MESSAGE_BLOCKS, "assistant")
     usage = body.get("usage")
     meta = {k: body[k] for k in _RESPONSE_META if body.get(k) is not None}
-    return Response(turn=link((Turn(role="assistant", parts=parts, source=at),))[0],
+    return Response(turn=link_read((Turn(role="assistant", parts=parts, source=at),))[0],
                      finish_reason=optional_field(body, "stopReason", str, source),
                      usage=usage if isinstance(usage, dict) else None,
                      meta=meta_for(NAME, meta))

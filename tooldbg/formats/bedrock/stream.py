@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...jsonio import dumps_str
-from ...model import Source
 from ...shorten import quote
+from ...source import Source
 from ..base import Assembled, StreamEvent, StreamProblem
 from ..reading import as_index, parse_arguments, split_at, type_name
 from .common import _union_key

@@ -7,27 +7,15 @@ from dataclasses import replace
 from typing import Any
 
 from ...errors import FormatError
-from ...model import (
-    Invocation,
-    Json,
-    Media,
-    Opaque,
-    Part,
-    Reasoning,
-    Result,
-    Source,
-    Text,
-    Tool,
-    ToolChoice,
-    Turn,
-)
+from ...model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
+from ...source import Source
 from ..base import Request, Response
 from ..meta import meta_for
 from ..reading import (
     expect_dict,
     expect_list,
-    link,
+    link_read,
     linked_after,
     listed_from,
     media_kind,
@@ -128,7 +116,7 @@ def read_response(body: Any, source: Source) -> Response:
         parts = _read_parts(raw_parts, at.child(content_key, parts_key))
     turn = Turn(role="assistant", parts=tuple(parts),
                 source=at.child(content_key) if content is not None else at)
-    return Response(turn=link([turn])[0], finish_reason=_text_field(candidate, "finishReason", at),
+    return Response(turn=link_read([turn])[0], finish_reason=_text_field(candidate, "finishReason", at),
                     model=model, usage=usage, meta=meta_for(NAME, meta))
 
 

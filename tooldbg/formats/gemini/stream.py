@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...jsonio import MAX_DEPTH, TooDeep, ensure_depth
-from ...model import Source
 from ...shorten import QUOTE, one_line, quote
+from ...source import Source
 from ..base import Assembled, StreamEvent, StreamProblem
 from ..reading import type_name
 from .common import _SIGNATURE, _camel, _find, _get, _read_error

@@ -9,8 +9,9 @@ from functools import partial
 from typing import Any
 
 from ...errors import FormatError
-from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Source, Text, Tool, ToolChoice, Turn
+from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
+from ...source import Source
 from ..base import Request, Response
 from ..foreign import foreign_part
 from ..meta import meta_for, unmodeled, with_meta
@@ -18,7 +19,7 @@ from ..reading import (
     ReadOnce,
     expect_dict,
     expect_list,
-    link,
+    link_read,
     linked_after,
     listed_from,
     media_kind,
@@ -88,7 +89,7 @@ def read_response(body: Any, source: Source) -> Response:
         choice = expect_dict(choices[0], at, "a choice")
         message_at = at.child("message")
         message = expect_dict(choice.get("message"), message_at, "a choice message")
-        turn = link([_assistant_turn(message, message_at)])[0]
+        turn = link_read([_assistant_turn(message, message_at)])[0]
         finish = optional_field(choice, "finish_reason", str, at)
         extras = _extras(choice, ("index", "message", "finish_reason"))
     usage = body.get("usage")
@@ -109,10 +110,24 @@ def _read_messages(messages: list[Any], src: Source, start: int,
     (and legacy function) messages merged into one `tool` turn (from `start`, after `prior`)."""
     system: list[Part] = []
     turns: list[Turn] = []
+    results: list[Part] = []  # the results of the run of tool messages being read (one turn)
+    results_at = src
     for i, message in listed_from(messages, start):
         at = src.child(i)
         message = expect_dict(message, at, "a message")
         role = message.get("role")
+        if role in ("tool", "function"):
+            result = _result(message, at, legacy=role == "function")
+            if results:
+                results.append(result)
+            elif turns and turns[-1].role == "tool":  # (results a user message held just before)
+                turns[-1] = replace(turns[-1], parts=(*turns[-1].parts, result))
+            else:
+                results, results_at = [result], at
+            continue
+        if results:
+            turns.append(Turn(role="tool", parts=tuple(results), source=results_at))
+            results = []
         if role in ("system", "developer"):
             parts = _content(message.get("content"), at.child("content"), role)
             extras = _extras(message, ("role", "content"))
@@ -122,12 +137,6 @@ def _read_messages(messages: list[Any], src: Source, start: int,
                 turns.append(Turn(role="system", parts=tuple(parts), meta=meta_for(NAME, extras), source=at))
             else:
                 system.extend(with_meta(NAME, p, {"message": extras}) if extras else p for p in parts)
-        elif role in ("tool", "function"):
-            result = _result(message, at, legacy=role == "function")
-            if turns and turns[-1].role == "tool":
-                turns[-1] = replace(turns[-1], parts=(*turns[-1].parts, result))
-            else:
-                turns.append(Turn(role="tool", parts=(result,), source=at))
         elif role == "user":
             meta = meta_for(NAME, _extras(message, ("role", "content")))
             parts = _content(message.get("content"), at.child("content"), role)
@@ -138,12 +147,24 @@ def _read_messages(messages: list[Any], src: Source, start: int,
             turns.append(_assistant_turn(message, at))
         else:
             raise FormatError(f"unknown message role {quote(role)}", at.child("role").pointer)
+    if results:
+        turns.append(Turn(role="tool", parts=tuple(results), source=results_at))
     return system, turns
+
+
+#: The keys of the usual assistant message: content and calls, nothing else to look up or keep.
+_PLAIN_ASSISTANT = frozenset({"role", "content", "tool_calls"})
 
 
 def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
     """Reasoning, then content (text and refusal parts), the `refusal` field, then the calls."""
-    parts: list[Part] = []
+    if message.keys() <= _PLAIN_ASSISTANT:  # the usual message: no reasoning, refusal nor extras
+        content, calls = message.get("content"), message.get("tool_calls")
+        parts = _content(content, at.child("content"), "assistant") if content is not None else []
+        if calls is not None:
+            parts.extend(_tool_calls(calls, at))
+        return Turn(role="assistant", parts=tuple(parts), source=at)
+    parts = []
     modeled = {"role", "content", "refusal", "tool_calls", "function_call"}
     details = message.get(FIELD)
     blocks = read_details(details, at.child(FIELD)) if isinstance(details, list) else []
@@ -167,9 +188,7 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
                           source=at.child("refusal")))
     calls = message.get("tool_calls")
     if calls is not None:
-        calls_at = at.child("tool_calls")
-        parts.extend(_tool_call(c, calls_at.child(k))
-                     for k, c in enumerate(expect_list(calls, calls_at, "tool_calls")))
+        parts.extend(_tool_calls(calls, at))
     legacy = message.get("function_call")
     if legacy is not None:
         parts.append(_function_call(expect_dict(legacy, at.child("function_call"), "function_call"),
@@ -178,10 +197,26 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
                 source=at)
 
 
+def _tool_calls(calls: Any, message_at: Source) -> list[Part]:
+    """A message's `tool_calls`."""
+    at = message_at.child("tool_calls")
+    return [_tool_call(c, at.child(k)) for k, c in enumerate(expect_list(calls, at, "tool_calls"))]
+
+
+#: The keys of the usual tool call (`index`, `custom` or any other key takes the long way).
+_CALL = frozenset({"id", "type", "function"})
+
+
 def _tool_call(call: Any, at: Source) -> Part:
     """A `function` or `custom` tool call; any other type stays verbatim as Opaque."""
     call = expect_dict(call, at, "a tool call")
     kind = call.get("type") or "function"  # Mistral omits `type`
+    fn, wire_id = call.get("function"), call.get("id")
+    if kind == "function" and call.keys() <= _CALL and type(fn) is dict and \
+            (wire_id is None or type(wire_id) is str) and type(name := fn.get("name")) is str:
+        # the usual call, as below without the lookups that find nothing to keep or report
+        arguments, raw = parse_arguments(fn.get("arguments"))
+        return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id, source=at)
     # `index` is a stream artifact DeepSeek leaves in non-streamed bodies: not worth replaying.
     extras = _extras(call, ("id", "type", "function", "custom", "index"))
     wire_id = optional_field(call, "id", str, at)
@@ -207,7 +242,16 @@ def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any], *, wire
                       source=source if source is not None else at)
 
 
+#: The keys of the usual tool message: nothing else to look up or keep.
+_PLAIN_RESULT = frozenset({"role", "tool_call_id", "content"})
+
+
 def _result(message: dict[str, Any], at: Source, *, legacy: bool) -> Result:
+    wire_id = message.get("tool_call_id")
+    if not legacy and message.keys() <= _PLAIN_RESULT and (wire_id is None or type(wire_id) is str):
+        content = message.get("content")
+        parts = _content(content, at.child("content"), "tool") if content is not None else ()
+        return Result(wire_id=wire_id, content=tuple(parts), source=at)
     extras = _extras(message, ("role", "tool_call_id", "content", "name"))
     if legacy:
         extras["role"] = "function"

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import Opaque, Part, Reasoning, Source
+from ...model import Opaque, Part, Reasoning
+from ...source import Source
 from ..meta import meta_for, own_meta, with_meta
 from .common import NAME
 

@@ -21,7 +21,7 @@ def write(conversation: Conversation, *, target: str | None = None) -> Written:
     return _Writer(conversation, writer_target(NAME, target)).run()
 
 
-@dataclass
+@dataclass(slots=True)
 class _Out:
     """A written message and where it came from; `calls` are the pairing keys of its tool calls,
     `answers` the key a tool/function message answers."""
@@ -112,11 +112,12 @@ class _Writer(Writer):
 
     def turn(self, t: int, turn: Turn) -> list[_Out]:
         """One canonical turn → its messages; each Result becomes its own tool message."""
-        report_foreign(NAME, turn.meta, self.losses, t)
+        if turn.meta:
+            report_foreign(NAME, turn.meta, self.losses, t)
         outs: list[_Out] = []
         run: list[tuple[int, Part]] = []
         for p, part in enumerate(turn.parts):
-            if isinstance(part, Result):
+            if type(part) is Result:
                 if run:
                     outs.append(self.message(t, turn, run))
                     run = []
@@ -129,16 +130,18 @@ class _Writer(Writer):
             self.lose("an empty tool turn has no message", t)
         elif not outs:
             outs.append(self.message(t, turn, run))
+        mark = self.marks.mark
         for out in outs:
-            self.carries(out.message, t, out.part)
+            mark(out.message, t, out.part)
         return outs
 
     def message(self, t: int, turn: Turn, parts: list[tuple[int, Part]]) -> _Out:
-        extras = own_meta(NAME, turn.meta)
+        extras = own_meta(NAME, turn.meta) if turn.meta else {}
         if turn.role == "assistant":
             return self.assistant(t, parts, extras)
         for p, part in parts:
-            report_foreign(NAME, part.meta, self.losses, t, p)
+            if part.meta:
+                report_foreign(NAME, part.meta, self.losses, t, p)
         if turn.role == "system":
             items = [self.carries(self.text_item(part, t, p, "a system message"), t, p) for p, part in parts]
             role = extras.pop("role", "system")
@@ -159,7 +162,9 @@ class _Writer(Writer):
     def text_item(self, part: Part, t: int | None, p: int, where: str,
                   drop: tuple[str, ...] = ()) -> dict[str, Any] | None:
         """A Text (or Opaque of this format) as a content-array entry; anything else is lost."""
-        if isinstance(part, Text):
+        if type(part) is Text:
+            if not part.meta:
+                return {"type": "text", "text": part.text}
             own = {k: v for k, v in own_meta(NAME, part.meta).items() if k not in drop}
             if own.get("field") == "refusal" or own.get("type") == "refusal":
                 own.pop("field", None)
@@ -214,9 +219,20 @@ class _Writer(Writer):
         refusals: list[str] = []
         calls: list[dict[str, Any]] = []
         slot = 0
+        mark = self.marks.mark
         for p, part in parts:
-            report_foreign(NAME, part.meta, self.losses, t, p)
-            if (isinstance(part, Reasoning) and part.origin == NAME) or is_detail(part):
+            if part.meta:
+                report_foreign(NAME, part.meta, self.losses, t, p)
+            if type(part) is Text and not part.meta:  # plain text: the usual part
+                content.append(mark({"type": "text", "text": part.text}, t, p))
+                here = 1
+            elif isinstance(part, Invocation) or (is_own_opaque(part, NAME)
+                                                  and own_meta(NAME, part.meta).get("field") == "tool_calls"):
+                entry = self.call(out, part, t, p)
+                if entry is not None:
+                    calls.append(mark(entry, t, p))
+                here = 3
+            elif (isinstance(part, Reasoning) and part.origin == NAME) or is_detail(part):
                 reasoning.append((p, part))
                 here = 0
             elif isinstance(part, Reasoning):
@@ -228,12 +244,6 @@ class _Writer(Writer):
                     self.carries(out.message, t, p, "/refusal")
                 refusals.append(part.text)
                 here = 2
-            elif isinstance(part, Invocation) or (is_own_opaque(part, NAME)
-                                                  and own_meta(NAME, part.meta).get("field") == "tool_calls"):
-                entry = self.call(out, part, t, p)
-                if entry is not None:
-                    calls.append(self.carries(entry, t, p))
-                here = 3
             else:
                 item = self.text_item(part, t, p, "an assistant message")
                 if item is None:
@@ -288,8 +298,8 @@ class _Writer(Writer):
             out.calls.append((call_id if isinstance(call_id, str) else f"@{t}.{p}", p))
             return part.value
         assert isinstance(part, Invocation)
-        key = _key(part, t, p)
-        own = own_meta(NAME, part.meta)
+        key = part.id or f"@{t}.{p}"
+        own = own_meta(NAME, part.meta) if part.meta else {}
         custom = own.pop("type", None) == "custom"
         legacy = own.pop("function_call", False)
         name = self.name(part.name, t, p)
@@ -315,8 +325,9 @@ class _Writer(Writer):
 
     def tool_message(self, t: int, p: int, result: Result) -> _Out:
         """A Result → a `tool` message (a `function` message answering a legacy call)."""
-        report_foreign(NAME, result.meta, self.losses, t, p)
-        own = own_meta(NAME, result.meta)
+        if result.meta:
+            report_foreign(NAME, result.meta, self.losses, t, p)
+        own = own_meta(NAME, result.meta) if result.meta else {}
         legacy_meta = own.pop("role", None) == "function"
         named = own.pop("name", None) is True
         key = result.invocation_id
@@ -356,8 +367,12 @@ class _Writer(Writer):
 
     def result_content(self, result: Result, t: int, p: int) -> str | list[dict[str, Any]]:
         """Result content as text: structured values become JSON text, media is dropped."""
+        content = result.content
+        if len(content) == 1 and type(content[0]) is Text and not content[0].meta and content[0].text \
+                and not result.is_error:
+            return content[0].text  # (the usual result: one plain text)
         items: list[dict[str, Any]] = []
-        for part in result.content:
+        for part in content:
             report_foreign(NAME, part.meta, self.losses, t, p)
             if isinstance(part, Json):
                 self.lose("structured result content written as JSON text", t, p)

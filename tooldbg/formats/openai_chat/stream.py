@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from ...errors import FormatError
-from ...model import Source, escape_pointer
 from ...shorten import quote
+from ...source import Source, escape_pointer
 from ..base import Assembled, StreamEvent, StreamProblem
 from ..reading import parse_arguments, type_name
 from .common import _api_error

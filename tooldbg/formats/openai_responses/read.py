@@ -11,27 +11,15 @@ from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import dumps_str
-from ...model import (
-    Invocation,
-    Json,
-    Media,
-    Opaque,
-    Part,
-    Reasoning,
-    Result,
-    Source,
-    Text,
-    Tool,
-    Turn,
-    is_role,
-)
+from ...model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn, is_role
 from ...shorten import quote
+from ...source import Source
 from ..base import ApiError, Request, Response
 from ..meta import meta_for, unmodeled, with_meta
 from ..reading import (
     expect_dict,
     expect_list,
-    link,
+    link_read,
     linked_after,
     listed_from,
     media_kind,
@@ -115,7 +103,7 @@ def read_response(body: Any, source: Source) -> Response:
         parts.extend(with_meta(NAME, p, {"message": fields} if fields else {}) for p in item_parts)
     turn = None
     if parts or error is None:
-        turn = link([Turn(role="assistant", parts=tuple(parts), source=source.child("output"))])[0]
+        turn = link_read([Turn(role="assistant", parts=tuple(parts), source=source.child("output"))])[0]
     status, details = body.get("status"), body.get("incomplete_details")
     reason = details.get("reason") if isinstance(details, dict) else None
     finish = f"{status}:{reason}" if isinstance(status, str) and isinstance(reason, str) else status

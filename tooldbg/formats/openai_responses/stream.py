@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ...jsonio import try_loads
-from ...model import Source
 from ...shorten import quote
+from ...source import Source
 from ..base import Assembled, StreamEvent, StreamProblem
 from ..reading import as_index, event_type, split_at
 

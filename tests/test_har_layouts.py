@@ -1,0 +1,68 @@
+"""A HAR reads the same however it is laid out: the samples' and the corpus's HAR files written
+again on one line, indented with spaces or tabs, with CRLF line ends, with `entries` first, last or
+anywhere among the other members of `log` (and pages after it) give the findings and the canonical
+document a whole-file parse gives, and their entries are found in the bytes, one at a time, not
+read as one document."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.paths import SAMPLES, corpus_files, corpus_name
+from tooldbg.checks import run_checks
+from tooldbg.load import Loaded, load_bytes
+from tooldbg.model import document
+from tooldbg.records import containers
+from tooldbg.records.entries import split_har
+
+FILES = sorted(SAMPLES.rglob("*.har")) + corpus_files((".har",))
+
+
+def name(path: Path) -> str:
+    return path.relative_to(SAMPLES).as_posix() if path.is_relative_to(SAMPLES) else corpus_name(path)
+
+
+@st.composite
+def layouts(draw: st.DrawFn, har: dict[str, Any]) -> bytes:
+    """`har` written again: its `log` members in any order (a `pages` list added after the
+    entries at times), any indentation or none, compact or spaced separators, LF or CRLF."""
+    log = dict(har["log"])
+    if draw(st.booleans()):
+        log["pages"] = [{"startedDateTime": "2026-01-05T11:00:00.000Z", "id": "page_1",
+                         "title": "[entries] {\"startedDateTime\": 1}", "pageTimings": {}}]
+    keys = draw(st.permutations(list(log)))
+    indent = draw(st.sampled_from([None, 0, 1, 2, 4, "\t"]))
+    separators = draw(st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : ")]))
+    text = json.dumps({"log": {k: log[k] for k in keys}}, indent=indent, separators=separators,
+                      ensure_ascii=draw(st.booleans()))
+    return text.replace("\n", "\r\n" if draw(st.booleans()) else "\n").encode()
+
+
+def whole(path: str, data: bytes) -> Loaded:
+    """The file read as one document (no entry found in its bytes)."""
+    with mock.patch.object(containers, "split_har", lambda data, skip: None):
+        return load_bytes(path, data)
+
+
+def outcome(loaded: Loaded) -> tuple[Any, ...]:
+    findings = [f.to_dict() for f in run_checks(loaded)]
+    return (document(loaded.conversations), findings, [str(e) for e in loaded.errors], loaded.container)
+
+
+@pytest.mark.parametrize("path", FILES, ids=name)
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_har_laid_out_any_way_reads_as_the_whole_file_does(path: Path, data: st.DataObject) -> None:
+    har = json.loads(path.read_bytes())
+    laid_out = data.draw(layouts(har))
+    split = split_har(laid_out, 0)
+    assert split is not None
+    assert list(split.entries()) == har["log"]["entries"]  # entry by entry, none read whole
+    assert outcome(load_bytes(path.name, laid_out)) == outcome(whole(path.name, laid_out))

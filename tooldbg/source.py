@@ -1,0 +1,136 @@
+"""Where a canonical node came from (`Source`): the file, the exchange, the side and the JSON
+pointer of the wire node it was read from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+Side = Literal["request", "response"]
+
+
+class Source:
+    """Where a node came from: the file, the exchange in it, and the JSON location.
+
+    `location` addresses the body inside its container (`/log/entries/1/request/postData/text` in a
+    HAR, `/interactions/0/response/body`, `line 3/request/body` in JSON Lines); `pointer` is the
+    JSON pointer inside that body. A streamed response is assembled first: `chunk` is then the index
+    of the stream event that opened the node.
+
+    Immutable and compared by those six values, like a frozen dataclass. A reader makes one per node
+    it reads, and most are never looked at (only a finding or a view asks where a node came from):
+    `child` keeps the parent and the tokens, and the pointer string is made the first time it is
+    read (a third of a conversion's reading was spent building pointer strings).
+    """
+
+    __slots__ = ("_where", "_chunk", "_pointer", "_parent", "_tokens")
+
+    _where: tuple[str, int | None, Side | None, str]  # (file, exchange, side, location)
+    _chunk: int | None
+    _pointer: str | None  # None until worked out from `_parent` and `_tokens`
+    _parent: Source | None
+    _tokens: tuple[str | int, ...]
+
+    def __init__(self, file: str = "", exchange: int | None = None, side: Side | None = None,
+                 location: str = "", pointer: str = "", chunk: int | None = None) -> None:
+        self._where = (file, exchange, side, location)
+        self._chunk = chunk
+        self._pointer = pointer
+        self._parent = None
+        self._tokens = ()
+
+    @property
+    def file(self) -> str:
+        return self._where[0]
+
+    @property
+    def exchange(self) -> int | None:
+        return self._where[1]
+
+    @property
+    def side(self) -> Side | None:
+        return self._where[2]
+
+    @property
+    def location(self) -> str:
+        return self._where[3]
+
+    @property
+    def chunk(self) -> int | None:
+        return self._chunk
+
+    @property
+    def pointer(self) -> str:
+        pointer = self._pointer
+        if pointer is None:
+            assert self._parent is not None
+            pointer = self._parent.pointer
+            for token in self._tokens:
+                pointer += "/" + escape_pointer(token)
+            self._pointer = pointer
+        return pointer
+
+    def at(self, pointer: str, chunk: int | None = None) -> Source:
+        """The same body, another pointer (and optionally the chunk that carried it)."""
+        file, exchange, side, location = self._where
+        return Source(file, exchange, side, location, pointer, chunk if chunk is not None else self._chunk)
+
+    def child(self, *tokens: str | int) -> Source:
+        """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
+        child = _new_source(Source)
+        child._where, child._chunk, child._pointer, child._parent, child._tokens = \
+            self._where, self._chunk, None, self, tokens
+        return child
+
+    def rebased(self, body: Source) -> Source:
+        """The same place (pointer and chunk) in another body: `body`'s file, exchange and location."""
+        file, exchange, side, location = body._where
+        return Source(file, exchange, side, location, self.pointer, self._chunk)
+
+    @property
+    def address(self) -> str:
+        """`location#pointer`, as the JSON output and error lines print it."""
+        return f"{self.location}#{self.pointer}" if self.location else self.pointer
+
+    def _key(self) -> tuple[str, int | None, Side | None, str, str, int | None]:
+        file, exchange, side, location = self._where
+        return file, exchange, side, location, self.pointer, self._chunk
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        return self._key() == other._key() if type(other) is Source else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        file, exchange, side, location, pointer, chunk = self._key()
+        return (f"Source(file={file!r}, exchange={exchange!r}, side={side!r}, location={location!r}, "
+                f"pointer={pointer!r}, chunk={chunk!r})")
+
+    def __reduce__(self) -> tuple[type[Source], tuple[Any, ...]]:
+        return Source, self._key()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in (("file", self.file), ("exchange", self.exchange), ("side", self.side),
+                                  ("location", self.location), ("pointer", self.pointer),
+                                  ("chunk", self.chunk)) if v is not None and v != ""}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Source:
+        return cls(file=data.get("file", ""), exchange=data.get("exchange"), side=data.get("side"),
+                   location=data.get("location", ""), pointer=data.get("pointer", ""),
+                   chunk=data.get("chunk"))
+
+
+_new_source = object.__new__
+
+
+def escape_pointer(token: str | int) -> str:
+    """One JSON-pointer reference token (RFC 6901)."""
+    text = token if isinstance(token, str) else str(token)
+    return text.replace("~", "~0").replace("/", "~1")
+
+
+NO_SOURCE = Source()
