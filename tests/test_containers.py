@@ -149,7 +149,9 @@ def test_json_array_of_gemini_chunks_is_a_stream():
     (b"\xff\xfe{", "byte 0", "invalid UTF-8"),
     (b'{"model": "x", "messages": [', "", "invalid JSON at line 1"),
     (b"42", "", "expected a JSON object or array"),
-    (b"[" * 2000 + b"]" * 2000, "", "invalid JSON"),
+    # past the parser's 1,024 levels: the same error, at the same place, as 300 levels give
+    pytest.param(b"[" * 2000 + b"]" * 2000, "/0" * 200, "JSON nested deeper than 200 levels", id="2000 deep"),
+    pytest.param(b"[" * 300 + b"]" * 300, "/0" * 200, "JSON nested deeper than 200 levels", id="300 deep"),
 ])
 def test_unreadable_files_raise_one_located_error(data, location, message):
     with pytest.raises(InputError) as err:
@@ -211,6 +213,44 @@ def test_a_har_entry_that_is_no_object_or_no_json_is_reported_as_when_read_whole
     split = outcome(lambda: read_capture("run.har", broken))
     assert split == outcome(lambda: open_capture("run.har", broken, whole=True))
     assert "invalid JSON" in str(split)
+
+
+def nested(depth):
+    """A value `depth` levels deep (arrays), as JSON text."""
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("depth", [300, 1021, 1022, 1030, 3000])
+def test_a_record_too_deep_is_its_own_error_in_every_layout_and_container(depth):
+    """The depth limit counts from the record, whatever holds it. Before: a HAR entry 1,022 levels
+    deep was that entry's error when the HAR was pretty-printed (each entry parsed alone) but made
+    the file unreadable on one line (parsed whole, past the parser's 1,024 levels from the root);
+    past 1,024 the pretty HAR went unread as well, then read as JSON Lines."""
+    good = har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))
+    deep_text = json.dumps(good)[:-1] + ', "_x": ' + nested(depth) + "}"
+    pointer = "/_x" + "/0" * 199  # the first array past 200 levels, counted from the entry
+
+    def har_text(layout):
+        entries = [json.dumps(good), deep_text, json.dumps(good)]
+        if layout == "one line":
+            return ('{"log": {"version": "1.2", "entries": [' + ", ".join(entries) + "]}}").encode()
+        return ('{"log": {"version": "1.2", "entries": [\n  ' + ",\n  ".join(entries) + "\n]}}").encode()
+
+    for layout in ("one line", "an entry a line"):
+        capture = read_capture("run.har", har_text(layout))
+        assert [e.index for e in capture.exchanges] == [0, 2], layout
+        assert [(e.location, e.message) for e in capture.errors] == \
+            [(f"/log/entries/1{pointer}", "JSON nested deeper than 200 levels, which tooldbg does not read")]
+    record = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}})
+    deep_record = record[:-1] + ', "_x": ' + nested(depth) + "}"
+    for name, text, where in [
+            ("log.jsonl", "\n".join([record, deep_record, record]), "line 2"),
+            ("rec.json", '{"interactions": [' + ", ".join([record, deep_record, record]) + "]}",
+             "/interactions/1"),
+            ("list.json", "[" + ", ".join([record, deep_record, record]) + "]", "/1")]:
+        capture = read_capture(name, text.encode())
+        assert len(capture.exchanges) == 2, name
+        assert [e.location for e in capture.errors] == [where + pointer], name
 
 
 def test_an_opened_capture_makes_each_exchange_when_it_is_asked_for():

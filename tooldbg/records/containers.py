@@ -29,7 +29,7 @@ from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_dept
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
-from .entries import Reread, Split, split_har
+from .entries import Reread, Split, find_records, split_har
 from .sniff import is_api_text
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
@@ -137,6 +137,8 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
         value = loads(memoryview(data)[skip:], check_depth=False)
+    except TooDeep as too_deep:  # past the parser's own limit: its records, one by one
+        return _walked(path, data, skip, too_deep)
     except FormatError as whole_err:
         if jsonl:
             return _jsonl(path, data, skip)
@@ -148,11 +150,33 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def _parses(view: memoryview) -> bool:
+    """Is this one JSON value (nested too deep to read counts: it is a record, reported as such)?"""
     try:
         loads(view, check_depth=False)
+    except TooDeep:
+        return True
     except FormatError:
         return False
     return True
+
+
+def _walked(path: str, data: bytes, skip: int, too_deep: TooDeep) -> Capture:
+    """A document nested past what the parser reads: when it is a container, its records found in
+    the text (`entries.find_records`) and read one by one as `_json_document` reads them, the one
+    too deep reported at its pointer; otherwise the error, for the file."""
+    split = find_records(data, skip)
+    if split is not None and split.path == ("log", "entries"):
+        return _har(path, split.document["log"], split)
+    if split is not None and split.path == ("interactions",):
+        return _interactions(path, split.document, split)
+    if split is not None:  # a top-level array: of exchanges, each read (else one stream's events)
+        records = list(split.entries())
+        if any(_is_exchange(r) for r in records) and \
+                all(_is_exchange(r) or isinstance(r, FormatError) for r in records):
+            capture = Capture(path, "json", records=len(records))
+            capture.exchanges = _exchange_list(capture, records)
+            return capture
+    raise InputError(path, too_deep.pointer, too_deep.message)
 
 
 #: Bytes that hold the first 4,096 characters of any UTF-8 text (`sse.looks_like_sse` reads those).
@@ -213,7 +237,12 @@ def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
 
 
 def _record_ok(capture: Capture, record: Any, where: str) -> bool:
-    """One record of a container, checked for depth: too deep, it is reported and skipped."""
+    """One record of a container, checked for depth: too deep, it is reported and skipped. So is a
+    record that came as its error (`entries.Split.entries`: too deep to parse, or found in the text
+    of a document too deep to parse whole and not JSON itself)."""
+    if isinstance(record, FormatError):
+        capture.errors.append(InputError(capture.path, where + record.pointer, record.message))
+        return False
     try:
         ensure_depth(record, where)
     except TooDeep as err:
@@ -471,31 +500,38 @@ def _headers(path: str, value: Any, location: str) -> dict[str, str]:
     return out
 
 
-def _interactions(path: str, doc: dict[str, Any]) -> Capture:
+def _interactions(path: str, doc: dict[str, Any], split: Split | None = None) -> Capture:
+    """A recording's interactions: from the document parsed whole, or parsed one by one from the
+    file's bytes when `split` found them there."""
+    if split is not None:
+        capture = Capture(path, "interactions", records=len(split.spans))
+        capture.exchanges = _interaction_exchanges(capture, split.entries())
+        return capture
     interactions = doc.get("interactions")
     if not isinstance(interactions, list):
         raise InputError(path, "/interactions",
                          f"expected a list of interactions, not {_kind(interactions)}")
     capture = Capture(path, "interactions", records=len(interactions))
-    capture.exchanges = _interaction_exchanges(capture, interactions)
+    capture.exchanges = _interaction_exchanges(capture, _let_go(interactions))
     return capture
 
 
-def _interaction_exchanges(capture: Capture, interactions: list[Any]) -> Iterator[Exchange]:
-    for i, record in enumerate(_let_go(interactions)):
+def _interaction_exchanges(capture: Capture, interactions: Iterator[Any]) -> Iterator[Exchange]:
+    for i, record in enumerate(interactions):
+        if not _record_ok(capture, record, f"/interactions/{i}"):
+            continue
         if not isinstance(record, dict):
             capture.errors.append(InputError(capture.path, f"/interactions/{i}",
                                              f"expected an object, not {_kind(record)}"))
             continue
-        if _record_ok(capture, record, f"/interactions/{i}"):
-            yield _exchange(capture, record, f"/interactions/{i}", i)
+        yield _exchange(capture, record, f"/interactions/{i}", i)
 
 
 def _har(path: str, log: dict[str, Any], split: Split | None = None) -> Capture:
     """A HAR's entries: parsed one by one from the file's bytes when `split` found them there, else
     taken from the document parsed whole."""
     if split is not None:
-        capture = Capture(path, "har", records=len(split.starts))
+        capture = Capture(path, "har", records=len(split.spans))
         capture.exchanges = _har_exchanges(capture, split.entries())
         return capture
     entries = log.get("entries")
@@ -512,10 +548,10 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
     path = capture.path
     for i, entry in enumerate(entries):
         where = f"/log/entries/{i}"
+        if not _record_ok(capture, entry, where):
+            continue
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {_kind(entry)}"))
-            continue
-        if not _record_ok(capture, entry, where):
             continue
         exchange = Exchange(i, meta={k: entry[k] for k in ("startedDateTime", "time") if k in entry})
         for side, payload_key in (("request", "postData"), ("response", "content")):
