@@ -120,6 +120,26 @@ def test_a_json_document_on_many_lines_is_not_json_lines():
     assert capture.container == "json" and len(capture.exchanges) == 1
 
 
+def test_a_pretty_printed_json_with_one_syntax_error_is_reported_where_it_is():
+    """Before: the file was re-read as JSON Lines, and each of its lines reported as broken — none
+    at the trailing comma, and the container named `jsonl`."""
+    lines = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}},
+                       indent=2).split("\n")
+    assert lines[7] == '          "content": "hi"'
+    lines[7] += ","  # a trailing comma on line 8
+    with pytest.raises(InputError) as err:
+        read_capture("one.json", "\n".join(lines).encode())
+    assert (err.value.location, err.value.message) == \
+        ("", "invalid JSON at line 8 column 26: trailing comma is not allowed")
+
+
+def test_json_lines_whose_first_record_is_broken_are_still_json_lines():
+    record = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}})
+    capture = read_capture("log.jsonl", "\n".join([record[:40], record, record]).encode())
+    assert capture.container == "jsonl" and [e.index for e in capture.exchanges] == [0, 1]
+    assert [e.location for e in capture.errors] == ["line 1"]
+
+
 def test_jsonl_of_bare_events_is_one_stream():
     lines = [json.dumps({"type": "message_start", "message": {}}), json.dumps({"type": "message_stop"})]
     capture = read_capture("x.chunks.txt", "\n".join(lines).encode())

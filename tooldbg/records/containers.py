@@ -140,7 +140,7 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     except TooDeep as too_deep:  # past the parser's own limit: its records, one by one
         return _walked(path, data, skip, too_deep)
     except FormatError as whole_err:
-        if jsonl:
+        if jsonl and _record_line(data, skip):
             return _jsonl(path, data, skip)
         raise InputError(path, "", whole_err.message) from None
     return _json_document(path, value)
@@ -158,6 +158,16 @@ def _parses(view: memoryview) -> bool:
     except FormatError:
         return False
     return True
+
+
+def _record_line(data: bytes, skip: int) -> bool:
+    """Does a line after the first hold a JSON Lines record — a whole object or array on its own,
+    at the start of the line? A document pretty-printed over many lines has none (what it nests is
+    indented), so its syntax error is reported where it is, not as each of its lines' errors."""
+    lines = _lines(data, skip)
+    next(lines, None)
+    view = memoryview(data)
+    return any(data[start] in b"{[" and _parses(view[start:end]) for _, start, end in lines)
 
 
 def _walked(path: str, data: bytes, skip: int, too_deep: TooDeep) -> Capture:
