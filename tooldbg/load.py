@@ -34,7 +34,7 @@ from .model import Conversation, Side, Source, read_document
 from .records.containers import Capture, Exchange, Message, iter_files, open_capture
 from .records.entries import Reread
 from .records.sniff import HEAD, looks_like_log
-from .shorten import plain, quote
+from .shorten import clip, plain, quote
 from .stitch import Stitcher
 from .timeline import ExchangeRead
 
@@ -359,9 +359,9 @@ def http_error(message: Message) -> ApiError:
     proxy's `{"detail": …}`, an empty body: the body as a one-line excerpt (an HTML page by its
     text, without its markup), so the rejection is still reported and says what it can."""
     if message.body is not None:
-        text = dumps_str(message.body)[:_EXCERPT_READ]
+        text = clip(dumps_str(message.body), _EXCERPT_READ)
     else:
-        text = (message.text or "")[:_EXCERPT_READ]
+        text = clip(message.text or "", _EXCERPT_READ)
         if text.lstrip()[:1] == "<":
             import html  # here: its entity table loads only for a gateway's HTML page
 

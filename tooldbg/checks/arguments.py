@@ -24,6 +24,7 @@ from typing import Any, Literal
 from .. import formats
 from ..jsonio import dumps_str, resolve, try_loads
 from ..model import Conversation, Invocation, Source, Tool, Turn
+from ..shorten import clip
 from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
 
@@ -235,8 +236,7 @@ def describe(value: Any) -> str:
 
 def short(value: Any, width: int = 60) -> str:
     text = value if isinstance(value, str) else dumps_str(value)
-    text = dumps_str(text) if isinstance(value, str) else text
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return clip(dumps_str(text) if isinstance(value, str) else text, width)
 
 
 def function_tools(tools: Iterable[Tool]) -> dict[str, Tool]:

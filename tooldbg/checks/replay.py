@@ -35,7 +35,7 @@ from ..formats.base import Request
 from ..jsonio import dumps_str, try_loads
 from ..load import Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
-from ..shorten import plain, quote
+from ..shorten import clip, plain, quote
 from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
 
@@ -495,7 +495,7 @@ def _failure_value(value: Any) -> str | None:
         error = value.get(key)
         if error not in (None, False, "", {}, []):
             text = dumps_str(error)
-            return f'"{key}": {text if len(text) <= 50 else text[:49] + "…"}'
+            return f'"{key}": {clip(text, 50)}'
     for key in ("success", "ok"):
         if value.get(key) is False:
             return f'"{key}": false'
@@ -517,7 +517,7 @@ def _failure_text(text: str) -> str | None:
             return _failure_value(value)
     if _TRACEBACK in text:
         return "a Python traceback"
-    first = stripped[:300].split("\n", 1)[0]  # the status line, if the output has one
+    first = clip(stripped, 300).split("\n", 1)[0]  # the status line, if the output has one
     if _FAILURE_START.match(first) or _EXCEPTION.match(first) or _FAILURE_LINE.search(first):
         return snippet(first, 60)
     return None

@@ -21,6 +21,7 @@ from ..model import (
     Source,
     Tool,
 )
+from ..shorten import clip
 from .align import _align, _pair_snapshots, _rows
 from .results import Diff, Note, Pairing, Place, SidedFinding
 from .units import _args_key, _payload, _prepare, _reads, _Snapshot, _snapshots, _Unit
@@ -345,8 +346,7 @@ def _value(value: Any) -> str:
 
     if value is MISSING:
         return "(missing)"
-    text = dumps_str(value)
-    return text if len(text) <= 60 else text[:59] + "…"
+    return clip(dumps_str(value), 60)
 
 
 def _simplified(full: Any, other: Any, path: str = "") -> list[str]:

@@ -24,6 +24,7 @@ from ..checks.base import Context, Finding
 from ..jsonio import dumps_str
 from ..load import Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
+from ..shorten import clip
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,19 +197,15 @@ def rebind(conv: Conversation, invocation_id: str,
 # ------------------------------------------------------------------------------ how it reads
 
 
-def short(text: str, width: int = 70) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def show(value: Any, width: int = 70) -> str:
     """A JSON value as compact JSON text, cut to `width`."""
-    return short(dumps_str(value), width)
+    return clip(dumps_str(value), width)
 
 
 def ident(part: Invocation | Result) -> str:
     """How a call or result is named in a repair line: its wire id, else its name."""
     if part.wire_id:
-        return repr(short(part.wire_id, 40))
+        return repr(clip(part.wire_id, 40))
     return f"of {part.name!r}" if isinstance(part, Result) else f"{part.name!r} ({part.id})"
 
 
@@ -218,7 +215,7 @@ def describe(part: Part, width: int = 60) -> str:
         return f"text {show(part.text, width)}"
     if isinstance(part, Invocation):
         args = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
-        return f"call {part.name!r} {short(args, width)}"
+        return f"call {part.name!r} {clip(args, width)}"
     if isinstance(part, Result):
         flag = " (error)" if part.is_error else ""
         return f"result {ident(part)}{flag} {show(content_text(part.content), width)}"

@@ -22,8 +22,9 @@ from ..checks.pairing import (
 )
 from ..checks.structure import blank
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
+from ..shorten import clip
 from ..targets import table
-from .base import Log, Outcome, Record, at, content_text, describe, ident, locate, short, with_turns
+from .base import Log, Outcome, Record, at, content_text, describe, ident, locate, with_turns
 
 #: What the error result closing an unanswered call says.
 NO_RESULT = "No result was recorded for this call: the log holds no tool result for it."
@@ -284,7 +285,7 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
             records.append(log.repair("TD404", f.turn, None, "role 'function'",
                                       "a tool turn (written as a 'user' content)"))
             continue
-        what = short(f.message.split(":", 1)[0], 80)
+        what = clip(f.message.split(":", 1)[0], 80)
         if "has no such content type" in f.message:  # another format's block (formats/foreign.py)
             meaning = f.message.rsplit("; ", 1)[-1]
             if meaning.startswith("read as "):

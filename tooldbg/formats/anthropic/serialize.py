@@ -9,6 +9,7 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool
+from ...shorten import clip
 from ..base import Written
 from ..meta import own_meta
 from ..reading import split_data_url, type_name
@@ -108,7 +109,7 @@ class _Writer(Writer):
         if schema is None:
             self.lose(f"tool {tool.name!r} has no parameter schema; an empty object schema is written")
         else:
-            self.lose(f"tool {tool.name!r}: schema {dumps_str(schema)[:80]} is not an object schema "
+            self.lose(f"tool {tool.name!r}: schema {clip(dumps_str(schema), 80)} is not an object schema "
                       f"Anthropic accepts; an empty object schema is written")
         return {"type": "object", "properties": {}}
 
@@ -323,8 +324,8 @@ class _Writer(Writer):
             self.lose("input was a JSON string on the wire; written as an object", ti, pi)
         arguments = part.arguments
         if part.raw_arguments is not None:
-            self.lose(f"arguments are not valid JSON ({part.raw_arguments[:60]!r}); input written as {{}}",
-                      ti, pi)
+            shown = clip(part.raw_arguments, 60)
+            self.lose(f"arguments are not valid JSON ({shown!r}); input written as {{}}", ti, pi)
             arguments = {}
         elif not isinstance(arguments, dict):
             self.lose("call had no arguments; input written as {}" if arguments is None else

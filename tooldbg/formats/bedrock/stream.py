@@ -11,7 +11,7 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Source
-from ...shorten import quote
+from ...shorten import clip, quote
 from ..base import Assembled, StreamEvent, StreamProblem
 from ..reading import as_index, parse_arguments, split_at, type_name
 from .common import _union_key
@@ -186,7 +186,7 @@ class _Assembler:
                     if isinstance(value.get(name), str):
                         target.append(value[name])
         else:
-            self.problem("other", f"contentBlockDelta not understood: {dumps_str(delta)[:80]}", i)
+            self.problem("other", f"contentBlockDelta not understood: {clip(dumps_str(delta), 80)}", i)
             return
         block.last = i
 
