@@ -5,6 +5,7 @@ import io
 import json
 from dataclasses import replace
 
+import pytest
 from rich.console import Console
 
 from tooldbg.checks import run_checks
@@ -12,7 +13,7 @@ from tooldbg.diff import diff
 from tooldbg.formats.base import ApiError, Request, Response
 from tooldbg.formats.reading import link
 from tooldbg.load import load_bytes
-from tooldbg.model import Invocation, Result, Source, Text, Turn
+from tooldbg.model import Invocation, Result, Source, Text, Turn, turn_to_dict
 from tooldbg.show import render_loaded
 from tooldbg.stitch import Stitcher
 
@@ -68,8 +69,8 @@ def test_match_answers_for_the_first_request_as_add_does():
     first = stitcher.add(0, request(user("Weather?", 0, 0)),
                          (Response(turn=call(0, "response", "/choices/0/message")),))
     follow_up = request(user("Weather?", 1, 0), call(1, "request", "/messages/1"), result(1, 2))
-    assert stitcher.match(request(user("Something else", 1, 0))) is None
-    assert stitcher.match(follow_up) is first
+    assert stitcher.match(request(user("Something else", 1, 0)), ()) is None
+    assert stitcher.match(follow_up, ()) is first
     assert stitcher.add(1, follow_up, ()) is first and len(stitcher.threads) == 1
 
 
@@ -262,6 +263,80 @@ def test_a_replay_that_gives_id_less_calls_ids_stays_in_the_conversation():
                      answer, {"role": "user", "parts": [{"text": "Thanks"}]}], [{"text": "Bye."}])]
     loaded = load_bytes("gemini.jsonl", "".join(json.dumps(x) + "\n" for x in lines).encode())
     assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1"]
+
+
+GEMINI = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+
+
+def _gemini_session(tool, args, output, answer):
+    """Two exchanges of one Gemini session (no call ids) that opens with "hi"."""
+    hi = {"role": "user", "parts": [{"text": "hi"}]}
+    call = {"role": "model", "parts": [{"functionCall": {"name": tool, "args": args}}]}
+    result = {"role": "user", "parts": [{"functionResponse": {"name": tool, "response": output}}]}
+
+    def record(contents, parts):
+        return {"request": {"url": GEMINI, "body": {"contents": contents}},
+                "response": {"status": 200, "body": {"candidates": [
+                    {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}}}
+
+    return [record([hi], call["parts"]), record([hi, call, result], [{"text": answer}])]
+
+
+def _chat_hi_session(call_id, city):
+    """Two exchanges of one OpenAI session with call ids that opens with "hi"."""
+    hi = {"role": "user", "content": "hi"}
+    call = {"role": "assistant", "content": None, "tool_calls": [{
+        "id": call_id, "type": "function", "function": {"name": "get_weather", "arguments": json.dumps({"city": city})}}]}
+    result = {"role": "tool", "tool_call_id": call_id, "content": f"{city}: 4C"}
+    return [_chat_exchange([hi], call), _chat_exchange([hi, call, result], {"role": "assistant", "content": city})]
+
+
+def _alone(exchanges):
+    """What a session's exchanges read as on their own: each conversation's turns, without sources."""
+    loaded = load_bytes("one.jsonl", "".join(json.dumps(x) + "\n" for x in exchanges).encode())
+    return [[turn_to_dict(t, sources=False) for t in c.turns] for c in loaded.conversations], run_checks(loaded)
+
+
+ONE_EACH = ["c1", "c2", "c1", "c2"]
+
+
+@pytest.mark.parametrize("sessions, assigned", [
+    pytest.param((_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                  _gemini_session("g", {"y": 2}, {"r": "B"}, "done B")), ONE_EACH, id="gemini, no ids"),
+    pytest.param((_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"), _chat_hi_session("call_B", "Bergen")),
+                 ONE_EACH, id="gemini and openai-chat"),
+    pytest.param((_chat_hi_session("call_A", "Oslo"), _chat_hi_session("call_B", "Bergen")), ONE_EACH,
+                 id="call ids"),
+    # B0 asks what A0 asked and is answered the same: a retry as far as the log can tell, until B1
+    # forks from A's history where the two were still alike
+    pytest.param((_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                  _gemini_session("f", {"x": 1}, {"r": "B"}, "done B")), ["c1", "c1", "c1", "c2"],
+                 id="gemini, the same first call"),
+])
+def test_sessions_that_open_with_the_same_message_interleaved_read_as_each_alone(sessions, assigned):
+    """A0 B0 A1 B1, both opening with "hi". Before: B0 was taken for a retry of A0 and the two
+    sessions became one conversation — with Gemini the other session's call, result and answer gone
+    and a false TD306; with call ids, false TD306/TD106/TD101/TD102. A request that asks again what
+    a conversation's last request asked, and is answered otherwise, is another conversation; so is
+    one without ids that forks from a conversation's history no further than its last request."""
+    (a0, a1), (b0, b1) = sessions
+    loaded = load_bytes("both.jsonl", "".join(json.dumps(x) + "\n" for x in [a0, b0, a1, b1]).encode())
+    assert [r.conversation for r in loaded.reads] == assigned
+    turns = [[turn_to_dict(t, sources=False) for t in c.turns] for c in loaded.conversations]
+    alone_a, alone_b = _alone([a0, a1]), _alone([b0, b1])
+    assert turns == alone_a[0] + alone_b[0]
+    assert run_checks(loaded) == [] == alone_a[1] == alone_b[1]
+
+
+def test_a_regenerated_answer_is_a_branch_and_a_retry_answered_the_same_is_not():
+    a0, a1 = _chat_hi_session("call_A", "Oslo")
+    regenerated = json.loads(json.dumps(a0))
+    regenerated["response"]["body"]["choices"][0].update(message={"role": "assistant", "content": "Hello!"},
+                                                          finish_reason="stop")
+    loaded = load_bytes("r.jsonl", "".join(json.dumps(x) + "\n" for x in [a0, a0, regenerated, a1]).encode())
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c2", "c1"]
+    assert [t.role for t in loaded.conversations[1].turns] == ["user", "assistant"]
+    assert run_checks(loaded) == []
 
 
 def test_a_response_only_exchange_keeps_its_exchange():

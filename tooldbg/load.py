@@ -246,7 +246,7 @@ def _read_exchanges(capture: Capture, input_format: str | None, progress: Progre
             continue
         try:
             if kept_from is not None and read.request is not None:
-                thread = stitcher.match(read.request)
+                thread = stitcher.match(read.request, read.responses)
                 if thread is None or thread.conversation.id != kept_from:
                     read.request = _read_request(read, capture.path)  # another conversation's turns
             thread = stitcher.add(exchange.index, read.request, read.responses)
