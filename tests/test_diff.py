@@ -159,6 +159,21 @@ def test_a_translation_differs_where_the_writer_says_it_loses(source, target):
     assert all("reasoning" in f.message for f in result.findings)
 
 
+@pytest.mark.parametrize("name", ["ends-on-a-call.jsonl", "parallel-calls.jsonl"])
+def test_a_log_against_its_lossless_conversion_pairs_the_exchange_replayed_whole(name):
+    """`convert LOG --to openai-chat` is one request replaying every exchange. Before: it was paired
+    with exchange 0, the first similar enough (greedy), and exchange 1's turns were reported lost
+    (two TD703); and an answer's calls, numbered from i1 by the reader, stood for the history's
+    first call, so a result seemed to answer another call."""
+    log = load_file(SAMPLES / "openai-chat" / name)
+    written = formats.get("openai-chat").write(log.conversations[0])
+    assert [loss.message for loss in written.losses if "history" not in loss.message] == []
+    result = diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False)
+    assert result.findings == []
+    last = len(log.reads) - 1
+    assert result.pairings[0].exchanges == [*((i, None) for i in range(last)), (last, 0)]
+
+
 def test_a_failure_said_in_the_text_of_a_format_without_a_flag_is_a_note():
     folded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
     a = upstream_run(results=folded)

@@ -78,23 +78,40 @@ def _rows(pairs: set[tuple[int, int]], na: int, nb: int) -> list[tuple[int | Non
 
 def _pair_snapshots(sa: list[_Snapshot], sb: list[_Snapshot]) \
         -> Iterator[tuple[_Snapshot | None, _Snapshot | None]]:
-    """Exchanges in log order, each A one with the most similar of the next B ones not yet paired."""
+    """Exchanges in log order, each A one with its best match: the most similar of the next B ones
+    not yet paired — unless one of the next A ones has that B one for its own best match and is
+    more similar to it (then that A one takes it, and this one has no partner). So a log's
+    conversion, one request replaying every exchange, pairs with the exchange it replays whole (the
+    last), not with the first that shares enough of it."""
     prints_a = [_fingerprint(u for units in s.units for u in units) for s in sa]
     prints_b = [_fingerprint(u for units in s.units for u in units) for s in sb]
+    scores: dict[tuple[int, int], float] = {}
+
+    def score(i: int, k: int) -> float:
+        if (i, k) not in scores:
+            scores[i, k] = _similarity(prints_a[i], prints_b[k])
+        return scores[i, k]
+
+    def best(i: int, j: int) -> tuple[int | None, float]:
+        """A exchange `i`'s most similar B exchange from `j` on (within the window), and its score."""
+        found, top = None, MIN_SIMILARITY
+        for k in range(j, min(j + WINDOW, len(sb))):
+            s = score(i, k)
+            if s > top or found is None and s >= top:
+                found, top = k, s
+        return found, top
+
     j = 0
     for i, snap in enumerate(sa):
-        best, score = None, MIN_SIMILARITY
-        for k in range(j, min(j + WINDOW, len(sb))):
-            s = _similarity(prints_a[i], prints_b[k])
-            if s > score or best is None and s >= score:
-                best, score = k, s
-        if best is None:
+        found, top = best(i, j)
+        if found is None or any(score(later, found) > top and best(later, j)[0] == found
+                                for later in range(i + 1, min(i + WINDOW, len(sa)))):
             yield snap, None
             continue
-        for k in range(j, best):
+        for k in range(j, found):
             yield None, sb[k]
-        yield snap, sb[best]
-        j = best + 1
+        yield snap, sb[found]
+        j = found + 1
     for k in range(j, len(sb)):
         yield None, sb[k]
 

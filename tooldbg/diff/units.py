@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checks.replay import media_identity, norm
+from ..formats.reading import link
 from ..jsonio import dumps_str, try_loads
 from ..load import Loaded
 from ..model import (
@@ -208,8 +209,9 @@ def _snapshots(loaded: Loaded, conv: Conversation, whole: bool = False) -> list[
         request = read.request
         prior = read.history(conv)
         turns = [(i, t, "request") for i, t in enumerate(prior)]
-        # Unlinked (no own ids): nothing in an answer refers to a call by its own id.
-        answers = [r.turn for r in read.responses if r.turn is not None]
+        # Linked after the history, as the stitched timeline links them: a reader numbers an
+        # answer's calls from i1, which would otherwise stand for the history's first call.
+        answers = link([r.turn for r in read.responses if r.turn is not None], prior=prior)
         turns += [(len(prior) + k, t, "response") for k, t in enumerate(answers)]
         out.append(_Snapshot(loaded, conv, read, turns,
                              request.tools if request is not None else (),
