@@ -219,7 +219,8 @@ def test_a_har_entry_that_is_no_object_or_no_json_is_reported_as_when_read_whole
     good = har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))
     data = har_laid_out([good, None, good], layout)
     capture = read_capture("run.har", data)
-    assert [e.index for e in capture.exchanges] == [0, 2]
+    assert [(e.index, e.request.location) for e in capture.exchanges] == \
+        [(0, "/log/entries/0/request/postData/text"), (1, "/log/entries/2/request/postData/text")]
     assert [(e.location, e.message) for e in capture.errors] == [("/log/entries/1", "expected an object, not null")]
     broken = data.replace(b'"status": 200', b'"status": 200,,', 1)  # no JSON: as it always read
 
@@ -258,7 +259,8 @@ def test_a_record_too_deep_is_its_own_error_in_every_layout_and_container(depth)
 
     for layout in ("one line", "an entry a line"):
         capture = read_capture("run.har", har_text(layout))
-        assert [e.index for e in capture.exchanges] == [0, 2], layout
+        assert [e.request.location for e in capture.exchanges] == \
+            ["/log/entries/0/request/postData/text", "/log/entries/2/request/postData/text"], layout
         assert [(e.location, e.message) for e in capture.errors] == \
             [(f"/log/entries/1{pointer}", "JSON nested deeper than 200 levels, which tooldbg does not read")]
     record = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}})

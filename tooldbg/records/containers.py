@@ -290,13 +290,14 @@ def _json_document(path: str, value: Any) -> Capture:
 
 
 def _exchange_list(capture: Capture, records: list[Any]) -> Iterator[Exchange]:
-    """A JSON array of exchange records, each let go once read. Raises at the end when none was."""
-    read = False
+    """A JSON array of exchange records, each let go once read. Raises at the end when none was.
+    Exchanges are numbered in the order they are made (see `_har_exchanges`)."""
+    made = 0
     for i, item in enumerate(_let_go(records)):
         if _record_ok(capture, item, f"/{i}"):
-            read = True
-            yield _exchange(capture, item, f"/{i}", i)
-    if not read:
+            yield _exchange(capture, item, f"/{i}", made)
+            made += 1
+    if not made:
         raise InputError(capture.path, capture.errors[0].location, capture.errors[0].message)
 
 
@@ -527,6 +528,7 @@ def _interactions(path: str, doc: dict[str, Any], split: Split | None = None) ->
 
 
 def _interaction_exchanges(capture: Capture, interactions: Iterator[Any]) -> Iterator[Exchange]:
+    made = 0
     for i, record in enumerate(interactions):
         if not _record_ok(capture, record, f"/interactions/{i}"):
             continue
@@ -534,7 +536,8 @@ def _interaction_exchanges(capture: Capture, interactions: Iterator[Any]) -> Ite
             capture.errors.append(InputError(capture.path, f"/interactions/{i}",
                                              f"expected an object, not {_kind(record)}"))
             continue
-        yield _exchange(capture, record, f"/interactions/{i}", i)
+        yield _exchange(capture, record, f"/interactions/{i}", made)
+        made += 1
 
 
 def _har(path: str, log: dict[str, Any], split: Split | None = None) -> Capture:
@@ -554,8 +557,11 @@ def _har(path: str, log: dict[str, Any], split: Split | None = None) -> Capture:
 
 def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchange]:
     """Each entry's bodies parsed when the exchange before it has been taken; the entry (its body
-    texts among it) is let go once its exchange is made, so the document is freed as it is read."""
-    path = capture.path
+    texts among it) is let go once its exchange is made, so the document is freed as it is read.
+    Exchanges are numbered in the order they are made, as in JSON Lines: an entry that makes none
+    (too deep, not an object) takes no number — an exchange's number is its place among the file's
+    exchanges (`Loaded.reads`), whatever container holds them; its location names the entry."""
+    path, made = capture.path, 0
     for i, entry in enumerate(entries):
         where = f"/log/entries/{i}"
         if not _record_ok(capture, entry, where):
@@ -563,7 +569,8 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {_kind(entry)}"))
             continue
-        exchange = Exchange(i, meta={k: entry[k] for k in ("startedDateTime", "time") if k in entry})
+        exchange = Exchange(made, meta={k: entry[k] for k in ("startedDateTime", "time") if k in entry})
+        made += 1
         for side, payload_key in (("request", "postData"), ("response", "content")):
             try:
                 setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", payload_key))
