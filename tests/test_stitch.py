@@ -328,6 +328,21 @@ def test_sessions_that_open_with_the_same_message_interleaved_read_as_each_alone
     assert run_checks(loaded) == [] == alone_a[1] == alone_b[1]
 
 
+def test_a_fork_goes_with_the_history_it_shares_most_not_with_a_shorter_one():
+    """B forks from A's history after their common first exchange; C opened with "hi" too and got
+    another answer. B's second request shares two turns with A's conversation and one with C's: it
+    is neither (a session of its own), not a replay of C's answer changed. Found by the interleaving
+    property: B1 was stitched into C's conversation."""
+    (a0, a1), (b0, b1) = (_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                          _gemini_session("f", {"x": 1}, {"r": "B"}, "done B"))
+    c0 = _chat_exchange([{"role": "user", "content": "hi"}], {"role": "assistant", "content": "Hello!"})
+    loaded = load_bytes("three.jsonl", "".join(json.dumps(x) + "\n" for x in [b0, c0, a0, a1, b1]).encode())
+    turns = sorted(json.dumps([turn_to_dict(t, sources=False) for t in c.turns]) for c in loaded.conversations)
+    alone = sorted(json.dumps(t) for x in ([a0, a1], [b0, b1], [c0]) for t in _alone(x)[0])
+    assert turns == alone
+    assert run_checks(loaded) == []
+
+
 def test_a_regenerated_answer_is_a_branch_and_a_retry_answered_the_same_is_not():
     a0, a1 = _chat_hi_session("call_A", "Oslo")
     regenerated = json.loads(json.dumps(a0))

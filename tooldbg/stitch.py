@@ -171,22 +171,17 @@ class Stitcher:
 
     def _continued(self, request: Request, responses: tuple[Response, ...], hashes: list[bytes],
                    chains: list[bytes]) -> Thread | None:
-        """The thread `request` goes on with: among the threads indexed at the longest prefix it
-        shares, then at each shorter one, the first whose last request it keeps whole (`_keeps`);
-        else the thread at the longest prefix, when the request departs from its history as a replay
-        that changed it (`_departs`)."""
-        turns, departed = request.turns, None
+        """The thread `request` goes on with, among those indexed at the longest prefix it shares
+        (several, when sessions began alike): the first whose last request it keeps whole
+        (`_keeps`), else the first it departs from as a replay that changed its history
+        (`_departs`). None: it starts a conversation."""
         for kept in range(len(chains), 0, -1):
             last = self._by_chain.get(chains[kept - 1])
             if last is None:
                 continue
-            for thread in (*self._shared.get(chains[kept - 1], ()), last):
-                if self._keeps(thread, request, responses, kept):
-                    return thread
-            if departed is None:
-                departed = (last, kept)
-        if departed is not None and _departs(*departed, turns):
-            return departed[0]
+            threads = (*self._shared.get(chains[kept - 1], ()), last)
+            return next((t for t in threads if self._keeps(t, request, responses, kept)), None) or \
+                next((t for t in threads if _departs(t, kept, request.turns)), None)
         return None
 
     def _keeps(self, thread: Thread, request: Request, responses: tuple[Response, ...], kept: int) -> bool:
