@@ -175,6 +175,17 @@ def test_a_log_holding_only_a_rejection_fails_check(rejected, capsys):
     assert run(capsys, "check", str(rejected), "--ignore", "TD901")[0] == 0
 
 
+def test_github_annotations_mask_a_key_before_they_escape_percent_signs(tmp_path, capsys):
+    """GitHub reads `%` as `%25`: escaped first, a key after a URL's `%22` followed `%2522` and no
+    longer started a word, so it printed whole (found by the secrets property)."""
+    key = "AIzaQunzReZM3b4q0BJAgsKgI750zuMXr2PTKe0"
+    body = {"model": "gpt-4o", "messages": [{"role": f"https://x.example/a?trace=%22{key}", "content": "hi"}]}
+    path = tmp_path / "role.json"
+    path.write_text(json.dumps(body))
+    _, out, err = run(capsys, "check", str(path), "--format", "github")
+    assert "trace=%2522AIza•••" in out + err and key[4:12] not in out + err
+
+
 def test_a_rejection_in_the_json_document_and_the_github_annotations(rejected, capsys):
     code, out, _ = run(capsys, "check", str(rejected), "--format", "json")
     doc = json.loads(out)
