@@ -109,8 +109,9 @@ class _Writer(Writer):
         if schema is None:
             self.lose(f"tool {tool.name!r} has no parameter schema; an empty object schema is written")
         else:
-            self.lose(f"tool {tool.name!r}: schema {clip(dumps_str(schema), 80)} is not an object schema "
-                      f"Anthropic accepts; an empty object schema is written")
+            # (the schema as the log has it: lower-cased, a key in it would no longer look like one)
+            self.lose(f"tool {tool.name!r}: schema {clip(dumps_str(tool.parameters), 80)} is not an object "
+                      f"schema Anthropic accepts; an empty object schema is written")
         return {"type": "object", "properties": {}}
 
     def tool_choice(self, has_tools: bool) -> dict[str, Any] | None:
