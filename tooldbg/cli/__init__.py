@@ -391,7 +391,7 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     from ..checks import run_checks, select_rules
     from ..checks.base import severity_rank
     from ..convert import export
-    from ..repair import after_writing
+    from ..repair import ROUNDS, after_writing, refix
     from ..scan import Checked, to_json
     from ..writing import check_writable, write_atomically
 
@@ -404,20 +404,26 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     chosen = choose(loaded, ", ".join(files), conversation_id, target)
     fixed = fix_chosen(chosen, target, only=selected["--only"], skip=selected["--skip"],
                        keep_orphans=keep_orphans)
-    conversations = [replace(f.conversation, id=f.name) for f in fixed]
-    result = export(conversations, target, allow_blanks=True)
-    blocked = [] if target == "canonical" else blank_lines(fixed[0].name, result)
-    text = result.text(redact=not no_redact)
     where = output if output and not dry_run else ("<dry-run>" if dry_run else "<stdout>")
     rule_target = None if target == "canonical" else target
-    if blocked:
-        results: list[Checked] = []
-    else:
+    for round_ in range(1, ROUNDS + 1):
+        # what is written, read back and checked; repaired again while that finds what a repair mends
+        result = export([replace(f.conversation, id=f.name) for f in fixed], target, allow_blanks=True)
+        blocked = [] if target == "canonical" else blank_lines(fixed[0].name, result)
+        text = result.text(redact=not no_redact)
+        if blocked:
+            results: list[Checked] = []
+            break
         checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
         found = run_checks(checked, select_rules(target=rule_target), rule_target)
-        if rule_target is not None:  # the written body holds the one conversation chosen: its name
-            found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
-        results = [Checked(checked, found)]
+        again = refix(fixed, checked, found, target=rule_target, only=selected["--only"],
+                      skip=selected["--skip"], keep_orphans=keep_orphans) if round_ < ROUNDS else None
+        if again is None:
+            if rule_target is not None:  # the written body holds the one conversation chosen: its name
+                found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
+            results = [Checked(checked, found)]
+            break
+        fixed = again
     remaining = [f for r in results for f in r.findings]
     threshold = None if fail_on == "never" else severity_rank(fail_on)
     refused = {(r.conversation, r.code) for f in fixed for r in f.refusals}

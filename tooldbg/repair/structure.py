@@ -9,6 +9,7 @@ blocks and empty turns go.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -166,6 +167,10 @@ def close_unanswered(conv: Conversation, log: Log) -> Outcome:
     records: list[Record] = []
     answered = set(results_by_call(conv))
     damaged = {m.call.node.id for m in mismatches(conv)}  # TD103's, when it refused to rebind
+    # A wire id two calls share (TD104, when it refused to renumber): a result under it binds to the
+    # latest call that has it, so one written for another of them would answer the wrong call.
+    shared = Counter(p.wire_id for turn in conv.turns for p in turn.parts
+                     if isinstance(p, Invocation) and p.wire_id is not None)
     last = len(conv.turns) - 1
     for c in reversed(_call_turns(conv)):
         if c == last:
@@ -173,6 +178,11 @@ def close_unanswered(conv: Conversation, log: Log) -> Outcome:
         calls = [p for p in conv.turns[c].parts if isinstance(p, Invocation)]
         rank = {call.id: k for k, call in enumerate(calls)}
         missing = [call for call in calls if call.id not in answered and call.id not in damaged]
+        for call in [m for m in missing if m.wire_id is not None and shared[m.wire_id] > 1]:
+            missing.remove(call)
+            records.append(log.refuse(_code(log, call, ("TD102", "TD803")), c, calls.index(call),
+                                      f"call {call.name!r} shares its id {call.wire_id!r} with another call "
+                                      "(TD104): a result written for it would answer that call"))
         if not missing:
             continue
         turns = list(conv.turns)
