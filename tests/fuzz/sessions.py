@@ -175,9 +175,9 @@ def har(entries: list[Any], kind: str) -> tuple[str, bytes]:
 
 def text(value: Any, *, indent: bool = False) -> str:
     """JSON text of a value of any depth (past the standard library's own: written without
-    recursion, and then compact)."""
+    recursion, and then compact), ASCII only (a lone surrogate stays an escape)."""
     try:
-        return json.dumps(value, indent=2 if indent else None)
+        return json.dumps(value, indent=2 if indent else None, allow_nan=False)
     except RecursionError:
         return dumps(value)
 

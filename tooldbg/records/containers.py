@@ -161,13 +161,23 @@ def _parses(view: memoryview) -> bool:
 
 
 def _record_line(data: bytes, skip: int) -> bool:
-    """Does a line after the first hold a JSON Lines record — a whole object or array on its own,
-    at the start of the line? A document pretty-printed over many lines has none (what it nests is
-    indented), so its syntax error is reported where it is, not as each of its lines' errors."""
+    """Does a line after the first have a JSON Lines record's shape — an object or an array on its
+    own, from the start of the line to its end (whether or not it parses: a record may be broken)?
+    A document pretty-printed over many lines has none (what it nests is indented, and its own
+    brackets stand alone on their lines), so its syntax error is reported where it is, not as each
+    of its lines' errors."""
     lines = _lines(data, skip)
     next(lines, None)
-    view = memoryview(data)
-    return any(data[start] in b"{[" and _parses(view[start:end]) for _, start, end in lines)
+    return any(data[start] in b"{[" and data[end - 1 - _trailing(data, start, end)] in b"}]"
+               for _, start, end in lines)
+
+
+def _trailing(data: bytes, start: int, end: int) -> int:
+    """How many blank characters end the line `data[start:end]`."""
+    count = 0
+    while end - count > start + 1 and data[end - 1 - count] in b" \t":
+        count += 1
+    return count
 
 
 def _walked(path: str, data: bytes, skip: int, too_deep: TooDeep) -> Capture:
