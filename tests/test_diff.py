@@ -174,6 +174,24 @@ def test_a_log_against_its_lossless_conversion_pairs_the_exchange_replayed_whole
     assert result.pairings[0].exchanges == [*((i, None) for i in range(last)), (last, 0)]
 
 
+@pytest.mark.parametrize("target", ["anthropic", "bedrock"])
+def test_a_result_moved_before_the_text_of_its_message_is_moved_not_lost(target):
+    """The user spoke between the call and its result: Anthropic and Bedrock put the result first in
+    the one user message (a listed loss: merged). The two turns swap places, so the result sits in
+    another region of the alignment on each side. Before: it was reported lost on both sides."""
+    body = {"model": "gpt-4.1", "tools": [{"type": "function", "function": {"name": "get_weather",
+                                                                            "parameters": {"type": "object"}}}],
+            "messages": [{"role": "user", "content": "Weather?"},
+                         {"role": "assistant", "content": None, "tool_calls": [oa_call("call_1", "Oslo")]},
+                         {"role": "user", "content": "Hurry, please."},
+                         {"role": "tool", "tool_call_id": "call_1", "content": "4C"},
+                         {"role": "assistant", "content": "Cold."}]}
+    log = load_bytes("log.json", json.dumps(body).encode())
+    written = formats.get(target).write(log.conversations[0])
+    assert {loss.turn for loss in written.losses if "merged" in loss.message} == {2, 3}
+    assert diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False).findings == []
+
+
 def test_a_failure_said_in_the_text_of_a_format_without_a_flag_is_a_note():
     folded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
     a = upstream_run(results=folded)

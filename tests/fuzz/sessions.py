@@ -78,6 +78,8 @@ def conversation(rng: random.Random, *, first: str | None = None, ids: bool = Tr
             results.append(Result(wire_id=call.wire_id, name=call.name, content=content,
                                   is_error=rng.random() < 0.15))
         turns.append(Turn(role="tool", parts=tuple(results)))
+        if rng.random() < 0.15:  # the user speaks before the model answers the results
+            turns.append(Turn(role="user", parts=(Text(text=words(rng)),)))
     turns.append(Turn(role="assistant", parts=(Text(text=f"{words(rng)} {tag}".strip()),)))
     if rng.random() < 0.3:
         turns.append(Turn(role="user", parts=(Text(text=words(rng)),)))

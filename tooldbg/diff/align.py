@@ -5,7 +5,7 @@ package's docstring); and the paired turns as the rows of a side-by-side view.""
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -130,9 +130,7 @@ def _align(xa: _Snapshot, xb: _Snapshot) -> list[tuple[_Unit | None, _Unit | Non
         else:
             regions.append(([u for units in xa.units[i1:i2] for u in units],
                             [u for units in xb.units[j1:j2] for u in units]))
-    for left, right in regions:
-        pairs.extend(_match([u for u in left if u.kind != "result"], [u for u in right if u.kind != "result"],
-                            (_strict, _loose, _JOINED, _kind)))
+    pairs.extend(_match_regions(regions, lambda u: u.kind != "result", (_strict, _loose, _JOINED, _kind)))
     calls = {ua.node.id: ub.node.id for ua, ub in pairs
              if ua is not None and ub is not None and isinstance(ua.node, Invocation)
              and isinstance(ub.node, Invocation)}
@@ -143,10 +141,26 @@ def _align(xa: _Snapshot, xb: _Snapshot) -> list[tuple[_Unit | None, _Unit | Non
         own = node.invocation_id
         return ("result", unit.cls, calls.get(own) if side == "a" and own else own) if own else None
 
-    for left, right in regions:
-        pairs.extend(_match([u for u in left if u.kind == "result"], [u for u in right if u.kind == "result"],
-                            (_strict, bound, _kind)))
+    pairs.extend(_match_regions(regions, lambda u: u.kind == "result", (_strict, bound, _kind)))
     return pairs
+
+
+def _match_regions(regions: list[tuple[list[_Unit], list[_Unit]]], select: Callable[[_Unit], bool],
+                   keys: Sequence[Any]) -> list[tuple[_Unit | None, _Unit | None]]:
+    """The `select`ed units of each region paired (`_match`); then what the regions left unpaired,
+    paired across them by the same passes: a part moved past others (a writer that puts tool results
+    before the text of their message, a relay that reorders turns) lands in another region than its
+    counterpart, and is moved, not lost on one side and added on the other."""
+    found: list[tuple[_Unit | None, _Unit | None]] = []
+    for left, right in regions:
+        found.extend(_match([u for u in left if select(u)], [u for u in right if select(u)], keys))
+    alone_a = [a for a, b in found if a is not None and b is None]
+    alone_b = [b for a, b in found if b is not None and a is None]
+    if not (alone_a and alone_b):
+        return found
+    paired: list[tuple[_Unit | None, _Unit | None]] = [(a, b) for a, b in found
+                                                          if a is not None and b is not None]
+    return paired + _match(alone_a, alone_b, keys)
 
 
 def _strict(unit: _Unit, side: str) -> Any:
