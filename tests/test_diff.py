@@ -177,7 +177,7 @@ def test_a_log_against_its_lossless_conversion_pairs_the_exchange_replayed_whole
 @pytest.mark.parametrize("target", ["anthropic", "bedrock"])
 def test_a_result_moved_before_the_text_of_its_message_is_moved_not_lost(target):
     """The user spoke between the call and its result: Anthropic and Bedrock put the result first in
-    the one user message (a listed loss: merged). The two turns swap places, so the result sits in
+    the one user message (a listed loss). The two turns swap places, so the result sits in
     another region of the alignment on each side. Before: it was reported lost on both sides."""
     body = {"model": "gpt-4.1", "tools": [{"type": "function", "function": {"name": "get_weather",
                                                                             "parameters": {"type": "object"}}}],
@@ -188,7 +188,7 @@ def test_a_result_moved_before_the_text_of_its_message_is_moved_not_lost(target)
                          {"role": "assistant", "content": "Cold."}]}
     log = load_bytes("log.json", json.dumps(body).encode())
     written = formats.get(target).write(log.conversations[0])
-    assert {loss.turn for loss in written.losses if "merged" in loss.message} == {2, 3}
+    assert {loss.turn for loss in written.losses if "tool results" in loss.message} == {2, 3}
     assert diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False).findings == []
 
 
