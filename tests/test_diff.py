@@ -192,6 +192,17 @@ def test_a_result_moved_before_the_text_of_its_message_is_moved_not_lost(target)
     assert diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False).findings == []
 
 
+def test_a_result_of_a_call_whose_arguments_changed_answers_the_same_call():
+    """Gemini cannot carry double-encoded arguments: the writer lists the loss and writes {}. The
+    call's arguments differ (TD704, at the call); its result still answers that call. Before: a
+    second TD703 said the result answered another call (found by the diff property)."""
+    log = load_file(SAMPLES / "defects" / "TD201-litellm-proxy-double-encodes-arguments.jsonl")
+    written = formats.get("gemini").write(log.conversations[0])
+    result = diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False)
+    assert [(f.code, f.a.turn) for f in result.findings] == [("TD704", 1)]
+    assert 1 in {loss.turn for loss in written.losses}
+
+
 def test_a_failure_said_in_the_text_of_a_format_without_a_flag_is_a_note():
     folded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
     a = upstream_run(results=folded)

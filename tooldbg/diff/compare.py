@@ -39,6 +39,7 @@ class _Engine:
         self.ids_back: dict[str, set[str]] = defaultdict(set)
         self.names: set[tuple[str, str]] = set()
         self.excused: set[tuple[str, str]] = set()
+        self.paired: dict[str, str] = {}
 
     # -- a conversation pair
 
@@ -104,6 +105,10 @@ class _Engine:
         self.tools(xa, xb)
         pairs = _align(xa, xb)
         turn_pairs = {(ua.turn, ub.turn) for ua, ub in pairs if ua is not None and ub is not None}
+        #: a's call → the b call paired with it (their own ids): a result answering the pair answers
+        #: the same call, whatever its arguments became (a difference of the call's, reported there)
+        self.paired = {ua.node.id: ub.node.id for ua, ub in pairs if ua is not None and ub is not None
+                       and isinstance(ua.node, Invocation) and isinstance(ub.node, Invocation)}
         for ua, ub in pairs:
             if ua is not None and ub is not None:
                 self.compare(xa, xb, ua, ub)
@@ -180,7 +185,7 @@ class _Engine:
             else:
                 self.report("TD703", receiver, xa, xb, ua, ub,
                             f"the content of {_what(ua)} differs: a {snippet(shown_a)}, b {snippet(shown_b)}")
-        if ua.call is not None and ub.call is not None and \
+        if ua.call is not None and ub.call is not None and self.paired.get(ua.call.id) != ub.call.id and \
                 (ua.call.name, _args_key(ua.call)) != (ub.call.name, _args_key(ub.call)):
             self.report("TD703", receiver, xa, xb, ua, ub,
                         f"{_what(ua)} answers {_call(ua.call)} on a but {_call(ub.call)} on b")
