@@ -3,6 +3,7 @@
     python3 scripts/bench.py                      # everything; prints a markdown table
     python3 scripts/bench.py --sizes 1,10 --captures jsonl --no-tui
     python3 scripts/bench.py --turns 150          # the quick check-vs-orjson run on one JSONL session
+    python3 scripts/bench.py --record             # `tooldbg record`'s added latency (scripts/bench_record.py)
 
 Run on demand from a clean clone, never in CI. The first run makes `.bench-venv` beside the repo
 (`pip install -e '.[bench]'`: tooldbg plus LiteLLM, the converter compared against) and runs in
@@ -46,11 +47,14 @@ SCRIPTS = ROOT / "scripts"
 BENCH_VENV = ROOT / ".bench-venv"
 MB = 1_000_000
 
-FLOOR = {
-    "jsonl": """
+_LINES = """
 for line in data.splitlines():
     if line.strip():
-        orjson.loads(line)""",
+        orjson.loads(line)"""
+FLOOR = {
+    "jsonl": _LINES,
+    "claude-code": _LINES,
+    "codex": _LINES,
     "har": """
 for entry in orjson.loads(data)["log"]["entries"]:
     orjson.loads(entry["request"]["postData"]["text"])
@@ -245,10 +249,14 @@ def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, fo
             path = folder / f"session-{size}MB.{'har' if capture == 'har' else 'jsonl'}"
             calls = bench_sessions.write(capture, path, size * MB)
             body = folder / "conversation.json"
-            body.write_bytes(bench_sessions.last_request(capture, path))
             floor, floor_memory = timed(path, FLOOR[capture], repeat)
             check, check_memory = timed(path, CHECK, repeat)
-            ours, theirs = convert_times(body, convert_target(capture))
+            if capture in bench_sessions.SESSION_LOGS:  # a session log replays nothing: no request
+                ours = theirs = float("nan")  # body to convert, against LiteLLM or not
+                body.write_bytes(b"")
+            else:
+                body.write_bytes(bench_sessions.last_request(capture, path))
+                ours, theirs = convert_times(body, convert_target(capture))
             row = {
                 "capture": capture,
                 "size": path.stat().st_size,
@@ -272,10 +280,14 @@ def bench(captures: list[str], sizes: list[int], repeat: int, with_tui: bool, fo
 
 def summary(row: dict) -> str:
     paint = f", first paint {row['tui']['first_paint'] * 1000:.0f} ms" if "tui" in row else ""
+    convert = (
+        f", convert {row['convert'] * 1000:.1f} ms vs LiteLLM {row['litellm'] * 1000:.1f} ms"
+        if row["convert"] == row["convert"]
+        else ""
+    )
     return (
         f"check {row['check']:.2f} s = {row['check'] / row['floor']:.1f}× floor, "
-        f"memory {row['memory'] / row['size']:.2f}× size, convert {row['convert'] * 1000:.1f} ms "
-        f"vs LiteLLM {row['litellm'] * 1000:.1f} ms{paint}"
+        f"memory {row['memory'] / row['size']:.2f}× size{convert}{paint}"
     )
 
 
@@ -295,11 +307,13 @@ def table(rows: list[dict], keys: dict | None) -> str:
     for r in rows:
         speed = r["litellm"] / r["convert"]
         how = f"{speed:.1f}× faster" if speed >= 1 else f"{1 / speed:.1f}× slower"
-        convert = (
-            f"{r['convert'] / r['litellm']:.1f} ({seconds(r['convert'])} / {seconds(r['litellm'])}, {how})"
-            if r["litellm"] == r["litellm"]
-            else f"{r['convert'] * 1000:.1f} ms (no LiteLLM)"
-        )
+        if r["convert"] != r["convert"]:
+            convert = "– (a session log: no request to convert)"
+        elif r["litellm"] == r["litellm"]:
+            times = f"{seconds(r['convert'])} / {seconds(r['litellm'])}"
+            convert = f"{r['convert'] / r['litellm']:.1f} ({times}, {how})"
+        else:
+            convert = f"{r['convert'] * 1000:.1f} ms (no LiteLLM)"
         paint = seconds(r["tui"]["first_paint"]) if "tui" in r else "–"
         out.append(
             f"| {r['capture']} | {r['size'] / MB:.0f} MB | {r['calls']} | "
@@ -309,7 +323,7 @@ def table(rows: list[dict], keys: dict | None) -> str:
     growth = []
     for capture in dict.fromkeys(r["capture"] for r in rows):
         mine = [r for r in rows if r["capture"] == capture]
-        if len(mine) > 1:
+        if len(mine) > 1 and mine[0]["convert"] == mine[0]["convert"]:
             a, b = mine[0], mine[-1]
             x = b["size"] / a["size"]
             growth.append(
@@ -425,7 +439,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--here", action="store_true", help="run in this Python (convert without LiteLLM if absent)"
     )
+    parser.add_argument("--record", action="store_true",
+                        help="only `tooldbg record`'s added latency per request and per streamed event")
     args = parser.parse_args(argv)
+    if args.record:  # the proxy against a direct connection: no LiteLLM, no generated sessions
+        return subprocess.run([sys.executable, str(SCRIPTS / "bench_record.py")], check=False).returncode
     if args.turns is not None:
         legacy(args.turns, args.repeat)
         return 0

@@ -12,11 +12,19 @@ size asked for, in one of three captures:
   text (`message_start` … `message_stop`, tool input in `input_json_delta` fragments),
   https://docs.anthropic.com/en/docs/build-with-claude/streaming.
 
-Every request replays the whole history, so the file grows quadratically in steps. A few defects a
-real client makes are planted at fixed steps and stay in every later replay: arguments encoded as
-a JSON string by a gateway (TD201 in Chat Completions, TD204 in Anthropic), a result whose call id
-a relay lower-cased (TD103), and a call whose result the client dropped (TD102). Deterministic:
-the same size gives the same bytes.
+and two agents' own session logs, where each message is logged once, a line (so the same size
+holds far more steps):
+
+* `claude-code`: a Claude Code transcript (`~/.claude/projects/…/<session>.jsonl`): an assistant
+  message a content block a line, each tool result its own user line (`tooldbg.logs.claude_code`);
+* `codex`: a Codex rollout (`~/.codex/sessions/…/rollout-*.jsonl`): `{timestamp, type:
+  response_item, payload}` lines of Responses items (`tooldbg.logs.codex`).
+
+In the captures every request replays the whole history, so the file grows quadratically in steps. A
+few defects a real client makes are planted at fixed steps and stay in every later replay: arguments
+encoded as a JSON string by a gateway (TD201 in Chat Completions, TD204 in Anthropic), a result
+whose call id a relay lower-cased (TD103), and a call whose result the client dropped (TD102).
+Deterministic: the same size gives the same bytes.
 """
 
 from __future__ import annotations
@@ -28,7 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CAPTURES = ("jsonl", "har", "sse")
+CAPTURES = ("jsonl", "har", "sse", "claude-code", "codex")
+#: Captures that are an agent's own session log (`tooldbg.logs`): each message logged once, a line.
+SESSION_LOGS = ("claude-code", "codex")
 SYSTEM = (
     "You are a coding agent working in a Python repository. Use the tools to read, search and "
     "edit files and to run commands; explain each change in one sentence."
@@ -378,9 +388,83 @@ def records(capture: str, seed: int = 1) -> Iterator[tuple[dict[str, Any], list[
         steps.append(answer)
 
 
+def _claude_code_lines(rng: random.Random) -> Iterator[dict[str, Any]]:
+    """A Claude Code session, line after line, without end (the defects planted as in the HAR)."""
+    envelope = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/home/dev/dates",
+        "sessionId": "b3f1",
+        "version": "2.1.63",
+    }
+    parent: str | None = None
+    n = 0
+
+    def line(kind: str, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        nonlocal parent, n
+        n += 1
+        uuid = f"00000000-0000-4000-8000-{n:012d}"
+        time = f"2026-01-05T11:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+        record = {"parentUuid": parent, **envelope, "type": kind, "uuid": uuid, "timestamp": time}
+        record.update(message=message, **extra)
+        parent = uuid
+        return record
+
+    yield line("user", {"role": "user", "content": TASK})
+    for k in range(10**9):
+        step = _step(rng, k)
+        mid = f"msg_01Xq{k:06d}Lk9vZ"
+        for block in _anthropic_content(step):
+            message = {"id": mid, "type": "message", "role": "assistant", "content": [block]}
+            message.update(model="claude-sonnet-4-5-20250929", stop_reason=None, usage={"output_tokens": 60})
+            yield line("assistant", message, requestId=f"req_{k:08d}")
+        for result in _anthropic_messages([step])[2]["content"]:
+            yield line("user", {"role": "user", "content": [result]}, toolUseResult={"stdout": ""})
+
+
+def _codex_lines(rng: random.Random) -> Iterator[dict[str, Any]]:
+    """A Codex rollout, line after line, without end (the defects planted as in the JSON Lines)."""
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": "2026-01-05T11:00:00.000Z", "type": "response_item", "payload": payload}
+
+    meta = {"id": "0199a1c2", "cwd": "/home/dev/dates", "base_instructions": {"text": SYSTEM}}
+    yield {"timestamp": "2026-01-05T11:00:00.000Z", "type": "session_meta", "payload": meta}
+    yield item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": TASK}]})
+    for k in range(10**9):
+        step = _step(rng, k)
+        messages = _chat_messages([step])
+        text = [{"type": "output_text", "text": step.text}]
+        yield item({"type": "message", "role": "assistant", "content": text})
+        for call in messages[2]["tool_calls"]:
+            yield item({"type": "function_call", "name": call["function"]["name"],
+                        "arguments": call["function"]["arguments"], "call_id": call["id"]})
+        for message in messages[3:]:
+            metadata = {"exit_code": 0, "duration_seconds": 0.1}
+            output = json.dumps({"output": message["content"], "metadata": metadata})
+            yield item({"type": "function_call_output", "call_id": message["tool_call_id"], "output": output})
+
+
+def _is_call(record: dict[str, Any]) -> bool:
+    """A line of a session log that holds a tool call."""
+    if record.get("type") == "assistant":
+        return record["message"]["content"][0]["type"] == "tool_use"
+    return record.get("payload", {}).get("type") == "function_call"
+
+
 def write(capture: str, path: Path, size: int) -> int:
     """Write a session of at least `size` bytes; returns the number of calls (records) written."""
     written = count = 0
+    if capture in SESSION_LOGS:
+        lines = (_claude_code_lines if capture == "claude-code" else _codex_lines)(random.Random(1))
+        with path.open("w", encoding="utf-8") as out:
+            for record in lines:
+                text = json.dumps(record)
+                out.write(text + "\n")
+                written += len(text) + 1
+                count += _is_call(record)
+                if written >= size:
+                    break
+        return count
     with path.open("w", encoding="utf-8") as out:
         if capture == "har":
             out.write(

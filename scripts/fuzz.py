@@ -6,8 +6,9 @@
 
 Input `i` of seed `N` is built from `random.Random(f"{N}:{i}")` alone — a seed file of
 `sample_transcripts/` or the corpus (each container drawn as often as the others), mutated
-(tests/fuzz/mutate.py) — so a run is deterministic and
-any input is rebuilt by `--seed N --start i --count 1`. Each input goes through the oracle of
+(tests/fuzz/mutate.py) — so a run is deterministic and any input is rebuilt by
+`--seed N --start i --count 1`, given the same corpus (tests/paths.py reads its third-party part
+from `TOOLDBG_CORPUS`, else `../shared/corpus`). Each input goes through the oracle of
 tests/fuzz/exercise.py: load, check, reports, show, convert and pre-flight in process; every
 `--cli-every`th also through the CLI commands (click's CliRunner) and the TUI's loader.
 
@@ -44,6 +45,7 @@ from tests.fuzz.exercise import REACHED, Problem, exercise  # noqa: E402
 from tests.fuzz.mutate import mutate  # noqa: E402
 from tests.fuzz.properties import PROPERTIES, Checked, check_property  # noqa: E402
 from tests.fuzz.seeds import by_container  # noqa: E402
+from tests.paths import CORPUS_MISSING, HAVE_CORPUS, corpus_misnamed  # noqa: E402
 
 
 class Timeout(BaseException):
@@ -179,6 +181,12 @@ def main() -> int:
                                                                for p in problems))
         return 1 if signatures else 0
 
+    if problem := corpus_misnamed():
+        print(f"fuzz: {problem}", file=sys.stderr)
+        return 2
+    if not HAVE_CORPUS:
+        print(f"fuzz: {CORPUS_MISSING}; the seeds are the project's own files only, so an input number "
+              "names another input than in a run with it", file=sys.stderr)
     inputs = 0
     for index in range(args.start, args.start + args.count):
         name, data, rng = build(args.seed, index)

@@ -35,7 +35,8 @@ def test_json_document_follows_the_documented_schema(orphan, capsys):
     assert code == 1
     assert set(doc) == {"tooldbg", "inputs", "findings", "summary", "skipped"}
     assert doc["inputs"] == [{"path": str(orphan), "container": "json", "formats": ["openai-chat"],
-                              "exchanges": 1, "conversations": 1, "errors": [], "skipped": 0}]
+                              "exchanges": 1, "conversations": 1, "errors": [], "skipped": 0,
+                              "lacks": []}]
     assert doc["skipped"] == {"files": 0, "paths": [], "entries": 0}
     [finding] = [f for f in doc["findings"] if f["code"] == "TD101"]
     assert finding == {"code": "TD101", "name": "orphan-result", "severity": "error",

@@ -188,7 +188,7 @@ def test_an_unknown_command_is_named_as_one(capsys):
     code, out, err = run(capsys, "lint", "run.har")
     assert code == 2 and out == ""
     line = one_line(err)
-    assert line.startswith("tooldbg: no such command 'lint' (commands: open, show, convert, check")
+    assert line.startswith("tooldbg: no such command 'lint' (commands: open, record, show, convert, check")
     code, _, err = run(capsys, "chek", "run.har")
     assert code == 2 and "no such command 'chek'; did you mean 'check'?" in one_line(err)
 
@@ -199,7 +199,7 @@ def test_a_word_that_is_a_path_still_opens_it(tmp_path, capsys, monkeypatch):
     opened: list[tuple[str, ...]] = []
 
     class App:
-        def __init__(self, paths, _input_format):
+        def __init__(self, paths, _input_format, follow=False):
             opened.append(tuple(paths))
 
         def run(self):

@@ -1,4 +1,4 @@
-"""Every file of real traffic in tests/corpus loads, its calls and results pair up, and every
+"""Every file of real traffic in the corpus (tests/paths.py) loads, its calls and results pair up, and every
 conversation in it converts to every format. A file that cannot pair is named here with the reason."""
 
 from pathlib import Path
@@ -12,10 +12,7 @@ from tooldbg.convert import export
 from tooldbg.load import load_file
 from tooldbg.model import Conversation, Invocation, Result, Source
 
-CORPUS = paths.CORPUS
-
-FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix in (".json", ".txt", ".sse",
-                                                                           ".har", ".jsonl"))
+FILES = paths.corpus_files()
 
 #: Files that are not LLM provider traffic, with the reason.
 NOT_PROVIDER_TRAFFIC = {
@@ -34,10 +31,10 @@ UNPAIRED = {
 }
 
 def rel(path: Path) -> str:
-    return path.relative_to(CORPUS).as_posix()
+    return paths.corpus_name(path)
 
 
-@pytest.mark.parametrize("path", FILES, ids=rel)
+@pytest.mark.parametrize("path", paths.corpus_params(FILES), ids=rel)
 def test_corpus_file_loads_without_errors(path):
     loaded = load_file(path)
     if rel(path) in NOT_PROVIDER_TRAFFIC:
@@ -49,7 +46,8 @@ def test_corpus_file_loads_without_errors(path):
     assert loaded.formats, "no format detected"
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if rel(p) not in NOT_PROVIDER_TRAFFIC], ids=rel)
+@pytest.mark.parametrize("path", paths.corpus_params(p for p in FILES if rel(p) not in NOT_PROVIDER_TRAFFIC),
+                         ids=rel)
 def test_corpus_calls_and_results_pair_up(path):
     for conv in load_file(path).conversations:
         calls = {p.id: p for t in conv.turns for p in t.parts if isinstance(p, Invocation)}
@@ -66,7 +64,8 @@ def test_corpus_calls_and_results_pair_up(path):
             f"{rel(path)} {conv.id}: calls {sorted(unanswered)} have no result")
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if rel(p) not in NOT_PROVIDER_TRAFFIC], ids=rel)
+@pytest.mark.parametrize("path", paths.corpus_params(p for p in FILES if rel(p) not in NOT_PROVIDER_TRAFFIC),
+                         ids=rel)
 def test_corpus_converts_to_every_format(path):
     """Written in any format and read back, a conversation changes only in turns a loss names."""
     for conv in load_file(path).conversations:

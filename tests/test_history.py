@@ -16,7 +16,7 @@ from tooldbg.checks.base import Context
 from tooldbg.formats import openai_chat, reading
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Source, document, part_to_dict, turn_to_dict
-from tooldbg.records.containers import iter_files
+from tooldbg.records.sniff import iter_files
 
 URL = "https://api.openai.com/v1/chat/completions"
 TOOLS = [{"type": "function", "function": {
@@ -189,7 +189,12 @@ def view(loaded):
     return document(loaded.conversations), findings, [str(e) for e in loaded.errors], reads
 
 
-LOGS = [p for root in (paths.SAMPLES, paths.CORPUS) for p in iter_files(root)]
+LOGS = [p for root in (paths.SAMPLES, paths.CAPTURES, *paths.third_party_roots()) for p in iter_files(root)]
+
+
+def log_id(path):
+    """Where the log is: in the repository, or its name in the third-party corpus."""
+    return path.relative_to(paths.ROOT).as_posix() if path.is_relative_to(paths.ROOT) else paths.corpus_name(path)
 
 
 @pytest.mark.parametrize("mutate", [None, "drop", "flip"])
@@ -206,7 +211,7 @@ def test_a_generated_session_reads_as_when_each_request_is_read_whole(mutate):
         assert view(load_bytes("agent.jsonl", data)) == kept
 
 
-@pytest.mark.parametrize("path", LOGS, ids=lambda p: str(p.relative_to(paths.ROOT)))
+@pytest.mark.parametrize("path", paths.corpus_params(LOGS), ids=log_id)
 def test_every_log_reads_as_when_each_request_is_read_whole(path):
     kept = snapshot(path)
     with mock.patch.object(history.History, "read", whole_reads):

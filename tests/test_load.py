@@ -14,6 +14,7 @@ from tooldbg.model import Invocation, Result
 from tooldbg.scan import note_empty
 
 
+@pytest.mark.needs_corpus
 def test_gemini_stream_as_a_json_array_assembles_like_sse():
     chunks = [json.loads(line) for line in
               (paths.CORPUS / "vercel-ai-fixtures/google/google-tool-call.chunks.txt").read_text().splitlines()
@@ -26,6 +27,7 @@ def test_gemini_stream_as_a_json_array_assembles_like_sse():
     assert conv.model == "gemini-3-pro-preview"
 
 
+@pytest.mark.needs_corpus
 def test_streamed_parts_point_at_the_chunk_that_opened_them():
     loaded = load([paths.CORPUS / "opencode-recordings/openai-chat/streams-tool-call.json"])[0]
     [conv] = loaded.conversations

@@ -427,7 +427,7 @@ def test_a_whole_file_that_cannot_be_read_names_the_file(tmp_path, capsys):
 
 
 def test_the_corpus_and_samples_still_load_clean():
-    for file in [*sorted(paths.SAMPLES.rglob("*.json*")), *sorted(paths.CORPUS.rglob("*.har"))]:
+    for file in [*sorted(paths.SAMPLES.rglob("*.json*")), *sorted(paths.REAL_CLIENTS.glob("*.har"))]:
         loaded = load_bytes(str(file), Path(file).read_bytes())
         assert not loaded.errors, (file, loaded.errors)
 

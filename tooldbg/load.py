@@ -24,16 +24,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from . import formats
+from . import formats, logs
 from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response
 from .formats.reading import forget_links, with_chunks
 from .history import History, Listed
 from .jsonio import dumps_str, resolve
+from .logs.base import LogFormat
 from .model import Conversation, Side, Source, read_document
-from .records.containers import Capture, Exchange, Message, iter_files, open_capture
+from .records.compressed import unpack
+from .records.containers import Capture, Exchange, Message, open_capture
 from .records.entries import Reread
-from .records.sniff import HEAD, looks_like_log
+from .records.sniff import HEAD, iter_files, looks_like_log
 from .shorten import clip, plain, quote
 from .stitch import Stitcher
 from .timeline import ExchangeRead
@@ -51,6 +53,9 @@ class Loaded:
     #: Entries of the capture no provider format recognizes (a browser's page loads and analytics
     #: in a HAR): left unread and counted, not reported as errors. They stay in `reads` (format None).
     skipped: int = 0
+    #: What the file's format does not carry (`tooldbg.lacking`): said once by the views, and the
+    #: rules that need it are not run on the file.
+    lacks: tuple[str, ...] = ()
     #: conversation id → its index in `conversations`, and the list (its identity and length)
     #: the index was built from: `conversation()` is a dictionary probe, not a scan per call.
     _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -185,12 +190,25 @@ def load_bytes(name: str, data: bytes, input_format: str | None = None,
 
 def _load_bytes(name: str, data: bytes, input_format: str | None, progress: Progress | None,
                 whole: bool) -> Loaded:
+    """One file's bytes: uncompressed, read by the agent-log format they are (`tooldbg.logs`; named
+    by `input_format`, else detected), else split into exchanges by their container."""
+    log = logs.get(input_format) if input_format is not None else None
     try:
+        data = unpack(name, data)
+        if log is None and input_format is None:
+            log = logs.detect(logs.peek(data))
+        if log is not None:
+            return _read_log(log, name, data, None, progress)
         capture = open_capture(name, data, whole=whole)
+        if capture.document is not None and input_format is None:
+            log = logs.detect_document(capture.document, data[:HEAD])
+            if log is not None:
+                return _read_log(log, name, data, capture.document, progress)
     except InputError as err:
-        return Loaded(name, "unknown", errors=[err])
+        return Loaded(name, log.NAME if log is not None else "unknown", errors=[err])
     except Exception as err:  # noqa: BLE001 - the net under the containers: see errors.unexpected
-        return Loaded(name, "unknown", errors=[InputError(name, "", unexpected(err))])
+        return Loaded(name, log.NAME if log is not None else "unknown",
+                      errors=[InputError(name, "", unexpected(err))])
     if capture.container == "canonical":
         try:
             conversations = read_document(capture.canonical)
@@ -200,6 +218,17 @@ def _load_bytes(name: str, data: bytes, input_format: str | None, progress: Prog
             return Loaded(name, "canonical", errors=[InputError(name, "", unexpected(err))])
         return Loaded(name, "canonical", conversations=conversations)
     return _read_capture(capture, input_format, progress)
+
+
+def _read_log(log: LogFormat, name: str, data: bytes, document: Any, progress: Progress | None) -> Loaded:
+    """A file read by its agent-log format: conversations it built, or exchanges to read and stitch."""
+    read = log.read(name, data, document)
+    if isinstance(read, Capture):
+        loaded = _read_capture(read, None, progress)
+        loaded.lacks = tuple(dict.fromkeys((*log.LACKS, *read.lacks)))
+        return loaded
+    return Loaded(name, read.container, reads=read.reads, conversations=read.conversations,
+                  errors=read.errors, lacks=read.lacks)
 
 
 def _read_capture(capture: Capture, input_format: str | None, progress: Progress | None) -> Loaded:
@@ -216,9 +245,7 @@ def _read_capture(capture: Capture, input_format: str | None, progress: Progress
 def _read_exchanges(capture: Capture, input_format: str | None, progress: Progress | None) -> Loaded:
     """The capture's exchanges, each made (its record parsed) when the one before is stitched. The
     errors of its records come first, in file order, then those of reading (as they came)."""
-    loaded = Loaded(capture.path, capture.container)
-    stitcher = Stitcher()
-    history = History()
+    reading = Reading(capture.path, capture.container, input_format)
     exchanges = iter(capture.exchanges)
     number = 0
     while True:
@@ -235,32 +262,58 @@ def _read_exchanges(capture: Capture, input_format: str | None, progress: Progre
         number += 1
         if progress is not None:
             progress(capture.path, number, max(number, capture.records))
-        read, kept_from, listed = _read_exchange(capture.path, exchange, input_format, loaded.errors,
-                                                 history)
-        loaded.reads.append(read)
-        if read.format is None:  # not an LLM exchange (a record with neither side is not counted)
-            if exchange.request is not None or exchange.response is not None:
-                loaded.skipped += 1
-            continue
-        if read.request is None and not read.responses:
-            continue
-        try:
-            if kept_from is not None and read.request is not None:
-                thread = stitcher.match(read.request, read.responses)
-                if thread is None or thread.conversation.id != kept_from:
-                    read.request = _read_request(read, capture.path)  # another conversation's turns
-            thread = stitcher.add(exchange.index, read.request, read.responses)
-        except Exception as err:  # noqa: BLE001 - one exchange lost, not the file
-            loaded.errors.append(InputError(capture.path, _where(exchange), unexpected(err)))
-            read.request, read.responses, read.streams = None, (), ()
-            continue
-        read.conversation = thread.conversation.id
-        if read.request is not None and read.format is not None and exchange.request is not None:
-            history.remember(read.conversation, exchange.request.body, read.format, listed, read.request)
-        read.request, read.stored = thread.request, thread.stored  # see tooldbg.chains
-    loaded.conversations = [t.conversation for t in stitcher.threads]
+        reading.add(exchange)
+    loaded = reading.loaded
+    loaded.conversations = reading.conversations()
     loaded.errors[:0] = capture.errors
     return loaded
+
+
+class Reading:
+    """One file read exchange by exchange: `add` each in log order, and `conversations()` are the
+    file's conversations as stitched so far. `load` feeds it a capture's exchanges; `tooldbg.follow`
+    the records a recording appends, as they are appended (nothing read is read again)."""
+
+    def __init__(self, path: str, container: str, input_format: str | None = None) -> None:
+        self.loaded = Loaded(path, container)
+        self._input_format = input_format
+        self._stitcher = Stitcher()
+        self._history = History()
+
+    def add(self, exchange: Exchange) -> ExchangeRead:
+        """Read `exchange` and stitch it after those added before; it joins `loaded.reads`, and
+        what cannot be read of it `loaded.errors`."""
+        loaded, path = self.loaded, self.loaded.path
+        read, kept_from, listed = _read_exchange(path, exchange, self._input_format, loaded.errors,
+                                                 self._history)
+        loaded.reads.append(read)
+        if read.format is None and exchange.read is None:  # not an LLM exchange (one with neither
+            # side is not counted)
+            if exchange.request is not None or exchange.response is not None:
+                loaded.skipped += 1
+            return read
+        if read.request is None and not read.responses:
+            return read
+        try:
+            if kept_from is not None and read.request is not None:
+                thread = self._stitcher.match(read.request, read.responses)
+                if thread is None or thread.conversation.id != kept_from:
+                    read.request = _read_request(read, path)  # another conversation's turns
+            thread = self._stitcher.add(exchange.index, read.request, read.responses)
+        except Exception as err:  # noqa: BLE001 - one exchange lost, not the file
+            loaded.errors.append(InputError(path, _where(exchange), unexpected(err)))
+            read.request, read.responses, read.streams = None, (), ()
+            return read
+        read.conversation = thread.conversation.id
+        if read.request is not None and read.format is not None and exchange.request is not None:
+            self._history.remember(read.conversation, exchange.request.body, read.format, listed,
+                                   read.request)
+        read.request, read.stored = thread.request, thread.stored  # see tooldbg.chains
+        return read
+
+    def conversations(self) -> list[Conversation]:
+        """The conversations stitched so far, in the order they began (a new list each call)."""
+        return [t.conversation for t in self._stitcher.threads]
 
 
 def _read_request(read: ExchangeRead, path: str) -> Request:
@@ -287,6 +340,9 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
     conversation whose history turns its request kept, and its message list as `history` knows it."""
     kept_from: str | None = None
     listed: Listed | None = None
+    if exchange.read is not None:  # its log's own reader read it (`records.containers.Preread`)
+        return ExchangeRead(exchange, format=exchange.read.format, request=exchange.read.request,
+                            responses=exchange.read.responses), None, None
     try:
         detected = _detect(exchange) if input_format is None else \
             input_format if _has_payload(exchange) else None

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .errors import InputError
 from .load import Loaded, load_bytes, load_file, load_found
-from .records.containers import iter_files
-from .records.sniff import looks_like_log
+from .records.sniff import iter_files, looks_like_log
 
 if TYPE_CHECKING:
     from .checks.base import Finding
@@ -53,7 +52,7 @@ class Checked:
         entry = {"path": loaded.path, "container": loaded.container, "formats": loaded.formats,
                  "exchanges": len(loaded.reads), "conversations": len(loaded.conversations),
                  "errors": [{"location": e.location, "message": e.message} for e in loaded.errors],
-                 "skipped": loaded.skipped}
+                 "skipped": loaded.skipped, "lacks": list(loaded.lacks)}
         return Report(loaded.path, entry, tuple(self.findings), tuple(loaded.errors), loaded.skipped,
                       bool(loaded.conversations))
 

@@ -16,6 +16,7 @@ from .chains import unseen_note
 from .checks import RULES, run_checks
 from .checks.base import Finding
 from .jsonio import dumps_str
+from .lacking import describe
 from .load import Loaded
 from .model import Conversation, Source, Turn
 from .render import ROLE_STYLES, code, part_line, redacting, safe
@@ -36,6 +37,8 @@ def render_loaded(loaded: Loaded, conversation_id: str | None = None,
     """`labels` names conversations by (file, id) where the bare id is not unique (`FILE#c1`)."""
     yield Rule(safe(f"{loaded.path}  ·  {loaded.container}  ·  "
                     f"{', '.join(loaded.formats) or 'no format'}"), style="bold")
+    if loaded.lacks:  # said once for the file, not as a finding per turn
+        yield safe(f"this {loaded.container} log {describe(loaded.lacks)}", "dim")
     for err in loaded.errors:
         yield safe(f"error: {err}", "bold red")
     rejected = rejections(loaded)
@@ -97,7 +100,11 @@ def _exchange_header(read: ExchangeRead) -> Iterator[RenderableType]:
         line.append_text(safe(f"{one_line(request.method, LABEL)} {one_line(url, URL)}"))
     elif response is not None and response.is_stream:
         line.append("response only")
-    if response is not None and response.status is not None:
+    elif request is not None or response is not None:  # a record of an agent's log: its line
+        line.append_text(safe(one_line((request or response).location, URL)))  # type: ignore[union-attr]
+    if response is not None and response.error is not None:  # a flow that got no response
+        line.append_text(safe(f"  → no response: {one_line(response.error, URL)}", "bold red"))
+    elif response is not None and response.status is not None:
         line.append(f"  → {response.status}", "green" if response.status < 400 else "bold red")
     if response is not None and response.is_stream:
         line.append(f"  (stream, {len(response.events or [])} events)", "dim")

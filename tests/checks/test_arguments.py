@@ -654,13 +654,12 @@ def test_client_invented_ids_are_fine():
     assert check("req.json", gemini) == []
 
 
-CORPUS = sorted(p for p in paths.CORPUS.rglob("*") if p.is_file()
-                and p.suffix in (".json", ".txt", ".sse", ".har", ".jsonl"))
+CORPUS = paths.corpus_files()
 CLEAN = sorted(p for p in paths.SAMPLES.rglob("*") if p.is_file() and "defects" not in p.parts
                and p.name != "README.md")
 
 
-@pytest.mark.parametrize("path", CORPUS + CLEAN, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", paths.corpus_params(CORPUS + CLEAN), ids=lambda p: p.name)
 def test_real_traffic_and_clean_samples_give_no_argument_findings(path):
     findings = run_checks(load_file(path), select_rules(["TD2"]))
     assert findings == [], [f"{f.code} {f.message} at {f.pointer}" for f in findings]

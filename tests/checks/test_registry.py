@@ -106,6 +106,12 @@ def test_every_rule_has_a_defect_sample(rule):
 #: Every finding each defect sample gives, read against the sample's wire JSON and judged one by
 #: one: (code, severity, exchange, conversation, turn, part, pointer, chunk, message).
 EXPECTED = {
+    "TD101-claude-trace-client-resends-a-stale-result.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/response/body#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01Zz9Yy8Xx7Ww6Vv5Uu4Tt3S. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.” — see TD101, TD103, TD402'),
+        ('TD101', 'error', 1, 'c1', 2, 1, 'line 2/request/body#/messages/2/content/1', None,
+         "result 'toolu_01Zz9Yy8Xx7Ww6Vv5Uu4Tt3S' answers no earlier call"),
+    ],
     "TD101-history-trimmed-through-a-call.jsonl": [
         ('TD901', 'error', 1, 'c2', None, None, 'line 2/response/body#/error', None,
          "the provider rejected the request (HTTP 400 invalid_request_error): “Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.” — see TD101, TD402"),
@@ -117,6 +123,32 @@ EXPECTED = {
          'the provider rejected the request (HTTP 400 invalid_request_error): “messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01Fa3JyW6uGe1PqD5sKr0MtV. Each `tool_use` block must have a corresponding `tool_result` block in the next message.” — see TD102, TD405, TD803'),
         ('TD102', 'error', 0, 'c1', 1, 2, 'line 1/response/body#/content/2', None,
          "call i2 get_weather ('toolu_01Fa3JyW6uGe1PqD5sKr0MtV') has no result, but the conversation continues after turn 1"),
+    ],
+    "TD101-mitmproxy-agent-rewrites-call-turn-as-text.zhar": [
+        ('TD901', 'error', 1, 'c1', None, None, '/log/entries/1/response/content/text#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01Rt5Yu8Io1Pa4Sd7Fg0Hj3K. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.” — see TD101, TD103, TD402'),
+        ('TD101', 'error', 1, 'c1', 2, 0, '/log/entries/1/request/postData/text#/messages/2/content/0', None,
+         "result 'toolu_01Rt5Yu8Io1Pa4Sd7Fg0Hj3K' answers no earlier call"),
+    ],
+    "TD102-claude-code-parallel-result-lost-then-new-prompt.jsonl": [
+        ('TD901', 'error', 5, 'c1', None, None, 'line 6#/error', None,
+         'the provider rejected the request (HTTP 400 invalid_request_error): “messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01Pq4Rs7Tu0Vw3Xy6Za9Bc2D. Each `tool_use` block must have a corresponding `tool_result` block in the next message.” — see TD102, TD405, TD803'),
+        ('TD102', 'error', 2, 'c1', 1, 1, 'line 3#/message/content/0', None,
+         "call i2 Grep ('toolu_01Pq4Rs7Tu0Vw3Xy6Za9Bc2D') has no result, but the conversation continues after turn 1"),
+    ],
+    "TD102-codex-resumed-rollout-drops-shell-output.jsonl": [
+        ('TD102', 'error', 2, 'c1', 1, 0, 'line 4#/payload', None,
+         "call i1 shell ('call_Wn5Eo8Rp1Tq4Yr7Ut0Iv3Ow') has no result, but the conversation continues after turn 1"),
+    ],
+    "TD102-litellm-payload-client-drops-tool-message.jsonl": [
+        ('TD901', 'error', 1, 'c1', None, None, 'line 2/error_information#/error', None,
+         "the provider rejected the request (HTTP 400 BadRequestError): “An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_Lq8Wn2Ex5Rt1Yu4Io7Pa0Sd” — see TD102, TD402, TD803"),
+        ('TD102', 'error', 0, 'c1', 1, 0, 'line 1/response#/choices/0/message/tool_calls/0', None,
+         "call i1 lookup_order ('call_Lq8Wn2Ex5Rt1Yu4Io7Pa0Sd') has no result, but the conversation continues after turn 1"),
+    ],
+    "TD102-otel-genai-agent-loses-tool-response.jsonl": [
+        ('TD102', 'error', 0, 'c1', 1, 0, 'line 1/resourceSpans/0/scopeSpans/0/spans/0/attributes/8/value/stringValue#/0/parts/0', None,
+         "call i1 get_weather ('call_VxSn4lCq2LrF8aWkP0yDmT3e') has no result, but the conversation continues after turn 1"),
     ],
     "TD102-request-ends-on-unanswered-call.jsonl": [
         ('TD102', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/messages/2/tool_calls/0', None,
@@ -162,9 +194,21 @@ EXPECTED = {
         ('TD108', 'error', 0, 'c1', 1, 0, 'line 1/response/body#/choices/0/message/tool_calls/0', None,
          "call i1 add has no id (openai-chat requires 'id'), so its result cannot name it"),
     ],
+    "TD201-claude-tap-client-replays-arguments-double-encoded.jsonl": [
+        ('TD201', 'error', 1, 'c1', 1, 0, 'line 2/request/body#/input/1/arguments', None,
+         'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Oslo"}, not to the object'),
+    ],
+    "TD201-inspect-ai-solver-replays-arguments-double-encoded.json": [
+        ('TD201', 'error', 1, 'c1', 1, 0, '/samples/0/events/3/call/request#/messages/2/tool_calls/0/function/arguments', None,
+         'arguments of \'read_file\' are JSON-encoded twice: they decode to a string holding {"path":"data/revenue.csv"}, not to the object'),
+    ],
     "TD201-litellm-proxy-double-encodes-arguments.jsonl": [
         ('TD201', 'error', 0, 'c1', 1, 1, 'line 1/response/body#/choices/0/message/tool_calls/0/function/arguments', None,
          'arguments of \'get_weather\' are JSON-encoded twice: they decode to a string holding {"city":"Paris","unit":"celsius"}, not to the object'),
+    ],
+    "TD201-openinference-span-arguments-encoded-twice.jsonl": [
+        ('TD201', 'error', 0, 'c1', 1, 0, '/resourceSpans/0/scopeSpans/0/spans/0#/attributes/5/value/stringValue', None,
+         'arguments of \'lookup_invoice\' are JSON-encoded twice: they decode to a string holding {"number":"2026-118"}, not to the object'),
     ],
     "TD202-write-file-arguments-cut-at-max-tokens.json": [
         ('TD202', 'error', 0, 'c1', 1, 0, '/response/body#/choices/0/message/tool_calls/0/function/arguments', None,

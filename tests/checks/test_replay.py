@@ -1309,13 +1309,11 @@ def test_retry_after_a_rejected_request_is_not_a_replay():
     assert check(data) == []
 
 
-REAL_CLIENTS = sorted((paths.CORPUS / "real-clients").glob("*.*[lr]"))
-LOOPS = sorted(
-    p for p in paths.CORPUS.rglob("*.json") if "drives-a-tool-loop" in p.name or "round-trips" in p.name
-)
+REAL_CLIENTS = sorted(paths.REAL_CLIENTS.glob("*.*[lr]"))
+LOOPS = [p for p in paths.corpus_files([".json"]) if "drives-a-tool-loop" in p.name or "round-trips" in p.name]
 
 
-@pytest.mark.parametrize("path", REAL_CLIENTS + LOOPS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", paths.corpus_params(REAL_CLIENTS + LOOPS), ids=lambda p: p.name)
 def test_real_replays_are_clean(path):
     loaded = load_file(path)
     assert any(len(r.request.turns) > 1 for r in loaded.reads if r.request), (

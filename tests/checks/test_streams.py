@@ -359,6 +359,7 @@ class TestTrimmedCapture:
         assert missing(events[:2] + events[3:]) == (3, 1)
         assert missing([events[0], events[2], events[1]]) is None  # reordered: the stream's fault
 
+    @pytest.mark.needs_corpus
     def test_the_trimmed_vercel_fixture(self):
         path = paths.CORPUS / "vercel-ai-fixtures" / "openai" / "openai-phase.1.chunks.txt"
         findings = run_checks(load_file(path), select_rules(["TD5"]))
@@ -450,6 +451,7 @@ class TestIdentity:
         events = responses_stream(added=fc_item("in_progress", "", call_id="call_provisional"))
         assert check(sse(events, named=True).encode(), ["TD5"]) == []
 
+    @pytest.mark.needs_corpus
     def test_the_tool_search_call_openai_renews_at_done(self):
         path = paths.CORPUS / "vercel-ai-fixtures" / "openai" / "openai-client-tool-search.1.chunks.txt"
         assert run_checks(load_file(path), select_rules(["TD5"])) == []
@@ -518,8 +520,7 @@ def test_real_stream_shapes_give_no_error(stream):
     assert errors(check(stream, ["TD5"])) == []
 
 
-CORPUS_STREAMS = sorted(p for p in paths.CORPUS.rglob("*") if p.is_file()
-                        and p.suffix in (".json", ".txt", ".sse", ".har", ".jsonl"))
+CORPUS_STREAMS = paths.corpus_files()
 
 
 #: The corpus streams that are broken: the relay behind vercel/ai's fixture passes on Anthropic's
@@ -527,11 +528,11 @@ CORPUS_STREAMS = sorted(p for p in paths.CORPUS.rglob("*") if p.is_file()
 BROKEN_STREAMS = {"vercel-ai-fixtures/openai-compatible/anthropic-fallback-tool-call.sse": ["TD501@3"]}
 
 
-@pytest.mark.parametrize("path", CORPUS_STREAMS, ids=lambda p: p.relative_to(paths.CORPUS).as_posix())
+@pytest.mark.parametrize("path", paths.corpus_params(CORPUS_STREAMS), ids=paths.corpus_name)
 def test_corpus_has_no_stream_error(path):
     found = [f"{f.code}@{f.chunk}" for f in run_checks(load_file(path), select_rules(["TD5"]))
              if f.severity == "error"]
-    assert found == BROKEN_STREAMS.get(path.relative_to(paths.CORPUS).as_posix(), [])
+    assert found == BROKEN_STREAMS.get(paths.corpus_name(path), [])
 
 
 # ------------------------------------------------- what each format's assembler records, and where

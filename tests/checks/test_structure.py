@@ -806,9 +806,9 @@ REAL = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(REAL), ids=sorted(REAL))
+@pytest.mark.parametrize("name", paths.corpus_params(sorted(REAL)))
 def test_real_traffic_gives_no_structure_or_loop_finding(name):
-    loaded = load_file(paths.CORPUS / name)
+    loaded = load_file(paths.corpus_path(name))
     assert loaded.errors == []
     findings = run_checks(loaded, select_rules(["TD4", "TD6"]))
     assert findings == [], (REAL[name], [f"{f.code} {f.message}" for f in findings])

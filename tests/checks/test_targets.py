@@ -291,6 +291,7 @@ class TestPairing:
         for target in TARGETS:
             assert [f for f in check(log((OPENAI, body, response)), target) if f.code == "TD803"] == []
 
+    @pytest.mark.needs_corpus
     def test_responses_back_to_back_in_a_response_only_capture(self):
         path = paths.CORPUS / "vercel-ai-fixtures" / "anthropic" / "anthropic-tool-search-regex.1.chunks.txt"
         findings = run_checks(load_file(path), select_rules(["TD8"], target="anthropic"), "anthropic")
@@ -442,6 +443,7 @@ class TestReasoning:
         assert check(history(rs, False), "openai-responses") == []
         assert check(history(by_id, None), "openai-responses") == []
 
+    @pytest.mark.needs_corpus
     def test_responses_calls_that_never_had_reasoning(self):
         # gpt-5.1-codex-max emits a reasoning item for the first step only
         path = paths.CORPUS / "vercel-ai-fixtures" / "openai" / "openai-reasoning-encrypted-content.1.chunks.txt"
@@ -495,8 +497,7 @@ class TestToolNames:
 
 # ------------------------------------------------------------ real traffic against its own provider
 
-CORPUS = sorted(p for p in paths.CORPUS.rglob("*") if p.is_file()
-                and p.suffix in (".json", ".txt", ".sse", ".har", ".jsonl"))
+CORPUS = paths.corpus_files()
 #: Files from a profile's own API, checked against that profile too.
 PROFILE_FILES = {"vercel-ai-fixtures/deepseek/": "deepseek", "opencode-recordings/openai-compatible-chat/deepseek":
                  "deepseek", "vercel-ai-fixtures/mistral/mistral-tool-call": "mistral"}
@@ -505,10 +506,10 @@ EXPECTED: dict[tuple[str, str], set[str]] = {}
 
 
 def rel(path):
-    return path.relative_to(paths.CORPUS).as_posix()
+    return paths.corpus_name(path)
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=rel)
+@pytest.mark.parametrize("path", paths.corpus_params(CORPUS), ids=rel)
 def test_accepted_traffic_passes_its_own_target(path):
     loaded = load_file(path)
     targets = set(loaded.formats) | {t for prefix, t in PROFILE_FILES.items() if rel(path).startswith(prefix)}
@@ -528,6 +529,7 @@ def test_clean_samples_pass_their_own_target():
             assert findings == [], f"{path.name} → {target}: {[f.message for f in findings]}"
 
 
+@pytest.mark.needs_corpus
 def test_a_mistral_format_stream_from_another_server_is_not_mistral():
     """`mistral-incremental-tool-call` is Mistral's wire shape served by another model (ids
     `chatcmpl-tool-…`): replayed to Mistral itself, its ids are refused, as Mistral would."""

@@ -595,6 +595,7 @@ def test_interleaved_blocks_are_one_problem_at_the_first_late_delta():
     assert [b["input"] for b in assembled.body["content"]] == [{"city": "Oslo"}, {"city": "Bergen"}]
 
 
+@pytest.mark.needs_corpus
 def test_split_streams_on_message_start():
     events = lines((CORPUS / "vercel-ai-fixtures/anthropic/anthropic-tool-search-regex.1.chunks.txt")
                    .read_text())
@@ -923,6 +924,7 @@ def test_write_media_forms():
         (5, "media without data, URL or file id dropped")]
 
 
+@pytest.mark.needs_corpus
 def test_write_restores_what_the_reader_kept():
     request = anthropic.read_request(loads(loads(
         (CORPUS / "opencode-recordings/anthropic-messages/accepts-malformed-assistant-tool-order-with-"
@@ -970,6 +972,7 @@ def test_write_reports_the_details_other_formats_kept():
     assert_losses_explain(conv, as_conversation(anthropic.read_request(written.body)), written.losses)
 
 
+@pytest.mark.needs_corpus
 def test_write_reports_a_responses_phase_read_from_real_traffic():
     """The corpus case that once changed silently: a commentary message, then a final answer."""
     (conv,) = load_file(CORPUS / "opencode-recordings/openai-responses-phase/"
@@ -982,22 +985,29 @@ def test_write_reports_a_responses_phase_read_from_real_traffic():
 # --------------------------------------------------------------------------------------- corpus
 
 
-def recordings() -> list[tuple[str, dict[str, Any], str]]:
-    """(name, request body, response body text) of every Anthropic exchange in the corpus."""
+def recordings() -> list[tuple[Path, int, dict[str, Any], str]]:
+    """(file, index, request body, response body text) of every Anthropic exchange in the corpus."""
     out = []
     for path in sorted((CORPUS / "opencode-recordings/anthropic-messages").glob("*.json")):
         for i, it in enumerate(loads(path.read_text())["interactions"]):
-            out.append((f"{path.name}#{i}", loads(it["request"]["body"]), it["response"]["body"]))
-    for name in ("anthropic-messages.har", "anthropic-messages-stream.har"):
-        for i, entry in enumerate(loads((CORPUS / "real-clients" / name).read_text())["log"]["entries"]):
-            out.append((f"{name}#{i}", loads(entry["request"]["postData"]["text"]),
-                        entry["response"]["content"]["text"]))
-    jsonl = (CORPUS / "real-clients/anthropic-messages-stream.jsonl").read_text()
-    for i, row in enumerate(jsonl.splitlines()):
+            out.append((path, i, loads(it["request"]["body"]), it["response"]["body"]))
+    for path in (paths.REAL_CLIENTS / "anthropic-messages.har", paths.REAL_CLIENTS / "anthropic-messages-stream.har"):
+        for i, entry in enumerate(loads(path.read_text())["log"]["entries"]):
+            out.append((path, i, loads(entry["request"]["postData"]["text"]), entry["response"]["content"]["text"]))
+    jsonl = paths.REAL_CLIENTS / "anthropic-messages-stream.jsonl"
+    for i, row in enumerate(jsonl.read_text().splitlines()):
         exchange = loads(row)
-        out.append((f"anthropic-messages-stream.jsonl#{i}", exchange["request"]["body"],
-                    exchange["response"]["body"]))
+        out.append((jsonl, i, exchange["request"]["body"], exchange["response"]["body"]))
     return out
+
+
+def exchange_name(recording: tuple[Path, int, dict[str, Any], str]) -> str:
+    return f"{recording[0].name}#{recording[1]}"
+
+
+def recorded() -> dict[str, tuple[dict[str, Any], str]]:
+    """The exchanges of `recordings()` by name: (request body, response body text)."""
+    return {exchange_name(r): (r[2], r[3]) for r in recordings()}
 
 
 def response_of(text: str) -> Any:
@@ -1011,9 +1021,9 @@ def response_of(text: str) -> Any:
     return anthropic.read_response(assembled.body)
 
 
-@pytest.mark.parametrize(("name", "request_body", "response_text"), recordings(),
-                         ids=[r[0] for r in recordings()])
-def test_every_recorded_exchange_reads_and_rewrites(name, request_body, response_text):
+@pytest.mark.parametrize(("path", "index", "request_body", "response_text"),
+                         paths.corpus_params(recordings(), arity=4, ids=exchange_name))
+def test_every_recorded_exchange_reads_and_rewrites(path, index, request_body, response_text):
     assert anthropic.sniff(request_body, "request")
     request = anthropic.read_request(request_body)
     response = response_of(response_text)
@@ -1024,7 +1034,7 @@ def test_every_recorded_exchange_reads_and_rewrites(name, request_body, response
 
 
 def test_real_clients_parallel_calls_and_failure():
-    by_name = {name: (req, res) for name, req, res in recordings()}
+    by_name = recorded()
     for capture in ("anthropic-messages.har", "anthropic-messages-stream.har",
                     "anthropic-messages-stream.jsonl"):
         first_request, first_response = by_name[f"{capture}#0"]
@@ -1041,8 +1051,9 @@ def test_real_clients_parallel_calls_and_failure():
         assert bergen.content == (Text(text="Error: weather service timed out for Bergen"),)
 
 
+@pytest.mark.needs_corpus
 def test_opencode_recordings_facts():
-    by_name = {name: (req, res) for name, req, res in recordings()}
+    by_name = recorded()
     req, res = by_name["streams-tool-call.json#0"]
     request = anthropic.read_request(req)
     assert request.tool_choice == ToolChoice(mode="tool", name="get_weather")
@@ -1060,7 +1071,7 @@ def test_opencode_recordings_facts():
 VERCEL = CORPUS / "vercel-ai-fixtures/anthropic"
 
 
-@pytest.mark.parametrize("path", sorted(VERCEL.iterdir()), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", paths.corpus_params(sorted(VERCEL.glob("*"))), ids=lambda p: p.name)
 def test_every_vercel_fixture_reads(path):
     if path.name.endswith(".chunks.txt"):
         events = lines(path.read_text())
@@ -1082,6 +1093,7 @@ def vercel(name: str) -> Any:
     return anthropic.read_response(anthropic.assemble_stream(lines(path.read_text())).body)
 
 
+@pytest.mark.needs_corpus
 def test_vercel_fixtures_facts():
     reasoning = vercel("anthropic-claude-opus-5-reasoning-high.1.json").turn.parts[0]
     assert reasoning.origin == A and reasoning.signature.startswith("CAISqwQKhwEIEBgCKkAc")

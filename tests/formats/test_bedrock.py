@@ -696,7 +696,7 @@ def test_written_body_is_detected_as_bedrock():
 # --------------------------------------------------------------------------------------- corpus
 
 
-@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", paths.corpus_params(RECORDINGS), ids=lambda p: p.name)
 def test_corpus_recordings(path):
     """Every recorded request reads; every base64 event-stream response assembles cleanly."""
     for interaction in json.loads(path.read_text())["interactions"]:
@@ -711,6 +711,7 @@ def test_corpus_recordings(path):
         bedrock.read_response(assembled.body, SRC)
 
 
+@pytest.mark.needs_corpus
 def test_corpus_tool_call_stream_facts():
     path = CORPUS / "opencode-recordings/bedrock-converse/streams-a-tool-call.json"
     interaction = json.loads(path.read_text())["interactions"][0]
@@ -730,6 +731,7 @@ def test_corpus_tool_call_stream_facts():
     assert assembled.chunks["/output/message/content/0"] == 1
 
 
+@pytest.mark.needs_corpus
 def test_corpus_text_stream_skips_the_empty_delta():
     path = CORPUS / "opencode-recordings/bedrock-converse/streams-text.json"
     interaction = json.loads(path.read_text())["interactions"][0]
@@ -739,6 +741,7 @@ def test_corpus_text_stream_skips_the_empty_delta():
     assert assembled.body["stopReason"] == "end_turn"
 
 
+@pytest.mark.needs_corpus
 def test_vercel_reasoning_body_and_chunks():
     body = json.loads((VERCEL / "amazon-bedrock-reasoning.json").read_text())
     response = bedrock.read_response(body, SRC)

@@ -51,6 +51,7 @@ def corpus_body(name: str) -> bytes:
     return base64.b64decode(data["interactions"][0]["response"]["body"])
 
 
+@pytest.mark.needs_corpus
 def test_corpus_tool_call_frames():
     """The recorded ConverseStream tool call decodes to six named events at their byte offsets."""
     data = corpus_body("streams-a-tool-call.json")
@@ -66,6 +67,7 @@ def test_corpus_tool_call_frames():
     assert eventstream.looks_like_eventstream(data)
 
 
+@pytest.mark.needs_corpus
 def test_corpus_text_frames():
     events = eventstream.parse(corpus_body("streams-text.json"))
     assert [(e.name, e.data.get("delta")) for e in events] == [

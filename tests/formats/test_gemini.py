@@ -348,6 +348,7 @@ def test_read_response_success_block_and_error() -> None:
     assert malformed.turn == Turn(role="assistant") and malformed.finish_reason == "MALFORMED_FUNCTION_CALL"
 
 
+@pytest.mark.needs_corpus
 def test_sniffing() -> None:
     assert gemini.sniff({"contents": []}, "request")
     assert not gemini.sniff({"messages": []}, "request")
@@ -508,6 +509,7 @@ def read_chunks(name: str) -> list[StreamEvent]:
      [("other", 14)]),
     ("google-reasoning-gemini3.chunks.txt", [], []),
 ])
+@pytest.mark.needs_corpus
 def test_vercel_stream_fixtures(name: str, calls: list[Any], problems: list[Any]) -> None:
     out = gemini.assemble_stream(read_chunks(name), SRC)
     response = gemini.read_response(out.body, SRC)
@@ -521,6 +523,7 @@ def test_vercel_stream_fixtures(name: str, calls: list[Any], problems: list[Any]
         assert isinstance(before, Reasoning) and before.signature
 
 
+@pytest.mark.needs_corpus
 def test_vercel_nested_partial_args_fixture() -> None:
     events_ = read_chunks("google-vertex-stream-tool-call-arguments-nested.1.chunks.txt")
     out = gemini.assemble_stream(events_, SRC)
@@ -533,6 +536,7 @@ def test_vercel_nested_partial_args_fixture() -> None:
     assert recipe["steps"][4] == "In a 9x13 baking dish, spread a thin layer of meat sauce."
 
 
+@pytest.mark.needs_corpus
 def test_vercel_reasoning_fixture_keeps_the_trailing_signature() -> None:
     out = gemini.assemble_stream(read_chunks("google-reasoning-gemini3.chunks.txt"), SRC)
     turn = gemini.read_response(out.body, SRC).turn
@@ -712,7 +716,7 @@ def test_own_details_round_trip_to_the_same_wire_body() -> None:
 
 
 def test_genai_replay_rewrites_to_the_same_body() -> None:
-    har = json.loads((CORPUS / "real-clients/genai-generate.har").read_text())
+    har = json.loads((paths.REAL_CLIENTS / "genai-generate.har").read_text())
     body = loads(har["log"]["entries"][1]["request"]["postData"]["text"])
     written = gemini.write(as_conversation(gemini.read_request(body, SRC)))
     assert written.losses == ()
@@ -722,17 +726,18 @@ def test_genai_replay_rewrites_to_the_same_body() -> None:
 # --------------------------------------------------------------------------------------- corpus
 
 
-def recordings() -> list[tuple[str, int, dict[str, Any]]]:
+def recordings() -> list[tuple[Path, int, dict[str, Any]]]:
     out = []
     for path in sorted((CORPUS / "opencode-recordings/gemini").glob("*.json")):
         for i, it in enumerate(json.loads(path.read_text())["interactions"]):
-            out.append((path.name, i, it))
+            out.append((path, i, it))
     return out
 
 
-@pytest.mark.parametrize(("name", "i", "interaction"), recordings(),
-                         ids=lambda v: v if isinstance(v, str) else "")
-def test_opencode_recordings_read(name: str, i: int, interaction: dict[str, Any]) -> None:
+@pytest.mark.parametrize(("path", "i", "interaction"),
+                         paths.corpus_params(recordings(), arity=3, ids=lambda r: f"{r[0].name}#{r[1]}"))
+def test_opencode_recordings_read(path: Path, i: int, interaction: dict[str, Any]) -> None:
+    name = path.name
     url = interaction["request"]["url"]
     assert any(hint in url for hint in gemini.URL_HINTS)
     body = loads(interaction["request"]["body"])
@@ -765,7 +770,7 @@ def test_opencode_recordings_read(name: str, i: int, interaction: dict[str, Any]
 
 @pytest.mark.parametrize("stream", [False, True])
 def test_genai_har_captures(stream: bool) -> None:
-    har = json.loads((CORPUS / f"real-clients/genai-generate{'-stream' if stream else ''}.har").read_text())
+    har = json.loads((paths.REAL_CLIENTS / f"genai-generate{'-stream' if stream else ''}.har").read_text())
     (first, second) = har["log"]["entries"]
     responses = []
     for entry in (first, second):
@@ -791,6 +796,7 @@ def test_genai_har_captures(stream: bool) -> None:
     assert responses[1].turn.parts[0].text.startswith("Here is what I received")
 
 
+@pytest.mark.needs_corpus
 def test_vercel_response_bodies() -> None:
     base = CORPUS / "vercel-ai-fixtures/google"
     call = gemini.read_response(loads((base / "google-tool-call.json").read_text()), SRC)

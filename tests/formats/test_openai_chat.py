@@ -1,5 +1,5 @@
 """openai-chat: the reader, the stream assembler and the writer, on inline cases, on every file of
-real Chat Completions traffic in tests/corpus, and as hypothesis properties."""
+real Chat Completions traffic of the corpus (tests/paths.py), and as hypothesis properties."""
 
 from __future__ import annotations
 
@@ -971,6 +971,7 @@ def recording(rel: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("rel, interaction", list(CORPUS_STREAMS), ids=lambda x: str(x))
+@pytest.mark.needs_corpus
 def test_corpus_streams_assemble_into_the_turn_the_provider_sent(rel, interaction):
     if interaction is None:
         evs = corpus_events(CORPUS / rel)
@@ -980,13 +981,14 @@ def test_corpus_streams_assemble_into_the_turn_the_provider_sent(rel, interactio
     assert stream_summary(evs, CORPUS_STREAM_PROBLEMS.get((rel, interaction))) == CORPUS_STREAMS[rel, interaction]
 
 
+@pytest.mark.needs_corpus
 def test_every_corpus_stream_of_this_format_is_listed():
     recordings = [p for d in ("openai-chat", "openai-compatible-chat")
                   for p in (CORPUS / "opencode-recordings" / d).glob("*.json")]
     fixtures = [p for d in ("alibaba", "deepseek", "groq", "mistral", "xai", "openai-compatible")
                 for p in (CORPUS / "vercel-ai-fixtures" / d).iterdir() if p.suffix in (".txt", ".sse")]
     listed = {rel for rel, _ in CORPUS_STREAMS}
-    assert {p.relative_to(CORPUS).as_posix() for p in recordings + fixtures} <= listed
+    assert {paths.corpus_name(p) for p in recordings + fixtures} <= listed
 
 
 #: The requests of the recordings: (file, interaction) → [(role, parts)] after the system prompt.
@@ -1009,26 +1011,27 @@ CORPUS_REQUESTS = {
 }
 
 
-@pytest.mark.parametrize("path", sorted(
-    p.relative_to(CORPUS).as_posix() for d in ("openai-chat", "openai-compatible-chat")
-    for p in (CORPUS / "opencode-recordings" / d).glob("*.json")))
+@pytest.mark.parametrize("path", paths.corpus_params(sorted(
+    p for d in ("openai-chat", "openai-compatible-chat") for p in (CORPUS / "opencode-recordings" / d).glob("*.json"))),
+    ids=paths.corpus_name)
 def test_corpus_requests_read_pair_and_write_back(path):
-    for i, interaction in enumerate(recording(path)):
+    name = paths.corpus_name(path)
+    for i, interaction in enumerate(recording(name)):
         body = json.loads(interaction["request"]["body"])
         assert oc.sniff(body, "request")
         request = oc.read_request(body, SRC)
         assert request.stream is True and request.meta["openai-chat"]["stream"] is True
         assert [p.text for p in request.system] == [body["messages"][0]["content"]]
         assert all(r.invocation_id for t in request.turns for r in t.results())
-        if (path, i) in CORPUS_REQUESTS:
-            assert [(t.role, summary(t.parts)) for t in request.turns] == CORPUS_REQUESTS[path, i]
+        if (name, i) in CORPUS_REQUESTS:
+            assert [(t.role, summary(t.parts)) for t in request.turns] == CORPUS_REQUESTS[name, i]
         written = oc.write(as_conversation(request))
         assert (written.body, written.losses) == (body, ())
 
 
 def har_entries(name: str) -> list[tuple[Any, Any]]:
     """(request body, response text) of each HAR entry, read minimally."""
-    entries = json.loads((CORPUS / "real-clients" / name).read_text())["log"]["entries"]
+    entries = json.loads((paths.REAL_CLIENTS / name).read_text())["log"]["entries"]
     return [(json.loads(e["request"]["postData"]["text"]), e["response"]["content"]["text"]) for e in entries]
 
 
@@ -1038,7 +1041,7 @@ CALLS_OSLO_BERGEN = ["I'll check both cities.", "Oslo", "Bergen"]
 @pytest.mark.parametrize("name", ["openai-chat.har", "openai-chat-stream.har", "openai-chat.jsonl"])
 def test_real_clients_two_parallel_calls_one_failing(name):
     if name.endswith(".jsonl"):
-        lines = (CORPUS / "real-clients" / name).read_text().splitlines()
+        lines = (paths.REAL_CLIENTS / name).read_text().splitlines()
         exchanges = [(x["request"]["body"], x["response"]["body"]) for x in map(json.loads, lines)]
     else:
         exchanges = har_entries(name)
@@ -1070,6 +1073,7 @@ def test_real_clients_two_parallel_calls_one_failing(name):
     assert oc.read_request(first, SRC).tools[0].parameters["required"] == ["city"]
 
 
+@pytest.mark.needs_corpus
 def test_vercel_response_bodies():
     deepseek = oc.read_response(json.loads(
         (CORPUS / "vercel-ai-fixtures/deepseek/deepseek-tool-call.json").read_text()), SRC)

@@ -1012,7 +1012,7 @@ def vercel(pattern: str) -> list[Path]:
     ]
 
 
-@pytest.mark.parametrize("path", recordings(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", paths.corpus_params(recordings()), ids=lambda p: p.name)
 def test_corpus_recordings_read_and_replay(path: Path):
     for i, interaction in enumerate(json.loads(path.read_text())["interactions"]):
         body = json.loads(interaction["request"]["body"])
@@ -1029,6 +1029,7 @@ def test_corpus_recordings_read_and_replay(path: Path):
         assert response.finish_reason == "completed" and response.turn is not None
 
 
+@pytest.mark.needs_corpus
 def test_corpus_phase_round_trip_facts():
     data = json.loads(
         (
@@ -1066,6 +1067,7 @@ def test_corpus_phase_round_trip_facts():
     assert replay.turns[1].parts[1] == replace(call, meta={})
 
 
+@pytest.mark.needs_corpus
 def test_corpus_reasoning_encrypted_content_the_completed_copy_wins():
     data = json.loads(
         (CORPUS / "opencode-recordings/openai-responses/openai-responses-gpt-5-5-reasoning.json").read_text()
@@ -1083,7 +1085,7 @@ def test_corpus_reasoning_encrypted_content_the_completed_copy_wins():
     assert reasoning.signature == completed and reasoning.wire_id.startswith("rs_")
 
 
-@pytest.mark.parametrize("path", vercel("*.json"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", paths.corpus_params(vercel("*.json")), ids=lambda p: p.name)
 def test_corpus_vercel_response_bodies(path: Path):
     r = fmt.read_response(json.loads(path.read_text()), Source())
     assert r.error is None and r.finish_reason == "completed" and r.turn is not None
@@ -1093,6 +1095,7 @@ def test_corpus_vercel_response_bodies(path: Path):
     )
 
 
+@pytest.mark.needs_corpus
 def test_corpus_vercel_response_facts():
     def turn(name: str) -> Turn:
         path = next(p for p in vercel("*.json") if p.name == name)
@@ -1120,7 +1123,7 @@ def test_corpus_vercel_response_facts():
     assert annotated.meta[NAME]["annotations"][0]["type"] == "container_file_citation"
 
 
-@pytest.mark.parametrize("path", vercel("*.chunks.txt"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", paths.corpus_params(vercel("*.chunks.txt")), ids=lambda p: p.name)
 def test_corpus_vercel_streams_assemble(path: Path):
     events = chunks_file(path)
     assert fmt.sniff_stream(events)
@@ -1130,6 +1133,7 @@ def test_corpus_vercel_streams_assemble(path: Path):
         fmt.read_response(a.body, Source())
 
 
+@pytest.mark.needs_corpus
 def test_corpus_vercel_stream_facts():
     def assembled(name: str) -> list[Any]:
         path = next(p for p in vercel("*.chunks.txt") if p.name == name)

@@ -1,6 +1,6 @@
 """Fuzzing tooldbg as an attacker would: mutated logs through every path a user can reach.
 
-    seeds.py     the inputs mutated: every file of `sample_transcripts/` and the shared corpus,
+    seeds.py     the inputs mutated: every file of `sample_transcripts/` and of the corpus,
                  plus the raw binary event streams their recordings carry as base64 and the
                  canonical documents of the samples
     mutate.py    structured mutation (JSON trees, JSON Lines, SSE events, AWS event-stream frames,

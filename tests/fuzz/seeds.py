@@ -1,4 +1,6 @@
-"""The seed inputs: every log file of the samples and of the shared corpus, read once."""
+"""The seed inputs: every log file of the samples and of the corpus (tests/paths.py), read once.
+Without the third-party corpus the seeds are the project's own files only, and a seed number names
+another input than with it."""
 
 from __future__ import annotations
 
@@ -25,10 +27,11 @@ class Seed:
 def seeds() -> tuple[Seed, ...]:
     """Every seed, in a stable order (so a seed number means the same input everywhere)."""
     out: list[Seed] = []
-    for root, label in ((paths.SAMPLES, "samples"), (paths.CORPUS, "corpus")):
-        for file in sorted(root.rglob("*")):
-            if file.is_file() and file.suffix.lower() in _SUFFIXES:
-                out.append(Seed(f"{label}/{file.relative_to(root)}", file.read_bytes()))
+    for file in sorted(paths.SAMPLES.rglob("*")):
+        if file.is_file() and file.suffix.lower() in _SUFFIXES:
+            out.append(Seed(f"samples/{file.relative_to(paths.SAMPLES)}", file.read_bytes()))
+    for file in paths.corpus_files(_SUFFIXES):
+        out.append(Seed(f"corpus/{paths.corpus_name(file)}", file.read_bytes()))
     out.extend(_raw_eventstreams(out))
     out.extend(_canonical(out))
     return tuple(out)

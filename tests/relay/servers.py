@@ -7,6 +7,7 @@ at most `limit` requests, and it stops when the test leaves the `with` block (th
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,10 +20,14 @@ POLL = 0.05
 
 
 @contextmanager
-def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, **attributes: Any) -> Iterator[HTTPServer]:
+def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, tls: ssl.SSLContext | None = None,
+            **attributes: Any) -> Iterator[HTTPServer]:
     """A server on 127.0.0.1:<ephemeral> running `handler`, `attributes` set on the server object;
-    it answers at most `limit` requests and stops when the block is left."""
+    it answers at most `limit` requests and stops when the block is left. With `tls`, it speaks
+    HTTPS with that context (a handshake the client refuses is not a request)."""
     server = HTTPServer(("127.0.0.1", 0), handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     server.timeout = POLL
     for name, value in attributes.items():
         setattr(server, name, value)
@@ -50,6 +55,16 @@ def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, **attributes
         stop.set()
         thread.join(timeout=5)
         assert not thread.is_alive(), "a test server did not stop"
+
+
+class Quiet(BaseHTTPRequestHandler):
+    """A handler that logs nothing (a test's output is its assertions) and writes each piece of an
+    answer as it is made (no Nagle delay waiting on the peer's delayed ACK)."""
+
+    disable_nagle_algorithm = True
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
 
 
 def url(server: HTTPServer) -> str:

@@ -95,11 +95,15 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = (),
 
 def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
                target: str | None = None) -> list[Finding]:
-    """Every rule over one loaded file. A rule that raises (a bug: rules read only what the
-    readers validated) is reported among the file's errors and the other rules still run."""
+    """Every rule over one loaded file, but those that need what the file's format does not carry
+    (`Rule.needs`, `Loaded.lacks`). A rule that raises (a bug: rules read only what the readers
+    validated) is reported among the file's errors and the other rules still run."""
     ctx = Context(loaded, target=target)
     findings: list[Finding] = []
+    lacks = set(loaded.lacks)
     for rule in rules if rules is not None else select_rules(target=target):
+        if lacks.intersection(rule.needs):
+            continue
         ctx.rule = rule
         try:
             findings.extend(rule.check(ctx))

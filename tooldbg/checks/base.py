@@ -11,6 +11,8 @@ why the defect matters, and it defines
     TARGET = False                  True for TD8xx target pre-flight rules (run with --target)
     DIFF = False                    True for TD7xx rules: `tooldbg diff A B` reports them from two
                                     logs compared (`tooldbg/diff/`); their `check` finds nothing
+    NEEDS = ()                      what the rule needs the log to carry (`tooldbg.lacking`): it is
+                                    not run on a file whose format lacks it
     def check(ctx: Context) -> Iterable[Finding]
 
 Rules see the stitched conversations, each exchange's request and responses and the stream
@@ -89,13 +91,15 @@ class Rule:
     check: Callable[[Context], Iterable[Finding]]
     target: bool = False
     diff: bool = False
+    needs: tuple[str, ...] = ()
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Rule:
         return cls(code=module.CODE, name=module.NAME, severity=module.SEVERITY,
                    message=module.MESSAGE, doc=(module.__doc__ or "").strip(),
                    bad=module.BAD.strip("\n"), good=module.GOOD.strip("\n"), check=module.check,
-                   target=getattr(module, "TARGET", False), diff=getattr(module, "DIFF", False))
+                   target=getattr(module, "TARGET", False), diff=getattr(module, "DIFF", False),
+                   needs=tuple(getattr(module, "NEEDS", ())))
 
 
 @dataclass(slots=True)

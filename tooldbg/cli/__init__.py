@@ -28,12 +28,14 @@ import click
 from .. import __version__, formats
 from ..errors import ToolDbgError
 from ..formats.profiles import PROFILES, wire_format
-from ..load import Loaded, load_bytes
+from ..load import Loaded
+from ..logs import LOGS
 from ..model import CANONICAL_FORMAT
 from ..shorten import plain
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
-from .repairs import at_place, blank_lines, fix_chosen, record_line, refuse_blanks
+from .probe import probe_command
+from .repairs import at_place, fix_chosen, fix_written, record_line, refuse_blanks
 
 if TYPE_CHECKING:
     from ..checks.base import Rule
@@ -41,7 +43,8 @@ if TYPE_CHECKING:
     from ..repair.base import Refusal
     from ..scan import Checked
 
-INPUT_FORMATS = click.Choice(list(formats.WIRE_FORMATS))
+#: What `--input-format` names: a wire format (each exchange read as it), or an agent log's format.
+INPUT_FORMATS = click.Choice([*formats.WIRE_FORMATS, *LOGS])
 #: An unknown first word shaped like this is a mistyped command, not a file to open.
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
@@ -101,15 +104,53 @@ def cli(ctx: click.Context) -> None:
 @cli.command("open")
 @click.argument("files", nargs=-1, type=click.Path())
 @click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
-def open_command(files: tuple[str, ...], input_format: str | None) -> None:
+@click.option("--follow", is_flag=True,
+              help="FILE is a JSON Lines recording another process appends to (tooldbg record): show "
+                   "each exchange as it is appended.")
+def open_command(files: tuple[str, ...], input_format: str | None, follow: bool) -> None:
     """Open FILES (default: the bundled sample) in the interactive debugger."""
     from ..tui.app import make_app
 
+    if follow and len(files) != 1:
+        fail("--follow: give the one file to follow")
     paths = files or tuple(map(str, bundled_samples()))
     for path in paths:
-        if not Path(path).exists():
+        if not Path(path).exists() and not follow:
             fail(f"{path}: no such file or folder")
-    make_app(paths, input_format).run()
+        if follow and Path(path).is_dir():
+            fail(f"{path}: --follow reads one JSON Lines file, not a folder")
+    make_app(paths, input_format, follow=follow).run()
+
+
+@cli.command(context_settings={"ignore_unknown_options": False, "allow_interspersed_args": False})
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="The JSON Lines file each exchange is appended to.")
+@click.option("--upstream", metavar="URL",
+              help="Forward every request here (the request's path is appended). Default: by path — "
+                   "/v1/messages to Anthropic, /v1/chat/completions and /v1/responses to OpenAI, "
+                   "/v1beta/models/… to Gemini.")
+@click.option("--listen", metavar="HOST:PORT",
+              help="Where to listen (default 127.0.0.1:8788; with a COMMAND, a free port).")
+@click.option("--allow-remote", is_flag=True, help="Allow --listen on an address that is not loopback.")
+@click.option("--open", "open_tui", is_flag=True, help="Show the session in the debugger as it is recorded.")
+@click.option("--keep-secrets", is_flag=True,
+              help="Write API keys and tokens unmasked (they are forwarded either way).")
+@click.option("--append", is_flag=True, help="Add to an existing OUTPUT.")
+@click.option("--force", is_flag=True, help="Replace an existing OUTPUT.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+              help="Seconds to wait for the provider to connect or send more (then 502).")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def record(output: Path, upstream: str | None, listen: str | None, allow_remote: bool, open_tui: bool,
+           keep_secrets: bool, append: bool, force: bool, timeout: float, command: tuple[str, ...]) -> None:
+    """Record an agent's LLM traffic: a reverse proxy on loopback forwards each request to its
+    provider, passes streams on as they arrive, and appends each exchange to OUTPUT (JSON Lines,
+    flushed to disk as it completes; keys masked). With `-- COMMAND ARG…`, run COMMAND with
+    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL (and the like) pointing at the proxy,
+    and exit with its exit code. Without, serve until Ctrl-C, one line per exchange on stderr."""
+    from .recording import record_session
+
+    sys.exit(record_session(output, upstream, listen, allow_remote, open_tui, keep_secrets, append, force,
+                            timeout, command))
 
 
 @cli.command()
@@ -388,11 +429,9 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     format is written) then runs on the result; exit 0 only when nothing at or above --fail-on
     remains, 1 otherwise (or when the result could not be written without blanking recorded data)."""
     redact(not no_redact)
-    from ..checks import run_checks, select_rules
     from ..checks.base import severity_rank
-    from ..convert import export
-    from ..repair import ROUNDS, after_writing, refix
-    from ..scan import Checked, to_json
+    from ..repair import after_writing
+    from ..scan import to_json
     from ..writing import check_writable, write_atomically
 
     selected = {"--only": _repair_codes("--only", only), "--skip": _repair_codes("--skip", skip)}
@@ -405,25 +444,9 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     fixed = fix_chosen(chosen, target, only=selected["--only"], skip=selected["--skip"],
                        keep_orphans=keep_orphans)
     where = output if output and not dry_run else ("<dry-run>" if dry_run else "<stdout>")
-    rule_target = None if target == "canonical" else target
-    for round_ in range(1, ROUNDS + 1):
-        # what is written, read back and checked; repaired again while that finds what a repair mends
-        result = export([replace(f.conversation, id=f.name) for f in fixed], target, allow_blanks=True)
-        blocked = [] if target == "canonical" else blank_lines(fixed[0].name, result)
-        text = result.text(redact=not no_redact)
-        if blocked:
-            results: list[Checked] = []
-            break
-        checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
-        found = run_checks(checked, select_rules(target=rule_target), rule_target)
-        again = refix(fixed, checked, found, target=rule_target, only=selected["--only"],
-                      skip=selected["--skip"], keep_orphans=keep_orphans) if round_ < ROUNDS else None
-        if again is None:
-            if rule_target is not None:  # the written body holds the one conversation chosen: its name
-                found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
-            results = [Checked(checked, found)]
-            break
-        fixed = again
+    fixed, result, text, blocked, results = fix_written(fixed, target, where, redact=not no_redact,
+                                                        only=selected["--only"], skip=selected["--skip"],
+                                                        keep_orphans=keep_orphans)
     remaining = [f for r in results for f in r.findings]
     threshold = None if fail_on == "never" else severity_rank(fail_on)
     refused = {(r.conversation, r.code) for f in fixed for r in f.refusals}
@@ -529,6 +552,9 @@ def formats_command() -> None:
     click.echo(f"{'canonical':18} read+write  {CANONICAL_FORMAT}")
     click.echo(f"{'standard input':18} read        give - as FILE (check, show, convert)")
     click.echo(f"containers: {', '.join(CONTAINERS)}, folder")
+
+
+cli.add_command(probe_command)
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:

@@ -16,21 +16,21 @@ from __future__ import annotations
 
 import base64
 import binascii
-import codecs
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError, InputError
-from ..formats.base import StreamEvent
+from ..formats.base import Request, Response, StreamEvent
 from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_depth, loads
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
 from .entries import Reread, Split, find_records, split_har
+from .lines import BLANK, BOM, lines, parses, record_shaped
 from .sniff import is_api_text
+from .text import check_utf8, utf8
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
 _EXCERPT = 60
@@ -50,20 +50,35 @@ class Message:
     method: str = ""
     status: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    #: Why no response came, as the capture tool wrote it (mitmproxy's failed flows).
+    error: str | None = None
 
     @property
     def is_stream(self) -> bool:
         return self.events is not None
 
 
+@dataclass(frozen=True, slots=True)
+class Preread:
+    """An exchange its log reader read already: a log that keeps messages in its own shape (an
+    OpenTelemetry span's GenAI attributes, an Inspect sample) reads them into canonical form itself,
+    and `load` stitches them as it stitches what the wire readers read (`format` None: no wire format)."""
+
+    request: Request | None = None
+    responses: tuple[Response, ...] = ()
+    format: str | None = None
+
+
 @dataclass(slots=True)
 class Exchange:
-    """A request and its response (either may be missing: response-only fixtures exist)."""
+    """A request and its response (either may be missing: response-only fixtures exist). `read` is
+    set when the log's own reader read it (`Preread`); the wire readers read the rest."""
 
     index: int
     request: Message | None = None
     response: Message | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    read: Preread | None = None
 
 
 @dataclass(slots=True)
@@ -77,20 +92,14 @@ class Capture:
     errors: list[InputError] = field(default_factory=list)
     canonical: Any = None  # a tooldbg.canonical/1 document, read as is
     records: int = 1
+    #: The file parsed whole, when it is one JSON document (an agent log format may claim it:
+    #: `tooldbg.logs`, before its exchanges are read).
+    document: Any = None
+    #: What the file's format does not carry (`tooldbg.lacking`), when its reader knows.
+    lacks: list[str] = field(default_factory=list)
 
 
 CONTAINERS = ("json", "jsonl", "interactions", "har", "sse", "eventstream", "canonical")
-
-
-def iter_files(path: Path) -> Iterator[Path]:
-    """A file, or every file below a folder in name order, hidden ones left out. Which of a folder's
-    files are logs is told by their content when they are read (`sniff.looks_like_log`)."""
-    if path.is_dir():
-        for child in sorted(path.rglob("*")):
-            if child.is_file() and not any(p.startswith(".") for p in child.relative_to(path).parts):
-                yield child
-    else:
-        yield path
 
 
 def read_capture(path: str, data: bytes) -> Capture:
@@ -110,24 +119,24 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     when the file cannot be read as a whole, and at the end of `exchanges` when no record could.
     A HAR's entries are found in its bytes (`entries.split_har`) unless `whole`; when they turn out
     not to parse one by one, iterating raises `Reread`: open the file again with `whole`."""
-    if _BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
+    if BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
         raise InputError(path, "", "empty file")
     if eventstream.looks_like_eventstream(data):
         return _single_stream(path, "eventstream", _eventstream(path, "", data))
     # ASCII is UTF-8 (the check runs at memory speed); anything else is decoded to be validated.
     if not data.isascii():
-        _check_utf8(path, data)
+        check_utf8(path, data)
     head = data[:_HEAD].decode("utf-8-sig", "ignore")  # (what `looks_like_sse` reads of the text)
     if sse.looks_like_sse(head):
-        text = _utf8(path, data)
+        text = utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
     del head  # JSON is parsed from the bytes, without a decoded copy of the file
-    skip = len(_BOM) if data.startswith(_BOM) else 0
-    lines = _lines(data, skip)
-    first, second = next(lines, None), next(lines, None)
+    skip = len(BOM) if data.startswith(BOM) else 0
+    found = lines(data, skip)
+    first, second = next(found, None), next(found, None)
     jsonl = first is not None and second is not None and \
         data[first[1]:first[1] + 64].lstrip().startswith((b"{", b"["))
-    if jsonl and first is not None and _parses(memoryview(data)[first[1]:first[2]]):
+    if jsonl and first is not None and parses(memoryview(data)[first[1]:first[2]]):
         # A whole first line and more: JSON Lines (read as one document it could only fail, and
         # orjson's error for that holds several copies of the file).
         return _jsonl(path, data, skip)
@@ -137,117 +146,21 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
         value = loads(memoryview(data)[skip:], check_depth=False)
-    except TooDeep as too_deep:  # past the parser's own limit: its records, one by one
-        return _walked(path, data, skip, too_deep)
+    except TooDeep as too_deep:  # past the parser's own limit: a container's records found in the text
+        split = find_records(data, skip)
+        items = list(split.entries()) if split is not None and not split.path else None  # (an array's)
+        if split is None or is_canonical(split.document) or items is not None and not _exchanges(items):
+            raise InputError(path, too_deep.pointer, too_deep.message) from None
+        return _json_document(path, split.document if split.path else items, split)
     except FormatError as whole_err:
-        if jsonl and _record_line(data, skip):
+        if jsonl and record_shaped(data, skip):
             return _jsonl(path, data, skip)
         raise InputError(path, "", whole_err.message) from None
     return _json_document(path, value)
 
 
-_BOM = b"\xef\xbb\xbf"
-
-
-def _parses(view: memoryview) -> bool:
-    """Is this one JSON value (nested too deep to read counts: it is a record, reported as such)?"""
-    try:
-        loads(view, check_depth=False)
-    except TooDeep:
-        return True
-    except FormatError:
-        return False
-    return True
-
-
-def _record_line(data: bytes, skip: int) -> bool:
-    """Does a line after the first have a JSON Lines record's shape — an object or an array on its
-    own, from the start of the line to its end (whether or not it parses: a record may be broken)?
-    A document pretty-printed over many lines has none (what it nests is indented, and its own
-    brackets stand alone on their lines), so its syntax error is reported where it is, not as each
-    of its lines' errors."""
-    lines = _lines(data, skip)
-    next(lines, None)
-    return any(data[start] in b"{[" and data[end - 1 - _trailing(data, start, end)] in b"}]"
-               for _, start, end in lines)
-
-
-def _trailing(data: bytes, start: int, end: int) -> int:
-    """How many blank characters end the line `data[start:end]`."""
-    count = 0
-    while end - count > start + 1 and data[end - 1 - count] in b" \t":
-        count += 1
-    return count
-
-
-def _walked(path: str, data: bytes, skip: int, too_deep: TooDeep) -> Capture:
-    """A document nested past what the parser reads: when it is a container, its records found in
-    the text (`entries.find_records`) and read one by one as `_json_document` reads them, the one
-    too deep reported at its pointer; otherwise the error, for the file."""
-    split = find_records(data, skip)
-    if split is not None and split.path == ("log", "entries"):
-        return _har(path, split.document["log"], split)
-    if split is not None and split.path == ("interactions",):
-        return _interactions(path, split.document, split)
-    if split is not None:  # a top-level array: of exchanges, each read (else one stream's events)
-        records = list(split.entries())
-        if any(_is_exchange(r) for r in records) and \
-                all(_is_exchange(r) or isinstance(r, FormatError) for r in records):
-            capture = Capture(path, "json", records=len(records))
-            capture.exchanges = _exchange_list(capture, records)
-            return capture
-    raise InputError(path, too_deep.pointer, too_deep.message)
-
-
 #: Bytes that hold the first 4,096 characters of any UTF-8 text (`sse.looks_like_sse` reads those).
 _HEAD = 4 * 4096
-#: Bytes decoded at a time to validate a file (a whole file's text could take 4 bytes a character).
-_CHUNK = 1 << 20
-
-
-def _check_utf8(path: str, data: bytes) -> None:
-    """Raise the error `_utf8` raises when `data` is not UTF-8, decoding a chunk at a time: no
-    text of the whole file is made (one emoji would make it four bytes a character)."""
-    skip = len(_BOM) if data.startswith(_BOM) else 0
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    for at in range(skip, len(data), _CHUNK):
-        pending = len(decoder.getstate()[0])  # bytes of a character the last chunk cut
-        try:
-            decoder.decode(data[at:at + _CHUNK], final=at + _CHUNK >= len(data))
-        except UnicodeDecodeError as err:
-            raise InputError(path, f"byte {at - skip - pending + err.start}", "invalid UTF-8") from None
-
-
-def _utf8(path: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputError(path, f"byte {err.start}", "invalid UTF-8") from None
-_BLANK = re.compile(rb"\s*")
-
-
-def _lines(data: bytes, start: int = 0) -> Iterator[tuple[int, int, int]]:
-    """(line number, start, end) of every line of `data` from `start` on that is not blank, split
-    as `bytes.splitlines` splits (CRLF, CR, LF): offsets, so no copy of the file is made."""
-    end, number = len(data), 0
-    while start < end:
-        stop = data.find(b"\n", start)
-        stop = end if stop < 0 else stop
-        line_end = stop - 1 if stop > start and data[stop - 1] == 13 else stop
-        if data.find(b"\r", start, line_end) < 0:
-            number += 1
-            if not _BLANK.fullmatch(data, start, line_end):
-                yield number, start, line_end
-        else:  # lone carriage returns end lines too (rare: split this one line)
-            at = start
-            for piece in data[start:line_end].split(b"\r"):
-                number += 1
-                if piece.strip():
-                    yield number, at, at + len(piece)
-                at += len(piece) + 1
-        start = stop + 1
-
-
 def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
     """A document read as one record: too deep is an error for the file, at the pointer."""
     try:
@@ -271,32 +184,43 @@ def _record_ok(capture: Capture, record: Any, where: str) -> bool:
     return True
 
 
-def _json_document(path: str, value: Any) -> Capture:
+def _json_document(path: str, value: Any, split: Split | None = None) -> Capture:
+    """A JSON document's container. With `split` (`entries.find_records`), a document too deep to
+    parse whole: a HAR's or a recording's records are in `split`, an array's items in `value`."""
     if isinstance(value, dict):
         if is_canonical(value):  # what tooldbg wrote: values it read, a few levels down
             _whole(path, value, MAX_DEPTH + DOCUMENT_LEVELS)
             return Capture(path, "canonical", canonical=value)
         log = value.get("log")
         if isinstance(log, dict) and "entries" in log:
-            return _har(path, log)
+            return _har(path, log, split)
         if "interactions" in value:
-            return _interactions(path, value)
+            return _interactions(path, value, split)
         _whole(path, value)
-        if _is_exchange(value):
+        if is_exchange(value):
             capture = Capture(path, "json")
             capture.exchanges = [_exchange(capture, value, "", 0)]
             return capture
-        return Capture(path, "json", [_bare_exchange(value)])
+        return Capture(path, "json", [_bare_exchange(value)], document=value)
     if isinstance(value, list):
-        if value and all(_is_exchange(v) for v in value):
+        if _exchanges(value):
             capture = Capture(path, "json", records=len(value))
             capture.exchanges = _exchange_list(capture, value)
             return capture
         # A JSON array of events: Gemini's streamGenerateContent without alt=sse.
         _whole(path, value)
         events = [StreamEvent(index=i, data=v) for i, v in enumerate(value)]
-        return _single_stream(path, "json", events)
+        capture = _single_stream(path, "json", events)
+        capture.document = value
+        return capture
     raise InputError(path, "", "expected a JSON object or array at the top level")
+
+
+def _exchanges(items: list[Any]) -> bool:
+    """Is a JSON array one of exchange records (each an exchange, or the error of an item too deep
+    to parse: `entries.find_records`), rather than a stream's events?"""
+    read = [v for v in items if not isinstance(v, FormatError)]
+    return bool(read) and all(is_exchange(v) for v in read)
 
 
 def _exchange_list(capture: Capture, records: list[Any]) -> Iterator[Exchange]:
@@ -320,7 +244,7 @@ def _let_go(records: list[Any]) -> Iterator[Any]:
         del record
 
 
-def _is_exchange(value: Any) -> bool:
+def is_exchange(value: Any) -> bool:
     """`{"request": …, "response": …}`, and not a body or stream event that happens to have one of
     those keys (a Responses `response.created` event carries `"response"`)."""
     return isinstance(value, dict) and ("request" in value or "response" in value) and not (
@@ -348,7 +272,7 @@ def _single_stream(path: str, container: str, events: list[StreamEvent],
 
 def _jsonl(path: str, data: bytes, skip: int) -> Capture:
     """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream."""
-    capture = Capture(path, "jsonl", records=sum(1 for _ in _lines(data, skip)))
+    capture = Capture(path, "jsonl", records=sum(1 for _ in lines(data, skip)))
     capture.exchanges = _jsonl_exchanges(capture, data, skip)
     return capture
 
@@ -360,16 +284,15 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Excha
     path, count = capture.path, 0
     events: list[StreamEvent] = []
     view = memoryview(data)
-    for number, start, end in _lines(data, skip):
+    for number, start, end in lines(data, skip):
         try:
-            value = loads(view[start:end], check_depth=False)
-            ensure_depth(value)  # one walk of its containers: cheaper than counting a line's bytes
-        except FormatError as err:
-            capture.errors.append(InputError(path, f"line {number}{err.pointer}", err.message))
+            value = jsonl_value(path, view[start:end], number)
+        except InputError as err:
+            capture.errors.append(err)
             continue
-        if _is_exchange(value):
+        if is_exchange(value):
             count += 1
-            yield _exchange(capture, value, f"line {number}", count - 1)
+            yield exchange_record(capture, value, number, count - 1)
         else:
             events.append(StreamEvent(index=len(events), data=value, offset=number))
     if events:
@@ -377,6 +300,21 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Excha
         yield Exchange(count - 1, response=Message(location="", events=events))
     if not count:
         raise InputError(path, "", capture.errors[0].message if capture.errors else "no records")
+
+
+def jsonl_value(path: str, line: bytes | memoryview, number: int) -> Any:
+    """One JSON Lines record parsed and checked for depth; raises InputError at `line N`."""
+    try:
+        value = loads(line, check_depth=False)
+        ensure_depth(value)  # one walk of its containers: cheaper than counting a line's bytes
+    except FormatError as err:
+        raise InputError(path, f"line {number}{err.pointer}", err.message) from None
+    return value
+
+
+def exchange_record(capture: Capture, record: dict[str, Any], number: int, index: int) -> Exchange:
+    """The exchange of the JSON Lines record on line `number`, the `index`-th of its file."""
+    return _exchange(capture, record, f"line {number}", index)
 
 
 def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int) -> Exchange:
@@ -397,11 +335,15 @@ def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int) 
 
 def _message(path: str, side: dict[str, Any], location: str, body_at: str) -> Message:
     """A side's URL, method, headers and status, each checked at its pointer under `location`; its
-    body, read by the caller, is at `body_at`."""
+    body, read by the caller, is at `body_at`. Capture tools name two of them otherwise: claude-trace
+    writes `status_code` (badlogic/lemmy `apps/claude-trace/src/interceptor.ts`), claude-tap the
+    request's `path` for its URL (liaohch3/claude-tap `claude_tap/proxy.py`, `_build_record`)."""
     headers = _headers(path, side.get("headers"), f"{location}/headers")
-    return Message(location=body_at, url=_text(path, side, "url", location),
+    status = "status" if "status" in side or "status_code" not in side else "status_code"
+    url = "url" if "url" in side or "path" not in side else "path"
+    return Message(location=body_at, url=_text(path, side, url, location),
                    method=_text(path, side, "method", location), headers=headers,
-                   status=_status(path, side.get("status"), f"{location}/status"))
+                   status=_status(path, side.get(status), f"{location}/{status}"))
 
 
 def _http_message(path: str, part: Any, location: str) -> Message:
@@ -409,6 +351,18 @@ def _http_message(path: str, part: Any, location: str) -> Message:
     if not isinstance(part, dict):
         raise InputError(path, location, f"expected an object with a body, not {_kind(part)}")
     message = _message(path, part, location, f"{location}/body")
+    if isinstance(part.get("sse_events"), list):  # claude-tap with --tap-store-stream-events: the
+        # stream as it came (`[{event, data}]`), where `body` is only its reassembly
+        message.location = f"{location}/sse_events"
+        message.events = [StreamEvent(index=i, data=e.get("data"),
+                                      name=e["event"] if isinstance(e.get("event"), str) else None)
+                          for i, e in enumerate(part["sse_events"]) if isinstance(e, dict)]
+        return message
+    if "body" not in part and isinstance(part.get("body_raw"), str):  # claude-trace: a stream or
+        # other text response, as it came
+        message.location = f"{location}/body_raw"
+        _fill_text(path, message, part["body_raw"], message.headers.get("content-type", ""))
+        return message
     if "body" not in part:
         # A response logged without a body wrapper: the record itself is the body.
         if any(k in part for k in ("choices", "candidates", "output", "content", "messages",
@@ -565,6 +519,12 @@ def _har(path: str, log: dict[str, Any], split: Split | None = None) -> Capture:
     return capture
 
 
+#: What an exchange keeps of its HAR entry besides the two sides: when it happened, and `_tooldbg`, the
+#: custom field (HAR's `_` prefix) in which a capture tooldbg wrote marks the findings it is about
+#: (`tooldbg probe`: `{"focus": [codes]}` on the exchanges where a step failed).
+_HAR_META = ("startedDateTime", "time", "_tooldbg")
+
+
 def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchange]:
     """Each entry's bodies parsed when the exchange before it has been taken; the entry (its body
     texts among it) is let go once its exchange is made, so the document is freed as it is read.
@@ -579,7 +539,7 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {_kind(entry)}"))
             continue
-        exchange = Exchange(made, meta={k: entry[k] for k in ("startedDateTime", "time") if k in entry})
+        exchange = Exchange(made, meta={k: entry[k] for k in _HAR_META if k in entry})
         made += 1
         for side, payload_key in (("request", "postData"), ("response", "content")):
             try:
@@ -588,6 +548,16 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
                 capture.errors.append(err)
         del entry
         yield exchange
+
+
+#: How exporters say they cut or left out a body (`content.comment`, HAR 1.2): HTTP Toolkit's "Body
+#: discarded during HAR generation: longer than limit of 500000 bytes" (httptoolkit/httptoolkit#477).
+_CUT = re.compile(r"truncat|discard|omit|too (large|long)|longer than|exceed", re.I)
+
+
+def _truncation(comment: Any) -> str | None:
+    """The exporter's comment when it says the body was cut, else None."""
+    return comment if isinstance(comment, str) and _CUT.search(comment) else None
 
 
 def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message | None:
@@ -599,6 +569,9 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
     if not isinstance(side, dict):
         raise InputError(path, location, f"expected an object, not {_kind(side)}")
     message = _message(path, side, location, f"{location}/{payload_key}/text")
+    failed = side.get("_error")
+    if message.status == 0 and isinstance(failed, str):  # mitmproxy's failed flow: no response came
+        message.error = failed  # (`addons/savehar.py`: status 0, `_error` the flow's error)
     payload = side.get(payload_key)
     if payload is None:
         return message
@@ -606,6 +579,9 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
         raise InputError(path, f"{location}/{payload_key}",
                          f"{payload_key} must be an object, not {_kind(payload)}")
     text = payload.get("text")
+    cut = _truncation(payload.get("comment"))
+    if cut is not None and (text is None or not parses(memoryview(text.encode()))):
+        raise InputError(path, message.location, f"body truncated by the exporter: {quote(cut)}")
     if text is None:
         return message
     if not isinstance(text, str):

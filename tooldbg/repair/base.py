@@ -24,7 +24,7 @@ from ..checks.base import Context, Finding
 from ..jsonio import dumps_str
 from ..load import Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
-from ..shorten import clip
+from ..shorten import clip, one_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +215,8 @@ def describe(part: Part, width: int = 60) -> str:
         return f"text {show(part.text, width)}"
     if isinstance(part, Invocation):
         args = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
-        return f"call {part.name!r} {clip(args, width)}"
+        # (raw text may hold line breaks: shown escaped, so the line stays one)
+        return f"call {part.name!r} {clip(one_line(args, len(args)), width)}"
     if isinstance(part, Result):
         flag = " (error)" if part.is_error else ""
         return f"result {ident(part)}{flag} {show(content_text(part.content), width)}"

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.worker import get_current_worker
 
+from ..errors import ToolDbgError
+from ..follow import Follower
 from ..render import clean
 from ..scan import skipped_line
 from .commands import ToolDbgCommands
@@ -19,9 +23,12 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.search import SearchIndex, SearchScreen
 from .session import Location, Session, load_session
+from .widgets.follow_status import FollowStatus
 
 #: The longest the load waits for the preview's frame (seconds): a frame comes well within it.
 PAINT_WAIT = 2.0
+#: Seconds between two looks at a followed file that had nothing new.
+FOLLOW_POLL = 0.2
 
 
 class ToolDbgApp(App):
@@ -37,17 +44,61 @@ class ToolDbgApp(App):
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, paths: Sequence[str | Path], input_format: str | None = None) -> None:
+    def __init__(self, paths: Sequence[str | Path], input_format: str | None = None,
+                 follow: bool = False) -> None:
         super().__init__()
         self.paths = list(paths)
         self.input_format = input_format
+        #: Show the one file as another process appends to it (`open --follow`, `record --open`).
+        self.follow = follow
         self.session: Session | None = None
         self._search_index: SearchIndex | None = None
 
     def on_mount(self) -> None:
-        self.push_screen(MainScreen())
+        self.push_screen(MainScreen(following=clean(str(self.paths[0])) if self.follow else None))
         self.sub_title = clean(", ".join(str(p) for p in self.paths))
-        self.load_session()
+        if self.follow:
+            self.follow_file()
+        else:
+            self.load_session()
+
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    def follow_file(self) -> None:
+        """Read what the recording appends, as it is appended (`follow.Follower`: from the offset
+        reached, never the whole file again), and hand each grown session to the interface. The
+        hand-over waits for the interface to take it, so a burst of exchanges is read in batches."""
+        worker = get_current_worker()
+        follower = Follower(self.paths[0], self.input_format)
+        exchanges = 0
+        while not worker.is_cancelled:
+            try:
+                update = follower.poll()
+            except ToolDbgError as err:
+                self.call_from_thread(self.note_follow, str(err))
+                update = None
+            if update is None:
+                time.sleep(FOLLOW_POLL)
+                continue
+            exchanges = len(update.loaded.reads)
+            session = Session([update.loaded], update.findings)
+            try:
+                self.call_from_thread(self._followed, session, exchanges)
+            except RuntimeError:  # the app is closing
+                return
+
+    def _followed(self, session: Session, exchanges: int) -> None:
+        self.session = session
+        self._search_index = None
+        main = self._main()
+        if main is not None:
+            main.follow(session, exchanges)
+        self.refresh_bindings()
+
+    def note_follow(self, note: str) -> None:
+        """A line for the status line (the recorded command's exit, a file that cannot be read)."""
+        main = self._main()
+        if main is not None and main.following is not None:
+            main.query_one(FollowStatus).note = note
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_session(self) -> None:
@@ -158,5 +209,6 @@ class ToolDbgApp(App):
         self.push_screen(ExportScreen(self.session, location, repairs=repairs))
 
 
-def make_app(paths: Sequence[str | Path], input_format: str | None = None) -> ToolDbgApp:
-    return ToolDbgApp(paths, input_format)
+def make_app(paths: Sequence[str | Path], input_format: str | None = None,
+             follow: bool = False) -> ToolDbgApp:
+    return ToolDbgApp(paths, input_format, follow)

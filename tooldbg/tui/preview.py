@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..load import Loaded, load_bytes
-from ..records.containers import iter_files
+from ..records.sniff import iter_files
 
 #: Smaller files load in a fraction of a second: no preview for them.
 PREVIEW_FROM = 1_000_000

@@ -91,6 +91,20 @@ class Session:
         """Every finding in one conversation (`conversation=None`: those on the file itself)."""
         return self._by_conversation.get((file, conversation), [])
 
+    def first_finding(self) -> int:
+        """The finding to show first: the first one its capture marks as what it is about (a HAR
+        entry's `_tooldbg.focus` lists the codes; `tooldbg probe` marks the findings that failed a
+        step), else the first of all."""
+        for index, finding in enumerate(self.findings):
+            reads = self.files[self._files.get(finding.path, 0)].reads
+            if finding.exchange is None or not 0 <= finding.exchange < len(reads):
+                continue
+            marks = reads[finding.exchange].exchange.meta.get("_tooldbg")
+            focus = marks.get("focus") if isinstance(marks, dict) else None
+            if isinstance(focus, list) and finding.code in focus:
+                return index
+        return 0
+
     def location_of(self, finding: Finding) -> Location:
         return Location(self._files.get(finding.path, 0), finding.conversation, finding.turn, finding.part)
 

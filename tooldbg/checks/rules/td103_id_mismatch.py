@@ -18,6 +18,7 @@ same damage would otherwise produce.
 
 from collections.abc import Iterator
 
+from ...lacking import IDS
 from ...shorten import plain
 from ..base import Context, Finding
 from ..pairing import paired, short
@@ -26,6 +27,7 @@ CODE = "TD103"
 NAME = "id-mismatch"
 SEVERITY = "error"
 MESSAGE = "a result id close to, but not equal to, a call id"
+NEEDS = (IDS,)
 BAD = """
 {"messages": [
   {"role": "user", "content": "Weather in Oslo?"},

@@ -12,6 +12,7 @@ Ids that are not ids (empty, blank, placeholders) are reported once, as TD108, n
 
 from collections.abc import Iterator
 
+from ...lacking import IDS
 from ...shorten import plain
 from ..base import Context, Finding
 from ..pairing import Located, invalid_id, paired, short
@@ -20,6 +21,7 @@ CODE = "TD104"
 NAME = "duplicate-call-id"
 SEVERITY = "error"
 MESSAGE = "two calls share one id"
+NEEDS = (IDS,)
 BAD = """
 {"messages": [
   {"role": "user", "content": "Weather in Oslo, then in Bergen."},

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...formats.base import Request
+from ...lacking import IDS
 from ...model import Conversation, Invocation, Turn
 from ...shorten import plain
 from ..base import Context, Finding
@@ -27,6 +28,7 @@ CODE = "TD106"
 NAME = "id-regenerated"
 SEVERITY = "warning"
 MESSAGE = "a call replayed in a later exchange under another id"
+NEEDS = (IDS,)
 BAD = """
 response of exchange 0:
 {"type": "tool_use", "id": "toolu_01Vd8Kp2Xn6Tq1Rb4Yw9Mz3L", "name": "get_weather", "input": {"city": "Oslo"}}
@@ -80,13 +82,16 @@ def _locate(conv: Conversation, replay: Turn, hint: int) -> int | None:
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
         reads = ctx.exchanges(conv)
+        # Only a request that replays its history shows a call again (one chained on stored turns,
+        # or an agent's own log, sends only what is new): those are searched for the replay.
+        replaying = [(k, r.request) for k, r in enumerate(reads) if r.request is not None and not r.stored]
         for k, read in enumerate(reads):
             answers = [r.turn for r in read.responses if r.turn is not None]
             if not any(any(t.invocations()) for t in answers):
                 continue
             history = read.request.turns if read.request is not None else ()
-            following = next((r.request for r in reads[k + 1:] if r.request is not None
-                              and len(r.request.turns) > len(history)), None)
+            following = next((request for j, request in replaying
+                              if j > k and len(request.turns) > len(history)), None)
             if following is None:
                 continue
             nxt = next(r for r in reads[k + 1:] if r.request is following)

@@ -17,6 +17,7 @@ make each tool result repeat the argument that identifies it.
 from collections.abc import Iterator
 
 from ...jsonio import dumps_str
+from ...lacking import IDS
 from ...model import Conversation, Invocation
 from ...shorten import quote
 from ..base import Context, Finding
@@ -26,6 +27,7 @@ CODE = "TD107"
 NAME = "ambiguous-pairing"
 SEVERITY = "warning"
 MESSAGE = "same-name parallel calls with no ids: pairing by name is a guess"
+NEEDS = (IDS,)
 BAD = """
 {"contents": [
   {"role": "user", "parts": [{"text": "Weather in Oslo and Bergen?"}]},

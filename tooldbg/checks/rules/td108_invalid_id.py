@@ -26,6 +26,7 @@ name an id-less call is paired by position, not reported again (nor as TD101 / T
 
 from collections.abc import Iterator
 
+from ...lacking import IDS
 from ...model import Invocation, Result, Source
 from ...shorten import plain, quote
 from ..base import Context, Finding
@@ -35,6 +36,7 @@ CODE = "TD108"
 NAME = "invalid-id"
 SEVERITY = "error"
 MESSAGE = "a missing, empty, placeholder or whitespace-padded id"
+NEEDS = (IDS,)
 BAD = """
 {"messages": [
   {"role": "user", "content": "Weather in Oslo?"},

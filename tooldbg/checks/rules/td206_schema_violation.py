@@ -16,6 +16,7 @@ ignored. Each message names the place: `$.city: expected string, got number`.
 
 from collections.abc import Iterator
 
+from ...lacking import TOOLS
 from ...shorten import quote
 from ..arguments import calls, finding, function_tools
 from ..base import Context, Finding
@@ -25,6 +26,7 @@ CODE = "TD206"
 NAME = "schema-violation"
 SEVERITY = "error"
 MESSAGE = "arguments do not fit the declared tool schema"
+NEEDS = (TOOLS,)
 BAD = r"""
 "tools": [{"type": "function", "function": {"name": "get_forecast", "parameters": {
   "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},

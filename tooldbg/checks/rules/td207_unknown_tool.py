@@ -14,6 +14,7 @@ re-judge old history.
 
 from collections.abc import Iterator, Mapping
 
+from ...lacking import TOOLS
 from ...shorten import plain, quote
 from ..arguments import calls, finding, function_tools
 from ..base import Context, Finding
@@ -22,6 +23,7 @@ CODE = "TD207"
 NAME = "unknown-tool"
 SEVERITY = "error"
 MESSAGE = "a call to a tool the request did not declare"
+NEEDS = (TOOLS,)
 BAD = r"""
 "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {...}}}]
 "tool_calls": [{"id": "call_Lm2", "type": "function",

@@ -11,6 +11,7 @@ answer, see TD602), hence a warning.
 
 from collections.abc import Iterator
 
+from ...lacking import TOOLS
 from ...model import Part, Text
 from ...shorten import quote
 from ..base import Context, Finding
@@ -20,6 +21,7 @@ CODE = "TD603"
 NAME = "tools-ignored"
 SEVERITY = "warning"
 MESSAGE = "a forced tool choice answered with text and no call"
+NEEDS = (TOOLS,)
 BAD = """
 request:  {"model": "gpt-4o-mini", "tool_choice": "required", "tools": [{"type": "function",
            "function": {"name": "get_weather", "parameters": {"type": "object"}}}],

@@ -44,10 +44,11 @@ from .common import _CHOICE_MODES, FACTS, NAME, _type
 
 _DIRECT_CALLER = {"type": "direct"}  # the default `caller`, not worth keeping in meta
 
-# Block types each position models; any other block is kept as Opaque.
-_MESSAGE_BLOCKS = frozenset({"text", "image", "document", "tool_use", "tool_result", "thinking",
+# Block types each position models; any other block is kept as Opaque (`read_content`: the agent
+# logs that keep Anthropic messages, a Claude Code session, read them with it too).
+MESSAGE_BLOCKS = frozenset({"text", "image", "document", "tool_use", "tool_result", "thinking",
                              "redacted_thinking"})
-_RESPONSE_BLOCKS = _MESSAGE_BLOCKS - {"tool_result"}
+RESPONSE_BLOCKS = MESSAGE_BLOCKS - {"tool_result"}
 _RESULT_BLOCKS = frozenset({"text", "image", "document"})
 _SYSTEM_BLOCKS = frozenset({"text"})
 
@@ -107,7 +108,7 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
     (`start`, `prior`: see `base.Format.read_request`)."""
     body = expect_dict(body, source, "an Anthropic request body")
     messages = expect_list(body.get("messages"), source.child("messages"), "messages")
-    system = list(_content(body.get("system"), source.child("system"), _SYSTEM_BLOCKS))
+    system = list(read_content(body.get("system"), source.child("system"), _SYSTEM_BLOCKS))
     turns: list[Turn] = []
     for i, message in listed_from(messages, start):
         src = source.child("messages", i)
@@ -115,8 +116,8 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
             raise FormatError(f"unknown message role {quote(role)}", src.child("role").pointer)
-        parts = _content(message.get("content"), src.child("content"),
-                         _SYSTEM_BLOCKS if role == "system" else _MESSAGE_BLOCKS)
+        parts = read_content(message.get("content"), src.child("content"),
+                         _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS)
         if role == "system" and not (turns or prior):
             system.extend(parts)
         else:
@@ -142,7 +143,7 @@ def read_response(body: Any, source: Source = NO_SOURCE) -> Response:
         return Response(error=ApiError(message=message if isinstance(message, str) else dumps_str(error),
                                        type=optional_field(error, "type", str, source.child("error"))),
                         meta=meta_for(NAME, unmodeled(body, ("type", "error"))))
-    parts = _content(body.get("content"), source.child("content"), _RESPONSE_BLOCKS)
+    parts = read_content(body.get("content"), source.child("content"), RESPONSE_BLOCKS)
     usage = body.get("usage")
     return Response(turn=link((Turn(role="assistant", parts=parts, source=source),))[0],
                     finish_reason=optional_field(body, "stop_reason", str, source),
@@ -152,8 +153,9 @@ def read_response(body: Any, source: Source = NO_SOURCE) -> Response:
                                                       "usage"))))
 
 
-def _content(content: Any, source: Source, allowed: frozenset[str]) -> tuple[Part, ...]:
-    """`content` (or `system`): absent, a string, or a list of blocks."""
+def read_content(content: Any, source: Source, allowed: frozenset[str]) -> tuple[Part, ...]:
+    """`content` (or `system`): absent, a string, or a list of blocks (`allowed`: the block types
+    read at this position, `MESSAGE_BLOCKS` in a request's message, `RESPONSE_BLOCKS` in a response)."""
     if content is None:
         return ()
     if isinstance(content, str):
@@ -172,7 +174,7 @@ def _part(block: Any, source: Source, allowed: frozenset[str]) -> Part:
     if kind not in allowed:
         # another format's media block forwarded unconverted (a Chat `image_url` part): read for
         # what it means (see `foreign`); TD404 reports it
-        foreign = foreign_media(block, source) if kind not in _MESSAGE_BLOCKS else None
+        foreign = foreign_media(block, source) if kind not in MESSAGE_BLOCKS else None
         return foreign or Opaque(origin=NAME, value=block, source=source)
     return _READERS[kind](block, source)
 
@@ -219,7 +221,7 @@ def _tool_use(block: dict[str, Any], source: Source) -> Part:
 
 def _tool_result(block: dict[str, Any], source: Source) -> Part:
     return Result(wire_id=optional_field(block, "tool_use_id", str, source),
-                  content=_content(block.get("content"), source.child("content"), _RESULT_BLOCKS),
+                  content=read_content(block.get("content"), source.child("content"), _RESULT_BLOCKS),
                   is_error=optional_field(block, "is_error", bool, source) or False,
                   meta=meta_for(NAME, unmodeled(block, ("type", "tool_use_id", "content", "is_error"))),
                   source=source)

@@ -4,6 +4,7 @@ linked turns, tools and tool choice; a response object → one assistant turn; a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -76,7 +77,8 @@ def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn
     if isinstance(raw, str):
         turns = [Turn(role="user", parts=(Text(text=raw, source=at),), source=at)]
     else:
-        turns = _group([] if raw is None else expect_list(raw, at, "input"), at, system, start, prior)
+        items = [] if raw is None else expect_list(raw, at, "input")
+        turns = group_items(((item, at.child(i)) for i, item in listed_from(items, start)), system, prior)
     choice, verbatim = _read_choice(body.get("tool_choice"), _bool(body.get("parallel_tool_calls")))
     # The stored state a request continues: an id, or a conversation (an id or `{"id": …}`).
     optional_field(body, "previous_response_id", str, source)
@@ -107,7 +109,7 @@ def read_response(body: Any, source: Source) -> Response:
     parts: list[Part] = []
     for i, item in enumerate(expect_list([] if output is None else output, source.child("output"), "output")):
         here = source.child("output", i)
-        side, item_parts, fields = _item(item, here)
+        side, item_parts, fields = read_item(item, here)
         if side != "assistant":
             item_parts, fields = [Opaque(origin=NAME, value=item, source=here)], {}
         parts.extend(with_meta(NAME, p, {"message": fields} if fields else {}) for p in item_parts)
@@ -124,15 +126,20 @@ def read_response(body: Any, source: Source) -> Response:
                     meta=meta_for(NAME, {"id": rid} if isinstance(rid, str) else {}))
 
 
-def _group(items: list[Any], at: Source, system: list[Part], start: int = 0,
-           prior: tuple[Turn, ...] = ()) -> list[Turn]:
-    """Input items → turns: model-side and tool-side runs merge, every user message opens a turn
-    (from `start`, after `prior`)."""
+def group_items(items: Iterable[tuple[Any, Source]], system: list[Part],
+                prior: tuple[Turn, ...] = ()) -> list[Turn]:
+    """Input items, each with where it is, → turns: model-side and tool-side runs merge, every user
+    message opens a turn (after `prior`); leading system and developer messages go to `system`. A
+    request's `input` is such a run, and so are the items a Codex rollout logs one a line."""
+    return group_read(((item, here, read_item(item, here)) for item, here in items), system, prior)
+
+
+def group_read(items: Iterable[tuple[Any, Source, tuple[str, list[Part], dict[str, Any]]]],
+               system: list[Part], prior: tuple[Turn, ...] = ()) -> list[Turn]:
+    """`group_items` of items read already (`read_item` of each, beside the item and its place)."""
     turns: list[Turn] = []
     parts_of: list[list[Part]] = []  # the parts of each turn, filled in place
-    for i, item in listed_from(items, start):
-        here = at.child(i)
-        side, parts, fields = _item(item, here)
+    for item, here, (side, parts, fields) in items:
         if side in ("system", "developer") and not (turns or prior):
             system.extend(with_meta(NAME, p, {"role": side, **({"message": fields} if fields else {})})
                           for p in parts)
@@ -158,21 +165,41 @@ def _is_message(item: dict[str, Any]) -> bool:
     return item.get("type") == "message" or (item.get("type") is None and "role" in item)
 
 
-def _item(item: Any, at: Source) -> tuple[str, list[Part], dict[str, Any]]:
-    """One item → (side: user/assistant/tool/system/developer, parts, message-level fields)."""
+def read_item(item: Any, at: Source) -> tuple[str, list[Part], dict[str, Any]]:
+    """One item → (side: user/assistant/tool/system/developer, parts, message-level fields). The
+    side says who made it (`item_side`)."""
     if not isinstance(item, dict):
         raise FormatError("an item must be an object", at.pointer)
-    kind, role = item.get("type"), item.get("role")
-    if _is_message(item) and role in ("user", "assistant", "system", "developer"):
-        return role, _content(item.get("content"), at.child("content"), role), \
+    side, kind = item_side(item), item.get("type")
+    if _is_message(item) and item.get("role") in _ROLES:
+        return side, _content(item.get("content"), at.child("content"), side), \
             _extras(item, ("type", "role", "content"))
     if kind in ("function_call", "custom_tool_call"):
-        return "assistant", [_call(item, at)], {}
+        return side, [_call(item, at)], {}
     if kind in ("function_call_output", "custom_tool_call_output"):
-        return "tool", [_result(item, at)], {}
+        return side, [_result(item, at)], {}
     if kind == "reasoning":
-        return "assistant", [_reasoning(item, at)], {}
-    return _side(item), [Opaque(origin=NAME, value=item, source=at)], {}
+        return side, [_reasoning(item, at)], {}
+    return side, [Opaque(origin=NAME, value=item, source=at)], {}
+
+
+#: The roles a message item may have.
+_ROLES = ("user", "assistant", "system", "developer")
+
+
+def item_side(item: Any) -> str:
+    """Who made an item, without reading it: `assistant` for what the model output (its messages,
+    calls, reasoning), `tool` for a tool's output, else the message's role (`user` by default)."""
+    if not isinstance(item, dict):
+        return "user"
+    kind, role = item.get("type"), item.get("role")
+    if _is_message(item) and role in _ROLES:
+        return str(role)
+    if kind in ("function_call", "custom_tool_call", "reasoning"):
+        return "assistant"
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        return "tool"
+    return _side(item)
 
 
 def _side(item: dict[str, Any]) -> str:

@@ -3,6 +3,7 @@ messages up, the screen sets what each widget shows."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
@@ -19,6 +20,7 @@ from ...render import clean
 from ..session import Location, Session
 from ..widgets.canonical_view import CanonicalView, links
 from ..widgets.findings_panel import FindingsPanel
+from ..widgets.follow_status import FollowStatus
 from ..widgets.turn_tree import TurnTree
 from ..widgets.wire_focus import focus_for
 from ..widgets.wire_view import WireView
@@ -38,8 +40,10 @@ class MainScreen(Screen):
         Binding("d", "diff", "Diff with the other file", show=False),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, following: str | None = None) -> None:
         super().__init__()
+        #: The recording shown as it grows (`open --follow`), or None.
+        self.following = following
         self.session: Session | None = None
         self.location: Location | None = None
         self.finding_index = -1
@@ -56,7 +60,14 @@ class MainScreen(Screen):
                 yield CanonicalView(id="canonical")
                 yield WireView(id="wire")
         yield FindingsPanel(id="findings")
+        if self.following is not None:
+            yield FollowStatus(self.following, id="follow-status")
         yield Footer()
+
+    def on_mount(self) -> None:
+        if self.following is not None:  # nothing to load: exchanges come as they are appended
+            self.query_one("#progress", ProgressBar).display = False
+            self.query_one(CanonicalView).clear(f"waiting for the first exchange in {self.following}")
 
     def show_progress(self, done: int, total: int) -> None:
         bar = self.query_one("#progress", ProgressBar)
@@ -96,11 +107,40 @@ class MainScreen(Screen):
         if moved is not None and session.turn(moved) is not None:
             self.go_to(moved)  # the user went on reading the preview: the same turn, now in full
         elif session.findings:
-            self.query_one(FindingsPanel).select_index(0)
-            self.finding_index = 0
+            self.finding_index = session.first_finding()
+            self.query_one(FindingsPanel).select_index(self.finding_index)
         elif first is not None:
             self.go_to(Location(first[0], first[1], 0))
         self.query_one(TurnTree).focus()
+
+    def follow(self, session: Session, exchanges: int) -> None:
+        """The followed recording, read further: the tree, the findings and the status line grow in
+        place; the cursor, the chosen finding and the views stay where the user put them (the views
+        are drawn again only when what they show changed)."""
+        status = self.query_one(FollowStatus)
+        status.exchanges = exchanges
+        counts = Counter(f.severity for f in session.findings)
+        status.findings = (counts["error"], counts["warning"], counts["info"])
+        status.unreadable = sum(len(loaded.errors) for loaded in session.files)
+        before, location = self.session, self.location
+        if before is None or not any(loaded.conversations for loaded in before.files):
+            if any(loaded.conversations for loaded in session.files):
+                self.show_session(session)
+            else:
+                self.session = session
+                self.query_one(TurnTree).show_session(session)
+            return
+        panel = self.query_one(FindingsPanel)
+        chosen = panel.findings[self.finding_index] if 0 <= self.finding_index < len(panel.findings) else None
+        self.session = session
+        self._links.clear()  # (a grown conversation links its new turns)
+        self.query_one(TurnTree).grow(session)
+        panel.show_findings(session.findings, [f.path for f in session.files], selected=chosen)
+        self.finding_index = session.findings.index(chosen) if chosen in session.findings else -1
+        if location is None:
+            return
+        if _shown(before, location) != _shown(session, location):
+            self.refresh_views()
 
     def go_to(self, location: Location) -> None:
         self.location = location
@@ -207,3 +247,13 @@ class MainScreen(Screen):
     def set_wire_format(self, name: str) -> None:
         """Show the selected turn as `name` ("source" or a wire format); the command palette's entry."""
         self.query_one(WireView).set_format(name)
+
+
+def _shown(session: Session, location: Location) -> tuple[object, ...]:
+    """What the views show at `location`, compared by identity: the turn (or, for a conversation
+    or a file as a whole, the conversation or the file's read count) and the findings on it."""
+    turn = session.turn(location)
+    whole = session.conversation(location) if location.turn is None else None
+    reads = len(session.files[location.file].reads) if location.conversation is None else None
+    findings = session.findings_at(location.file, location.conversation, location.turn)
+    return (id(turn), id(whole), reads, tuple(findings))

@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ...chains import unseen_note
+from ...lacking import describe
 from ...load import Loaded
 from ...model import Conversation, Invocation, Result, Turn
 from ...render import LABEL, ROLE_STYLES, part_line, safe
@@ -109,6 +110,8 @@ class CanonicalView(VerticalScroll):
             rows = [title, Text(f"{loaded.container}  {', '.join(loaded.formats) or 'no wire format'}  "
                                 f"{len(loaded.reads)} exchanges  {len(loaded.conversations)} conversations",
                                 "dim")]
+            if loaded.lacks:
+                rows.append(safe(f"this {loaded.container} log {describe(loaded.lacks)}", "dim"))
         else:
             title = Text.assemble((f"conversation {conversation.id} ", "bold"))
             title.append_text(safe(one_line(conversation.model or "", LABEL), "dim"))

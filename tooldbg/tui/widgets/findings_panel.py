@@ -49,13 +49,19 @@ is in every file)."""
             self.add_columns(*self.HEADERS)
         self.border_title = self.label
 
-    def show_findings(self, findings: list[Finding], files: Sequence[str] | None = None) -> None:
+    def show_findings(self, findings: list[Finding], files: Sequence[str] | None = None,
+                      selected: Finding | None = None) -> None:
         """`files`: the paths of the session's files (a file column when there are several); the
-        last ones given are kept when the panel lays itself out again."""
+        last ones given are kept when the panel lays itself out again. The cursor stays on its row
+        when the findings are the same; on `selected` when that is among new ones; else it goes to
+        the first."""
         if files is not None:
             self._file_names = file_names(files) if len(files) > 1 else {}
         self.headers = self.FILE_HEADERS if self._file_names else self.HEADERS
-        row = self.cursor_row if findings == self.findings else 0
+        if findings == self.findings:
+            row = self.cursor_row
+        else:
+            row = findings.index(selected) if selected is not None and selected in findings else 0
         self.findings = list(findings)
         rows = [self._cells(f) for f in self.findings]
         if self._file_names:

@@ -81,29 +81,81 @@ class TurnTree(Tree[Location]):
 
     def _add_files(self, session: Session) -> None:
         for f, loaded in enumerate(session.files):
-            label = Text()
-            label.append_text(safe(loaded.path.rsplit("/", 1)[-1], "bold"))
-            label.append_text(safe(f"  {', '.join(loaded.formats) or loaded.container}", "dim"))
-            if loaded.errors:
-                label.append(f"  {len(loaded.errors)} unreadable", "bold red")
-            file_findings = session.findings_in(f, None)
-            if file_findings:
-                label.append(" ")
-                label.append_text(badge(file_findings))
-            file_node = self.root.add(label, data=Location(f), expand=True)
+            file_node = self.root.add(self._file_label(f), data=Location(f), expand=True)
             self._file_nodes[f] = file_node
             for conv in loaded.conversations:
-                label = Text.assemble((f"{conv.id} ", "bold"))
-                label.append_text(safe(conv.model or "", "dim"))
-                label.append(f"  {len(conv.turns)} turns ")
-                label.append_text(badge(session.findings_in(f, conv.id)))
-                conv_node = file_node.add(label, data=Location(f, conv.id), expand=True)
-                self._conversation_nodes[(f, conv.id)] = conv_node
-                self._index_width[(f, conv.id)] = len(str(max(len(conv.turns) - 1, 0)))
-                self._conversations[(f, conv.id)] = conv
-                add, nodes, placeholder = conv_node.add_leaf, self._turn_nodes, Text()
-                for t in range(len(conv.turns)):
-                    nodes[(f, conv.id, t)] = add(placeholder, data=Location(f, conv.id, t))
+                self._add_conversation(file_node, f, conv)
+
+    def _file_label(self, f: int) -> Text:
+        assert self.session is not None
+        loaded = self.session.files[f]
+        label = Text()
+        label.append_text(safe(loaded.path.rsplit("/", 1)[-1], "bold"))
+        label.append_text(safe(f"  {', '.join(loaded.formats) or loaded.container}", "dim"))
+        if loaded.lacks:  # what the log's format does not carry, said once, on its file
+            label.append_text(safe(f"  {loaded.container} log, lacks {', '.join(loaded.lacks)}", "dim"))
+        if loaded.errors:
+            label.append(f"  {len(loaded.errors)} unreadable", "bold red")
+        file_findings = self.session.findings_in(f, None)
+        if file_findings:
+            label.append(" ")
+            label.append_text(badge(file_findings))
+        return label
+
+    def _conversation_label(self, f: int, conv: Conversation) -> Text:
+        assert self.session is not None
+        label = Text.assemble((f"{conv.id} ", "bold"))
+        label.append_text(safe(conv.model or "", "dim"))
+        label.append(f"  {len(conv.turns)} turns ")
+        label.append_text(badge(self.session.findings_in(f, conv.id)))
+        return label
+
+    def _add_conversation(self, file_node: TreeNode[Location], f: int, conv: Conversation) -> None:
+        conv_node = file_node.add(self._conversation_label(f, conv), data=Location(f, conv.id), expand=True)
+        self._conversation_nodes[(f, conv.id)] = conv_node
+        self._conversations[(f, conv.id)] = conv
+        self._add_turns(conv_node, f, conv, 0)
+
+    def _add_turns(self, conv_node: TreeNode[Location], f: int, conv: Conversation, start: int) -> None:
+        """Leaves for the turns from `start` on (their labels are made when painted)."""
+        self._index_width[(f, conv.id)] = len(str(max(len(conv.turns) - 1, 0)))
+        add, nodes, placeholder = conv_node.add_leaf, self._turn_nodes, Text()
+        for t in range(start, len(conv.turns)):
+            nodes[(f, conv.id, t)] = add(placeholder, data=Location(f, conv.id, t))
+
+    def grow(self, session: Session) -> None:
+        """Show `session`, the same files read further (a followed recording): new conversations
+        and turns are added, labels and badges brought up to date, and the cursor stays on the turn
+        it was on (a node's place, not its line, is kept)."""
+        cursor = self.cursor_node.data if self.cursor_node is not None else None
+        self.session = session
+        self._adding = True
+        try:
+            for f, loaded in enumerate(session.files):
+                file_node = self._file_nodes.get(f)
+                if file_node is None:
+                    file_node = self._file_nodes[f] = self.root.add(Text(), data=Location(f), expand=True)
+                file_node.set_label(self._file_label(f))
+                for conv in loaded.conversations:
+                    self._grow_conversation(file_node, f, conv)
+        finally:
+            self._adding = False
+        self._invalidate()
+        if cursor is not None:
+            self.select_location(cursor)
+
+    def _grow_conversation(self, file_node: TreeNode[Location], f: int, conv: Conversation) -> None:
+        key = (f, conv.id)
+        conv_node = self._conversation_nodes.get(key)
+        if conv_node is None:
+            self._add_conversation(file_node, f, conv)
+            return
+        shown = len(conv_node.children)
+        self._conversations[key] = conv
+        conv_node.set_label(self._conversation_label(f, conv))
+        for t in range(len(conv.turns), shown):  # a timeline can end sooner on a retried request
+            self._turn_nodes.pop((f, conv.id, t)).remove()
+        self._add_turns(conv_node, f, conv, shown)
 
     def turn_label(self, location: Location) -> Text:
         """The one-line summary of a turn: index, role, finding badge, its first part."""

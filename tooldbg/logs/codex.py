@@ -1,0 +1,198 @@
+"""OpenAI Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` (under
+`$CODEX_HOME`), and `rollout-*.jsonl.zst` once Codex has compressed an old one (unpacked first:
+`records.compressed`).
+
+The format is the serde form of openai/codex `codex-rs/protocol/src/protocol.rs`: a line is a
+`RolloutLine` `{timestamp, type, payload}`, `type` the `RolloutItem` variant (`session_meta`,
+`response_item`, `compacted`, `turn_context`, `event_msg`, and newer ones, skipped). Rollouts written
+before the envelope (to September 2025) hold the same items bare: a first line `{id, timestamp,
+instructions, git}`, then each `ResponseItem` as it is, and `{"record_type": "state"}` markers.
+
+A `response_item` is an OpenAI Responses item (`codex-rs/protocol/src/models.rs` `ResponseItem`:
+`message`, `reasoning`, `function_call`, `function_call_output`, `custom_tool_call` and its output,
+`local_shell_call`, `web_search_call`…), read by the Responses reader (`formats.openai_responses`):
+the items the model output make its answer, the others the input of the next call. `event_msg` lines
+repeat what the items say for the UI and are not turns; `session_meta` carries the base instructions
+(the system prompt), `turn_context` the model.
+
+A tool output has no failure flag (the `success` of `FunctionCallOutputPayload` is not serialized).
+A result is marked failed only where the output's own metadata says the command failed: the
+structured shell output `{"output", "metadata": {"exit_code", "duration_seconds"}}` or the freeform
+one that begins `Exit code: N` (`codex-rs/core/src/tools/mod.rs`, `format_exec_output_for_model_*`),
+with a non-zero code; the result's meta names that field (`is_error_from`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from ..errors import FormatError, InputError
+from ..formats.base import Response
+from ..formats.meta import with_meta
+from ..formats.openai_responses.common import NAME as RESPONSES
+from ..formats.openai_responses.read import group_read, item_side, read_item
+from ..jsonio import try_loads
+from ..lacking import SYSTEM, TOOLS
+from ..model import Json, Part, Result, Side, Source, Text, Turn
+from ..records.lines import json_lines
+from .base import Built, Peek
+from .session import Branch, Session
+
+NAME = "codex"
+TITLE = "Codex rollout"
+LACKS = (TOOLS,)
+
+#: `RolloutItem` variants (snake_case serde tags).
+_ENVELOPED = ("session_meta", "response_item", "compacted", "turn_context", "event_msg")
+#: An item, where it is, `read_item` of it, and the record (`Session.record`) it is in.
+_Item = tuple[Any, Source, tuple[str, list[Part], dict[str, Any]], int]
+#: Turns before the items grouped (their content unread): a system message among them is a turn.
+_AFTER_START = (Turn(role="user"),)
+#: The freeform shell output's header (`format_exec_output_for_model_freeform`).
+_EXIT_HEADER = re.compile(r"Exit code: (-?\d+)\n")
+
+
+def sniff(peek: Peek) -> bool:
+    """An enveloped line (`{timestamp, type: session_meta|response_item|…, payload}`), or the bare
+    layout's first line (`{id, timestamp, instructions}`) or state marker."""
+    for record in peek.records:
+        if not isinstance(record, dict):
+            return False
+        if record.get("type") in _ENVELOPED and "payload" in record and "timestamp" in record:
+            return True
+        if record.get("record_type") == "state" or (
+                {"id", "timestamp", "instructions"} <= record.keys() and "type" not in record):
+            return True
+    return False
+
+
+class _Reader:
+    def __init__(self, path: str) -> None:
+        self.session = Session(path, NAME)
+        self.path = path
+        self.errors: list[InputError] = []
+        self.branch: Branch = self.session.branch(RESPONSES)
+        self.instructions = False
+        self.model: str | None = None
+        #: the model's items waiting to become one answer: (item, where, read_item of it, record)
+        self.output: list[_Item] = []
+
+    def line(self, number: int, record: Any) -> None:
+        if not isinstance(record, dict):
+            self.errors.append(InputError(self.path, f"line {number}", "a record must be an object"))
+            return
+        kind, payload = record.get("type"), record.get("payload")
+        try:
+            if kind in _ENVELOPED and isinstance(payload, dict):
+                self._item(number, record, kind, payload, "/payload")
+            elif "type" in record and "payload" not in record:  # the bare layout: an item a line
+                self._item(number, record, "response_item", record, "")
+            elif {"id", "timestamp"} <= record.keys():  # the bare layout's session line
+                self._meta(number, record, "")
+        except FormatError as err:
+            self.errors.append(InputError(self.path, f"line {number}#{err.pointer}", err.message))
+
+    def _item(self, number: int, record: dict[str, Any], kind: str, payload: dict[str, Any],
+              at: str) -> None:
+        if kind == "session_meta":
+            self._meta(number, payload, at)
+        elif kind == "turn_context":
+            model = payload.get("model")
+            self.model = model if isinstance(model, str) else self.model
+        elif kind == "compacted":
+            self._compacted(number, record, payload, at)
+        elif kind == "response_item":
+            side: Side = "response" if item_side(payload) == "assistant" else "request"
+            here = self.session.upcoming(side, f"line {number}", at)
+            parts = read_item(payload, here)
+            item = (payload, here, parts, self.session.record(side, f"line {number}", record))
+            if side == "response":
+                self.output.append(item)
+            else:
+                self._answer()
+                self._send([item])
+
+    def _meta(self, number: int, payload: dict[str, Any], at: str) -> None:
+        """The session's instructions: the system prompt of its requests (`instructions`, newer
+        `base_instructions: {text}`)."""
+        text, key = payload.get("instructions"), "instructions"
+        base = payload.get("base_instructions")
+        if isinstance(base, dict) and isinstance(base.get("text"), str):
+            text, key = base["text"], "base_instructions/text"
+        if isinstance(text, str) and text and not self.branch.turns:
+            index = self.session.record("request", f"line {number}", payload)
+            self.branch.system = (Text(text=text, source=self.session.source(index, f"{at}/{key}")),)
+            self.instructions = True
+
+    def _compacted(self, number: int, record: dict[str, Any], payload: dict[str, Any], at: str) -> None:
+        """History compacted: what follows goes on from the replacement history (or the summary
+        alone) in a conversation of its own."""
+        self._answer()
+        system = self.branch.system
+        self.branch = self.session.branch(RESPONSES, {NAME: {"compacted": True}})
+        self.branch.system = system
+        index = self.session.record("request", f"line {number}", record)
+        history = payload.get("replacement_history")
+        if isinstance(history, list):
+            self._send([(item, here, read_item(item, here), index) for i, item in enumerate(history)
+                        if (here := self.session.source(index, f"{at}/replacement_history/{i}"))])
+        elif isinstance(payload.get("message"), str):
+            source = self.session.source(index, f"{at}/message")
+            self.session.send(self.branch, [Turn(role="user", parts=(Text(text=payload["message"],
+                                                                            source=source),), source=source)],
+                              index)
+
+    def _send(self, items: list[_Item]) -> None:
+        if not items:
+            return
+        # (a prior turn: a system or developer message here is a turn, not the request's system)
+        turns = group_read((i[:3] for i in items), [], prior=_AFTER_START)
+        turns = [t if t.role != "tool" else replace(t, parts=tuple(_exit_code(p) for p in t.parts))
+                 for t in turns]
+        self.session.send(self.branch, turns, items[0][3])
+
+    def _answer(self) -> None:
+        """The model's items since the last input: one answer."""
+        if not self.output:
+            return
+        items, self.output = self.output, []
+        parts = tuple(p for t in group_read((i[:3] for i in items), [], prior=_AFTER_START) for p in t.parts)
+        turn = Turn(role="assistant", parts=parts, source=items[0][1])
+        self.session.answer(self.branch, Response(turn=turn, model=self.model), items[0][3])
+
+    def built(self) -> Built:
+        self._answer()
+        built = self.session.built(LACKS if self.instructions else (*LACKS, SYSTEM))
+        built.errors = self.errors
+        return built
+
+
+def _exit_code(part: Part) -> Part:
+    """A shell tool's result marked failed where its output's own metadata says the command exited
+    non-zero; the result's meta names the field the flag came from."""
+    if not isinstance(part, Result) or not part.content:
+        return part
+    body = part.content[0]
+    code, field = None, ""
+    if isinstance(body, Text):
+        ok, value = try_loads(body.text) if body.text.startswith("{") else (False, None)
+        if ok and isinstance(value, dict) and isinstance(value.get("metadata"), dict):
+            code, field = value["metadata"].get("exit_code"), "output.metadata.exit_code"
+        elif (header := _EXIT_HEADER.match(body.text)) is not None:
+            code, field = int(header.group(1)), "output: Exit code"
+    elif isinstance(body, Json) and isinstance(body.value, dict) \
+            and isinstance(body.value.get("metadata"), dict):
+        code, field = body.value["metadata"].get("exit_code"), "output.metadata.exit_code"
+    if not isinstance(code, int) or isinstance(code, bool) or code == 0:
+        return part
+    return with_meta(NAME, replace(part, is_error=True), {"is_error_from": field})
+
+
+def read(path: str, data: bytes, document: Any) -> Built:
+    """A rollout (either layout) read into its conversation (one more after each compaction)."""
+    reader = _Reader(path)
+    for number, record in json_lines(path, data, reader.errors):
+        reader.line(number, record)
+    return reader.built()
