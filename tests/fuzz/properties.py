@@ -528,13 +528,13 @@ def planted_secret(rng: random.Random) -> tuple[str, str]:
     return secret, form.format(secret)
 
 
-def _plant(value: Any, rng: random.Random, planted: list[str], rate: float) -> Any:
-    """`value` (a request or response, parsed) with secrets planted in its strings: replacing one, or
-    appended to it, at `rate`."""
+def _plant(value: Any, rng: random.Random, planted: list[str], rate: float, keys: float = 0.0) -> Any:
+    """`value` (a request or response, parsed) with secrets planted in its strings — replacing one, or
+    appended to it, at `rate` — and in its objects' keys at `keys`."""
     if isinstance(value, dict):
-        return {k: _plant(v, rng, planted, rate) for k, v in value.items()}
+        return {_plant(k, rng, planted, keys): _plant(v, rng, planted, rate, keys) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plant(v, rng, planted, rate) for v in value]
+        return [_plant(v, rng, planted, rate, keys) for v in value]
     if isinstance(value, str) and rng.random() < rate:
         secret, written = planted_secret(rng)
         planted.append(secret)
@@ -555,9 +555,14 @@ def prop_secrets(rng: random.Random) -> Checked:
     exchanges = []
     rate = rng.choice((0.05, 0.2, 0.5))
     for x in base.exchanges:
-        request = _plant(x["request"], rng, planted, rate)
-        request["url"] = x["request"]["url"] + (f"?key={_token(rng, 24)}" if rng.random() < 0.2 else "")
-        exchanges.append({"request": request, "response": _plant(x["response"], rng, planted, rate)})
+        # every string of both sides, and the keys of headers and bodies
+        sides = {side: {k: _plant(v, rng, planted, rate, rate / 10 if k in ("headers", "body") else 0.0)
+                        for k, v in x[side].items()} for side in ("request", "response")}
+        if rng.random() < 0.2:
+            secret = _token(rng, 24)
+            planted.append(secret)
+            sides["request"]["url"] = f"{x['request']['url']}?key={secret}"
+        exchanges.append(sides)
     if not planted:
         return out
     name, data = container(exchanges, rng.choice(CONTAINERS))
