@@ -826,6 +826,12 @@ def test_a_schema_anthropic_cannot_take_is_quoted_as_the_log_has_it():
     assert loss.endswith(f'schema {{"type":"{token}… is not an object schema Anthropic accepts; an empty '
                          "object schema is written")
     assert "dxylu7ic" not in redact_text(loss) and "eyJG•••" in redact_text(loss)
+    # only Gemini's type names are lower-cased in the body: anything else in a `type` stays as it was
+    conv = Conversation(tools=(Tool(name="f", parameters={"type": "OBJECT", "properties": {
+        "q": {"type": "STRING"}, "k": {"type": f"see %3D{token}"}}}),),
+        turns=(Turn(role="user", parts=(Text(text="hi"),)),))
+    written = anthropic.write(conv).body["tools"][0]["input_schema"]
+    assert written == {"type": "object", "properties": {"q": {"type": "string"}, "k": {"type": f"see %3D{token}"}}}
 
 
 def test_write_tools_names_and_conversation_level_losses():

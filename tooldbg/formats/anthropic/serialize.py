@@ -390,8 +390,21 @@ class _Writer(Writer):
                       "assistant message", ti, pi)
 
 
+#: The type names of Gemini's OpenAPI dialect (the `Type` enum of the Gemini API's Schema:
+#: https://googleapis.github.io/js-genai/release_docs/enums/types.Type.html), upper-case.
+_GEMINI_TYPES = frozenset({"TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT",
+                           "NULL"})
+
+
+def _lower_type(value: Any) -> Any:
+    """A Gemini type name in lower case, as JSON Schema spells it; any other value as it is (lower-
+    cased, a key that stood there would no longer look like one to the masking)."""
+    return value.lower() if isinstance(value, str) and value.upper() in _GEMINI_TYPES else value
+
+
 def _lower_types(schema: Any) -> Any:
-    """The schema with every `type` name in lower case (values under enum/const/default untouched)."""
+    """The schema with every Gemini `type` name in lower case (values under enum/const/default
+    untouched)."""
     if isinstance(schema, list):
         return [_lower_types(item) for item in schema]
     if not isinstance(schema, dict):
@@ -399,8 +412,7 @@ def _lower_types(schema: Any) -> Any:
     out = {}
     for key, value in schema.items():
         if key == "type":
-            value = ([v.lower() if isinstance(v, str) else v for v in value] if isinstance(value, list)
-                     else value.lower() if isinstance(value, str) else value)
+            value = [_lower_type(v) for v in value] if isinstance(value, list) else _lower_type(value)
         elif key not in ("enum", "const", "default", "examples", "example"):
             value = _lower_types(value)
         out[key] = value
