@@ -343,6 +343,20 @@ def test_a_fork_goes_with_the_history_it_shares_most_not_with_a_shorter_one():
     assert run_checks(loaded) == []
 
 
+def test_a_fork_without_ids_that_asks_more_is_not_taken_for_a_changed_replay():
+    """B forked from A after their common first exchange; A's second request is longer than B's (the
+    user spoke after the result). Without ids, a request that departs from a conversation's history is
+    a replay that changed it only when it goes on with that conversation's answer. Before: A's second
+    request, departing at the result and longer than B's, was stitched into B's conversation (found
+    by the interleaving property)."""
+    (a0, a1), (b0, b1) = (_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                          _gemini_session("f", {"x": 1}, {"r": "B"}, "done B"))
+    a1["request"]["body"]["contents"].append({"role": "user", "parts": [{"text": "and now?"}]})
+    loaded = load_bytes("fork.jsonl", "".join(json.dumps(x) + "\n" for x in [b0, a0, b1, a1]).encode())
+    turns = sorted(json.dumps([turn_to_dict(t, sources=False) for t in c.turns]) for c in loaded.conversations)
+    assert turns == sorted(json.dumps(t) for x in ([a0, a1], [b0, b1]) for t in _alone(x)[0])
+
+
 def test_a_regenerated_answer_is_a_branch_and_a_retry_answered_the_same_is_not():
     a0, a1 = _chat_hi_session("call_A", "Oslo")
     regenerated = json.loads(json.dumps(a0))

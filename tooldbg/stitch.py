@@ -181,7 +181,7 @@ class Stitcher:
                 continue
             threads = (*self._shared.get(chains[kept - 1], ()), last)
             return next((t for t in threads if self._keeps(t, request, responses, kept)), None) or \
-                next((t for t in threads if _departs(t, kept, request.turns)), None)
+                next((t for t in threads if _departs(t, kept, request.turns, hashes)), None)
         return None
 
     def _keeps(self, thread: Thread, request: Request, responses: tuple[Response, ...], kept: int) -> bool:
@@ -235,20 +235,21 @@ class Stitcher:
         return thread
 
 
-def _departs(thread: Thread, kept: int, turns: tuple[Turn, ...]) -> bool:
+def _departs(thread: Thread, kept: int, turns: tuple[Turn, ...], hashes: list[bytes]) -> bool:
     """Does a request whose first `kept` turns are `thread`'s, fewer than its last request's, go on
     with it? Yes when the turn where it departs is the thread's turn there changed on replay: an id
-    in common, or, with no ids to tell, a request that reaches past the thread's last request (a
-    later request replaying a history that changed). No when it stops inside the thread's history,
-    departs with other ids, or without ids goes no further than the thread's last request did (a
-    second session forking where the two were still alike)."""
+    in common, or, with no ids to tell, a request that replays the thread's answer after it (a later
+    request replaying a history that changed). No when it stops inside the thread's history, departs
+    with other ids, or without ids does not go on with the thread's answer (a second session forking
+    where the two were still alike)."""
     if kept >= len(turns):
         return False
     # kept < requested <= the thread's timeline: it has a turn where the request departs
     ours, theirs = _wire_ids(turns[kept]), _wire_ids(thread.conversation.turns[kept])
     if ours and theirs:
         return bool(ours & theirs)
-    return len(turns) > thread.requested
+    answer = thread.requested
+    return len(hashes) > answer and len(thread.hashes) > answer and hashes[answer] == thread.hashes[answer]
 
 
 def _wire_ids(turn: Turn) -> set[str]:
