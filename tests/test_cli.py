@@ -129,7 +129,7 @@ def test_a_rejected_request_is_shown_with_the_request_that_caused_it(tmp_path, c
     assert "Weather in Oslo?" in out and "→ 400" in out
     assert ("exchange 0: TD901 provider-rejected: the provider rejected the request (HTTP 400 "
             "invalid_request_error): “Invalid parameter: messages with role 'tool' must be a response to a "
-            "preceeding message with 'tool_calls'.” — see TD101, TD402") in out
+            "preceeding message with 'tool_calls'.” — see TD101") in out  # the rule that found it there
 
 
 def test_a_folder_is_every_file_in_it(capsys):

@@ -40,16 +40,18 @@ def test_json_document_follows_the_documented_schema(orphan, capsys):
     assert doc["skipped"] == {"files": 0, "paths": [], "entries": 0}
     [finding] = [f for f in doc["findings"] if f["code"] == "TD101"]
     assert finding == {"code": "TD101", "name": "orphan-result", "severity": "error",
-                       "message": "result 'call_9' answers no earlier call", "path": str(orphan),
+                       "message": "result 'call_9' answers no earlier call — error: OpenAI rejects it (the model "
+                                  "gpt-4o-mini)", "path": str(orphan),
                        "exchange": 0, "conversation": "c1", "turn": 1, "part": 0,
-                       "pointer": "/messages/1", "chunk": None}
+                       "pointer": "/messages/1", "chunk": None, "evidence": "provider"}
     assert doc["summary"]["error"] >= 1
 
 
 def test_github_annotations(orphan, capsys):
     _, out, _ = run(capsys, "check", str(orphan), "--format", "github", "--select", "TD101")
     assert out.strip() == (f"::error file={orphan},title=TD101 orphan-result::"
-                           "result 'call_9' answers no earlier call (c1 turn 1) at /messages/1")
+                           "result 'call_9' answers no earlier call — error: OpenAI rejects it (the model "
+                           "gpt-4o-mini) (c1 turn 1) at /messages/1")
 
 
 def test_select_ignore_and_fail_on(orphan, capsys):
@@ -156,7 +158,8 @@ REJECTED = {"request": {"method": "POST", "url": "https://api.anthropic.com/v1/m
 REJECTED_MESSAGE = ("the provider rejected the request (HTTP 400 invalid_request_error): “messages.1.content.0.type: "
                     "Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, "
                     "a final `assistant` message must start with a thinking block (preceeding the lastmost set of "
-                    "`tool_use` and `tool_result` blocks).” — see TD307, TD805")
+                    "`tool_use` and `tool_result` blocks).” — no rule explains it on this request: its words "
+                    "point to TD307, TD805, none of which found it here (TD805 runs with --target anthropic)")
 
 
 @pytest.fixture
@@ -194,7 +197,7 @@ def test_a_rejection_in_the_json_document_and_the_github_annotations(rejected, c
     assert doc["findings"] == [{"code": "TD901", "name": "provider-rejected", "severity": "error",
                                 "message": REJECTED_MESSAGE, "path": str(rejected), "exchange": 0,
                                 "conversation": "c1", "turn": None, "part": None,
-                                "pointer": "/response/body#/error", "chunk": None}]
+                                "pointer": "/response/body#/error", "chunk": None, "evidence": "rejected"}]
     assert doc["summary"] == {"error": 1, "warning": 0, "info": 0}
     code, out, _ = run(capsys, "check", str(rejected), "--format", "github")
     assert code == 1

@@ -22,7 +22,7 @@ def test_the_text_report_names_code_side_and_both_places(capsys):
     assert "paired: a c1 ↔ b c1   exchanges 0↔0" in lines
     assert "  a c1 turn 1 assistant  ↔  b c1 turn 1 assistant" in lines
     assert ("    TD703 error part-lost-in-translation on a: the assistant's text \"I'll check the road status and "
-            "t…ast for Saturday.\" is in b's response but not in a's") in lines
+            "t…ast for Saturday.\" is in b's response but not in a's — error: lost or changed on the way") in lines
     assert "      a  exchange 0 /response/body#/choices/0/message" in lines
     assert "      b  exchange 0 /response/body#/content/0" in lines
     assert '           "text": "I\'ll check the road status and the Bergen forecast for Saturday."' in lines
@@ -101,7 +101,7 @@ def test_check_cannot_select_the_diff_rules_and_rules_explains_them(capsys):
     assert "Bad" in out and "tool_result" in out
     code, out, _ = run(capsys, "rules")
     assert [line.split()[0] for line in out.splitlines() if line.startswith("TD7")] == \
-        ["TD701", "TD702", "TD703", "TD704"]
+        ["TD701", "TD702", "TD703", "TD704", "TD705"]
 
 
 def test_log_text_is_masked_and_escaped(tmp_path, capsys):

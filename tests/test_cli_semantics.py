@@ -236,7 +236,8 @@ def test_piped_check_prints_whole_lines(deep_defect, capsys):
     lines = out.splitlines()
     assert lines[0] == str(deep_defect)  # the path on one line, not split at column 80
     assert ("    TD303 error lost-is-error: result 'toolu_01Pd4Fg6Jn1Qs8Vx3Kb7Lt2Ze' had is_error: true "
-            "in exchange 1's request; its replay in exchange 2 is no longer marked as a failure") in lines
+            "in exchange 1's request; its replay in exchange 2 is no longer marked as a failure — error: the data "
+            "received is damaged, whatever the provider answered") in lines
     assert ('        "content": "Error: monitoring API returned 503 for fraud-scoring (no data for '
             'the last 12 minutes)"') in lines
     assert_whole_lines(out)

@@ -42,8 +42,9 @@ import json
 
 import pytest
 
+from tests.paths import SAMPLES
 from tooldbg.convert import export
-from tooldbg.load import load_bytes
+from tooldbg.load import load_bytes, load_file
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -357,3 +358,19 @@ def test_a_success_status_is_not_a_loss(target):
     """`status: "success"` says what every target says by default (no error flag): nothing is lost."""
     written = export([read("bedrock")], target)
     assert not [x for x in written.losses if "status" in x.message]
+
+
+@pytest.mark.parametrize(("target", "answer"), [("openai-chat", "Chat Completions rejects as a request until a tool "
+                                                  "message answers it"),
+                                                 ("anthropic", "Anthropic rejects as a request until a tool_result "
+                                                  "answers it"),
+                                                 ("bedrock", "Bedrock Converse rejects as a request until a toolResult "
+                                                  "answers it")])
+def test_a_history_that_ends_on_calls_says_so_in_the_loss_report(target, answer):
+    """A conversation whose last turn is the model's calls is a history, not yet a request: every
+    writer says so per call, rather than passing it in silence or inventing a result."""
+    [conv] = load_file(SAMPLES / "openai-chat" / "ends-on-a-call.jsonl").conversations
+    written = export([conv], target)
+    last = len(conv.turns) - 1
+    assert [(loss.turn, loss.part, loss.message) for loss in written.losses if "ends on this call" in loss.message] == [
+        (last, 0, f"the conversation ends on this call with no result: a history, which {answer}")]

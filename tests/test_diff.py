@@ -17,6 +17,8 @@ WEATHER = {"type": "object", "properties": {"city": {"type": "string"},
                                             "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
            "required": ["city"]}
 QUESTION = "Weather in Oslo and Bergen?"
+#: How a TD701–TD704 difference ends: what set its severity.
+LOST = " — error: lost or changed on the way"
 
 
 def jsonl(name, exchanges, url):
@@ -230,7 +232,7 @@ def test_a_dropped_parallel_result_is_lost_on_b_once():
     [f] = result_.findings
     assert (f.code, f.side, f.exchange, f.turn, f.part) == ("TD703", "b", 1, 2, None)
     assert f.message == ("the result of 'get_weather' (call_2) 'Bergen: 9 C' is in a's request but not in b's: "
-                         "its call is left unanswered there")
+                         "its call is left unanswered there" + LOST)
     assert (f.a.exchange, f.a.turn, f.a.part, f.a.pointer) == (1, 2, 1, "line 2/request/body#/messages/3")
     assert f.b.pointer == "line 2/request/body#/messages/2"
     assert [(g.side, g.code) for g in result_.own] == [("b", "TD102")]
@@ -242,8 +244,8 @@ def test_tools_dropped_and_a_forced_choice_dropped():
     result_ = diff(a, b, own=False)
     assert codes(result_) == [("TD701", "b"), ("TD701", "b")]
     assert [f.message for f in result_.findings] == [
-        "a's request forces a tool call (tool_choice), b's does not: the model may answer with text",
-        "tool 'get_weather' is declared in a's request but not in b's: the model cannot call it"]
+        "a's request forces a tool call (tool_choice), b's does not: the model may answer with text" + LOST,
+        "tool 'get_weather' is declared in a's request but not in b's: the model cannot call it" + LOST]
     assert result_.findings[1].a.pointer == "/request/body#/tools/0/function"  # one line: a JSON body
 
 
@@ -253,10 +255,10 @@ def test_schema_simplified():
     [f] = result_.findings
     assert (f.code, f.side) == ("TD702", "b")
     assert f.message == ("tool 'get_weather' has a simpler schema on b than on a: the enum of 'unit' removed "
-                         "(\"celsius\", \"fahrenheit\"); required 'city' removed")
+                         "(\"celsius\", \"fahrenheit\"); required 'city' removed" + LOST)
     result_ = diff(client((oa_request([]), None)), upstream((an_request([], schema={"type": "object"}), None)))
     assert [f.message for f in result_.findings] == [
-        "tool 'get_weather' has a simpler schema on b than on a: every parameter removed ('city', 'unit')"]
+        "tool 'get_weather' has a simpler schema on b than on a: every parameter removed ('city', 'unit')" + LOST]
 
 
 def test_the_text_beside_a_call_lost_on_the_way_back_to_the_client():
@@ -264,7 +266,7 @@ def test_the_text_beside_a_call_lost_on_the_way_back_to_the_client():
     b = upstream((an_request([]), an_response(TURN, "tool_use")))
     [f] = diff(a, b).findings
     assert (f.code, f.side, f.turn, f.b.part) == ("TD703", "a", 1, 0)
-    assert f.message == "the assistant's text \"I'll check both.\" is in b's response but not in a's"
+    assert f.message == "the assistant's text \"I'll check both.\" is in b's response but not in a's" + LOST
 
 
 def test_is_error_lost_between_two_formats_that_have_the_flag():
@@ -273,7 +275,8 @@ def test_is_error_lost_between_two_formats_that_have_the_flag():
     [f] = diff(upstream_run(results=failed), upstream_run(results=folded), own=False).findings
     assert (f.code, f.side, f.turn, f.part, f.a.part) == ("TD703", "b", 2, 1, 1)
     assert f.message == ("the result of 'get_weather' (toolu_2) 'timed out' is marked as a failure (is_error) on "
-                         "a but not on b, only said in its text: the model reads the failure as the tool's answer")
+                         "a but not on b, only said in its text: the model reads the failure as the tool's answer"
+                         + LOST)
 
 
 def test_arguments_changed_and_a_call_lost():
@@ -283,11 +286,69 @@ def test_arguments_changed_and_a_call_lost():
     [f] = result_.findings
     assert (f.code, f.side) == ("TD704", "a")
     assert f.message == ("the arguments of the call to 'get_weather' (call_2) / toolu_2 differ at /unit: "
-                         "a (missing), b \"celsius\"")
+                         "a (missing), b \"celsius\"" + LOST)
     one = {"content": "I'll check both.", "tool_calls": [oa_call("call_1", "Oslo")]}
     [f] = diff(client((oa_request([]), oa_response(one, "tool_calls"))),
                upstream((an_request([]), an_response(TURN, "tool_use"))), own=False).findings
     assert (f.code, f.side) == ("TD703", "a") and f.message.startswith("the call to 'get_weather' (toolu_2)")
+
+
+# -- direction: lost or added -----------------------------------------------------------------------
+
+def test_a_result_only_the_upstream_request_has_was_added_by_the_relay():
+    """In a request a is upstream of b: a result b has and a never sent was added on the way (TD705
+    on b), an error: the model reads a result no tool produced."""
+    padded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Bergen: 9 C"), result("toolu_3", "no result")]
+    extra = [*TURN, use("toolu_3", "Tromsø")]
+    a_calls = {"content": "I'll check both.", "tool_calls": [*CALLS["tool_calls"], oa_call("call_3", "Tromsø")]}
+    a = client((oa_request([]), oa_response(a_calls, "tool_calls")),
+               (oa_request([{"role": "assistant", **a_calls}, *RESULTS]), oa_response({"content": "Oslo 4 C."})))
+    b = upstream((an_request([]), an_response(extra, "tool_use")),
+                 (an_request([{"role": "assistant", "content": extra}, {"role": "user", "content": padded}]),
+                  an_response([{"type": "text", "text": "Oslo 4 C."}])))
+    [f] = diff(a, b, own=False).findings
+    assert (f.code, f.severity, f.side, f.turn, f.part) == ("TD705", "error", "b", 2, 2)
+    assert f.message == ("the result of 'get_weather' (toolu_3) 'no result' is in b's request but not in a's: added "
+                         "by the relay (b is downstream of a in a request) — error: the model reads a result no "
+                         "tool produced for the client")
+
+
+def test_text_only_the_client_response_has_was_added_on_the_way_back():
+    """In a response b is upstream of a: text only a has was added on the way back (TD705 on a), a
+    warning; text only b has was lost on the way back (TD703 on a), as before."""
+    notice = {"content": "Oslo 4 C.", "tool_calls": None}
+    a = client((oa_request([]), oa_response({"content": "Oslo 4 C."})))
+    b = upstream((an_request([]), an_response([])))
+    [f] = diff(a, b, own=False).findings
+    assert (f.code, f.severity, f.side) == ("TD705", "warning", "a")
+    assert f.message == ("the assistant's text 'Oslo 4 C.' is in a's response but not in b's: added on the way back "
+                         "(a is downstream of b in a response) — warning: words the client reads as the model's, "
+                         "which they are not")
+    [f] = diff(client((oa_request([]), oa_response({"content": None}))),
+               upstream((an_request([]), an_response([{"type": "text", "text": notice["content"]}]))),
+               own=False).findings
+    assert (f.code, f.severity, f.side) == ("TD703", "error", "a")
+    assert f.message.endswith(LOST)
+
+
+@pytest.mark.parametrize("signature", ["skip_thought_signature_validator",
+                                       "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I=",  # base64 of it
+                                       "context_engineering_is_the_way_to_go"])
+def test_a_documented_sentinel_the_relay_adds_is_a_note(signature):
+    folder = SAMPLES / "relay" / "gemini-dummy-thought-signature"
+    text = (folder / "upstream.jsonl").read_text().replace("skip_thought_signature_validator", signature)
+    result_ = diff(load_file(folder / "client.jsonl"), load_bytes("upstream.jsonl", text.encode()))
+    assert result_.findings == []
+    [note] = [n for n in result_.notes if "dummy thought signature" in n.message]
+    assert note.b is not None and note.b.turn == 1
+
+
+def test_another_signature_the_relay_adds_is_an_addition():
+    folder = SAMPLES / "relay" / "gemini-dummy-thought-signature"
+    text = (folder / "upstream.jsonl").read_text().replace("skip_thought_signature_validator", "CiQBjz1rX2hY")
+    [f] = diff(load_file(folder / "client.jsonl"), load_bytes("upstream.jsonl", text.encode())).findings
+    assert (f.code, f.severity, f.side) == ("TD705", "warning", "b")
+    assert "the reasoning (signed) is in b's request but not in a's: added by the relay" in f.message
 
 
 # -- alignment --------------------------------------------------------------------------------------

@@ -228,6 +228,46 @@ def test_a_retry_of_the_last_request_and_a_changed_replay_stay_in_the_conversati
     assert conv.turns[2].source.exchange == 3
 
 
+def _refused(exchange, message):
+    """The exchange answered with OpenAI's 400 instead."""
+    refused = json.loads(json.dumps(exchange))
+    refused["response"] = {"status": 400, "body": {"error": {"message": message, "type": "invalid_request_error"}}}
+    return refused
+
+
+ORPHAN = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+
+
+def test_a_refused_request_retried_changed_is_a_branch_of_its_own():
+    """The client sent a stale result beside the right one, was refused, and retried without it: the
+    retry goes on with the conversation, the refused request is checked as it was sent — a branch
+    sharing the turns before it, its exchange moved to it, its defect found and named by TD901."""
+    a = _session("Oslo", "call_A")
+    stale = {"role": "tool", "tool_call_id": "call_OLD", "content": "Oslo: 9C"}
+    sent = _refused(a[1], ORPHAN)
+    sent["request"]["body"]["messages"].append(stale)
+    loaded = load_bytes("retried.jsonl", "".join(json.dumps(x) + "\n" for x in [a[0], sent, a[1], a[2]]).encode())
+    assert loaded.errors == []
+    assert [r.conversation for r in loaded.reads] == ["c1", "c2", "c1", "c1"]
+    main, branch = loaded.conversations
+    assert [t.role for t in main.turns] == ["user", "assistant", "tool", "assistant", "user", "assistant"]
+    assert [r.wire_id for t in branch.turns for r in t.results()] == ["call_A", "call_OLD"]
+    assert branch.turns[:2] == main.turns[:2] and branch.turns[1] is main.turns[1]  # the shared prefix
+    findings = run_checks(loaded)
+    assert [(f.code, f.conversation, f.exchange, f.turn, f.evidence) for f in findings] == [
+        ("TD901", "c2", 1, None, "rejected"), ("TD101", "c2", 1, 2, "rejected")]
+    assert findings[0].message.endswith("— see TD101")
+
+
+def test_a_refused_request_resent_unchanged_is_not_a_branch():
+    """A retry that sends what was refused, word for word (after a rate limit), overwrites nothing."""
+    a = _session("Oslo", "call_A")
+    busy = _refused(a[1], "Rate limit reached for gpt-4.1")
+    loaded = load_bytes("resent.jsonl", "".join(json.dumps(x) + "\n" for x in [a[0], busy, a[1], a[2]]).encode())
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1", "c1"]
+    assert len(loaded.conversations) == 1
+
+
 def test_a_replay_that_only_reorders_argument_keys_is_the_same_turn():
     """Key order is not content: the replayed call keeps the turn of its first appearance."""
     a = _session("Oslo", "call_A")

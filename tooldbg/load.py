@@ -305,6 +305,8 @@ class Reading:
             read.request, read.responses, read.streams = None, (), ()
             return read
         read.conversation = thread.conversation.id
+        for index, branch in self._stitcher.branched().items():  # refused requests their retry left
+            loaded.reads[index].conversation = branch
         if read.request is not None and read.format is not None and exchange.request is not None:
             self._history.remember(read.conversation, exchange.request.body, read.format, listed,
                                    read.request)

@@ -30,6 +30,11 @@ the new run would replace the old one's timeline. Several conversations may shar
 indexed there, `_shared`): a request goes on with one whose last request it keeps whole before
 it is taken for a replay that departs from a conversation's history.
 
+A request the provider refused, then retried changed, is checked as it was sent: the retry goes on
+with the conversation, and the refused request becomes a conversation of its own — a branch sharing
+the turns before it (the same objects), its one exchange moved to it (`branched`), so every rule runs on
+what the provider refused and TD901 can name what it found there.
+
 A Responses request that continues stored state (`previous_response_id`, `conversation`) replays
 nothing: `chains.ResponseChains` stitches it after the stored turns (`Thread.stored` of them).
 """
@@ -77,6 +82,9 @@ class Stitcher:
         self._unindexed: tuple[Thread, tuple[Turn, ...], tuple[Turn, ...]] | None = None
         #: The request `match` was last asked about, its hashes and chains, and the thread it found.
         self._matched: tuple[Request, list[bytes], list[bytes], Thread | None] | None = None
+        #: Exchange → the conversation it was moved to (a refused request its retry branched off),
+        #: since `branched` was last asked.
+        self._moved: dict[int, str] = {}
 
     def match(self, request: Request, responses: tuple[Response, ...]) -> Thread | None:
         """The thread `add` would continue with `request` and its `responses` (None: it would start
@@ -99,6 +107,8 @@ class Stitcher:
         else:
             thread = self._add_replayed(exchange, request, responses)
             thread.request, thread.stored = request, 0
+        thread.refused = any(r.error is not None for r in responses) and not any(
+            r.turn is not None for r in responses)
         self._chains.record(thread, request, responses)
         return thread
 
@@ -117,6 +127,9 @@ class Stitcher:
             hashes, chains = self._chained(request.turns) if indexed else ([], [])
             thread = self._continued(request, responses, hashes, chains) if indexed else None
         turns = list(request.turns)
+        kept = thread.requested if thread is not None else 0
+        if thread is not None and thread.refused and hashes[:kept] != thread.hashes[:kept]:
+            self._branch(thread)  # a retry that changed the refused request: keep what was refused
         if thread is not None:
             known, same = thread.conversation.turns, min(len(hashes), len(thread.hashes))
             if hashes[:same] == thread.hashes[:same]:  # the usual case: all it shares is unchanged
@@ -140,6 +153,22 @@ class Stitcher:
         else:
             self._unindexed = (thread, request.turns, answered)
         return thread
+
+    def _branch(self, thread: Thread) -> None:
+        """The thread's last request, which the provider refused, as a conversation of its own: its
+        timeline as it was (turns shared with the thread up to where the retry departs), its one
+        exchange taken from the thread. It is not indexed: requests continue the thread."""
+        exchange = thread.exchanges.pop()
+        branch = self._new(exchange, thread.conversation, list(thread.hashes))
+        branch.requested, branch.request, branch.stored, branch.refused = (
+            thread.requested, thread.request, thread.stored, True)
+        self._moved[exchange] = branch.conversation.id
+
+    def branched(self) -> dict[int, str]:
+        """The exchanges moved to a branch of their own since the last call (a refused request whose
+        retry went on with its conversation), and the conversation each went to."""
+        moved, self._moved = self._moved, {}
+        return moved
 
     def _settle(self) -> None:
         """Hash and index the first request's thread, now that another exchange may continue it."""

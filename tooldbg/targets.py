@@ -19,12 +19,13 @@ The constraint kinds, one rule each:
     result_media  TD804    media a tool result may carry
     reasoning     TD805    reasoning that must be replayed with tool turns
     tool_name     TD806    charset and length of tool names
+    final_turn    TD807    a request whose last turn is the assistant's (a prefill)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 from .fit import Limit, fit, fit_each
@@ -73,7 +74,9 @@ class ReasoningReplay:
     equal to one of `off` turns it off whatever else says. With `recorded`, it applies call by call:
     a call needs reasoning when the response that produced it (in the log) had reasoning before it —
     the Responses API remembers which `rs_…` item preceded each `fc_…`, and a model does not always
-    emit one (gpt-5.1-codex-max skips it on later steps).
+    emit one (gpt-5.1-codex-max skips it on later steps); a call no recorded response shows (a
+    history saved without its reasoning, checked alone) needs it when the model is a reasoning one
+    (`models`).
 
     Which assistant turns: `scope` is `last` (the latest turn with calls, while the tool loop is
     still open: no user message after it), `current` (every turn with calls after the latest user
@@ -111,6 +114,20 @@ class ReasoningReplay:
 
 
 @dataclass(frozen=True, slots=True)
+class FinalTurn:
+    """A request may not end on the assistant's turn (a prefill): refused when tools are declared
+    (`with_tools`, the provider's text) and, whatever the tools, on the models `refusing` matches
+    (`refused`); accepted elsewhere (a prefill is a documented feature of older models), which is a
+    warning at most. `models`, when set, limits the rule to matching models (Bedrock: Claude)."""
+
+    with_tools: str
+    refused: str
+    refusing: str
+    source: str
+    models: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Table:
     """One target's constraints; an empty entry means the target has no such limit."""
 
@@ -119,6 +136,7 @@ class Table:
     pairing: Pairing | None = None
     result_media: ResultMedia | None = None
     reasoning: ReasoningReplay | None = None
+    final_turn: FinalTurn | None = None
     #: The request key a profile takes `max_tokens` under when it is not its format's own field
     #: (Chat Completions writes `max_completion_tokens`).
     max_tokens_key: str | None = None
@@ -188,6 +206,9 @@ OPENAI_RESPONSES = Table(
     reasoning=ReasoningReplay(
         origin="openai-responses", what="reasoning item", position="before_call", scope="all",
         item_ids=True, recorded=True,
+        # the reasoning models: o-series, the gpt-5 family (not its -chat models) and codex
+        # (https://platform.openai.com/docs/guides/reasoning)
+        models=r"(?:^|/)(?:o[1-9](?:-|$)|codex-|gpt-5(?![\d.]*-chat))",
         error="Item '{item}' of type 'function_call' was provided without its required 'reasoning' "
               "item: 'rs_…'.",
         stored=("store",), stored_what="reasoning item with its encrypted_content (store is false)",
@@ -196,6 +217,20 @@ OPENAI_RESPONSES = Table(
         source="issue continuedev/continue#10018; store: false, issues vercel/ai#7543, "
                "openai/openai-agents-js#546"),
 )
+
+#: Claude 4.6 and later, and the Claude 5 family: "Prefilling assistant messages returns a 400 error on
+#: Claude 4.6 models" (https://platform.claude.com/docs/en/about-claude/models/migration-guide); ids
+#: as Anthropic, Bedrock (`anthropic.claude-opus-4-6-v1`) and Vertex AI write them.
+_NO_PREFILL = r"claude-[a-z]+-(?:4-[6-9]|[5-9])(?![0-9])"
+_FINAL_TURN = FinalTurn(
+    with_tools="Your API request included an `assistant` message in the final position, which would pre-fill "
+               "the `assistant` response. When using tools, pre-filling the `assistant` response is not "
+               "supported.",
+    refused="This model does not support assistant message prefill. The conversation must end with a user "
+            "message.",
+    refusing=_NO_PREFILL,
+    source="https://platform.claude.com/docs/en/api/errors; issues Doriandarko/claude-engineer#40 (with "
+           "tools), jobrunr/JavaClaw#36 (Claude 4.6); Bedrock, langchain-ai/langchain-aws#124")
 
 ANTHROPIC = Table(
     call_id=(
@@ -231,6 +266,7 @@ ANTHROPIC = Table(
               "`{found}`. When `thinking` is enabled, a final `assistant` message must start with a "
               "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
         source="issue Kilo-Org/kilocode#5219"),
+    final_turn=_FINAL_TURN,
 )
 
 _GEMINI_NAME = ("GenerateContentRequest.tools[0].function_declarations[N].name: Invalid function name. "
@@ -291,6 +327,8 @@ BEDROCK = Table(
     ),
     pairing=Pairing("next", "Expected toolResult blocks at messages.N.content for the following Ids: {id}",
                     "issue zeroclaw-labs/zeroclaw#1476"),
+    # Bedrock passes Claude's own rule on ("The model returned the following errors: …")
+    final_turn=replace(_FINAL_TURN, models=r"(?:^|[./])claude-"),
     result_media=ResultMedia(
         frozenset({"image", "document", "video"}), "ToolResultContentBlock holds json, text, image, "
         "document, video and searchResult only",

@@ -53,3 +53,6 @@ class Thread:
     #: precede them: stored by the provider for a chained Responses request, else none.
     request: Request | None = None
     stored: int = 0
+    #: The provider refused the last request (an error, no answer): a request that goes on from an
+    #: earlier point is its retry, and the refused one is kept as a branch (`Stitcher`).
+    refused: bool = False

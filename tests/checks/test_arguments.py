@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests import paths
-from tests.checks.helpers import run_rules
+from tests.checks.helpers import DAMAGED, run_rules, unknown
 from tooldbg.checks import run_checks, select_rules
 from tooldbg.checks.schema import validate
 from tooldbg.load import load_bytes, load_file
@@ -330,7 +330,9 @@ def test_td204_gemini_snake_case_function_call():
     part["function_call"] = part.pop("functionCall")
     [f] = check("req.json", request)
     assert (f.code, f.turn, f.part, f.pointer) == ("TD204", 1, 0, "/contents/1/parts/0/function_call/args")
-    assert f.message == """args of 'get_weather' is a JSON string ("{\\"city\\": \\"Paris\\"}"); gemini requires an object"""
+    # a Gemini body with no URL: the provider is not known, and only Anthropic's refusal is documented
+    assert f.message == """args of 'get_weather' is a JSON string ("{\\"city\\": \\"Paris\\"}"); gemini requires an """ \
+        """object""" + unknown("Anthropic", many=False)
     # beside a camelCase `functionCall` (the one read), a stray snake_case copy is not the call
     part["functionCall"] = {"name": "get_weather", "args": {"city": "Paris"}}
     assert check("req.json", request) == []
@@ -481,7 +483,7 @@ def test_td206_no_schema_unknown_tool_or_unreadable_arguments_are_not_judged():
 UNITS_TOOLS = [{"name": "get_weather", "input_schema": {"type": "object", "properties": {
     "city": {"type": "string"}, "units": {"type": "string", "enum": ["metric", "imperial"]}},
     "required": ["city"]}}]
-KELVIN = "arguments of 'get_weather' do not fit its schema: " '$.units: "kelvin" is not one of "metric", "imperial"'
+KELVIN = "arguments of 'get_weather' do not fit its schema: " '$.units: "kelvin" is not one of "metric", "imperial"' + DAMAGED
 
 
 def anthropic_replay(answered_input, replayed_input):
@@ -528,9 +530,9 @@ def test_td207_the_same_call_made_again_later_is_reported_again():
     request["contents"] = [{"role": "user", "parts": [{"text": "Weather in Paris tomorrow?"}]},
                            {"role": "model", "parts": [call]}, {"role": "user", "parts": [error]},
                            {"role": "model", "parts": [call]}, {"role": "user", "parts": [error]}]
-    unknown = "call to 'get_forecast', which the request does not declare (it declares get_weather)"
+    undeclared = "call to 'get_forecast', which the request does not declare (it declares get_weather)" + DAMAGED
     assert [(f.code, f.turn, f.part, f.pointer, f.message) for f in check("req.json", request)] == [
-        ("TD207", 1, 0, "/contents/1/parts/0", unknown), ("TD207", 3, 0, "/contents/3/parts/0", unknown)]
+        ("TD207", 1, 0, "/contents/1/parts/0", undeclared), ("TD207", 3, 0, "/contents/3/parts/0", undeclared)]
 
 
 def test_td207_a_call_to_an_undeclared_tool():
@@ -539,7 +541,7 @@ def test_td207_a_call_to_an_undeclared_tool():
     [f] = check("log.jsonl", data)
     assert (f.code, f.severity, f.exchange, f.turn, f.part) == ("TD207", "error", 0, 1, 0)
     assert f.pointer == "/response/body#/choices/0/message/tool_calls/0"
-    assert f.message == "call to 'get_forecast', which the request does not declare (it declares get_weather)"
+    assert f.message == "call to 'get_forecast', which the request does not declare (it declares get_weather)" + DAMAGED
 
 
 def test_td207_history_first_seen_in_a_request():
@@ -614,7 +616,8 @@ def test_td207_a_request_whose_tools_are_all_custom_tools(fmt, pointer):
     [f] = check("req.json", _custom_only("shell", fmt))
     assert (f.code, f.severity, f.exchange, f.conversation, f.turn, f.part, f.pointer) == (
         "TD207", "error", 0, "c1", 1, 0, pointer)
-    assert f.message == "call to 'shell', which the request does not declare (it declares apply_patch, run_sql)"
+    assert f.message == "call to 'shell', which the request does not declare (it declares apply_patch, run_sql)" \
+        + DAMAGED
 
 
 

@@ -6,6 +6,7 @@ finding a file does give was read against the traffic and judged real."""
 import pytest
 
 from tests import paths
+from tests.checks.helpers import DAMAGED
 from tooldbg.checks import run_checks
 from tooldbg.load import load_file
 
@@ -21,7 +22,7 @@ EXPECTED: dict[str, list[tuple]] = {
         ("TD501", "info", 0, "c1", 0, None, "", 6,
          "the capture lacks 113 events (sequence_number skips ahead from here on): 5 order problem(s) after "
          "it are the recording's, not the stream's — the .done events and response.completed carry every "
-         "value whole"),
+         "value whole — info: a sign the log shows, not a rejection"),
     ],
     # The OpenAI-compatible endpoint behind vercel/ai's fixture passes on Anthropic's content-block
     # index: the text block was 0, so the first (only) call arrives at index 1. openai-python's
@@ -31,7 +32,7 @@ EXPECTED: dict[str, list[tuple]] = {
         ("TD501", "error", 0, "c1", 0, 1, "", 3,
          "the first tool call arrives at index 1, not 0: openai-python files it at position 0 and makes its "
          "later fragments a second call, with the arguments but no id or name (another format's block index "
-         "passed on: Anthropic counts the text block before the call)"),
+         "passed on: Anthropic counts the text block before the call)" + DAMAGED),
     ],
     # Three vercel/ai fixtures are recordings of the provider refusing the request: TD901 is a true
     # finding on each (a log of a failed request must not look clean). Two are a quota, and say so;

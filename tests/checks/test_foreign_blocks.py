@@ -32,8 +32,10 @@ def test_td404_anthropic_blocks_in_bedrock_converse_are_read_and_still_pair():
         ("TD404", 1, 0, "/request/body#/messages/1/content/0"),
         ("TD404", 1, 1, "/request/body#/messages/1/content/1"),
         ("TD404", 2, 0, "/request/body#/messages/2/content/0")]
+    refused = " — error: Amazon Bedrock rejects it (the URL host bedrock-runtime.us-east-1.amazonaws.com)"
     assert [f.message.rsplit("; ", 1)[1] for f in findings] == [
-        "read as text", "read as the call i1 get_weather", "read as the result for i1 get_weather"]
+        "read as text" + refused, "read as the call i1 get_weather" + refused,
+        "read as the result for i1 get_weather" + refused]
     assert "a block of type 'tool_use' in an assistant message: bedrock" in findings[1].message
     [call] = loaded.conversations[0].turns[1].invocations()
     [result] = loaded.conversations[0].turns[2].results()

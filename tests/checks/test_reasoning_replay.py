@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 
+from tests.checks.helpers import accepted
 from tests.checks.test_replay import (
     A_ASK,
     A_OK,
@@ -31,6 +32,8 @@ from tooldbg.model import Reasoning
 from tooldbg.repair import fix_conversation
 
 DEEPSEEK = "https://api.deepseek.com/chat/completions"
+#: How a TD307 message ends where the replay it reports was answered (exchange 1 of these logs).
+LOST = accepted(1, "the model did not see its earlier reasoning")
 OPENROUTER = "https://openrouter.ai/api/v1/chat/completions"
 BEDROCK = "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-v1%3A0/converse"
 ASK = {"role": "user", "content": "Weather in Oslo?"}
@@ -55,8 +58,9 @@ def test_reasoning_content_dropped_from_a_tool_turn():
     first = {"content": "", "reasoning_content": THOUGHT, "tool_calls": [CALL]}
     [f] = check(chat_two(first, {"content": "", "tool_calls": [CALL]}))
     assert (f.code, f.exchange, f.turn, f.part) == ("TD307", 1, 1, 0)
+    # DeepSeek answered the replay: the log shows it accepted, so a warning that says what was lost
     assert f.message == ("the reasoning_content before the call 'get_weather' in exchange 0's response was "
-                         "dropped on replay")
+                         "dropped on replay" + LOST)
     assert check(chat_two(first, {"content": "", "reasoning_content": THOUGHT, "tool_calls": [CALL]})) == []
 
 
@@ -165,7 +169,7 @@ def test_a_reasoning_item_dropped_before_its_function_call():
     [f] = check(responses_two([], encrypted=False))  # stored, no encrypted_content: the id was all it had
     assert f.code == "TD307"
     assert f.message == ("the reasoning item rs_0a7c3e5f before the call 'get_weather' in exchange 0's response "
-                         "was dropped on replay")
+                         "was dropped on replay" + LOST)
 
 
 # ----------------------------------------------------------------------------- signed thinking
@@ -288,4 +292,4 @@ def test_a_second_reasoning_item_dropped_beside_a_re_encrypted_first_is_dropped_
     )
     [f] = check(data)
     assert f.message.startswith("the reasoning item rs_1b8d4f6a before the call 'get_weather'")
-    assert f.message.endswith("was dropped on replay") and f.pointer.endswith("#/input/3")
+    assert f.message.endswith("was dropped on replay" + LOST) and f.pointer.endswith("#/input/3")

@@ -13,6 +13,7 @@ from tests.formats.test_eventstream import event as encode_event
 from tests.formats.test_eventstream import frame, string_header
 from tooldbg.checks import RULES, run_checks
 from tooldbg.checks.rejections import KNOWN, explaining
+from tooldbg.formats.providers import BY_KEY
 from tooldbg.load import load_bytes
 
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
@@ -61,41 +62,50 @@ def rejection(findings):
 # ------------------------------------------------------------------------------- error bodies
 
 
+def NONE_FOUND(codes, target_rule=None, target=None):  # noqa: N802 - reads as the message it builds
+    """How TD901 ends when the request it answers shows none of the defects its words point to (these
+    requests are minimal: the table's words are what is tested here)."""
+    hint = f" ({target_rule} runs with --target {target})" if target else ""
+    return f"no rule explains it on this request: its words point to {codes}, none of which found it here{hint}"
+
+
 ERROR_BODIES = {
     "anthropic": (ANTHROPIC, AN_REQUEST, {"type": "error", "error": {
         "type": "invalid_request_error",
         "message": "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
                    "toolu_01B. Each `tool_use` block must have a corresponding `tool_result` block in the "
                    "next message."}, "request_id": "req_011CX8LKNqFusFUVvygN5vEH"},
-                  "(HTTP 400 invalid_request_error)", "TD102, TD405, TD803", "/error"),
+                  "(HTTP 400 invalid_request_error)", NONE_FOUND("TD102, TD405, TD803", "TD803", "anthropic"),
+                  "/error"),
     "openai-chat": (OPENAI, OA_REQUEST, {"error": {
         "message": "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
                    "with 'tool_calls'.", "type": "invalid_request_error", "param": "messages.[1].role",
-        "code": None}}, "(HTTP 400 invalid_request_error)", "TD101, TD402", "/error"),
+        "code": None}}, "(HTTP 400 invalid_request_error)", NONE_FOUND("TD101, TD402"), "/error"),
     "openai-responses": (RESPONSES, RS_REQUEST, {"error": {
         "message": "No tool output found for function call call_Rk4mT9wQ2xV7nB1cL8pZ3sYd.",
         "type": "invalid_request_error", "param": "input", "code": None}},
-                         "(HTTP 400 invalid_request_error)", "TD102, TD803", "/error"),
+                         "(HTTP 400 invalid_request_error)", NONE_FOUND("TD102, TD803", "TD803", "openai-responses"),
+                         "/error"),
     "gemini": (GEMINI, GE_REQUEST, {"error": {
         "code": 400, "status": "INVALID_ARGUMENT",
         "message": "Function call is missing a thought_signature in functionCall parts. This is required for "
                    "tools to work correctly, and missing thought_signature may lead to degraded model "
                    "performance. Additional data, function call `default_api:get_weather` , position 2."}},
-               "(HTTP 400 INVALID_ARGUMENT)", "TD307, TD805", "/error"),
+               "(HTTP 400 INVALID_ARGUMENT)", NONE_FOUND("TD307, TD805", "TD805", "gemini"), "/error"),
     "bedrock": (BEDROCK, BR_REQUEST, {"message": "The number of toolResult blocks at messages.2.content exceeds "
                                                  "the number of toolUse blocks of previous turn."},
-                "(HTTP 400)", "TD101, TD105", ""),
+                "(HTTP 400)", NONE_FOUND("TD101, TD105"), ""),
 }
 
 
 @pytest.mark.parametrize("fmt", list(ERROR_BODIES))
 def test_an_error_body_of_each_format_is_a_finding_that_names_its_rules(fmt):
-    url, request, body, kind, codes, pointer = ERROR_BODIES[fmt]
+    url, request, body, kind, said, pointer = ERROR_BODIES[fmt]
     found = rejection(check(record(url, request, 400, body)))
     assert (found.exchange, found.conversation, found.turn, found.part, found.chunk) == (0, "c1", None, None, None)
     assert found.pointer == f"/response/body#{pointer}"
     error = body.get("error", body)
-    assert found.message == (f"the provider rejected the request {kind}: “{error['message']}” — see {codes}")
+    assert found.message == (f"the provider rejected the request {kind}: “{error['message']}” — {said}")
 
 
 def test_the_rejection_points_at_the_exchange_that_was_refused_in_its_conversation():
@@ -190,8 +200,10 @@ def test_a_bedrock_exception_in_a_logged_event_stream():
     findings = run_rules(loaded)
     found = rejection(findings)
     assert (found.exchange, found.chunk) == (0, 2)
+    # a response-only capture: no request in the log for TD406 to find the empty block in
     assert found.message == ("the provider rejected the request: “validationException: The model returned the "
-                             "following errors: messages: text content blocks must be non-empty” — see TD406")
+                             "following errors: messages: text content blocks must be non-empty” — "
+                             + NONE_FOUND("TD406"))
     assert [f.code for f in findings] == ["TD901"]
 
 
@@ -272,7 +284,7 @@ QUOTED = [
      "the function call turn.", ("TD102", "TD105", "TD803")),
     ("Please ensure that function response turn comes immediately after a function call turn.", ("TD101", "TD402")),
     ("Expected toolResult blocks at messages.2.content for the following Ids: tooluse_1",
-     ("TD102", "TD803", "TD404")),
+     ("TD102", "TD402", "TD803", "TD404")),
     ("The text field in the ContentBlock object at messages.15.content.0 is blank. Add text to the text field, and "
      "try again.", ("TD406",)),
     ("Tool call id was call_0fypS1hVX but must be a-z, A-Z, 0-9, with a length of 9.", ("TD801",)),
@@ -281,7 +293,20 @@ QUOTED = [
     ("Item with id 'rs_0a7c' not found. Items are not persisted when `store` is set to false. Try again with "
      "`store` set to true, or remove this item from your input.", ("TD307", "TD805")),
     ("The content field at messages.3.content.0.toolResult cannot be empty when status value is error.", ()),
+    ("Your API request included an `assistant` message in the final position, which would pre-fill the "
+     "`assistant` response. When using tools, pre-filling the `assistant` response is not supported.",
+     ("TD807", "TD102")),
+    ("This model does not support assistant message prefill. The conversation must end with a user message.",
+     ("TD807",)),
+    ("Invalid value: 'tool_result'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', 'audio', "
+     "and 'file'.", ("TD404",)),
 ]
+
+
+def test_every_row_names_the_providers_that_answer_with_its_words():
+    """The rows are also who refuses what (`checks.evidence`): each names providers of the table."""
+    for known in KNOWN:
+        assert known.providers and set(known.providers) <= set(BY_KEY), known
 
 
 @pytest.mark.parametrize(("message", "codes"), QUOTED)

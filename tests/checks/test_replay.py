@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests import paths
-from tests.checks.helpers import run_rules
+from tests.checks.helpers import DAMAGED, SYMPTOM, run_rules
 from tooldbg.checks import run_checks, select_rules
 from tooldbg.checks.replay import failure_report, first_difference
 from tooldbg.load import load_bytes, load_file
@@ -755,7 +755,7 @@ def test_td304_gemini_failure_sent_without_the_error_key(response, words):
     assert (f.code, f.severity, f.exchange, f.turn, f.part) == ("TD304", "warning", 1, 2, 0)
     assert f.pointer == "line 2/request/body#/contents/2/parts/0"
     assert f.message == (f"result of 'get_weather' reports a failure ({words}) but is sent without "
-                         'an {"error": …} response')
+                         'an {"error": …} response' + SYMPTOM)
 
 
 @pytest.mark.parametrize(
@@ -934,7 +934,7 @@ def test_td306_points_at_a_changed_key_holding_a_tilde_and_slashes():
     [f] = check(chat_loop(replayed, follow, first))
     assert (f.code, f.exchange, f.turn, f.part) == ("TD306", 1, 1, 0)
     assert f.message == ("call 'write_files' (call_Q3zb) from exchange 0's response is replayed with other "
-                         'arguments at /files/~0~1notes~1todo.md: "buy milk" became "buy oat milk"')
+                         'arguments at /files/~0~1notes~1todo.md: "buy milk" became "buy oat milk"' + DAMAGED)
 
 
 def test_td306_a_call_left_out_of_the_replay_is_not_paired_with_the_kept_one():

@@ -9,6 +9,7 @@ from functools import partial
 
 import pytest
 
+from tests.checks.helpers import DAMAGED
 from tests.checks.test_replay import (
     A_ASK,
     A_CALLS,
@@ -262,10 +263,10 @@ def test_an_array_argument_that_lost_an_element_on_replay_is_named_by_its_index(
     follow = [{"role": "tool", "tool_call_id": "call_Q3zb", "content": "4, 7"}]
     [f] = check(chat_loop(replayed, follow, first))
     assert (f.code, f.exchange, f.turn, f.part) == ("TD306", 1, 1, 0)
-    assert f.message.endswith('at /cities/1: "Bergen" became (absent)')
+    assert f.message.endswith('at /cities/1: "Bergen" became (absent)' + DAMAGED)
     replayed["tool_calls"] = [chat_call("call_Q3zb", "get_weather", {"cities": ["Oslo", "Tromsø"]})]
     [f] = check(chat_loop(replayed, follow, first))
-    assert f.message.endswith('at /cities/1: "Bergen" became "Tromsø"')
+    assert f.message.endswith('at /cities/1: "Bergen" became "Tromsø"' + DAMAGED)
 
 
 def _gemini_result_as_text(output, text):

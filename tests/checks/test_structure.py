@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests import paths
-from tests.checks.helpers import run_rules
+from tests.checks.helpers import DAMAGED, SYMPTOM, provider, run_rules
 from tooldbg.checks import run_checks, select_rules
 from tooldbg.convert import export
 from tooldbg.load import load_bytes, load_file
@@ -206,8 +206,8 @@ def test_td401_sequential_calls_are_not_parallel():
 def test_td402_user_message_between_call_and_result():
     history = [user("Weather in Oslo?"), oa_assistant(oa_call("call_9", "Oslo")), user("Use Celsius."),
                oa_tool("call_9", "4°C")]
-    f = one(check("TD402", record(OPENAI, oa_request(*history), oa_response("4 °C."))), "TD402")
-    assert f.severity == "error"
+    f = one(check("TD402", record(OPENAI, oa_request(*history))), "TD402")
+    assert (f.severity, f.evidence) == ("error", "provider")  # sent to OpenAI, which refuses it
     assert (f.conversation, f.turn, f.part) == ("c1", 3, 0)
     assert f.pointer == "/request/body#/messages/3"
     assert "'call_9'" in f.message and "turn 1" in f.message
@@ -222,7 +222,8 @@ def test_td402_in_a_canonical_document_each_turn_is_its_own_message():
     document = export(load_bytes("log.jsonl", log).conversations, "canonical").body
     loaded = load_bytes("session.json", json.dumps(document).encode())
     assert [(f.code, f.conversation, f.turn, f.part, f.message) for f in run_rules(loaded, select_rules(["TD4"]))] \
-        == [("TD402", "c1", 3, 0, "a user message (turn 2) comes between the call 'call_9' (turn 1) and its result")]
+        == [("TD402", "c1", 3, 0, "a user message (turn 2) comes between the call 'call_9' (turn 1) and its result"
+             " — warning: not documented as refused")]  # a document has no wire that pairs strictly
 
 def test_td402_adjacent_results_are_clean():
     history = [user("Weather in Oslo?"), oa_assistant(oa_call("call_9", "Oslo")), oa_tool("call_9", "4°C"),
@@ -267,7 +268,7 @@ def test_td402_responses_api_is_a_warning():
 def test_td403_text_before_the_results():
     messages = [user("Weather in Oslo?"), {"role": "assistant", "content": [tool_use("toolu_01A", "Oslo")]},
                 {"role": "user", "content": [text("Here is what the tool said."), tool_result("toolu_01A")]}]
-    f = one(check("TD403", record(ANTHROPIC, an_request(*messages), an_response(text("4 °C.")))), "TD403")
+    f = one(check("TD403", record(ANTHROPIC, an_request(*messages))), "TD403")
     assert (f.conversation, f.turn, f.part, f.severity) == ("c1", 3, 0, "error")
     assert f.pointer == "/request/body#/messages/2/content/1"
     assert "toolu_01A" in f.message
@@ -451,7 +452,7 @@ def test_td404_a_langchain_image_block_in_a_tool_message_and_td804_with_the_targ
     loaded, findings = _every_rule(record(OPENAI, body))
     f = one(findings, "TD404")
     assert (f.turn, f.part, f.pointer) == (2, 0, "/request/body#/messages/2/content/0")
-    assert f.message.endswith("read as image (image/png)")
+    assert f.message.endswith("read as image (image/png) — error: OpenAI rejects it (the URL host api.openai.com)")
     [media] = loaded.conversations[0].turns[2].parts[0].content
     assert (media.kind, media.media_type, media.data) == ("image", "image/png", "iVBORw0KGgo=")
     _, targeted = _every_rule(record(OPENAI, body), target="openai-chat")
@@ -464,7 +465,8 @@ def test_td404_a_chat_image_url_part_in_an_anthropic_message():
         {"type": "image_url", "image_url": {"url": "https://example.com/cat.png", "detail": "high"}}]}]}
     loaded, findings = _every_rule(record(ANTHROPIC, body))
     f = one(findings, "TD404")
-    assert (f.turn, f.part) == (0, 1) and f.message.endswith("read as image")
+    assert (f.turn, f.part) == (0, 1)
+    assert f.message.endswith("read as image — error: Anthropic rejects it (the URL host api.anthropic.com)")
     assert loaded.conversations[0].turns[0].parts[1].url == "https://example.com/cat.png"
 
 
@@ -472,7 +474,8 @@ def test_td404_an_unknown_block_is_kept_verbatim_and_reported():
     body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": [
         {"type": "input_text", "text": "Weather in Oslo?"}]}]}
     f = one(check("TD404", record(OPENAI, body)), "TD404")
-    assert f.message.endswith("kept verbatim") and "'input_text'" in f.message
+    assert f.message.endswith("kept verbatim" + provider("OpenAI", "the URL host api.openai.com"))
+    assert "'input_text'" in f.message
 
 
 def test_td404_anthropic_server_tool_blocks_are_its_own():
@@ -618,7 +621,7 @@ def test_td601_key_order_does_not_make_other_arguments():
     rec = record(OPENAI, oa_request(*history), oa_response(calls=[again], finish="tool_calls"))
     assert [(f.code, f.turn, f.part, f.message) for f in check("TD601", rec)] == [
         ("TD601", 3, 0, "get_weather called again with the same arguments as 'call_1', right after its "
-                        "result came back in turn 2: the model may not have seen that result")]
+                        "result came back in turn 2: the model may not have seen that result" + SYMPTOM)]
 
 def test_td601_other_arguments_a_failed_result_or_a_user_turn_between_are_clean():
     assert check("TD601", _loop("Bergen")) == []
@@ -709,7 +712,7 @@ def test_td602_legacy_function_call_finish_without_a_call():
     assert (f.severity, f.exchange, f.conversation, f.turn, f.part, f.pointer) == (
         "error", 0, "c1", 1, None, "/response/body#/choices/0/finish_reason")
     assert f.message == ("finish reason 'function_call', but the message holds no tool call (text only): "
-                         "the calls were lost before the log")
+                         "the calls were lost before the log" + DAMAGED)
 
 
 

@@ -10,7 +10,7 @@ import pytest
 from tests import paths
 from tests.checks.helpers import run_rules
 from tooldbg import formats
-from tooldbg.checks import RULES, run_checks, select_rules
+from tooldbg.checks import RULES, export_rules, preflight, run_checks, select_rules
 from tooldbg.checks.targeting import failure
 from tooldbg.fit import Limit
 from tooldbg.formats.profiles import PROFILES, wire_format
@@ -171,7 +171,7 @@ def test_the_call_id_limits_of_each_target():
 def test_target_rules_run_only_with_a_target():
     assert [r.code for r in select_rules(["TD8"])] == []
     assert {r.code for r in select_rules(["TD8"], target="anthropic")} == {
-        "TD801", "TD802", "TD803", "TD804", "TD805", "TD806"}
+        "TD801", "TD802", "TD803", "TD804", "TD805", "TD806", "TD807"}
     assert RULES["TD802"].severity == "warning"
     data = log((ANTHROPIC, ant_history("functions.get_weather:0"), None))
     assert check(data, None) == []
@@ -536,3 +536,66 @@ def test_a_mistral_format_stream_from_another_server_is_not_mistral():
     path = paths.CORPUS / "vercel-ai-fixtures" / "mistral" / "mistral-incremental-tool-call.chunks.txt"
     findings = run_checks(load_file(path), select_rules(["TD8"], target="mistral"), "mistral")
     assert [f.code for f in findings] == ["TD801"]
+
+
+# ------------------------------------------------------------- TD807 a final assistant turn
+
+_WEATHER = [{"name": "get_weather", "description": "Weather of a city.",
+             "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+
+
+def _ends_on_assistant(model, content, tools=True, url=ANTHROPIC):
+    body = {"model": model, "max_tokens": 512, "messages": [
+        {"role": "user", "content": "Weather in Oslo?"}, {"role": "assistant", "content": content}]}
+    if tools:
+        body["tools"] = _WEATHER
+    return log((url, body, None))
+
+
+_TOOL_USE = [{"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Oslo"}}]
+
+
+def test_td807_a_history_at_rest_ending_on_tool_use_is_refused_with_tools_declared():
+    finding = only(check(_ends_on_assistant("claude-sonnet-4-5", _TOOL_USE), "anthropic"), "TD807")
+    assert (finding.severity, finding.turn, finding.pointer) == ("error", 1, "/request/body#/messages/1")
+    assert finding.message == (
+        "the request ends on the assistant's turn (the call 'get_weather'): anthropic refuses a final assistant "
+        "turn with tools declared, “Your API request included an `assistant` message in the final position, "
+        "which would pre-fill the `assistant` response. When using tools, pre-filling the `assistant` response "
+        "is not supported.”")
+
+
+@pytest.mark.parametrize(("model", "severity", "said"), [
+    ("claude-opus-4-6", "error", "This model does not support assistant message prefill."),
+    ("claude-sonnet-5", "error", "This model does not support assistant message prefill."),
+    ("claude-sonnet-4-5-20250929", "warning", "older models accept it without tools"),
+    ("claude-3-5-sonnet-20241022", "warning", "older models accept it without tools"),
+])
+def test_td807_a_prefill_without_tools_is_refused_on_the_models_that_refuse_prefill(model, severity, said):
+    finding = only(check(_ends_on_assistant(model, "{", tools=False), "anthropic"), "TD807")
+    assert finding.severity == severity and said in finding.message
+
+
+def test_td807_bedrock_passes_the_rule_on_for_claude_models_only():
+    url = "https://bedrock-runtime.us-east-1.amazonaws.com/model/{}/converse"
+    body = {"messages": [{"role": "user", "content": [{"text": "Weather in Oslo?"}]},
+                         {"role": "assistant", "content": [{"text": "Sure: "}]}]}
+    claude = log((url.format("us.anthropic.claude-opus-4-6-v1"), body, None))
+    nova = log((url.format("us.amazon.nova-pro-v1:0"), body, None))
+    assert [(f.code, f.severity) for f in check(claude, "bedrock")] == [("TD807", "error")]
+    assert check(nova, "bedrock") == []
+
+
+def test_td807_a_log_whose_requests_end_on_the_user_is_not_a_finding():
+    """The conversation of a log ends on the model's answer: a response, not a request."""
+    path = paths.SAMPLES / "anthropic" / "memory-note-in-the-system-prompt.jsonl"
+    assert check(path.read_bytes(), "anthropic") == []
+
+
+def test_td807_judges_requests_not_what_an_export_writes():
+    """An export is a history (its writer says where it ends): the pre-flight and `fix`'s check of
+    what it wrote leave TD807 out; `check --target` of the written file, as a request, reports it."""
+    assert "TD807" not in {r.code for r in export_rules("anthropic")}
+    assert "TD807" in {r.code for r in select_rules(target="anthropic")}
+    body = json.loads(_ends_on_assistant("claude-opus-4-6", _TOOL_USE))["request"]["body"]
+    assert preflight(body, "anthropic") == []

@@ -775,7 +775,9 @@ def test_write_history_ending_on_calls_keeps_them():
         Turn(role="user", parts=(Text(text="go"),)),
         Turn(role="assistant", parts=(Invocation(name="f", arguments={}, wire_id="toolu_1"),))]))
     written = anthropic.write(conv)
-    assert written.losses == ()
+    # kept as the history it is, and said to be one: no result invented, none left unsaid
+    assert written.losses == (Loss("the conversation ends on this call with no result: a history, which Anthropic "
+                                   "rejects as a request until a tool_result answers it", 1, 0),)
     assert written.body["messages"][-1] == {
         "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]}
 

@@ -77,7 +77,7 @@ async def test_n_walks_the_differences():
         head = screen.query_one(DiffView).rows[0]
         assert head.has_class("-chosen")  # tools are on the conversation as a whole
         assert " ✗ missing here  TD701 tool 'road_status' is declared in a's request but not in b's: the model " \
-            "cannot call it" in head.plain[1].splitlines()
+            "cannot call it — error: lost or changed on the way" in head.plain[1].splitlines()
 
 
 async def test_d_needs_two_files():
@@ -86,3 +86,19 @@ async def test_d_needs_two_files():
         await pilot.press("d")
         await settle(pilot)
         assert isinstance(pilot.app.screen, MainScreen)
+
+
+ADDED = "sample_transcripts/defects/TD705-relay-adds-an-instruction-the-client-never-sent"
+
+
+async def test_a_part_added_on_the_way_is_marked_where_it_was_added():
+    """The relay's instruction is on b only, in a request: `+ … added on b`, not a loss on a."""
+    async with opened([f"{ADDED}/client.jsonl", f"{ADDED}/upstream.jsonl"]) as pilot:
+        await pilot.press("d")
+        await settle(pilot)
+        await until_laid_out(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        assert [(f.code, f.side) for f in screen.findings] == [("TD705", "b")]
+        text = widget_text(screen.query_one(DiffView))
+        assert "added on b TD705" in text and "lost on" not in text and "missing here" not in text

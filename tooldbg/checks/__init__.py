@@ -93,12 +93,18 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = (),
             and (target is not None or not r.target) and not r.diff]
 
 
+def export_rules(target: str | None = None, select: Iterable[str] = ()) -> list[Rule]:
+    """The rules `select_rules` gives that judge a written export: not those that judge requests only
+    (a final assistant turn: an export is a history, and its writer says where one ends)."""
+    return [rule for rule in select_rules(select, target=target) if rule.exports]
+
+
 def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
                target: str | None = None) -> list[Finding]:
     """Every rule over one loaded file, but those that need what the file's format does not carry
     (`Rule.needs`, `Loaded.lacks`). A rule that raises (a bug: rules read only what the readers
     validated) is reported among the file's errors and the other rules still run."""
-    ctx = Context(loaded, target=target)
+    ctx = Context(loaded, target=target, rules=RULES)
     findings: list[Finding] = []
     lacks = set(loaded.lacks)
     for rule in rules if rules is not None else select_rules(target=target):
@@ -106,11 +112,28 @@ def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
             continue
         ctx.rule = rule
         try:
-            findings.extend(rule.check(ctx))
+            if rule.code not in ctx.found:  # the rule as given (TD901 may have run it already)
+                ctx.found[rule.code] = list(rule.check(ctx))
+            findings.extend(ctx.found[rule.code])
         except Exception as err:  # noqa: BLE001
+            ctx.found[rule.code] = []  # reported once, here: TD901 does not run it again
             message = unexpected(err, f"rule {rule.code} could not run")
             loaded.errors.append(InputError(loaded.path, "", message))
-    return sorted(set(findings), key=Finding.sort_key)
+    return _once(sorted(set(findings), key=Finding.sort_key))
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    """Each finding once: conversations that share turns (a rejected request's branch and the retry
+    that went on, two continuations of one stored response) report a defect of a shared turn alike,
+    and it is kept in the first of them."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for f in findings:
+        key = (f.code, f.severity, f.message, f.exchange, f.turn, f.part, f.pointer, f.chunk)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def preflight(body: dict[str, Any], target: str) -> list[Finding]:
@@ -118,7 +141,7 @@ def preflight(body: dict[str, Any], target: str) -> list[Finding]:
     a profile such as `mistral`): what `convert` checks before it writes."""
     fmt = wire_format(target)
     loaded = load_bytes(f"<{target} request>", dumps(body), fmt)
-    return run_checks(loaded, select_rules(["TD8"], target=target), target)
+    return run_checks(loaded, export_rules(target, ["TD8"]), target)
 
 
-__all__ = ["RULES", "preflight", "run_checks", "select_rules"]
+__all__ = ["RULES", "export_rules", "preflight", "run_checks", "select_rules"]

@@ -43,7 +43,8 @@ class Stream:
     def problems(self, kind: str) -> Iterator[StreamProblem]:
         return (p for p in self.assembled.problems if p.kind == kind)
 
-    def finding(self, ctx: Context, message: str, chunk: int | None, *, kind: str | None = None) -> Finding:
+    def finding(self, ctx: Context, message: str, chunk: int | None, *, kind: str | None = None,
+                severity: str | None = None, harm: str | None = None) -> Finding:
         """A finding about this stream, pointing at the chunk (the text report shows that raw event)
         and, where it is certain, at the turn the stream became and the call the chunk opened."""
         conversation, turn = self._locate(ctx)
@@ -52,7 +53,8 @@ class Stream:
         wire = self.read.exchange.response
         source = Source(file=ctx.loaded.path, exchange=self.read.exchange.index, side="response",
                         location=wire.location if wire is not None else "")
-        return ctx.at(message, conversation=conversation, turn=turn, part=part, source=source, chunk=chunk)
+        return ctx.at(message, conversation=conversation, turn=turn, part=part, source=source, chunk=chunk,
+                      severity=severity, harm=harm)
 
     def _locate(self, ctx: Context) -> tuple[Conversation | None, int | None]:
         """The conversation, and the turn read from this stream's response if the conversation still

@@ -21,7 +21,7 @@ function here is one pass over the log.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .. import formats
@@ -31,7 +31,7 @@ from ..jsonio import dumps_str
 from ..model import Conversation, Invocation, Opaque, Part, Source, Text, Turn
 from ..shorten import quote
 from ..timeline import ExchangeRead
-from .base import Context, Finding
+from .base import Context
 
 #: Finish / stop reasons that announce tool calls in the message.
 CALL_FINISH = frozenset({"tool_calls", "function_call", "tool_use"})
@@ -137,10 +137,6 @@ def arguments_key(call: Invocation) -> str:
     if call.arguments is None and call.raw_arguments is not None:
         return "raw:" + call.raw_arguments
     return dumps_str(call.arguments, sort_keys=True)
-
-
-def with_severity(finding: Finding, severity: str) -> Finding:
-    return finding if finding.severity == severity else replace(finding, severity=severity)
 
 
 @dataclass(frozen=True, slots=True)

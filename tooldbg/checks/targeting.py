@@ -10,7 +10,7 @@ from the writer and breaks no id limit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..formats.profiles import wire_format
@@ -19,7 +19,7 @@ from .base import Context
 
 if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
     from ..fit import Limit
-    from ..targets import Table
+    from ..targets import ReasoningReplay, Table
 
 _URL_MODEL = re.compile(r"/models/([^/:?]+)")
 
@@ -77,6 +77,42 @@ def models(ctx: Context, conv: Conversation) -> set[str]:
             if found:
                 names.add(found.group(1))
     return names
+
+
+def thinking(ctx: Context, conv: Conversation, rule: ReasoningReplay, target: str | None) -> bool:
+    """Is thinking on for this conversation, as far as the log tells (a request parameter, the
+    model, or reasoning of the rule's origin seen in the conversation)?"""
+    value = param(conv, target or "", rule.param) if rule.param else None
+    if value is not None and value in rule.off:
+        return False
+    if value is not None and value in rule.on:
+        return True
+    if model_matches(rule.models, models(ctx, conv)):
+        return True
+    return rule.seen and any(isinstance(p, Reasoning) and p.origin == rule.origin
+                             for turn in conv.turns for p in turn.parts)
+
+
+def covered(turns: Sequence[Turn], rule: ReasoningReplay) -> list[int]:
+    """The assistant turns with calls whose reasoning the rule requires back, in a history of
+    `turns` (see `ReasoningReplay.scope`)."""
+    calling = [t for t, turn in enumerate(turns)
+               if turn.role == "assistant" and any(isinstance(p, Invocation) for p in turn.parts)]
+    users = [t for t, turn in enumerate(turns) if turn.role == "user"]
+    last_user = users[-1] if users else -1
+    if rule.scope == "all":
+        return calling
+    if rule.scope == "current":
+        return [t for t in calling if t > last_user]
+    return calling[-1:] if calling and calling[-1] > last_user else []
+
+
+def item_id(part: object, rule: ReasoningReplay) -> str | None:
+    """A call's own item id in the rule's format (Responses `fc_…`), if it has one."""
+    if not isinstance(part, Invocation):
+        return None
+    item = (part.meta.get(rule.origin) or {}).get("id")
+    return item if isinstance(item, str) and item else None
 
 
 def model_matches(pattern: str | None, names: set[str]) -> bool:

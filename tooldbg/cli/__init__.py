@@ -370,7 +370,7 @@ def check(files: tuple[str, ...], output_format: str, select: tuple[str, ...], i
 def diff_command(a: str, b: str, output_format: str, no_redact: bool) -> None:
     """Compare two logs of the same conversation: A the client's side, B the upstream side of a relay
     (any formats; either may be - for standard input). Each difference is reported with its code
-    (TD701-TD704) and the side it is on, beside both files' own findings. Exit 0 when they agree, 1 on
+    (TD701-TD705) and the side it is on, beside both files' own findings. Exit 0 when they agree, 1 on
     differences (or an error-severity finding of either file), 2 when an input is unreadable."""
     redact(not no_redact)
     from ..diff import diff

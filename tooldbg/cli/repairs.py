@@ -47,7 +47,7 @@ def fix_written(fixed: list[Fixed], target: str, where: str, *, redact: bool, on
     what it would blank (nothing checked then), the check of the result.)"""
     from dataclasses import replace
 
-    from ..checks import run_checks, select_rules
+    from ..checks import export_rules, run_checks
     from ..convert import export
     from ..formats.profiles import wire_format
     from ..load import load_bytes
@@ -62,7 +62,7 @@ def fix_written(fixed: list[Fixed], target: str, where: str, *, redact: bool, on
         if blocked:
             return fixed, result, text, blocked, []
         checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
-        found = run_checks(checked, select_rules(target=rule_target), rule_target)
+        found = run_checks(checked, export_rules(rule_target), rule_target)
         again = refix(fixed, checked, found, target=rule_target, only=only, skip=skip,
                       keep_orphans=keep_orphans) if round_ < ROUNDS else None
         if again is None:

@@ -23,15 +23,19 @@ Alignment is by content, never by position (a relay may drop, merge, split or re
    the same key (a call by tool name, a result by the call it answers, media by kind), then the
    same kind — so a turn merged, split or reordered still pairs part by part.
 4. Each pair is compared (arguments: TD704; a result's content, failure flag or binding, a text, a
-   medium: TD703); a part left unpaired was lost on the side that lacks it (TD703). Each request's
+   medium: TD703); a part left unpaired was lost on the way when the side upstream has it (TD703, on
+   the side that lacks it) and added on the way when only the side downstream has it (TD705, on the
+   side that has it; a documented sentinel is a note) — in a request a is upstream of b, in a
+   response b is upstream of a (`compare`'s docstring). Each request's
    tool declarations are compared by name (TD701) and schema (TD702: parameters, required fields,
    enums removed). A difference repeated by every later request of the history is reported once,
    at the first exchange that shows it.
 
-The side of a finding: for something present on one side only, the side that lacks it; for a value
-changed, the side that received it — B for what the client sent (requests), A for what the model
-answered (responses): A is taken as the client's side. Call ids rewritten consistently (a relay that
-issues its own ids), a tool name rewritten, a model or system prompt changed are notes, not findings.
+The side of a finding: for something lost, the side that lacks it; for something added, the side
+that has it; for a value changed, the side that received it — B for what the client sent
+(requests), A for what the model answered (responses): A is taken as the client's side. Call ids
+rewritten consistently (a relay that issues its own ids), a tool name rewritten, a model or system
+prompt changed are notes, not findings.
 
 The package follows those steps: `units` (each exchange as a snapshot, its parts as units),
 `align` (steps 1–3), `compare` (step 4) and `results` (what `diff` returns); `diff` below runs them.
@@ -89,7 +93,7 @@ def _sided(f: Finding, side: str, loaded: Loaded, other: Loaded,
                       pointer=source.address if source else "")
     a, b = (here, there) if side == "a" else (there, here)
     return SidedFinding(f.code, f.name, f.severity, f.message, f.path, f.exchange, f.conversation,
-                        f.turn, f.part, f.pointer, f.chunk, side=side, a=a, b=b)
+                        f.turn, f.part, f.pointer, f.chunk, evidence=f.evidence, side=side, a=a, b=b)
 
 
 __all__ = ["diff"]

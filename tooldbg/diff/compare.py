@@ -1,9 +1,19 @@
 """How `diff` compares what it paired (step 4 of the package's docstring): each pair of units and of
-tool declarations, each unit left unpaired, as TD701–TD704 findings and notes, in words that name
-the parts."""
+tool declarations, each unit left unpaired, as TD701–TD705 findings and notes, in words that name
+the parts.
+
+Direction: a is upstream of b for a request (the client sent a, the relay sent b on) and b upstream
+of a for a response (the provider answered b, the relay passed a back). A part one side lacks was
+lost on the way when the side upstream has it (TD703), and added on the way when only the side
+downstream has it (TD705): in a request, a part only b has was added by the relay; in a response, a
+part only a has was added on the way back. What was added sets the severity (`_ADDED`), and the
+sentinels relays add on purpose, documented by the provider (Gemini's dummy thought signatures), are
+notes."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections import defaultdict
 from typing import Any
@@ -162,6 +172,12 @@ class _Engine:
             fmt = snap.format
             if fmt is not None and formats.facts(fmt).failure == "text" and said:
                 self.excused.add((_what(flagged), fmt))
+            elif lacking == "a":  # results ride in requests: a flag only b has, the relay added
+                severity, means = _ADDED["flag"]
+                self.report("TD705", "b", xa, xb, ua, ub,
+                            f"{_what(flagged)} is marked as a failure (is_error) on b but not on a: added by "
+                            f"the relay (b is downstream of a in a request) — {severity}: {means}",
+                            severity=severity)
             else:
                 other = "a" if lacking == "b" else "b"
                 self.report("TD703", lacking, xa, xb, ua, ub,
@@ -170,10 +186,13 @@ class _Engine:
                             "failure as the tool's answer")
         lost = [m for m in pa if isinstance(m, tuple) and m not in pb]
         gained = [m for m in pb if isinstance(m, tuple) and m not in pa]
-        for media, side in [(m, "b") for m in lost] + [(m, "a") for m in gained]:
-            other = "a" if side == "b" else "b"
-            self.report("TD703", side, xa, xb, ua, ub,
-                        f"the {media[1]} in {_what(ua)} is on {other} but not on {side}")
+        for media in lost:
+            self.report("TD703", "b", xa, xb, ua, ub, f"the {media[1]} in {_what(ua)} is on a but not on b")
+        for media in gained:  # results ride in requests: what only b has, the relay added
+            severity, means = _ADDED["media"]
+            self.report("TD705", "b", xa, xb, ua, ub,
+                        f"the {media[1]} in {_what(ub)} is on b but not on a: added by the relay (b is "
+                        f"downstream of a in a request) — {severity}: {means}", severity=severity)
         if texts_a != texts_b:
             shown_a, shown_b = " ".join(texts_a), " ".join(texts_b)
             if shown_a and not shown_b:
@@ -192,8 +211,14 @@ class _Engine:
 
     def missing(self, side: str, present: _Snapshot, lacking: _Snapshot, unit: _Unit,
                 turn_pairs: set[tuple[int, int]]) -> None:
-        """`unit`, on the other side, has no counterpart on `side`."""
+        """`unit`, on the other side, has no counterpart on `side`: lost on the way when `side` is
+        downstream (b for a request, a for a response), else added on the way (`added`)."""
         other = "b" if side == "a" else "a"
+        # a canonical document has no wire, hence no direction: what it lacks was lost
+        wired = present.read is not None and lacking.read is not None
+        if wired and (unit.direction == "request") == (side == "a"):
+            self.added(other, present, lacking, unit)
+            return
         where = f"{other}'s {unit.direction}"
         message = f"{_what(unit)} is in {where} but not in {side}'s"
         if unit.kind == "result":
@@ -204,6 +229,27 @@ class _Engine:
         ua, ub = (unit, None) if other == "a" else (None, unit)
         counterpart = _counterpart(unit.turn, other, turn_pairs)
         self.report("TD703", side, xa, xb, ua, ub, message, lacking_turn=counterpart)
+
+    def added(self, side: str, present: _Snapshot, lacking: _Snapshot, unit: _Unit) -> None:
+        """`unit` is only on `side`, downstream of the other: added on the way, by the relay (a
+        request) or on the way back (a response). A sentinel the provider documents is a note."""
+        how = "by the relay (b is downstream of a in a request)" if unit.direction == "request" else \
+            "on the way back (a is downstream of b in a response)"
+        where = Place(present.loaded.path, present.exchange, present.conversation.id, unit.turn, unit.part,
+                      unit.node.source.address, unit.node.source.chunk)
+        sentinel = _sentinel(unit.node)
+        if sentinel is not None:
+            self.out.notes.append(Note(f"{_what(unit)} on {side} is {sentinel}, added {how} on purpose",
+                                       **{side: where}))
+            return
+        kind = "answer" if unit.kind == "text" and unit.direction == "response" else unit.kind
+        severity, means = _ADDED.get(kind, _ADDED["text"])
+        other = "a" if side == "b" else "b"
+        xa, xb = (present, lacking) if side == "a" else (lacking, present)
+        ua, ub = (unit, None) if side == "a" else (None, unit)
+        self.report("TD705", side, xa, xb, ua, ub,
+                    f"{_what(unit)} is in {side}'s {unit.direction} but not in {other}'s: added {how} — "
+                    f"{severity}: {means}", severity=severity)
 
     # -- tools
 
@@ -252,20 +298,25 @@ class _Engine:
     # -- reporting
 
     def report(self, code: str, side: str, xa: _Snapshot, xb: _Snapshot, ua: _Unit | None,
-               ub: _Unit | None, message: str, lacking_turn: int | None = None) -> None:
+               ub: _Unit | None, message: str, lacking_turn: int | None = None,
+               severity: str | None = None) -> None:
         pa = _place(xa, ua, lacking_turn if ua is None else None)
         pb = _place(xb, ub, lacking_turn if ub is None else None)
         key = (code, side, message, pa.conversation, pa.turn, pa.part, pb.conversation, pb.turn, pb.part)
-        self._add(code, side, message, pa, pb, key)
+        self._add(code, side, message, pa, pb, key, severity)
 
-    def _add(self, code: str, side: str, message: str, pa: Place, pb: Place, key: tuple[Any, ...]) -> None:
+    def _add(self, code: str, side: str, message: str, pa: Place, pb: Place, key: tuple[Any, ...],
+             severity: str | None = None) -> None:
         if key in self.findings:
             return
         rule = RULES[code]
         here = pa if side == "a" else pb
+        severity = severity or rule.severity
+        if code != "TD705":  # an addition says what was added, and what that means, itself
+            message += f" — {severity}: lost or changed on the way"
         self.findings[key] = SidedFinding(
-            code, rule.name, rule.severity, message, here.path, here.exchange, here.conversation,
-            here.turn, here.part, here.pointer, here.chunk, side=side, a=pa, b=pb)
+            code, rule.name, severity, message, here.path, here.exchange, here.conversation,
+            here.turn, here.part, here.pointer, here.chunk, evidence="damaged", side=side, a=pa, b=pb)
 
 
 def _place(snap: _Snapshot, unit: _Unit | None, turn: int | None) -> Place:
@@ -303,6 +354,49 @@ def _unfold(text: list[Any], other: list[Any]) -> bool:
     else:
         del text[0]
     return True
+
+
+# ------------------------------------------------------------------------------ what was added
+
+#: A part added on the way, by its kind: the severity, and what it means for the model or client.
+_ADDED: dict[str, tuple[str, str]] = {
+    "result": ("error", "the model reads a result no tool produced for the client"),
+    "call": ("error", "a call the model never made, which the client may run"),
+    "text": ("warning", "words the model reads as the client's, which they are not"),
+    "answer": ("warning", "words the client reads as the model's, which they are not"),
+    "media": ("warning", "an image or file the client never sent"),
+    "flag": ("error", "the model reads as a failure what the client sent as the tool's answer"),
+    "reasoning": ("warning", "reasoning (or a signature) the model did not produce: the provider may "
+                             "reject it or read it as its own"),
+}
+
+#: Values a provider documents for clients (and relays) to send on purpose in place of what they
+#: cannot have: Gemini accepts these as a function call's thought signature when the history comes
+#: from another model ("…you can set the following dummy signatures of either
+#: "context_engineering_is_the_way_to_go" or "skip_thought_signature_validator"",
+#: https://ai.google.dev/gemini-api/docs/thought-signatures, FAQ; Vertex AI:
+#: https://cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures).
+SENTINELS = {"skip_thought_signature_validator": "Gemini's documented dummy thought signature",
+             "context_engineering_is_the_way_to_go": "Gemini's documented dummy thought signature"}
+
+
+def _sentinel(node: Any) -> str | None:
+    """What a documented sentinel signature is (its name), or None: the value as written, or
+    base64 of it (some relays encode it as they would a real signature)."""
+    signature = node.signature if isinstance(node, Reasoning) else None
+    if not signature:
+        return None
+    for value in (signature, _decoded(signature)):
+        if value in SENTINELS:
+            return f"{SENTINELS[value]} {value!r}"
+    return None
+
+
+def _decoded(value: str) -> str | None:
+    try:
+        return base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
 
 
 # --------------------------------------------------------------------------------- descriptions

@@ -12,7 +12,9 @@ from ..load import Loaded
 
 SIDES = ("a", "b")
 #: The codes `diff` reports (the registry's diff rules).
-DIFF_CODES = ("TD701", "TD702", "TD703", "TD704")
+DIFF_CODES = ("TD701", "TD702", "TD703", "TD704", "TD705")
+#: The difference that is an addition: on the side that has the part, added on the way.
+ADDED_CODE = "TD705"
 
 
 @dataclass(frozen=True, slots=True)

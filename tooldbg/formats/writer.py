@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 _Emitted = TypeVar("_Emitted")
 
 
+def history_ends_on_call(title: str, answer: str) -> str:
+    """The one wording of a conversation that ends on a call with no result (`Writer.ends_on_calls`)."""
+    return (f"the conversation ends on this call with no result: a history, which {title} rejects as a "
+            f"request until {answer} answers it")
+
+
 def loss_for(losses: list[Loss], message: str, turn: int | None = None,
              part: int | None = None) -> None:
     """Append one loss (a tiny helper so writers read as a list of decisions)."""
@@ -38,6 +44,17 @@ class Writer:
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
         loss_for(self.losses, message, turn, part)
+
+    def ends_on_calls(self, title: str, answer: str) -> None:
+        """A conversation that ends on the model's calls is a history, not yet a request: said once
+        per call in the report, as the contract asks, rather than a result invented or the calls
+        dropped (`answer`: what answers a call in the format, `a tool_result`)."""
+        turns = self.conv.turns
+        if not turns or turns[-1].role != "assistant":
+            return
+        for p, part in enumerate(turns[-1].parts):
+            if isinstance(part, Invocation):
+                self.lose(history_ends_on_call(title, answer), len(turns) - 1, p)
 
     def carries(self, node: _Emitted, turn: int | None, part: int | None = None, at: str = "") -> _Emitted:
         """Emit `node` as carrying part `part` of turn `turn` (see `Origins.mark`)."""

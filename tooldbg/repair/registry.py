@@ -70,6 +70,8 @@ NO_REPAIR: dict[str, str] = {
     "TD601": "the model called the tool again; what it should have done instead is not in the log",
     "TD602": "the calls the finish reason announces are not in the log",
     "TD603": "the model answered with text; the call it was made to make is not in the log",
+    "TD807": "the request ends on the assistant's turn; the user turn that would follow it is not in the "
+             "log, and any written for it would be made up",
     "TD901": "the provider's rejection is a record of what happened; the repairs of the rules it names "
              "mend the request that caused it",
 }

@@ -22,6 +22,8 @@ from ..pairing import continues_unseen, paired
 CODE = "TD101"
 NAME = "orphan-result"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model sees a result for a call it was never shown"
 MESSAGE = "a result whose id matches no earlier call"
 BAD = """
 {"messages": [

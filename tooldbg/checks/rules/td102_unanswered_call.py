@@ -34,6 +34,8 @@ from ..pairing import Located, paired, short
 CODE = "TD102"
 NAME = "unanswered-call"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model went on without the call's result"
 MESSAGE = "a call with no result before the conversation moves on"
 BAD = """
 {"messages": [

@@ -26,6 +26,7 @@ from ..pairing import paired, short
 CODE = "TD103"
 NAME = "id-mismatch"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "a result id close to, but not equal to, a call id"
 NEEDS = (IDS,)
 BAD = """

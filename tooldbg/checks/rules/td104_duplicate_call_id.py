@@ -20,6 +20,8 @@ from ..pairing import Located, invalid_id, paired, short
 CODE = "TD104"
 NAME = "duplicate-call-id"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model cannot tell which result answers which of the calls"
 MESSAGE = "two calls share one id"
 NEEDS = (IDS,)
 BAD = """

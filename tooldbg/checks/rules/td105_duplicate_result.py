@@ -21,6 +21,8 @@ from ..pairing import paired, short, will_continue
 CODE = "TD105"
 NAME = "duplicate-result"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model sees two results for one call"
 MESSAGE = "two results for one call (a retried side effect)"
 BAD = """
 {"messages": [

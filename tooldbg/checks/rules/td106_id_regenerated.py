@@ -27,6 +27,7 @@ from ..pairing import short
 CODE = "TD106"
 NAME = "id-regenerated"
 SEVERITY = "warning"
+HARM = "symptom"
 MESSAGE = "a call replayed in a later exchange under another id"
 NEEDS = (IDS,)
 BAD = """

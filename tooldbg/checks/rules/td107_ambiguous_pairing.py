@@ -26,6 +26,7 @@ from ..pairing import Located, describe, paired, result_text, string_leaves
 CODE = "TD107"
 NAME = "ambiguous-pairing"
 SEVERITY = "warning"
+HARM = "symptom"
 MESSAGE = "same-name parallel calls with no ids: pairing by name is a guess"
 NEEDS = (IDS,)
 BAD = """

@@ -35,6 +35,8 @@ from ..pairing import invalid_id, missing_id, paired, short
 CODE = "TD108"
 NAME = "invalid-id"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the result cannot name its call: which result answers which call is a guess"
 MESSAGE = "a missing, empty, placeholder or whitespace-padded id"
 NEEDS = (IDS,)
 BAD = """

@@ -20,6 +20,7 @@ from ..base import Context, Finding
 CODE = "TD201"
 NAME = "double-encoded-arguments"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "arguments are a JSON string that decodes to another JSON string"
 BAD = r"""
 {"role": "assistant", "content": null, "tool_calls": [{"id": "call_8fKq2", "type": "function",

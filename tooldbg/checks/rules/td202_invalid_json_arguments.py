@@ -21,6 +21,7 @@ from ..base import Context, Finding
 CODE = "TD202"
 NAME = "invalid-json-arguments"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "tool-call arguments are not valid JSON"
 BAD = r"""
 {"role": "assistant", "content": null, "tool_calls": [{"id": "call_8fKq2", "type": "function",

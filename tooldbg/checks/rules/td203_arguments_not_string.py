@@ -19,6 +19,9 @@ from ..base import Context, Finding
 CODE = "TD203"
 NAME = "arguments-not-string"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = ("the arguments are not in the shape the format defines, and how the provider read them is "
+        "unknown")
 MESSAGE = "arguments are an object where the wire requires a JSON string"
 BAD = """
 {"role": "assistant", "content": null, "tool_calls": [{"id": "call_8fKq2", "type": "function",

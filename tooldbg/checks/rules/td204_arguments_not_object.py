@@ -20,6 +20,9 @@ from ..base import Context, Finding
 CODE = "TD204"
 NAME = "arguments-not-object"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = ("the arguments are not in the shape the format defines, and how the provider read them is "
+        "unknown")
 MESSAGE = "arguments are a string where the wire requires a JSON object"
 BAD = r"""
 {"role": "assistant", "content": [

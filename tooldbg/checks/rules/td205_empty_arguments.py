@@ -18,6 +18,7 @@ from ..base import Context, Finding
 CODE = "TD205"
 NAME = "empty-arguments"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = 'arguments are "" where "{}" is meant'
 BAD = """
 {"role": "assistant", "content": null, "tool_calls": [{"id": "call_Zt41", "type": "function",

@@ -25,6 +25,7 @@ from ..schema import validate
 CODE = "TD206"
 NAME = "schema-violation"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "arguments do not fit the declared tool schema"
 NEEDS = (TOOLS,)
 BAD = r"""

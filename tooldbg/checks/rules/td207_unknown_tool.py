@@ -22,6 +22,7 @@ from ..base import Context, Finding
 CODE = "TD207"
 NAME = "unknown-tool"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "a call to a tool the request did not declare"
 NEEDS = (TOOLS,)
 BAD = r"""

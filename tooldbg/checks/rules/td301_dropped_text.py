@@ -17,6 +17,7 @@ from ..replay import call_label, norm, origin, replays, snippet
 CODE = "TD301"
 NAME = "dropped-text"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "text beside a tool call disappeared on replay"
 BAD = """
 response of exchange 0:

@@ -25,6 +25,7 @@ from ..replay import Pair, call_label, origin, replays, results_as_text, snippet
 CODE = "TD302"
 NAME = "result-as-text"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "a tool result replayed as plain text, its binding to the call lost"
 BAD = """
 {"messages": [

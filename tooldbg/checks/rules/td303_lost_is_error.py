@@ -19,6 +19,7 @@ from ..replay import lost_flags, origin
 CODE = "TD303"
 NAME = "lost-is-error"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "a result's failure flag present in one place, absent in its replay or translation"
 BAD = """
 exchange 1's request:

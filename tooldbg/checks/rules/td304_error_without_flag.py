@@ -24,6 +24,7 @@ from ..replay import failure_report, lost_flags
 CODE = "TD304"
 NAME = "error-without-flag"
 SEVERITY = "warning"
+HARM = "symptom"
 MESSAGE = "a result reporting a failure, sent without the failure flag its format has"
 BAD = """
 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01B",

@@ -19,6 +19,7 @@ from ..replay import Replay, media_identity, media_in, origin, replays
 CODE = "TD305"
 NAME = "media-dropped"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "an image or file in a result or turn did not survive the replay"
 BAD = """
 exchange 1's request:

@@ -20,6 +20,7 @@ from ..replay import MISSING, call_label, first_difference, origin, replays, res
 CODE = "TD306"
 NAME = "replay-mutated"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "a replayed call whose name or arguments differ from what the model returned"
 BAD = """
 response of exchange 0:

@@ -51,18 +51,24 @@ Responses items also match by id. How each kind is recognised: `tooldbg/checks/r
 TD805 judges a history against a `--target` without the response; this rule needs none.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ... import formats
 from ...formats.meta import own_meta
+from ...model import Conversation, Turn
 from ...shorten import plain, quote
 from ..base import Context, Finding
 from ..reasoning import Lost, losses
 from ..replay import Pair, origin, replays
+from ..targeting import covered, item_id, thinking
 
 CODE = "TD307"
 NAME = "reasoning-lost"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model did not see its earlier reasoning"
+REFUSED_BY = ("Anthropic (thinking on, the latest tool turn), Google Gemini (Gemini 3), OpenAI (Responses, a call "
+              "sent with its fc_ item id), DeepSeek and Kimi (thinking mode)")
 MESSAGE = "reasoning a tool-call turn must carry back dropped, altered or edited on replay"
 BAD = """
 response of exchange 0 (deepseek-reasoner, thinking mode):
@@ -92,6 +98,22 @@ def check(ctx: Context) -> Iterator[Finding]:
             lost = next(losses(pair), None)
             if lost is not None:
                 yield _finding(ctx, pair, lost)
+
+
+def refuses(ctx: Context, target: str, conversation: Conversation | None, turn: int | None,
+            history: Sequence[Turn]) -> bool:
+    """Does the provider whose table is `target` refuse this turn without its reasoning? Its
+    `targets` row says when: thinking on (a parameter, the model, reasoning seen), for which turns of
+    the history sent, and for the Responses API only a call replayed with its own item id."""
+    from ...targets import table  # the tables load when a finding needs them
+
+    limits = table(target)
+    rule = limits.reasoning if limits is not None else None
+    if rule is None or conversation is None or turn is None or turn >= len(history):
+        return False
+    if rule.item_ids:
+        return any(item_id(part, rule) for part in history[turn].parts)
+    return thinking(ctx, conversation, rule, target) and turn in covered(history, rule)
 
 
 def _finding(ctx: Context, pair: Pair, lost: Lost) -> Finding:

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 
 from ...model import Invocation, Result
 from ..base import Context, Finding
-from ..structure import label, views, with_severity
+from ..structure import label, views
 
 CODE = "TD401"
 NAME = "results-out-of-order"
 SEVERITY = "warning"
+HARM = "symptom"
 MESSAGE = "parallel results not in the order of their calls"
 BAD = """
 {"contents": [
@@ -72,8 +73,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             if positional:
                 message += (" — Gemini pairs results that carry no id by position and expects them in call "
                             "order")
-            finding = ctx.at(message, conversation=conv, turn=t, part=p, source=view.source(t, p))
-            yield with_severity(finding, "error" if positional else SEVERITY)
+            # results given to the wrong calls are damaged data; elsewhere the order is a sign
+            yield ctx.at(message, conversation=conv, turn=t, part=p, source=view.source(t, p),
+                         severity="error" if positional else SEVERITY, harm="damage" if positional else None)
 
 
 def _order(answers: list[tuple[int, int, int, Result, Invocation]], shown: int = 6) -> str:

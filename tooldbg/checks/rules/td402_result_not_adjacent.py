@@ -21,11 +21,13 @@ from collections.abc import Iterator
 from ... import formats
 from ...model import Invocation, Result
 from ..base import Context, Finding
-from ..structure import label, views, with_severity
+from ..structure import label, views
 
 CODE = "TD402"
 NAME = "result-not-adjacent"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model sees the result apart from its call"
 MESSAGE = "a result that is not in the turn right after its call"
 BAD = """
 {"messages": [
@@ -67,6 +69,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 first = starts[view.units[c] + 1]
                 gap = (f"a {view.roles[view.units[c] + 1]} message (turn {first}) comes" if between == 1
                        else f"{between} messages (from turn {first}) come")
-                finding = ctx.at(f"{gap} between the call {label(call)} (turn {c}) and its result",
-                                 conversation=conv, turn=t, part=p, source=view.source(t, p))
-                yield with_severity(finding, SEVERITY if strict else "warning")
+                yield ctx.at(f"{gap} between the call {label(call)} (turn {c}) and its result",
+                             conversation=conv, turn=t, part=p, source=view.source(t, p),
+                             severity=SEVERITY if strict else "warning")

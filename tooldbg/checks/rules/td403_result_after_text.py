@@ -23,6 +23,8 @@ from ..structure import blank, views
 CODE = "TD403"
 NAME = "result-after-text"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model sees text before the results its calls wait for"
 MESSAGE = "Anthropic: a tool_result block after text in its user message"
 BAD = """
 {"role": "user", "content": [

@@ -50,11 +50,13 @@ from ...model import Invocation, Media, Opaque, Part, Result, Text
 from ...shorten import plain, quote
 from ...timeline import ExchangeRead
 from ..base import Context, Finding
-from ..structure import View, views, wire_role, with_severity
+from ..structure import View, views, wire_role
 
 CODE = "TD404"
 NAME = "malformed-turn"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model was shown a turn its format does not define, and what it made of it is unknown"
 MESSAGE = "a turn the wire format cannot carry (empty, unknown role, forbidden order, foreign block)"
 BAD = """
 {"contents": [
@@ -116,9 +118,8 @@ def _empty(ctx: Context, view: View) -> Iterator[Finding]:
         else:
             severity, why = "warning", "the model is shown a turn in which it said nothing"
         role = wire_role(turn) if fmt != "gemini" else ("model" if turn.role == "assistant" else "user")
-        finding = ctx.at(f"an empty {role} message: {why}", conversation=conv, turn=t,
-                         source=view.source(t))
-        yield with_severity(finding, severity)
+        yield ctx.at(f"an empty {role} message: {why}", conversation=conv, turn=t, source=view.source(t),
+                     severity=severity)
 
 
 def _gemini(ctx: Context, view: View) -> Iterator[Finding]:

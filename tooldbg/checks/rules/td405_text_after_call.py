@@ -24,11 +24,13 @@ from collections.abc import Iterator
 from ... import formats
 from ...model import Invocation, Json, Opaque, Reasoning
 from ..base import Context, Finding
-from ..structure import blank, label, views, with_severity
+from ..structure import blank, label, views
 
 CODE = "TD405"
 NAME = "text-after-call"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "the model sees text after its call, before the result"
 MESSAGE = "Anthropic: text after a tool_use in the same assistant message"
 BAD = """
 {"role": "assistant", "content": [
@@ -75,8 +77,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             kind = "text" if part.type == "text" else (
                 value.get("type", part.type) if isinstance(value, dict) else part.type)
             message, severity = _rejection(fmt, kind, call)
-            finding = ctx.at(message, conversation=conv, turn=t, part=p, source=view.source(t, p))
-            yield with_severity(finding, severity)
+            yield ctx.at(message, conversation=conv, turn=t, part=p, source=view.source(t, p),
+                         severity=severity)
 
 
 def _rejection(fmt: str, kind: str, call: Invocation) -> tuple[str, str]:

@@ -24,6 +24,8 @@ from ..structure import blank, views, whole_content
 CODE = "TD406"
 NAME = "empty-text-block"
 SEVERITY = "error"
+HARM = "rejection"
+LOST = "only an empty block, nothing the model needed"
 MESSAGE = "an empty text block (beside a call) in a request to Anthropic or Bedrock"
 BAD = """
 {"role": "assistant", "content": [

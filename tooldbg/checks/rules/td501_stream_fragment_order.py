@@ -25,7 +25,6 @@ are only noted (info).
 """
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from ..base import Context, Finding
 from ..streams import missing_from, streams
@@ -33,6 +32,7 @@ from ..streams import missing_from, streams
 CODE = "TD501"
 NAME = "stream-fragment-order"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "stream fragments missing, reusing or skipping their index, or interleaved"
 BAD = """
 data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_A1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Oslo\\"}"}}]}}]}
@@ -64,8 +64,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             yield stream.finding(ctx, problem.message, problem.chunk, kind="order")
         if trimmed and missing is not None:
-            finding = stream.finding(ctx, (
+            yield stream.finding(ctx, (
                 f"the capture lacks {missing[1]} events (sequence_number skips ahead from here on): "
                 f"{len(trimmed)} order problem(s) after it are the recording's, not the stream's — the "
-                ".done events and response.completed carry every value whole"), missing[0])
-            yield replace(finding, severity="info")
+                ".done events and response.completed carry every value whole"), missing[0],
+                severity="info", harm="symptom")

@@ -15,7 +15,6 @@ streamed `""` is TD205's business, not a broken assembly.
 """
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from ...model import Invocation
 from ..base import Context, Finding
@@ -24,6 +23,7 @@ from ..streams import glued, streams
 CODE = "TD502"
 NAME = "stream-arguments-invalid"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "streamed arguments that do not assemble into valid JSON"
 BAD = """
 data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_A1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":"}}]}}]}
@@ -50,21 +50,23 @@ def check(ctx: Context) -> Iterator[Finding]:
         if any(p.kind in ("truncated", "error") for p in stream.assembled.problems):
             continue  # the truncation (TD504) or the error event explains the unfinished arguments
         for problem in stream.problems("arguments"):
-            yield _explained(ctx, stream.finding(ctx, problem.message, problem.chunk, kind="arguments"))
+            finding = stream.finding(ctx, problem.message, problem.chunk, kind="arguments")
+            why = _explained(ctx, finding)
+            yield stream.finding(ctx, problem.message + why, problem.chunk, kind="arguments") if why else finding
 
 
-def _explained(ctx: Context, finding: Finding) -> Finding:
-    """Say so when the broken arguments are whole JSON values glued together: two calls merged
+def _explained(ctx: Context, finding: Finding) -> str:
+    """What to add when the broken arguments are whole JSON values glued together: two calls merged
     under one index (`{"city":"Oslo"}{"city":"Bergen"}`), or a summary chunk re-sending them."""
     conversation = ctx.loaded.conversation(finding.conversation) if finding.conversation else None
     if conversation is None or finding.turn is None or finding.part is None:
-        return finding
+        return ""
     part = conversation.turns[finding.turn].parts[finding.part]
     raw = part.raw_arguments if isinstance(part, Invocation) else None
     if raw is None and isinstance(part, Invocation) and isinstance(part.arguments, str):
         raw = part.arguments
     count = glued(raw)
     if count < 2:
-        return finding
-    return replace(finding, message=f"{finding.message}: {count} JSON values back to back (another "
-                                    "call's fragments, or the arguments sent again, were appended)")
+        return ""
+    return (f": {count} JSON values back to back (another call's fragments, or the arguments sent again, "
+            "were appended)")

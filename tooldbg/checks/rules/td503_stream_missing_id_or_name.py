@@ -22,6 +22,7 @@ from ..streams import finalized_item, streams
 CODE = "TD503"
 NAME = "stream-missing-id-or-name"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "a streamed call without an id or a name, or whose id or name changes mid-call"
 BAD = """
 data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"get_weather","arguments":""}}]}}]}

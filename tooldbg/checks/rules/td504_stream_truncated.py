@@ -14,6 +14,7 @@ from ..base import Context, Finding
 CODE = "TD504"
 NAME = "stream-truncated"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "a stream with no terminal event"
 BAD = """
 event: content_block_delta

@@ -19,6 +19,7 @@ from ..structure import arguments_key, label, views
 CODE = "TD601"
 NAME = "repeated-call"
 SEVERITY = "warning"
+HARM = "symptom"
 MESSAGE = "the same call made again right after its result was given"
 BAD = """
 {"messages": [

@@ -19,6 +19,7 @@ from ..structure import CALL_FINISH, answers, call_like
 CODE = "TD602"
 NAME = "finish-reason-mismatch"
 SEVERITY = "error"
+HARM = "damage"
 MESSAGE = "a tool-call finish reason on a message with no call"
 BAD = """
 {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",

@@ -20,6 +20,7 @@ from ..structure import answers, call_like
 CODE = "TD603"
 NAME = "tools-ignored"
 SEVERITY = "warning"
+HARM = "symptom"
 MESSAGE = "a forced tool choice answered with text and no call"
 NEEDS = (TOOLS,)
 BAD = """

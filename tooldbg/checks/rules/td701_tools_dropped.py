@@ -16,6 +16,7 @@ from ..base import Context, Finding
 CODE = "TD701"
 NAME = "tools-dropped"
 SEVERITY = "error"
+HARM = "damage"
 DIFF = True
 MESSAGE = "a tool (or a forced tool choice) declared on one side is missing on the other"
 BAD = """

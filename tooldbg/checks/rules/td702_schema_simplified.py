@@ -18,6 +18,7 @@ from ..base import Context, Finding
 CODE = "TD702"
 NAME = "schema-simplified"
 SEVERITY = "error"
+HARM = "damage"
 DIFF = True
 MESSAGE = "a tool's schema lost parameters, required fields or enums between the two sides"
 BAD = """

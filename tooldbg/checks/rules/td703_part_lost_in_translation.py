@@ -8,10 +8,12 @@ Chat tool message. A translation that gets one of these wrong loses the part wit
 upstream answers a history with a result missing ("tool_use ids were found without tool_result
 blocks"), the client never sees the text the model wrote before calling, a failure reads as an
 answer. Each side alone may look consistent — only the two captures compared show where the part
-went. The finding is on the side that lacks the part (for a changed value, the side that received
-it: the upstream for what the client sent, the client for what the model answered); a failure flag
-carried as "Error: …" text into a format without a flag is noted, not reported. Produced by
-`tooldbg diff CLIENT UPSTREAM`.
+went. Direction: in a request the client's side (a) is upstream of the relay's (b); in a response the
+provider's side (b) is upstream of the client's (a). A part only the upstream side has was lost on
+the way: this rule, on the side that lacks it. A part only the downstream side has was added on the
+way: TD705, not a loss. A changed value is on the side that received it (b for what the client sent,
+a for what the model answered); a failure flag carried as "Error: …" text into a format without a
+flag is noted, not reported. Produced by `tooldbg diff CLIENT UPSTREAM`.
 """
 
 from collections.abc import Iterator
@@ -21,6 +23,7 @@ from ..base import Context, Finding
 CODE = "TD703"
 NAME = "part-lost-in-translation"
 SEVERITY = "error"
+HARM = "damage"
 DIFF = True
 MESSAGE = "a result, text, image, reasoning or is_error present on one side is lost or changed on the other"
 BAD = """

@@ -17,6 +17,7 @@ from ..base import Context, Finding
 CODE = "TD704"
 NAME = "arguments-changed"
 SEVERITY = "error"
+HARM = "damage"
 DIFF = True
 MESSAGE = "a call's arguments differ between the two sides"
 BAD = """

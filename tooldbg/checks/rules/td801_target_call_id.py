@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the tables load when a target is checked, not with every ru
 CODE = "TD801"
 NAME = "target-call-id"
 SEVERITY = "error"
+HARM = "target"
 TARGET = True
 MESSAGE = "a call id the target rejects (empty, charset or length)"
 BAD = """

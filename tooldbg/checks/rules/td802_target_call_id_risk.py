@@ -18,6 +18,7 @@ from ..targeting import failure, quote, target_table, wire_ids
 CODE = "TD802"
 NAME = "target-call-id-risk"
 SEVERITY = "warning"
+HARM = "target"
 TARGET = True
 MESSAGE = "a call id over a limit the target has enforced before (not reliably)"
 BAD = """

@@ -30,6 +30,7 @@ from ..targeting import blank, call_turns, quote, target_table
 CODE = "TD803"
 NAME = "target-call-unanswered"
 SEVERITY = "error"
+HARM = "target"
 TARGET = True
 MESSAGE = "a call the target does not see answered where it requires the result"
 BAD = """

@@ -22,6 +22,7 @@ from ..targeting import model_matches, models, quote, target_table
 CODE = "TD804"
 NAME = "target-result-media"
 SEVERITY = "error"
+HARM = "target"
 TARGET = True
 MESSAGE = "media in a tool result the target cannot carry"
 BAD = """

@@ -23,10 +23,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ...model import Conversation, Invocation, Part, Reasoning
+from ...model import Invocation, Part
 from ...shorten import quote as shown
 from ..base import Context, Finding
-from ..targeting import carrier, model_matches, models, param, quote, signed, target_table
+from ..targeting import (
+    carrier,
+    covered,
+    item_id,
+    model_matches,
+    models,
+    param,
+    quote,
+    signed,
+    target_table,
+    thinking,
+)
 
 if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
     from ...targets import ReasoningReplay
@@ -34,6 +45,7 @@ if TYPE_CHECKING:  # the tables load when a target is checked, not with every ru
 CODE = "TD805"
 NAME = "target-reasoning-missing"
 SEVERITY = "error"
+HARM = "target"
 TARGET = True
 MESSAGE = "a tool turn without the reasoning the target requires replayed with it"
 BAD = """
@@ -53,22 +65,27 @@ def check(ctx: Context) -> Iterator[Finding]:
     rule = limits.reasoning if limits is not None else None
     if rule is None or ctx.target is None:
         return
-    needed = _recorded(ctx, rule) if rule.recorded else None
+    needed, answered = _recorded(ctx, rule) if rule.recorded else (None, set())
     for conv in ctx.conversations:
-        if not rule.recorded and not _thinking(ctx, conv, rule):
+        if not rule.recorded and not thinking(ctx, conv, rule, ctx.target):
             continue
+        # A call no recorded response shows: a reasoning model (by name) reasoned before it.
+        guessed = rule.recorded and model_matches(rule.models, models(ctx, conv))
         unstored = bool(rule.stored) and param(conv, ctx.target, rule.stored) is False
         signature = rule.signature or unstored
-        for t in _turns(conv, rule):
+        for t in covered(conv.turns, rule):
             turn = conv.turns[t]
-            # Unstored, reasoning the history itself replays (by id) needs its signature too.
-            wanted = needed | _reasoned(turn.parts, rule) if unstored and needed is not None else needed
+            wanted = needed
+            if wanted is not None and guessed:
+                wanted = wanted | {i for part in turn.parts if (i := item_id(part, rule)) and i not in answered}
+            if wanted is not None and unstored:  # reasoning the history replays (by id) needs it signed too
+                wanted = wanted | _reasoned(turn.parts, rule)
             missing = _missing(turn.parts, rule, wanted, signature)
             if missing is None:
                 continue
             p, call = missing
             found = turn.parts[0].type if turn.parts else "nothing"
-            item = _item(call, rule) or "fc_…"
+            item = item_id(call, rule) or "fc_…"
             what = rule.stored_what if unstored else rule.what
             error = rule.stored_error if unstored and _unsigned_before(turn.parts, p, rule) else rule.error
             yield ctx.at(f"the turn calling {shown(call.name)} carries no {what} ({_where(rule)}): "
@@ -78,36 +95,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                          conversation=conv, turn=t, part=p)
 
 
-def _thinking(ctx: Context, conv: Conversation, rule: ReasoningReplay) -> bool:
-    """Is thinking on for this conversation, as far as the log tells?"""
-    value = param(conv, ctx.target or "", rule.param) if rule.param else None
-    if value is not None and value in rule.off:
-        return False
-    if value is not None and value in rule.on:
-        return True
-    if model_matches(rule.models, models(ctx, conv)):
-        return True
-    return rule.seen and any(isinstance(p, Reasoning) and p.origin == rule.origin
-                             for turn in conv.turns for p in turn.parts)
-
-
-def _turns(conv: Conversation, rule: ReasoningReplay) -> list[int]:
-    """The assistant turns with calls the rule covers (see `ReasoningReplay.scope`)."""
-    calling = [t for t, turn in enumerate(conv.turns)
-               if turn.role == "assistant" and any(isinstance(p, Invocation) for p in turn.parts)]
-    users = [t for t, turn in enumerate(conv.turns) if turn.role == "user"]
-    last_user = users[-1] if users else -1
-    if rule.scope == "all":
-        return calling
-    if rule.scope == "current":
-        return [t for t in calling if t > last_user]
-    return calling[-1:] if calling and calling[-1] > last_user else []
-
-
-def _recorded(ctx: Context, rule: ReasoningReplay) -> set[str]:
-    """The item ids of the calls whose recorded response had reasoning of `origin` before them."""
-    return {item for read in ctx.reads for response in read.responses if response.turn is not None
-            for item in _reasoned(response.turn.parts, rule)}
+def _recorded(ctx: Context, rule: ReasoningReplay) -> tuple[set[str], set[str]]:
+    """The item ids of the calls whose recorded response had reasoning of `origin` before them, and
+    of every call a recorded response holds."""
+    turns = [response.turn for read in ctx.reads for response in read.responses if response.turn is not None]
+    reasoned = {item for turn in turns for item in _reasoned(turn.parts, rule)}
+    return reasoned, {item for turn in turns for part in turn.parts if (item := item_id(part, rule))}
 
 
 def _reasoned(parts: tuple[Part, ...], rule: ReasoningReplay) -> set[str]:
@@ -116,17 +109,10 @@ def _reasoned(parts: tuple[Part, ...], rule: ReasoningReplay) -> set[str]:
     reasoned = False
     for part in parts:
         reasoned = reasoned or signed(part, rule.origin, rule.signature)
-        item = _item(part, rule) if reasoned else None
+        item = item_id(part, rule) if reasoned else None
         if item:
             needed.add(item)
     return needed
-
-
-def _item(part: object, rule: ReasoningReplay) -> str | None:
-    if not isinstance(part, Invocation):
-        return None
-    item = (part.meta.get(rule.origin) or {}).get("id")
-    return item if isinstance(item, str) and item else None
 
 
 def _unsigned_before(parts: tuple[Part, ...], p: int, rule: ReasoningReplay) -> bool:
@@ -140,9 +126,9 @@ def _missing(parts: tuple[Part, ...], rule: ReasoningReplay, needed: set[str] | 
     cover, or None."""
     calls = [(p, part) for p, part in enumerate(parts) if isinstance(part, Invocation)]
     if rule.item_ids:
-        calls = [(p, c) for p, c in calls if _item(c, rule)]
+        calls = [(p, c) for p, c in calls if item_id(c, rule)]
     if needed is not None:
-        calls = [(p, c) for p, c in calls if _item(c, rule) in needed]
+        calls = [(p, c) for p, c in calls if item_id(c, rule) in needed]
     if not calls:
         return None
     if rule.position == "first":

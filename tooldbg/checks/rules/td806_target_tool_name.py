@@ -22,6 +22,7 @@ from ..targeting import failure, quote, target_table
 CODE = "TD806"
 NAME = "target-tool-name"
 SEVERITY = "error"
+HARM = "target"
 TARGET = True
 MESSAGE = "a tool name the target rejects (empty, charset or length)"
 BAD = """

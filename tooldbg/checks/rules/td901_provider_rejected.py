@@ -6,21 +6,27 @@ page) — is the provider saying that this request did not produce an answer. Of
 words a tooldbg rule explains ("`tool_use` ids were found without `tool_result` blocks immediately
 after" is TD102's unanswered call, "Function call is missing a thought_signature" TD307's lost
 reasoning): the finding then names that rule, from a table of the providers' own error texts, each
-cited (`checks/rejections.py`). A rate limit, an overloaded server or a missing credential is no
-defect of the history, and the finding says so; any other text is quoted as the provider wrote it,
-with "tooldbg has no rule for this rejection". The finding points at the exchange, the
+cited (`checks/rejections.py`) — and only the rules among them that found something on the request
+the provider answered (a request refused and then retried changed is a conversation of its own, so
+its defects are found there); when none did, the finding says so plainly, and names the `--target`
+that runs a target rule its words point to. A rate limit, an overloaded server or a missing
+credential is no defect of the history, and the finding says so; any other text is quoted as the
+provider wrote it, with "tooldbg has no rule for this rejection". The finding points at the exchange, the
 conversation and the error in the response (for a stream, the event that carried it).
 """
 
 from collections.abc import Iterator
 
+from ...formats.providers import BY_KEY
 from ...shorten import plain
 from ..base import Context, Finding
-from ..rejections import Rejection, explaining, not_the_history, rejections
+from ..evidence import on_request
+from ..rejections import Rejection, explaining, matching, not_the_history, rejections
 
 CODE = "TD901"
 NAME = "provider-rejected"
 SEVERITY = "error"
+HARM = "verdict"
 MESSAGE = "the provider rejected a request (an error body, an error event, an exception)"
 BAD = """
 {"request": {"url": "https://api.anthropic.com/v1/messages", "body": {"model": "claude-sonnet-4-5",
@@ -50,12 +56,21 @@ QUOTED = 400
 
 def check(ctx: Context) -> Iterator[Finding]:
     for rejection in rejections(ctx.loaded):
-        yield ctx.at_exchange(rejection.read, describe(rejection), pointer=rejection.pointer,
-                              chunk=rejection.chunk)
+        yield ctx.at_exchange(rejection.read, describe(rejection, _found(ctx, rejection), ctx.target),
+                              pointer=rejection.pointer, chunk=rejection.chunk)
 
 
-def describe(rejection: Rejection) -> str:
-    """`the provider rejected the request (HTTP 400 invalid_request_error): “…” — see TD102, TD803`"""
+def _found(ctx: Context, rejection: Rejection) -> tuple[str, ...]:
+    """The rules the rejection's words name that found something on the request it refused."""
+    read = rejection.read
+    return tuple(code for code in explaining(rejection.error.message)
+                 if any(on_request(ctx, read, f.conversation, f.turn, f.exchange) for f in ctx.findings_of(code)))
+
+
+def describe(rejection: Rejection, found: tuple[str, ...] | None = None, target: str | None = None) -> str:
+    """`the provider rejected the request (HTTP 400 invalid_request_error): “…” — see TD102`: the
+    rules its words name that found something on that request (`found`; None: not asked), or that
+    no rule explains it."""
     error, status = rejection.error, rejection.status
     if status is None or status < 400:  # a stream that failed after its 200, a logged body alone
         status = int(error.code) if error.code is not None and error.code.isdigit() else None
@@ -64,9 +79,27 @@ def describe(rejection: Rejection) -> str:
     kind = " ".join(plain(k, 60) for k in kinds if k)
     said = f"the provider rejected the request{f' ({kind})' if kind else ''}: “{plain(error.message, QUOTED)}”"
     codes = explaining(error.message)
-    if codes:
+    if codes and found is None:
         return f"{said} — see {', '.join(codes)}"
+    if found:
+        return f"{said} — see {', '.join(found)}"
+    if codes:
+        return f"{said} — no rule explains it on this request: its words point to {', '.join(codes)}, " \
+               "none of which found it here" + _targeted(rejection, codes, target)
     if not_the_history(error, status):
         return f"{said} — not a defect of the history (a rate limit, an overloaded or failing server, a " \
                "credential): tooldbg has no rule for this rejection"
     return f"{said} — tooldbg has no rule for this rejection"
+
+
+def _targeted(rejection: Rejection, codes: tuple[str, ...], target: str | None) -> str:
+    """Where the words name a target rule (TD8xx) and no target was given, the option that runs it."""
+    rules = [c for c in codes if c.startswith("TD8")]
+    if not rules or target is not None:
+        return ""
+    read = rejection.read
+    row = matching(rejection.error.message)  # the words say whose table would have found it
+    named = next((t for key in (row.providers if row is not None else ()) if key in BY_KEY
+                  for t in (BY_KEY[key].target(read.format), BY_KEY[key].target(None)) if t), None)
+    option = f"--target {named}" if named else "--target"
+    return f" ({', '.join(rules)} {'runs' if len(rules) == 1 else 'run'} with {option})"

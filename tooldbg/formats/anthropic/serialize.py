@@ -56,6 +56,7 @@ class _Writer(Writer):
         body["messages"] = [self.message(role, items) for role, items in messages]
         if not body["messages"]:
             self.lose("no message to send; Anthropic requires at least one")
+        self.ends_on_calls(FACTS.title, "a tool_result")
         return Written(body=body, losses=tuple(self.losses), origins=self.origins(body))
 
     def message(self, role: str, items: list[_Item]) -> dict[str, Any]:

@@ -66,6 +66,7 @@ class _Writer(Writer):
         config = self.tool_config([e for m in messages for e in m], own.get("toolConfig"))
         if config:
             body["toolConfig"] = config
+        self.ends_on_calls(FACTS.title, "a toolResult")
         return Written(body=body, losses=tuple(self.losses), origins=self.origins(body))
 
     # ----- turns and messages

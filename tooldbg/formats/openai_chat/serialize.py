@@ -10,7 +10,7 @@ from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
 from ..base import Written
 from ..meta import own_meta
-from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
+from ..writer import Fitting, Writer, history_ends_on_call, is_own_opaque, report_foreign, writer_target
 from .common import FACTS, NAME, _audio_type, _choice
 from .reasoning import FIELD, is_detail, visible, write_detail
 
@@ -409,9 +409,7 @@ class _Writer(Writer):
         missing = [(k, p) for k, p in owner.calls if k not in answered]
         if at_end:
             for _, p in missing:
-                self.lose("the conversation ends on this call with no result: a history, which "
-                          "Chat Completions rejects as a request until a tool message answers it",
-                          owner.turn, p)
+                self.lose(history_ends_on_call("Chat Completions", "a tool message"), owner.turn, p)
             return
         for _, p in missing:
             self.lose("this call has no result right after it (Chat Completions rejects that); "

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...diff.results import Diff, Pairing, SidedFinding
+from ...diff.results import ADDED_CODE, Diff, Pairing, SidedFinding
 from ...model import Conversation
 from ...render import ROLE_STYLES, part_line, safe
 from .turn_tree import BADGE_STYLES
@@ -25,18 +25,22 @@ MAX_ROWS = 400
 #: (side, turn, part) → what to say there; part None: the turn as a whole.
 Marks = dict[tuple[str, int | None, int | None], list[tuple[str, SidedFinding]]]
 
-LOST, MISSING, CHANGED = "lost", "missing", "changed"
-MARK_STYLES = {LOST: "bold red", MISSING: "bold red", CHANGED: "bold yellow"}
+LOST, MISSING, CHANGED, ADDED = "lost", "missing", "changed", "added"
+MARK_STYLES = {LOST: "bold red", MISSING: "bold red", CHANGED: "bold yellow", ADDED: "bold magenta"}
+_MARKERS = {LOST: "✗ ", CHANGED: "≠ ", ADDED: "+ "}
 
 
 def marks(findings: Sequence[SidedFinding]) -> Marks:
     """Where each difference shows: the part one side has and the other lost (`lost`, on the side
-    that has it), the gap on the side that lacks it (`missing`), a part changed (`changed`, both)."""
+    that has it), the gap on the side that lacks it (`missing`), a part changed (`changed`, both), a
+    part added on the way (`added`, on the side that has it: the finding's)."""
     out: Marks = defaultdict(list)
     for f in findings:
         other = "b" if f.side == "a" else "a"
         here, there = (f.a, f.b) if f.side == "a" else (f.b, f.a)
-        if here is not None and here.part is not None and there is not None and there.part is not None:
+        if f.code == ADDED_CODE and here is not None and here.part is not None:
+            out[(f.side, here.turn, here.part)].append((ADDED, f))
+        elif here is not None and here.part is not None and there is not None and there.part is not None:
             out[(f.side, here.turn, here.part)].append((CHANGED, f))
             out[(other, there.turn, there.part)].append((CHANGED, f))
         elif there is not None and there.part is not None:
@@ -147,10 +151,10 @@ def _turn(side: str, conv: Conversation, index: int | None, notes: Marks) -> Ren
         line = Text(f"{p:>2} ", "dim")
         if marked:
             kind = marked[0][0]
-            line = Text("✗ " if kind == LOST else "≠ ", MARK_STYLES[kind]) + Text(f"{p} ", "dim")
+            line = Text(_MARKERS.get(kind, "≠ "), MARK_STYLES[kind]) + Text(f"{p} ", "dim")
         line.append_text(part_line(part, width=300))
         for kind, f in marked:
-            line.append(f"  {'lost' if kind == LOST else 'changed'} on {f.side}", MARK_STYLES[kind])
+            line.append(f"  {kind if kind in (LOST, ADDED) else 'changed'} on {f.side}", MARK_STYLES[kind])
             line.append(f" {f.code}", "bold")
         lines.append(line)
     if not turn.parts:
