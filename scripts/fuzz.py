@@ -111,9 +111,9 @@ def properties(args: argparse.Namespace) -> int:
             for file, data in checked.files.items():
                 (folder / Path(file).name).write_bytes(data)
             rebuild = f"--properties {name} --seed {args.seed} --start {index} --count 1"
-            (folder / "violations.txt").write_text(rebuild + "\n\n" + "\n\n".join(checked.violations),
-                                                   encoding="utf-8")
-            print(f"VIOLATION {name} at {rebuild}: {checked.violations[0][:300]}", flush=True)
+            said = "\n\n".join(checked.violations).encode("utf-8", "backslashreplace").decode()
+            (folder / "violations.txt").write_text(f"{rebuild}\n\n{said}", encoding="utf-8")
+            print(f"VIOLATION {name} at {rebuild}: {said[:300]}", flush=True)
         done = index - args.start + 1
         if done % 1000 == 0:
             print(f"{done} inputs, {time.monotonic() - started:.0f} s, {sum(violating.values())} violating",
