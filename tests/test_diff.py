@@ -205,6 +205,19 @@ def test_a_result_of_a_call_whose_arguments_changed_answers_the_same_call():
     assert 1 in {loss.turn for loss in written.losses}
 
 
+def test_a_log_pairs_with_its_conversion_by_content_wherever_the_content_sits():
+    """A log's last answer is in a response; its conversion replays it in a request. Exchanges pair by
+    content wherever it sits: before, the answer counted for nothing, the conversion paired with the
+    first exchange, and the answer was reported added by b (TD705) besides the call the writer listed
+    as dropped (found by the diff property)."""
+    log = load_file(SAMPLES / "defects" / "TD102-request-ends-on-unanswered-call.jsonl")
+    written = formats.get("openai-chat").write(log.conversations[0])
+    assert {loss.turn for loss in written.losses} == {1}
+    result = diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False)
+    assert result.pairings[0].exchanges == [(0, None), (1, 0)]
+    assert [(f.code, f.side, f.a.turn) for f in result.findings] == [("TD703", "b", 1)]
+
+
 def test_a_failure_said_in_the_text_of_a_format_without_a_flag_is_a_note():
     folded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
     a = upstream_run(results=folded)

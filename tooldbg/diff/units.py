@@ -135,7 +135,8 @@ def _unit(turn: int, p: int, role: str, part: Part, direction: str,
 
 
 def _fingerprint(units: Iterable[_Unit]) -> Counter[Any]:
-    """What two exchanges or conversations are compared by to pair them: the content, loosely."""
+    """What two exchanges or conversations are compared by to pair them: the content, loosely, and
+    wherever it sits — a log's answer is in a response, its conversion replays it in a request."""
     out: Counter[Any] = Counter()
     for u in units:
         if u.kind == "text":
@@ -146,7 +147,7 @@ def _fingerprint(units: Iterable[_Unit]) -> Counter[Any]:
             key = (u.node.name if isinstance(u.node, Result) else "", u.sig[1][:1])
         else:
             key = u.sig
-        out[(u.kind, u.direction, key)] += 1
+        out[(u.kind, key)] += 1
     return out
 
 
