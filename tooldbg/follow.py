@@ -6,6 +6,14 @@ and feeds each exchange record to one `load.Reading`, which stitches it after th
 checks then run over the file as read so far, so a poll answers with the conversations, the
 findings, and which of them are new.
 
+The checks run over the whole file, not only the conversations the new exchanges joined: a finding
+of one conversation can depend on others (a refused request's branch shares its prefix's turns,
+and which requests sent a turn sets a finding's severity; a conversation's first request is paired
+as the replay of the exchange before it in the file; an exchange can move an earlier one to a
+branch), so findings checked per touched conversation would not always be `check`'s. A poll reads
+every complete line appended since the last one and checks once, so the cost is one run of the
+checks per poll, however many exchanges it brought.
+
 A file that shrank was written anew (`record --force`): it is read again from its start.
 """
 

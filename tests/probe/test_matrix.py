@@ -16,7 +16,8 @@ import pytest
 
 from tests.command import run
 from tests.relay.faulty import FAULTS, NOT_IN, relaying
-from tests.standins import APIS, Provider, standin
+from tests.standins import APIS, standin
+from tests.standins.provider import Provider
 from tooldbg.probe.apis import APIS as PROBED
 from tooldbg.probe.steps import STEPS
 

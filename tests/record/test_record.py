@@ -4,7 +4,6 @@ and `check` finds what the stand-in planted. Every server binds 127.0.0.1; every
 
 from __future__ import annotations
 
-import http.client
 import json
 import socket
 import threading
@@ -20,12 +19,13 @@ import openai
 import pytest
 
 from tests.certs import untrusted_server_context
-from tests.record.conftest import KEY, body_bytes, records
-from tests.record.standins import StandIn
+from tests.record.conftest import CALL, KEY, TEXT, body_bytes, connect, recorded, records, written
+from tests.standins import standin
+from tests.standins.model import APOLOGY
 from tooldbg.checks import run_checks
 from tooldbg.load import load_file
+from tooldbg.model import Result
 from tooldbg.record.routes import Router
-from tooldbg.record.session import Options, Recording
 
 
 class Tee(httpx2.HTTPTransport):
@@ -59,128 +59,130 @@ class _Teed(httpx2.SyncByteStream):
         self.inner.close()
 
 
-def openai_call(base: str, tee: Tee, stream: bool, on_first: Callable[[], None], question: str = "Oslo") -> str:
+def openai_call(base: str, tee: Tee, stream: bool, on_first: Callable[[], None], question: str) -> str:
+    """Ask through the official client; what it made of the answer: the text and the calls' arguments."""
     with httpx2.Client(transport=tee, timeout=30) as http:
         client = openai.OpenAI(api_key=KEY, base_url=f"{base}/v1", max_retries=0, http_client=http)
-        return _openai_call(client, stream, on_first, question)
+        args: dict[str, Any] = {"model": "gpt-4o", "messages": [{"role": "user", "content": question}],
+                                "tools": [{"type": "function", "function": {"name": "get_weather",
+                                                                            "parameters": WEATHER}}]}
+        if not stream:
+            message = client.chat.completions.create(**args).choices[0].message
+            return (message.content or "") + "".join(c.function.arguments for c in message.tool_calls or [])
+        said = []
+        for i, chunk in enumerate(client.chat.completions.create(**args, stream=True)):
+            if i == 0:
+                on_first()
+            for choice in chunk.choices:
+                said.append(choice.delta.content or "")
+                said += [c.function.arguments or "" for c in choice.delta.tool_calls or [] if c.function]
+        return "".join(said)
 
 
-def _openai_call(client: openai.OpenAI, stream: bool, on_first: Callable[[], None], question: str) -> str:
-    args: dict[str, Any] = {"model": "gpt-4o", "messages": [{"role": "user", "content": question}],
-                            "tools": [{"type": "function", "function": {
-                                "name": "get_weather", "parameters": {
-                                    "type": "object", "properties": {"city": {"type": "string"}}}}}]}
-    if not stream:
-        return client.chat.completions.create(**args).choices[0].message.tool_calls[0].function.arguments
-    text = []
-    for i, chunk in enumerate(client.chat.completions.create(**args, stream=True)):
-        if i == 0:
-            on_first()
-        if chunk.choices and chunk.choices[0].delta.content:
-            text.append(chunk.choices[0].delta.content)
-    return "".join(text)
-
-
-def anthropic_call(base: str, tee: Tee, stream: bool, on_first: Callable[[], None], question: str = "Oslo") -> str:
+def anthropic_call(base: str, tee: Tee, stream: bool, on_first: Callable[[], None], question: Any) -> str:
+    """Ask (`question`: a message's content) through the official client; what it made of the answer."""
     with httpx2.Client(transport=tee, timeout=30) as http:
         client = anthropic.Anthropic(api_key=KEY, base_url=base, max_retries=0, http_client=http)
-        return _anthropic_call(client, stream, on_first, question)
+        args: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 100,
+                                "tools": [{"name": "get_weather", "input_schema": WEATHER}],
+                                "messages": [*(ASKED_BEFORE if isinstance(question, list) else []),
+                                             {"role": "user", "content": question}]}
+        if not stream:
+            return "".join(block.text if block.type == "text" else json.dumps(block.input)
+                           for block in client.messages.create(**args).content)
+        said = []
+        for i, event in enumerate(client.messages.create(**args, stream=True)):
+            if i == 0:
+                on_first()
+            if event.type == "content_block_delta":
+                said.append(event.delta.text if event.delta.type == "text_delta" else event.delta.partial_json)
+        return "".join(said)
 
 
-def _anthropic_call(client: anthropic.Anthropic, stream: bool, on_first: Callable[[], None], question: str) -> str:
-    args: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 100,
-                            "messages": [{"role": "user", "content": question}]}
-    if not stream:
-        return client.messages.create(**args).content[0].text
-    text = []
-    for i, event in enumerate(client.messages.create(**args, stream=True)):
-        if i == 0:
-            on_first()
-        if event.type == "content_block_delta":
-            text.append(event.delta.text)
-    return "".join(text)
-
-
-def written(recording: Recording, count: int) -> None:
-    """Wait (bounded) until the recording has written `count` exchanges."""
-    for _ in range(400):
-        if recording.journal.written >= count:
-            return
-        threading.Event().wait(0.05)
-    raise AssertionError(f"{recording.journal.written} exchanges written, not {count}")
-
-
+WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}}
+#: The call the model made before its results are given back (`ASKED_BEFORE` + a result for it).
+ASKED_BEFORE = [{"role": "user", "content": CALL},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01Weather", "name": "get_weather",
+                                                   "input": {"city": "Oslo"}}]}]
 CALLS = {"openai-chat": openai_call, "anthropic": anthropic_call}
-#: What each stand-in plants, streamed or not (tests/record/standins.py).
-PLANTED = {("openai-chat", False): "TD201", ("openai-chat", True): "TD602",
-           ("anthropic", False): "TD602", ("anthropic", True): "TD602"}
+#: (api, streamed) → what the client asks, the defect the stand-in plants, what the client makes of
+#: the answer, and what `check` finds.
+PLANTED = {
+    ("openai-chat", False): (CALL, "double-encoded-arguments", json.dumps(json.dumps({"city": "Oslo"})), "TD201"),
+    ("openai-chat", True): (TEXT, "finish-reason-mismatch", APOLOGY, "TD602"),
+    ("anthropic", False): (TEXT, "finish-reason-mismatch", APOLOGY, "TD602"),
+    ("anthropic", True): (CALL, "double-encoded-arguments", json.dumps(json.dumps({"city": "Oslo"})), "TD204"),
+}
+PATHS = {"openai-chat": "/v1/chat/completions", "anthropic": "/v1/messages"}
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
 @pytest.mark.parametrize("api", ["openai-chat", "anthropic"])
-def test_official_client_through_record(api: str, stream: bool, standin: StandIn, recording: Recording) -> None:
+def test_official_client_through_record(api: str, stream: bool, tmp_path: Path) -> None:
+    question, plant, answer, code = PLANTED[api, stream]
     tee = Tee()
-    standin.gate = threading.Event() if stream else None
-    answer = CALLS[api](recording.base_url, tee, stream, lambda: standin.gate and standin.gate.set())
-    assert "Oslo" in answer  # the client got its answer through the proxy
-    # Stream pass-through: event 1 reached the client while the stand-in still withheld event 2.
-    assert not standin.gate_timed_out, "the client got no event before the stand-in sent the last"
-
-    # (the openai client ends a stream at `data: [DONE]`, before the HTTP response ends: the
-    # exchange is written when the provider has ended it)
-    written(recording, 1)
+    with standin(api, key=KEY, plant=plant) as provider, recorded(provider.url, tmp_path / "run.jsonl") as recording:
+        gate = provider.gate = threading.Event() if stream else None
+        assert CALLS[api](recording.base_url, tee, stream, lambda: gate and gate.set(), question) == answer
+        # Stream pass-through: event 1 reached the client while the stand-in still withheld event 2.
+        assert not provider.gate_timed_out, "the client got no event before the stand-in sent the last"
+        # (the openai client ends a stream at `data: [DONE]`, before the HTTP response ends: the
+        # exchange is written when the provider has ended it)
+        written(recording, 1)
     [record] = records(recording.options.output)
-    sent = tee.sent[0]
-    received = b"".join(tee.received[0])
-    assert body_bytes(record["request"]) == sent == standin.received[0]
-    assert body_bytes(record["response"]) == received == standin.sent[0]
-    assert record["request"]["url"] == standin.url + ("/v1/chat/completions" if api == "openai-chat" else "/v1/messages")
-    assert record["response"]["status"] == 200
+    [served] = provider.log
+    assert body_bytes(record["request"]) == tee.sent[0] == served.received
+    assert body_bytes(record["response"]) == b"".join(tee.received[0]) == served.sent
+    assert record["request"]["url"] == provider.url + PATHS[api]
+    assert record["response"]["status"] == served.status == 200
     assert "incomplete" not in record and "error" not in record
 
     loaded = load_file(recording.options.output)
     assert not loaded.errors
     assert loaded.formats == [api]
-    codes = [f.code for f in run_checks(loaded)]
-    assert codes == [PLANTED[api, stream]]
+    assert [f.code for f in run_checks(loaded)] == [code]
 
 
-def test_keys_are_forwarded_but_masked_in_the_recording(standin: StandIn, recording: Recording) -> None:
-    tee = Tee()
-    openai_call(recording.base_url, tee, False, lambda: None)
+def test_keys_are_forwarded_but_masked_in_the_recording(tmp_path: Path) -> None:
+    with standin("openai-chat", key=KEY) as provider, recorded(provider.url, tmp_path / "run.jsonl") as recording:
+        assert openai_call(recording.base_url, Tee(), False, lambda: None, CALL)  # the stand-in took the key
     text = recording.options.output.read_text()
     assert KEY not in text
     headers = {k.lower(): v for k, v in json.loads(text)["request"]["headers"].items()}
     assert headers["authorization"] == "Bearer sk-t•••"
-    assert {k.lower(): v for k, v in standin.headers[0].items()}["authorization"] == f"Bearer {KEY}"
+    assert provider.log[0].headers["authorization"] == f"Bearer {KEY}"
 
 
-def test_twenty_concurrent_streams_are_each_recorded_whole(standin: StandIn, recording: Recording) -> None:
-    questions = [f"city number {i}" for i in range(20)]
+def test_twenty_concurrent_streams_are_each_recorded_whole(tmp_path: Path) -> None:
+    references = [f"REF-{i}" for i in range(20)]
 
-    def ask(question: str) -> str:
-        return anthropic_call(recording.base_url, Tee(), True, lambda: None, question)
+    def ask(reference: str) -> str:
+        result = [{"type": "tool_result", "tool_use_id": "toolu_01Weather", "content": f"Sunny. Reference: {reference}"}]
+        return anthropic_call(recording.base_url, Tee(), True, lambda: None, result)
 
-    with ThreadPoolExecutor(max_workers=20) as pool:
-        answers = list(pool.map(ask, questions, timeout=60))
-    assert answers == [f"I will look up {q}." for q in questions]
-    written(recording, 20)
-    recorded = records(recording.options.output)
-    assert len(recorded) == 20
-    assert sorted(body_bytes(r["response"]) for r in recorded) == sorted(standin.sent)  # each whole
+    with standin("anthropic", key=KEY) as provider, recorded(provider.url, tmp_path / "run.jsonl") as recording:
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            answers = list(pool.map(ask, references, timeout=60))
+        written(recording, 20)
+    assert answers == [f"OSL={reference}" for reference in references]  # the model quotes each result
+    recorded_ = records(recording.options.output)
+    assert len(recorded_) == len(provider.log) == 20
+    assert sorted(body_bytes(r["response"]) for r in recorded_) == sorted(s.sent for s in provider.log)  # each whole
     loaded = load_file(recording.options.output)
     assert not loaded.errors
-    # each stream recorded with its own request: the answer assembled from it names the question
-    said = {read.request.turns[0].parts[0].text: read.responses[0].turn.parts[0].text for read in loaded.reads}
-    assert said == {q: f"I will look up {q}." for q in questions}
+    # each stream recorded with its own request: the answer assembled from it quotes the request's result
+    said = {}
+    for read in loaded.reads:
+        [result] = [p for p in read.request.turns[-1].parts if isinstance(p, Result)]
+        said[result.content[0].text] = read.responses[0].turn.parts[0].text
+    assert said == {f"Sunny. Reference: {reference}": f"OSL={reference}" for reference in references}
 
 
 def post(base: str, path: str, body: bytes = b'{"model": "m", "messages": []}') -> tuple[int, dict[str, Any]]:
     """A request to the proxy with the standard library's client: its status and JSON body."""
-    parts = base.removeprefix("http://").split(":")
-    connection = http.client.HTTPConnection(parts[0], int(parts[1]), timeout=30)
+    connection = connect(base)
     try:
-        connection.request("POST", path, body, {"Content-Type": "application/json", "x-api-key": KEY})
+        connection.request("POST", path, body, {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
         response = connection.getresponse()
         return response.status, json.loads(response.read())
     finally:
@@ -202,39 +204,23 @@ def silent_listener() -> Iterator[str]:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
-@contextmanager
-def self_signed() -> Iterator[str]:
-    """A stand-in over TLS with a certificate no trust store holds (tests/certs)."""
-    server = StandIn()
-    server.socket = untrusted_server_context().wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server.url.replace("http://", "https://")
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.mark.parametrize("upstream, cause", [
     ("refused", "connection to 127.0.0.1:{port} refused (nothing listens there)"),
     ("tls", "TLS with 127.0.0.1:{port} failed"),
     ("certificate", "TLS certificate of 127.0.0.1:{port} not verified: self-signed certificate"),
     ("silent", "127.0.0.1:{port} did not answer within 0.5 s"),
 ])
-def test_an_upstream_that_fails_gives_a_502_naming_the_cause(upstream: str, cause: str, standin: StandIn,
-                                                               tmp_path: Path) -> None:
+def test_an_upstream_that_fails_gives_a_502_naming_the_cause(upstream: str, cause: str, tmp_path: Path) -> None:
     with ExitStack() as stack:
         url = {"refused": lambda: f"http://127.0.0.1:{free_port()}",
-               "tls": lambda: standin.url.replace("http://", "https://"),
-               "certificate": lambda: stack.enter_context(self_signed()),
+               # TLS spoken to a stand-in that speaks plain HTTP
+               "tls": lambda: stack.enter_context(standin("openai-chat", key=KEY)).url.replace("http://", "https://"),
+               # a stand-in whose certificate no trust store holds (tests/certs)
+               "certificate": lambda: stack.enter_context(standin("openai-chat", key=KEY,
+                                                                  tls=untrusted_server_context())).url,
                "silent": lambda: stack.enter_context(silent_listener())}[upstream]()
-        rec = Recording(Options(tmp_path / "run.jsonl", upstream=url, timeout=0.5))
-        rec.start()
-        try:
-            status, body = post(rec.base_url, "/v1/chat/completions")
-        finally:
-            rec.stop()
+        with recorded(url, tmp_path / "run.jsonl", timeout=0.5) as recording:
+            status, body = post(recording.base_url, "/v1/chat/completions")
     expected = cause.format(port=url.rsplit(":", 1)[1])
     assert status == 502
     assert body["error"]["message"].startswith(f"tooldbg record: {expected}")
@@ -249,12 +235,8 @@ def test_an_upstream_that_fails_gives_a_502_naming_the_cause(upstream: str, caus
 
 
 def test_a_path_no_provider_serves_is_refused_naming_upstream(tmp_path: Path) -> None:
-    rec = Recording(Options(tmp_path / "run.jsonl"))
-    rec.start()
-    try:
-        status, body = post(rec.base_url, "/v2/unknown?key=AIzaSyDsecretsecretsecretsecret")
-    finally:
-        rec.stop()
+    with recorded(None, tmp_path / "run.jsonl") as recording:
+        status, body = post(recording.base_url, "/v2/unknown?key=AIzaSyDsecretsecretsecretsecret")
     assert status == 404
     assert "--upstream" in body["error"]["message"]
     assert "secretsecret" not in body["error"]["message"]
@@ -274,18 +256,19 @@ def test_routes_by_path_without_upstream() -> None:
     assert fixed.route("/v1/chat/completions").url == "https://openrouter.ai/api/v1/chat/completions"
 
 
-def test_a_client_that_leaves_mid_stream_leaves_an_incomplete_record(standin: StandIn, recording: Recording) -> None:
-    standin.stall = threading.Event()
-    parts = recording.base_url.removeprefix("http://").split(":")
-    connection = http.client.HTTPConnection(parts[0], int(parts[1]), timeout=30)
-    connection.request("POST", "/v1/messages", json.dumps({"model": "m", "stream": True, "messages": [
-        {"role": "user", "content": "Oslo"}]}), {"Content-Type": "application/json"})
-    response = connection.getresponse()
-    assert response.read1(65536).startswith(b"event: message_start")  # the first event, then leave
-    connection.sock.shutdown(socket.SHUT_RDWR)
-    connection.close()
-    standin.stall.set()  # the stand-in goes on; the proxy finds its client gone
-    written(recording, 1)  # the proxy notices when the stand-in sends the rest
+def test_a_client_that_leaves_mid_stream_leaves_an_incomplete_record(tmp_path: Path) -> None:
+    with standin("anthropic", key=KEY) as provider, recorded(provider.url, tmp_path / "run.jsonl") as recording:
+        gate = provider.gate = threading.Event()  # the stream stalls after its first event
+        connection = connect(recording.base_url)
+        connection.request("POST", "/v1/messages", json.dumps({
+            "model": "m", "max_tokens": 100, "stream": True, "messages": [{"role": "user", "content": TEXT}]}),
+            {"Content-Type": "application/json", "x-api-key": KEY})
+        response = connection.getresponse()
+        assert response.read1(65536).startswith(b"event: message_start")  # the first event, then leave
+        connection.sock.shutdown(socket.SHUT_RDWR)
+        connection.close()
+        gate.set()  # the stand-in goes on; the proxy finds its client gone
+        written(recording, 1)  # the proxy notices when the stand-in sends the rest
     [record] = records(recording.options.output)
     assert record["incomplete"] is True
     assert record["error"] == "the client closed the connection before the response ended"

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.record.conftest import body_bytes, records
-from tests.record.standins import GATE_WAIT, StandIn
+from tests.record.conftest import KEY, body_bytes, connect, records
+from tests.standins import standin
+from tests.standins.provider import GATE_WAIT
 from tooldbg.checks import run_checks
 from tooldbg.load import load_file
 
@@ -86,13 +87,12 @@ def recorder(*args: str) -> Iterator[Recorder]:
 
 @contextmanager
 def asking(url: str, question: str, stream: bool = False) -> Iterator[http.client.HTTPResponse]:
-    """A request to the recorder (the stand-in answers it), the connection closed after the block."""
-    host, port = url.removeprefix("http://").split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=WAIT)
+    """A request to the recorder (the Anthropic stand-in answers it), the connection closed after the block."""
+    connection = connect(url, WAIT)
     try:
         connection.request("POST", "/v1/messages", json.dumps({
             "model": "claude-sonnet-4-5", "max_tokens": 100, "stream": stream,
-            "messages": [{"role": "user", "content": question}]}), {"Content-Type": "application/json"})
+            "messages": [{"role": "user", "content": question}]}), {"Content-Type": "application/json", "x-api-key": KEY})
         yield connection.getresponse()
     finally:
         connection.close()
@@ -103,13 +103,14 @@ def ask(url: str, question: str) -> bytes:
         return response.read()
 
 
-def test_kill_9_mid_session_leaves_every_completed_exchange_readable(standin: StandIn, tmp_path: Path) -> None:
+def test_kill_9_mid_session_leaves_every_completed_exchange_readable(tmp_path: Path) -> None:
     output = tmp_path / "run.jsonl"
-    with recorder("-o", str(output), "--upstream", standin.url, "--listen", "127.0.0.1:0") as running:
+    with standin("anthropic", key=KEY) as provider, \
+            recorder("-o", str(output), "--upstream", provider.url, "--listen", "127.0.0.1:0") as running:
         url = running.url
         for question in ("Oslo", "Bergen", "Tromsø"):
             assert ask(url, question)  # each read whole: the exchange is on disk
-        standin.stall = threading.Event()
+        provider.gate = threading.Event()  # the stream stalls after its first event
         with asking(url, "Bodø", stream=True) as in_flight:
             assert in_flight.read1(65536).startswith(b"event: message_start")
             running.process.send_signal(signal.SIGKILL)
@@ -121,12 +122,13 @@ def test_kill_9_mid_session_leaves_every_completed_exchange_readable(standin: St
     assert len(loaded.reads) == 3 and all(read.responses for read in loaded.reads)
 
 
-def test_ctrl_c_writes_the_exchange_in_flight_marked_incomplete(standin: StandIn, tmp_path: Path) -> None:
+def test_ctrl_c_writes_the_exchange_in_flight_marked_incomplete(tmp_path: Path) -> None:
     output = tmp_path / "run.jsonl"
-    with recorder("-o", str(output), "--upstream", standin.url, "--listen", "127.0.0.1:0") as running:
+    with standin("anthropic", key=KEY) as provider, \
+            recorder("-o", str(output), "--upstream", provider.url, "--listen", "127.0.0.1:0") as running:
         url = running.url
         assert ask(url, "Oslo")
-        standin.stall = threading.Event()
+        provider.gate = threading.Event()  # the stream stalls after its first event
         with asking(url, "Bergen", stream=True) as in_flight:
             first = in_flight.read1(65536)
             running.process.send_signal(signal.SIGINT)
@@ -142,21 +144,25 @@ def test_ctrl_c_writes_the_exchange_in_flight_marked_incomplete(standin: StandIn
     assert "TD504" in {f.code for f in run_checks(loaded)}  # the cut stream is reported as cut
 
 
-AGENT = """
+AGENT_KEY = "sk-test-agent-key-0123456789"
+AGENT = f"""
 import os, sys
 import openai
-client = openai.OpenAI(api_key="sk-test-agent-key-0123456789", max_retries=0)
-reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "Oslo"}])
+client = openai.OpenAI(api_key="{AGENT_KEY}", max_retries=0)
+reply = client.chat.completions.create(model="gpt-4o", messages=[{{"role": "user", "content": "Weather in OSL?"}}],
+    tools=[{{"type": "function", "function": {{"name": "get_weather", "parameters": {{
+        "type": "object", "properties": {{"city": {{"type": "string"}}}}}}}}}}])
 print(reply.choices[0].message.tool_calls[0].function.name, os.environ["ANTHROPIC_BASE_URL"],
       os.environ["GOOGLE_GEMINI_BASE_URL"], file=sys.stderr)
 sys.exit(3)
 """
 
 
-def test_record_runs_the_command_and_exits_with_its_code(standin: StandIn, tmp_path: Path) -> None:
+def test_record_runs_the_command_and_exits_with_its_code(tmp_path: Path) -> None:
     output, agent = tmp_path / "run.jsonl", tmp_path / "agent.py"
     agent.write_text(AGENT)
-    with recorder("-o", str(output), "--upstream", standin.url, "--", sys.executable, str(agent)) as running:
+    with standin("openai-chat", key=AGENT_KEY, plant="double-encoded-arguments") as provider, \
+            recorder("-o", str(output), "--upstream", provider.url, "--", sys.executable, str(agent)) as running:
         line = running.wait_for(r"POST .*").group(0)
         assert running.end() == 3
     assert re.fullmatch(r"tooldbg record: POST  /v1/chat/completions  200  \d+ ms  c1  · 1 new finding: "
@@ -166,7 +172,8 @@ def test_record_runs_the_command_and_exits_with_its_code(standin: StandIn, tmp_p
     check = subprocess.run(tooldbg("check", str(output)), cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
     assert check.returncode == 1
     assert "TD201 error double-encoded-arguments" in check.stdout
-    assert "sk-test-agent-key" not in output.read_text()
+    assert AGENT_KEY not in output.read_text()
+    assert provider.log[0].headers["authorization"] == f"Bearer {AGENT_KEY}"  # forwarded as it was
 
 
 def test_a_command_that_cannot_start_exits_127(tmp_path: Path) -> None:

@@ -21,8 +21,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tests.relay.servers import Quiet, serving, url
-from tests.standins import Provider
 from tests.standins.bedrock import frame
+from tests.standins.provider import Provider
 from tooldbg.records import eventstream
 
 FAULTS = {

@@ -1,8 +1,10 @@
 """Local HTTP servers for the tests, and the HAR capture the relay writes.
 
-A server binds 127.0.0.1 on an ephemeral port and handles requests in a thread with a bounded loop:
-at most `limit` requests, and it stops when the test leaves the `with` block (the loop polls every
-`POLL` seconds). Nothing listens on another interface; nothing outlives the test."""
+A server binds 127.0.0.1 on an ephemeral port and accepts connections in a thread with a bounded
+loop: at most `limit` requests, each answered in a thread of its own (as a provider answers
+concurrent requests), and it stops when the test leaves the `with` block (the loop polls every
+`POLL` seconds; closing the server waits for the requests still being answered). Nothing listens on
+another interface; nothing outlives the test."""
 
 from __future__ import annotations
 
@@ -12,11 +14,18 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 POLL = 0.05
+
+
+class _Server(ThreadingHTTPServer):
+    """A thread per connection; `server_close` joins them (none is a daemon)."""
+
+    daemon_threads = False
+    request_queue_size = 64  # a burst of concurrent connections waits to be accepted, not refused
 
 
 @contextmanager
@@ -25,7 +34,7 @@ def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, tls: ssl.SSL
     """A server on 127.0.0.1:<ephemeral> running `handler`, `attributes` set on the server object;
     it answers at most `limit` requests and stops when the block is left. With `tls`, it speaks
     HTTPS with that context (a handshake the client refuses is not a request)."""
-    server = HTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
     server.timeout = POLL
@@ -36,7 +45,7 @@ def serving(handler: type[BaseHTTPRequestHandler], limit: int = 50, tls: ssl.SSL
 
     def count(request: Any, client_address: Any) -> None:
         served[0] += 1
-        HTTPServer.process_request(server, request, client_address)
+        _Server.process_request(server, request, client_address)
 
     server.process_request = count  # type: ignore[method-assign]
 

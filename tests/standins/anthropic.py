@@ -15,7 +15,8 @@ single turn", anthropic-sdk-python `message_create_params.py`):
 * a `tool_use` whose `input` is not an object — "messages.N.content.M.tool_use.input: Input should be
   a valid dictionary" (ComposioHQ/composio#3429).
 
-A wrong key: 401 `authentication_error` "invalid x-api-key" (eyaltoledano/claude-task-master#222).
+A wrong key (in `x-api-key`, or in `Authorization: Bearer` as the SDK sends it since 2.x): 401
+`authentication_error` "invalid x-api-key" (eyaltoledano/claude-task-master#222).
 A stream is SSE with `event:` lines (§3.6): `message_start`, per block `content_block_start`, its
 deltas (a call's input in `input_json_delta` pieces, the first one empty as the API sends it),
 `content_block_stop`, then `message_delta` with the stop reason and `message_stop`."""
@@ -27,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .model import Ask, Call, Reply, Result, Turn
-from .wire import Auth, Failure, Route, halves, pieces, sse, token
+from .wire import Auth, Failure, Route, bearer, halves, pieces, sse, token
 
 NAME = "anthropic"
 PATH = "/v1/messages"
@@ -43,7 +44,9 @@ def error(status: int, message: str, kind: str = "invalid_request_error") -> Fai
 
 
 def _credential(headers: dict[str, str], query: dict[str, str]) -> str | None:
-    return headers.get("x-api-key")
+    """`x-api-key`, as the API documents it, or `Authorization: Bearer`, how anthropic-sdk-python 2.x
+    sends an API key (`Anthropic._api_key_auth` in its `_client.py`)."""
+    return headers.get("x-api-key") or bearer(headers, query)
 
 
 AUTH = Auth(credential=_credential, refuse=lambda key: error(401, "invalid x-api-key", "authentication_error"))
@@ -109,6 +112,23 @@ def respond(body: dict[str, Any], reply: Reply, n: int, model: str | None) -> di
     return {"id": f"msg_01{token(n, 0, 22)}", "type": "message", "role": "assistant", "model": body.get("model"),
             "content": content, "stop_reason": "tool_use" if reply.calls else "end_turn", "stop_sequence": None,
             "usage": {"input_tokens": 60 * n, "output_tokens": 20}}
+
+
+def _double_encoded(response: dict[str, Any]) -> None:
+    """Each `tool_use`'s `input` JSON-encoded: a string where the API sends an object (TD204)."""
+    for block in response["content"]:
+        if block["type"] == "tool_use":
+            block["input"] = json.dumps(block["input"])
+
+
+def _tool_use_stop(response: dict[str, Any]) -> None:
+    """`stop_reason: "tool_use"` whatever the message holds: on a text answer, a reason with no
+    call (TD602)."""
+    response["stop_reason"] = "tool_use"
+
+
+#: The defects a test can plant in every answer (`standin(plant=…)`).
+PLANTS = {"double-encoded-arguments": _double_encoded, "finish-reason-mismatch": _tool_use_stop}
 
 
 def stream(body: dict[str, Any], message: dict[str, Any]) -> Iterator[bytes]:

@@ -108,6 +108,23 @@ def respond(body: dict[str, Any], reply: Reply, n: int, model: str | None) -> di
             "metrics": {"latencyMs": 120}}
 
 
+def _double_encoded(response: dict[str, Any]) -> None:
+    """Each `toolUse`'s `input` JSON-encoded: a string where the API sends an object (TD204)."""
+    for block in response["output"]["message"]["content"]:
+        if "toolUse" in block:
+            block["toolUse"]["input"] = json.dumps(block["toolUse"]["input"])
+
+
+def _tool_use_stop(response: dict[str, Any]) -> None:
+    """`stopReason: "tool_use"` whatever the message holds: on a text answer, a reason with no call
+    (TD602)."""
+    response["stopReason"] = "tool_use"
+
+
+#: The defects a test can plant in every answer (`standin(plant=…)`).
+PLANTS = {"double-encoded-arguments": _double_encoded, "finish-reason-mismatch": _tool_use_stop}
+
+
 def frame(name: str, payload: dict[str, Any]) -> bytes:
     """One event-stream frame as Bedrock sends it (`p`: the padding it adds to every payload)."""
     headers = [string_header(":event-type", name), string_header(":content-type", "application/json"),

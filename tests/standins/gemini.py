@@ -24,6 +24,7 @@ with the finish reason and the usage."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -116,6 +117,18 @@ def respond(body: dict[str, Any], reply: Reply, n: int, model: str | None, call_
     return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
             "usageMetadata": {"promptTokenCount": 60 * n, "candidatesTokenCount": 20, "totalTokenCount": 60 * n + 20},
             "modelVersion": model, "responseId": token(n, 0, 22)}
+
+
+def _double_encoded(response: dict[str, Any]) -> None:
+    """Each `functionCall`'s `args` JSON-encoded: a string where the API sends an object (TD204)."""
+    for part in response["candidates"][0]["content"]["parts"]:
+        if "functionCall" in part:
+            part["functionCall"]["args"] = json.dumps(part["functionCall"]["args"])
+
+
+#: The defects a test can plant in every answer (`standin(plant=…)`); Gemini's finish reason is
+#: `STOP` with calls or without, so it has no call-finish reason to contradict.
+PLANTS = {"double-encoded-arguments": _double_encoded}
 
 
 def stream(body: dict[str, Any], response: dict[str, Any]) -> Iterator[bytes]:

@@ -125,6 +125,22 @@ def respond(body: dict[str, Any], reply: Reply, n: int, model: str | None) -> di
             "usage": {"prompt_tokens": 60 * n, "completion_tokens": 20, "total_tokens": 60 * n + 20}}
 
 
+def _double_encoded(response: dict[str, Any]) -> None:
+    """Each call's `arguments` JSON-encoded once more: a string that decodes to a string (TD201)."""
+    for call in response["choices"][0]["message"].get("tool_calls") or []:
+        call["function"]["arguments"] = json.dumps(call["function"]["arguments"])
+
+
+def _tool_calls_finish(response: dict[str, Any]) -> None:
+    """`finish_reason: "tool_calls"` whatever the message holds: on a text answer, a reason with no
+    call (TD602)."""
+    response["choices"][0]["finish_reason"] = "tool_calls"
+
+
+#: The defects a test can plant in every answer (`standin(plant=…)`).
+PLANTS = {"double-encoded-arguments": _double_encoded, "finish-reason-mismatch": _tool_calls_finish}
+
+
 def stream(body: dict[str, Any], response: dict[str, Any]) -> Iterator[bytes]:
     head = {k: response[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
     choice = response["choices"][0]

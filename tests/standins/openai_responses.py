@@ -97,6 +97,18 @@ def respond(body: dict[str, Any], reply: Reply, n: int, model: str | None) -> di
             "usage": {"input_tokens": 60 * n, "output_tokens": 20, "total_tokens": 60 * n + 20}}
 
 
+def _double_encoded(response: dict[str, Any]) -> None:
+    """Each `function_call`'s `arguments` JSON-encoded once more: a string that decodes to a string."""
+    for item in response["output"]:
+        if item.get("type") == "function_call":
+            item["arguments"] = json.dumps(item["arguments"])
+
+
+#: The defects a test can plant in every answer (`standin(plant=…)`); a response has no finish reason
+#: to contradict its calls.
+PLANTS = {"double-encoded-arguments": _double_encoded}
+
+
 def stream(body: dict[str, Any], response: dict[str, Any]) -> Iterator[bytes]:
     number = iter(range(10_000))
 

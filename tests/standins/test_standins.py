@@ -1,58 +1,24 @@
 """The stand-ins answer as the providers do: a call the request forces, read by tooldbg's own readers
 (built from real traffic) the same whether it came as a body or as a stream in the API's framing;
-the API's refusal of a wrong key; the API's 400 for a call left unanswered."""
+the API's refusal of a wrong key; the API's 400 for a call left unanswered. And they serve the tests
+that need more than an answer: requests answered concurrently, each logged byte for byte, a stream
+held after its first event until its gate opens, and a defect planted only where the API has it."""
 
 from __future__ import annotations
 
+import http.client
 import json
-import urllib.error
-import urllib.request
+import threading
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.standins import APIS, standin
+from tests.standins.asks import QUESTION, REQUESTS, auth, post, streamed
 from tooldbg import formats
 from tooldbg.model import Invocation, Source
 from tooldbg.records import eventstream, sse
-
-SCHEMA = {"type": "object", "properties": {"city_code": {"type": "string", "pattern": "^[A-Z]{3}$"},
-                                           "days": {"type": "integer"}},
-          "required": ["city_code", "days"]}
-QUESTION = "Get the 3-day forecast for Oslo, city code OSL."
-
-#: api → (path under base_url (a stream's path when it differs), auth headers, a request forcing get_forecast)
-REQUESTS: dict[str, tuple[str, str, dict[str, str], dict[str, Any]]] = {
-    "openai-chat": ("/chat/completions", "/chat/completions", {"authorization": "Bearer {key}"}, {
-        "model": "m", "messages": [{"role": "user", "content": QUESTION}],
-        "tools": [{"type": "function", "function": {"name": "get_forecast", "parameters": SCHEMA}}],
-        "tool_choice": {"type": "function", "function": {"name": "get_forecast"}}}),
-    "openai-responses": ("/responses", "/responses", {"authorization": "Bearer {key}"}, {
-        "model": "m", "input": [{"role": "user", "content": QUESTION}],
-        "tools": [{"type": "function", "name": "get_forecast", "parameters": SCHEMA, "strict": None}],
-        "tool_choice": {"type": "function", "name": "get_forecast"}}),
-    "anthropic": ("/v1/messages", "/v1/messages", {"x-api-key": "{key}", "anthropic-version": "2023-06-01"}, {
-        "model": "m", "max_tokens": 512, "messages": [{"role": "user", "content": QUESTION}],
-        "tools": [{"name": "get_forecast", "input_schema": SCHEMA}],
-        "tool_choice": {"type": "tool", "name": "get_forecast"}}),
-    "gemini": ("/models/m:generateContent", "/models/m:streamGenerateContent?alt=sse", {"x-goog-api-key": "{key}"}, {
-        "contents": [{"role": "user", "parts": [{"text": QUESTION}]}],
-        "tools": [{"functionDeclarations": [{"name": "get_forecast", "parametersJsonSchema": SCHEMA}]}],
-        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_forecast"]}}}),
-    "bedrock": ("/model/m/converse", "/model/m/converse-stream", {"authorization": "Bearer {key}"}, {
-        "messages": [{"role": "user", "content": [{"text": QUESTION}]}],
-        "toolConfig": {"tools": [{"toolSpec": {"name": "get_forecast", "inputSchema": {"json": SCHEMA}}}],
-                       "toolChoice": {"tool": {"name": "get_forecast"}}}}),
-}
-
-
-def post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, bytes, str]:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"content-type": "application/json", **headers})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - 127.0.0.1 only
-            return response.status, response.read(), response.headers.get("content-type", "")
-    except urllib.error.HTTPError as err:
-        return err.code, err.read(), err.headers.get("content-type", "")
 
 
 def calls(api: str, data: bytes, content_type: str) -> list[tuple[str, Any]]:
@@ -71,15 +37,14 @@ def calls(api: str, data: bytes, content_type: str) -> list[tuple[str, Any]]:
 
 @pytest.mark.parametrize("api", APIS)
 def test_a_forced_call_arrives_alike_as_a_body_and_as_a_stream(api):
-    path, stream_path, headers, body = REQUESTS[api]
+    path, stream_path, _, body = REQUESTS[api]
     with standin(api, limit=3) as provider:
-        auth = {k: v.format(key=provider.key) for k, v in headers.items()}
-        status, data, kind = post(provider.base_url + path, body, auth)
+        headers = auth(api, provider.key)
+        status, data, kind = post(provider.base_url + path, body, headers)
         assert status == 200, data
-        streamed = dict(body, stream=True) if api in ("openai-chat", "openai-responses", "anthropic") else body
-        status, streamed_data, streamed_kind = post(provider.base_url + stream_path, streamed, auth)
+        status, streamed_data, streamed_kind = post(provider.base_url + stream_path, streamed(api, body), headers)
         assert status == 200 and streamed_kind.endswith(("event-stream", "eventstream"))
-        status, _, _ = post(provider.base_url + path, body, {k: "Bearer wrong" for k in auth})
+        status, _, _ = post(provider.base_url + path, body, {k: "Bearer wrong" for k in headers})
     assert calls(api, data, kind) == calls(api, streamed_data, streamed_kind) == \
         [("get_forecast", {"city_code": "OSL", "days": 3})]
     assert status == {"anthropic": 401, "openai-chat": 401, "openai-responses": 401, "gemini": 400,
@@ -121,11 +86,42 @@ UNANSWERED = {
 
 @pytest.mark.parametrize("api", APIS)
 def test_an_unanswered_call_is_refused_in_the_apis_words(api):
-    path, _, headers, body = REQUESTS[api]
+    path, _, _, body = REQUESTS[api]
     history, said = UNANSWERED[api]
     with standin(api, limit=1) as provider:
-        auth = {k: v.format(key=provider.key) for k, v in headers.items()}
-        status, data, _ = post(provider.base_url + path, {**body, **history}, auth)
+        status, data, _ = post(provider.base_url + path, {**body, **history}, auth(api, provider.key))
     assert status == 400
     assert said in data.decode()
     assert provider.requests == []
+
+
+def test_a_stream_held_at_its_gate_while_another_request_is_answered_both_logged_byte_for_byte():
+    path, stream_path, _, body = REQUESTS["anthropic"]
+    with standin("anthropic", limit=2) as provider:
+        gate = provider.gate = threading.Event()
+        headers = auth("anthropic", provider.key)
+        asked = json.dumps(streamed("anthropic", body)).encode()
+        where = urlsplit(provider.url)
+        connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=30)
+        connection.request("POST", stream_path, asked, {"content-type": "application/json", **headers})
+        response = connection.getresponse()
+        first = response.read1(65536)
+        # the stream waits at the gate, in its own thread: another request is answered meanwhile
+        status, data, _ = post(provider.base_url + path, body, headers)
+        gate.set()
+        rest = response.read()
+        connection.close()
+    assert first.startswith(b"event: message_start") and first.count(b"\n\n") == 1  # event 1 alone
+    assert status == 200 and rest.endswith(b"event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n")
+    assert not provider.gate_timed_out
+    held, answered = provider.log
+    assert (held.path, held.received, held.status, held.sent) == (stream_path, asked, 200, first + rest)
+    assert (answered.received, answered.status, answered.sent) == (json.dumps(body).encode(), 200, data)
+    assert held.headers["x-api-key"] == provider.key
+
+
+def test_a_defect_is_planted_only_where_the_api_has_it():
+    with pytest.raises(ValueError, match="gemini stand-in: no planted defect 'finish-reason-mismatch'; "
+                                         "it plants double-encoded-arguments"), \
+            standin("gemini", plant="finish-reason-mismatch"):
+        pass
