@@ -218,6 +218,32 @@ def test_a_log_pairs_with_its_conversion_by_content_wherever_the_content_sits():
     assert [(f.code, f.side, f.a.turn) for f in result.findings] == [("TD703", "b", 1)]
 
 
+def test_a_conversion_that_folds_failures_into_text_pairs_with_the_exchange_it_replays_whole():
+    """Chat Completions has no failure flag: the writer puts `Error: ` before a failed result's text.
+    Counted as other content, those results made the log's last exchange no closer to the conversion
+    than its first, which took it; the last exchange's answer and results were then reported added
+    (TD705) (found by the diff property)."""
+    import random
+
+    from tests.fuzz.sessions import exchange
+    from tooldbg.formats.reading import link
+    from tooldbg.model import Invocation, Result, Text, Tool, Turn
+
+    tools = tuple(Tool(name=n, parameters={"type": "object"}) for n in ("f", "g"))
+    conv = Conversation(model="gemini-2.5-flash", tools=tools, turns=link([
+        Turn(role="user", parts=(Text(text="What changed?"),)),
+        Turn(role="assistant", parts=tuple(Invocation(name=n, arguments={"q": 1}) for n in ("f", "g"))),
+        Turn(role="tool", parts=tuple(Result(name=n, is_error=True, content=(Text(text=f"{n} failed"),))
+                                      for n in ("f", "g"))),
+        Turn(role="assistant", parts=(Text(text="Both failed."),))]))
+    records = [exchange("gemini", replace(conv, turns=conv.turns[:k]), conv.turns[k], random.Random(k))
+               for k in (1, 3)]
+    log = load_bytes("log.json", json.dumps(records).encode())
+    written = formats.get("openai-chat").write(log.conversations[0])
+    result = diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False)
+    assert result.pairings[0].exchanges == [(0, None), (1, 0)] and result.findings == []
+
+
 def test_a_failure_said_in_the_text_of_a_format_without_a_flag_is_a_note():
     folded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
     a = upstream_run(results=folded)

@@ -80,9 +80,9 @@ def _pair_snapshots(sa: list[_Snapshot], sb: list[_Snapshot]) \
         -> Iterator[tuple[_Snapshot | None, _Snapshot | None]]:
     """Exchanges in log order, each A one with its best match: the most similar of the next B ones
     not yet paired — unless one of the next A ones has that B one for its own best match and is
-    more similar to it (then that A one takes it, and this one has no partner). So a log's
-    conversion, one request replaying every exchange, pairs with the exchange it replays whole (the
-    last), not with the first that shares enough of it."""
+    closer to it (then that A one takes it, and this one has no partner). So a log's conversion, one
+    request replaying every exchange, pairs with the exchange it replays whole (the last), not with
+    the first that shares enough of it."""
     prints_a = [_fingerprint(u for units in s.units for u in units) for s in sa]
     prints_b = [_fingerprint(u for units in s.units for u in units) for s in sb]
     scores: dict[tuple[int, int], float] = {}
@@ -101,11 +101,19 @@ def _pair_snapshots(sa: list[_Snapshot], sb: list[_Snapshot]) \
                 found, top = k, s
         return found, top
 
+    def closer(later: int, i: int, k: int, top: float) -> bool:
+        """Is A exchange `later` a better match for B exchange `k` than `i` is (its score `top`)?
+        Its best match is `k`, and it is more similar — or as similar and larger: a later exchange
+        replays what an earlier one sent, and more (a retry sent again as it was is not larger)."""
+        mine = score(later, k)
+        return best(later, j)[0] == k and (mine > top or mine == top and
+                                            prints_a[later].total() > prints_a[i].total())
+
     j = 0
     for i, snap in enumerate(sa):
         found, top = best(i, j)
-        if found is None or any(score(later, found) > top and best(later, j)[0] == found
-                                for later in range(i + 1, min(i + WINDOW, len(sa)))):
+        following = range(i + 1, min(i + WINDOW, len(sa)))
+        if found is None or any(closer(later, i, found, top) for later in following):
             yield snap, None
             continue
         for k in range(j, found):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections import defaultdict
 from typing import Any
 
@@ -34,7 +33,7 @@ from ..model import (
 from ..shorten import clip
 from .align import _align, _pair_snapshots, _rows
 from .results import Diff, Note, Pairing, Place, SidedFinding
-from .units import _args_key, _payload, _prepare, _reads, _Snapshot, _snapshots, _Unit
+from .units import FOLDED, _args_key, _payload, _prepare, _reads, _Snapshot, _snapshots, _Unit
 
 
 class _Engine:
@@ -346,7 +345,7 @@ def _unfold(text: list[Any], other: list[Any]) -> bool:
     in place of its flag; True when there was one."""
     if not text or not isinstance(text[0], str) or (other and text[0] == other[0]):
         return False
-    unfolded = re.sub(r"^error\b:?\s*", "", text[0], flags=re.I)
+    unfolded = FOLDED.sub("", text[0], count=1)
     if unfolded == text[0]:
         return False
     if unfolded:

@@ -3,6 +3,7 @@ responses'), and each turn's parts as units with the signatures they are paired 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -134,6 +135,11 @@ def _unit(turn: int, p: int, role: str, part: Part, direction: str,
     return unit
 
 
+#: The `Error: ` (or lone `Error`) a writer for a format without a failure flag puts before a failed
+#: result's text in place of the flag.
+FOLDED = re.compile(r"^error\b:?\s*", re.I)
+
+
 def _fingerprint(units: Iterable[_Unit]) -> Counter[Any]:
     """What two exchanges or conversations are compared by to pair them: the content, loosely, and
     wherever it sits — a log's answer is in a response, its conversion replays it in a request."""
@@ -143,8 +149,9 @@ def _fingerprint(units: Iterable[_Unit]) -> Counter[Any]:
             key: Any = u.text[:200]
         elif u.kind == "call":
             key = u.node.name if isinstance(u.node, Invocation) else ""
-        elif u.kind == "result":
-            key = (u.node.name if isinstance(u.node, Result) else "", u.sig[1][:1])
+        elif u.kind == "result":  # (its first text without the `Error: ` a format without a flag folds in)
+            first = tuple(FOLDED.sub("", x, count=1) if isinstance(x, str) else x for x in u.sig[1][:1])
+            key = (u.node.name if isinstance(u.node, Result) else "", first)
         else:
             key = u.sig
         out[(u.kind, key)] += 1
