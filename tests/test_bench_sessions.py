@@ -25,9 +25,9 @@ _spec.loader.exec_module(bench_sessions)
 #: relay lower-cased, a result the client dropped.
 PLANTED = {"jsonl": ["TD102", "TD103", "TD201"], "har": ["TD102", "TD103", "TD204"],
            "sse": ["TD102", "TD103", "TD204"], "codex": ["TD102", "TD103", "TD201"],
-           # (a Claude Code session logs the call once, in the model's answer, where its input is
-           # the response's: TD204 judges what a client sends)
-           "claude-code": ["TD102", "TD103"]}
+           # (the string input is found in the line that logs its tool_use block, as in the
+           # Anthropic captures: Claude Code logs the model's answer a block a line)
+           "claude-code": ["TD102", "TD103", "TD204"]}
 
 
 @pytest.mark.parametrize("capture", bench_sessions.CAPTURES)

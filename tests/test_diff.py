@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from tests.differing import lines
 from tests.paths import SAMPLES
 from tooldbg import formats
 from tooldbg.diff import diff
@@ -105,8 +106,7 @@ def codes(result):
 
 # -- agreement --------------------------------------------------------------------------------------
 
-SAMPLE_LOGS = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.name != "README.md"
-                     and "defects" not in p.relative_to(SAMPLES).parts)
+SAMPLE_LOGS = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.name != "README.md")
 
 
 @pytest.mark.parametrize("path", SAMPLE_LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -332,6 +332,364 @@ def test_arguments_changed_and_a_call_lost():
     assert (f.code, f.side) == ("TD703", "a") and f.message.startswith("the call to 'get_weather' (toolu_2)")
 
 
+def image(data):
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+
+
+PNG, OTHER_PNG = "iVBORw0KGgoAAAA", "iVBORw0KGgoBBBB"
+
+
+def asked(content):
+    """An Anthropic request whose one user message is `content`."""
+    return upstream((dict(an_request([]), messages=[{"role": "user", "content": content}]), None))
+
+
+def test_a_text_changed_on_the_way_is_one_difference_quoting_both():
+    a = client((oa_request([]), oa_response(CALLS, "tool_calls")))
+    b = upstream((dict(an_request([]), messages=[{"role": "user", "content": "Weather in Oslo and Bergen, please?"}]),
+                  an_response(TURN, "tool_use")))
+    assert lines(diff(a, b, own=False))[:3] == [
+        "b TD703: the user's text 'Weather in Oslo and Bergen?' differs: a 'Weather in Oslo and Bergen?', b "
+        "'Weather in Oslo and Bergen, please?'" + LOST,
+        "    a: client.jsonl c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content",
+        "    b: upstream.jsonl c1 exchange 0 turn 0 part 0 /request/body#/messages/0/content"]
+
+
+def test_the_text_blocks_of_a_turn_compare_as_one_text():
+    def blocks(last):
+        request = dict(an_request([]), messages=[{"role": "user", "content": [
+            {"type": "text", "text": "Weather in Oslo"}, {"type": "text", "text": last}]}])
+        return upstream((request, an_response(TURN, "tool_use")))
+
+    [f] = diff(blocks("and Tromsø?"), blocks("and Bergen?"), own=False).findings
+    assert f.message == "the user's text 'Weather in Oslo and Tromsø?' differs: a 'Weather in Oslo and Tromsø?', " \
+                        "b 'Weather in Oslo and Bergen?'" + LOST
+
+
+def test_reasoning_changed_on_the_way():
+    thinking = {"type": "thinking", "thinking": "Two cities: two calls.", "signature": "EqQBCkYIBxgCKkA"}
+
+    def replayed(thought):
+        turn = [{**thinking, "thinking": thought}, *TURN]
+        return upstream((an_request([{"role": "assistant", "content": turn}, {"role": "user", "content": [
+            result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Bergen: 9 C")]}]), None))
+
+    [f] = diff(replayed("Two cities: two calls."), replayed("Two cities, so two calls."), own=False).findings
+    assert (f.code, f.side, f.a.part, f.b.part) == ("TD703", "b", 0, 0)
+    assert f.message == "reasoning differs: a 'Two cities: two calls.', b 'Two cities, so two calls.'" + LOST
+
+    def summarised(summary):  # a Responses reasoning item: a summary, no text
+        body = {"model": "gpt-5", "input": [
+            {"role": "user", "content": QUESTION},
+            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": summary}] if summary else [],
+             "encrypted_content": "gAAAAB"},
+            {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": '{"city":"Oslo"}'},
+            {"type": "function_call_output", "call_id": "call_1", "output": "Oslo: 4 C"}]}
+        return jsonl("responses.jsonl", [(body, None)], "https://api.openai.com/v1/responses")
+
+    [f] = diff(summarised("Call the tool for Oslo."), summarised("Call get_weather for Oslo."), own=False).findings
+    assert f.message == "reasoning differs: a 'Call the tool for Oslo.', b 'Call get_weather for Oslo.'" + LOST
+    # an item sent back without its summary (which need not come back) is the same reasoning
+    assert diff(summarised("Call the tool for Oslo."), summarised(None), own=False).findings == []
+
+
+def test_an_image_replaced_or_lost_on_the_way():
+    question = {"type": "text", "text": "Where is this?"}
+    [f] = diff(asked([question, image(PNG)]), asked([question, image(OTHER_PNG)]), own=False).findings
+    assert (f.code, f.side, f.a.part, f.b.part) == ("TD703", "b", 1, 1)
+    assert f.message == "the image (image/png) in the user turn is another image on b" + LOST
+
+    def shot(*content):
+        return upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                                     {"role": "user", "content": [result("toolu_1", list(content))]}]), None))
+
+    reading = {"type": "text", "text": "Oslo: 4 C"}
+    [f] = diff(shot(reading, image(PNG)), shot(reading), own=False).findings
+    assert (f.code, f.side, f.turn) == ("TD703", "b", 2)
+    assert f.message == "the image in the result of 'get_weather' (toolu_1) 'Oslo: 4 C' is on a but not on b" + LOST
+    [f] = diff(shot(reading), shot(reading, image(PNG)), own=False).findings  # b is downstream in a request
+    assert (f.code, f.side) == ("TD705", "b")
+    assert f.message == ("the image in the result of 'get_weather' (toolu_1) 'Oslo: 4 C' is on b but not on a: added "
+                         "by the relay (b is downstream of a in a request) — warning: an image or file the client "
+                         "never sent")
+
+
+def test_a_result_rebound_to_another_call():
+    a = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                              {"role": "user", "content": [result("toolu_1", "4 C")]}]), None))
+    b = upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo"), use("toolu_2", "Bergen")]},
+                              {"role": "user", "content": [result("toolu_2", "4 C")]}]), None))
+    assert lines(diff(a, b, own=False))[:6] == [
+        "b TD705: the call to 'get_weather' (toolu_2) '{\"city\":\"Bergen\"}' is in b's request but not in a's: "
+        "added by the relay (b is downstream of a in a request) — error: a call the model never made, which the "
+        "client may run",
+        "    a: upstream.jsonl c1 exchange 0 turn 1 /request/body#/messages/1",
+        "    b: upstream.jsonl c1 exchange 0 turn 1 part 1 /request/body#/messages/1/content/1",
+        "b TD703: the result of 'get_weather' (toolu_1) '4 C' answers the call to 'get_weather' (toolu_1) on a but "
+        "the call to 'get_weather' (toolu_2) on b" + LOST,
+        "    a: upstream.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content/0",
+        "    b: upstream.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content/0"]
+
+
+def time_and_weather():
+    """a: the time and the weather in Oslo, both answered."""
+    clock = {"type": "tool_use", "id": "toolu_9", "name": "get_time", "input": {"city": "Oslo"}}
+    return upstream((an_request([{"role": "assistant", "content": [clock, use("toolu_1", "Oslo")]}, {
+        "role": "user", "content": [result("toolu_1", "4 C"), result("toolu_9", "12:00")]}]), None))
+
+
+def weather_only(*results):
+    """b: the weather call alone, and `results`."""
+    return upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                                 {"role": "user", "content": list(results)}]), None))
+
+
+def test_a_result_left_without_its_call_pairs_with_the_result_of_the_call_lost():
+    """b lost the get_time call (its result stays, answering nothing) and the get_weather result: two
+    losses, not a get_weather result that says '12:00'."""
+    a, b = time_and_weather(), weather_only(result("toolu_9", "12:00"))
+    assert [(f.side, f.message) for f in diff(a, b, own=False).findings] == [
+        ("b", "the call to 'get_time' (toolu_9) '{\"city\":\"Oslo\"}' is in a's request but not in b's: the call is "
+              "never made there" + LOST),
+        ("b", "the result of 'get_weather' (toolu_1) '4 C' is in a's request but not in b's: its call is left "
+              "unanswered there" + LOST)]
+
+
+def test_results_pair_by_the_call_they_answer_before_by_kind():
+    """b lost the get_time call and its result, and its get_weather result changed: the weather results
+    are compared, the time result is lost."""
+    a, b = time_and_weather(), weather_only(result("toolu_1", "5 C"))
+    assert [f.message for f in diff(a, b, own=False).findings][1:] == [
+        "the content of the result of 'get_weather' (toolu_1) '4 C' differs: a '4 C', b '5 C'" + LOST,
+        "the result of 'get_time' (toolu_9) '12:00' is in a's request but not in b's: its call is left unanswered "
+        "there" + LOST]
+
+
+def test_a_result_is_named_by_the_tool_its_call_names():
+    def answered(name, words):
+        doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "turns": [
+            {"role": "user", "parts": [{"type": "text", "text": "Weather in Oslo?"}]},
+            {"role": "assistant", "parts": [{"type": "invocation", "id": "a", "name": "get_weather",
+                                             "arguments": {"city": "Oslo"}, "wire_id": "call_a"}]},
+            {"role": "tool", "parts": [{"type": "result", "invocation_id": "a", "wire_id": "call_a", "name": "weather",
+                                        "content": [{"type": "text", "text": words}]}]}]}]}
+        return load_bytes(name, json.dumps(doc).encode())
+
+    [f] = diff(answered("a.json", "4 C"), answered("b.json", "5 C"), own=False).findings
+    assert f.message == "the content of the result of 'get_weather' (call_a) '4 C' differs: a '4 C', b '5 C'" + LOST
+
+
+def test_a_result_changed_or_emptied_on_the_way():
+    def answered(content):
+        return upstream((an_request([{"role": "assistant", "content": [use("toolu_1", "Oslo")]},
+                                     {"role": "user", "content": [result("toolu_1", content)]}]), None))
+
+    def said(a, b):
+        return [(f.side, f.message) for f in diff(answered(a), answered(b), own=False).findings]
+
+    what = "the content of the result of 'get_weather' (toolu_1) 'Oslo: 4 C'"
+    assert said("Oslo: 4 C", "Oslo: 5 C") == [("b", f"{what} differs: a 'Oslo: 4 C', b 'Oslo: 5 C'{LOST}")]
+    assert said([{"type": "text", "text": "Oslo:"}, {"type": "text", "text": "4 C"}],
+                [{"type": "text", "text": "Oslo:"}, {"type": "text", "text": "5 C"}]) == [
+        ("b", f"{what} differs: a 'Oslo: 4 C', b 'Oslo: 5 C'{LOST}")]
+    assert said("Oslo: 4 C", "") == [("b", f"{what} is on a but not on b (an empty result){LOST}")]
+    assert said("", "Oslo: 4 C") == [("a", f"{what} is on b but not on a (an empty result){LOST}")]
+
+
+def test_arguments_in_another_key_order_are_the_same_arguments():
+    def called(arguments):
+        call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": arguments}}
+        return client((oa_request([]), oa_response({"content": None, "tool_calls": [call]}, "tool_calls")))
+
+    result_ = diff(called('{"city": "Oslo", "unit": "celsius"}'), called('{"unit": "celsius", "city": "Oslo"}'))
+    assert result_.findings == []
+
+
+def test_exchanges_whose_calls_all_changed_arguments_are_still_one_exchange():
+    cities = ["Oslo", "Bergen", "Tromsø", "Bodø"]
+    a = client((oa_request([]), oa_response({"content": None, "tool_calls": [
+        oa_call(f"call_{k}", city) for k, city in enumerate(cities)]}, "tool_calls")))
+    b = upstream((an_request([]), an_response([{**use(f"toolu_{k}", city), "input": {"city": city, "unit": "celsius"}}
+                                               for k, city in enumerate(cities)], "tool_use")))
+    result_ = diff(a, b, own=False)
+    assert [p.exchanges for p in result_.pairings] == [[(0, 0)]]
+    assert [(f.code, f.side) for f in result_.findings] == [("TD704", "a")] * 4
+    assert result_.notes[0].message == (
+        "call ids rewritten consistently between a's c1 and b's c1 (4): call_0 → toolu_0, call_1 → toolu_1, "
+        "call_2 → toolu_2, … (1 more); every result still answers its call")
+
+
+def test_a_difference_first_seen_in_a_later_replay_points_at_where_a_turn_first_appeared():
+    """b keeps both results in its first replay and drops one in its second: a's place is the turn
+    as it first appeared (exchange 1), b's the request that lost it (exchange 2)."""
+    both = [{"role": "assistant", "content": TURN}, {"role": "user", "content": [
+        result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Bergen: 9 C")]}]
+    one = [{"role": "assistant", "content": TURN}, {"role": "user", "content": [result("toolu_1", "Oslo: 4 C")]}]
+    later = [{"role": "assistant", "content": [{"type": "text", "text": "Oslo 4 C."}]},
+             {"role": "user", "content": "And tomorrow?"}]
+    a = client((oa_request([]), oa_response(CALLS, "tool_calls")),
+               (oa_request([{"role": "assistant", **CALLS}, *RESULTS]), oa_response({"content": "Oslo 4 C."})),
+               (oa_request([{"role": "assistant", **CALLS}, *RESULTS, {"role": "assistant", "content": "Oslo 4 C."},
+                            {"role": "user", "content": "And tomorrow?"}]), oa_response({"content": "Same."})))
+    b = upstream((an_request([]), an_response(TURN, "tool_use")),
+                 (an_request(both), an_response([{"type": "text", "text": "Oslo 4 C."}])),
+                 (an_request([*one, *later]), an_response([{"type": "text", "text": "Same."}])))
+    assert lines(diff(a, b, own=False))[:3] == [
+        "b TD703: the result of 'get_weather' (call_2) 'Bergen: 9 C' is in a's request but not in b's: its call is "
+        "left unanswered there" + LOST,
+        "    a: client.jsonl c1 exchange 1 turn 2 part 1 line 2/request/body#/messages/3",
+        "    b: upstream.jsonl c1 exchange 2 turn 2 line 3/request/body#/messages/2"]
+
+
+def test_arguments_that_differ_only_as_json_text_differ_at_the_root():
+    def called(days):
+        return upstream((an_request([{"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo", "days": days}}]}]),
+            None))
+
+    [f] = diff(called(1), called(1.0), own=False).findings
+    assert f.message == ("the arguments of the call to 'get_weather' (toolu_1) differ at /: a {\"city\":\"Oslo\","
+                         "\"days\":1}, b {\"city\":\"Oslo\",\"days\":1.0}" + LOST)
+
+
+def test_an_exchange_the_other_side_never_saw_is_a_note_naming_its_side():
+    result_ = diff(agent_run(), upstream(*[(r.exchange.request.body, r.exchange.response.body)
+                                           for r in upstream_run().reads[:1]]), own=False)
+    assert result_.findings == [] and result_.pairings[0].exchanges == [(0, 0), (1, None)]
+    assert lines(result_)[:2] == [
+        "note: a's exchange 1 has no counterpart in b (a retry, or an exchange the other side never saw)",
+        "    a: client.jsonl c1 exchange 1"]
+
+
+def test_turns_only_b_has_in_their_order():
+    """b's request (downstream) has two turns a never sent: added by the relay, in the order of b's turns."""
+    more = "More, please: the forecast for the whole week in Oslo and in Bergen."
+    b = upstream((an_request([{"role": "user", "content": more}, {"role": "assistant", "content": "Sure."}]), None))
+    added = ": added by the relay (b is downstream of a in a request) — warning: words the model reads as the " \
+            "client's, which they are not"
+    assert [(f.b.turn, f.message) for f in diff(upstream((an_request([]), None)), b, own=False).findings] == [
+        (1, "the user's text 'More, please: the forecast for t…lo and in Bergen.' is in b's request but not in "
+            "a's" + added),
+        (2, "the assistant's text 'Sure.' is in b's request but not in a's" + added)]
+
+
+def test_reasoning_lost_on_the_way_is_quoted():
+    thinking = {"type": "thinking", "thinking": "The user wants two cities, so I will call get_weather twice in "
+                                                "parallel.", "signature": "EqQBCkYIBxgCKkA"}
+    answers = {"role": "user", "content": [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "Bergen: 9 C")]}
+    a = upstream((an_request([{"role": "assistant", "content": [thinking, *TURN]}, answers]), None))
+    b = upstream((an_request([{"role": "assistant", "content": TURN}, answers]), None))
+    [f] = diff(a, b, own=False).findings
+    assert f.message == ("the reasoning 'The user wants two cities,… in parallel.' (signed) is in a's request but not "
+                         "in b's" + LOST)
+
+
+def test_a_failure_flag_lost_with_its_text_unchanged():
+    failed = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
+    plain = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out")]
+    [f] = diff(upstream_run(results=failed), upstream_run(results=plain), own=False).findings
+    assert f.message == ("the result of 'get_weather' (toolu_2) 'timed out' is marked as a failure (is_error) on a but "
+                         "not on b: the model reads the failure as the tool's answer" + LOST)
+
+
+def test_an_argument_value_is_quoted_whole_up_to_sixty_characters():
+    def called(note):
+        return upstream((an_request([{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",
+            "name": "get_weather", "input": {"city": "Oslo", "note": note}}]}]), None))
+
+    [f] = diff(called("x" * 58), called("y" * 58), own=False).findings  # 60 characters with the quotes
+    assert f.message == (f"the arguments of the call to 'get_weather' (toolu_1) differ at /note: a \"{'x' * 58}\", "
+                         f"b \"{'y' * 58}\"" + LOST)
+
+
+def test_a_result_without_an_id_is_named_by_its_tool_alone():
+    def answered(temperature):
+        body = {"contents": [
+            {"role": "user", "parts": [{"text": "Oslo?"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "get_weather",
+                                                             "response": {"output": temperature}}}]}]}
+        return jsonl("gemini.jsonl", [(body, None)],
+                     "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent")
+
+    [f] = diff(answered("4 C"), answered("5 C"), own=False).findings
+    assert f.message == "the content of the result of 'get_weather' '4 C' differs: a '4 C', b '5 C'" + LOST
+
+
+def test_text_added_on_the_way_back_is_placed_on_both_sides():
+    result_ = diff(client((oa_request([]), oa_response({"content": "Oslo 4 C."}))),
+                   upstream((an_request([]), an_response([]))), own=False)
+    assert lines(result_)[1:3] == [
+        "    a: client.jsonl c1 exchange 0 turn 1 part 0 /response/body#/choices/0/message/content",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#"]
+
+
+def test_conversations_pair_by_what_their_results_say():
+    """b holds two conversations that differ only in a result: a pairs with the one whose result is a's."""
+    def asked(name, *answers):
+        return jsonl(name, [({"model": "m", "max_tokens": 9, "messages": [
+            {"role": "user", "content": "Status?"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_w", "name": "get_weather", "input": {}}]},
+            {"role": "user", "content": [result("toolu_w", answer)]}]}, None) for answer in answers], ANTHROPIC_URL)
+
+    result_ = diff(asked("a.jsonl", "4 C"), asked("b.jsonl", "9 C", "4 C"), own=False)
+    assert [(p.a, p.b) for p in result_.pairings] == [("c1", "c2")]
+    assert result_.pairing("a", "c1") is result_.pairings[0] and result_.pairing("b", "c1") is None
+
+
+def test_a_tool_and_a_turn_only_b_has():
+    a = upstream((an_request([], tools=False), None))
+    b = upstream((an_request([{"role": "assistant", "content": "Which day?"}]), None))
+    assert [(f.code, f.side, f.a.turn, f.b.turn) for f in diff(a, b, own=False).findings] == [
+        ("TD701", "a", None, None), ("TD705", "b", None, 1)]
+
+
+def test_json_a_user_sent_compares_as_its_text():
+    def booked(name, value):
+        doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "turns": [
+            {"role": "user", "parts": [{"type": "text", "text": "Book it."}]},
+            {"role": "assistant", "parts": [{"type": "text", "text": "Which seat?"}]},
+            {"role": "user", "parts": [{"type": "json", "value": value}]}]}]}
+        return load_bytes(name, json.dumps(doc).encode())
+
+    [f] = diff(booked("a.json", {"seat": "12A"}), booked("b.json", {"seat": "12B"}), own=False).findings
+    assert f.message == "the user's text '{\"seat\":\"12A\"}' differs: a '{\"seat\":\"12A\"}', b '{\"seat\":\"12B\"}'" + LOST
+
+
+def test_differences_in_one_turn_are_in_part_order():
+    one = {"content": "I'll check Oslo.", "tool_calls": [oa_call("call_1", "Oslo")]}
+    result_ = diff(client((oa_request([]), oa_response(one, "tool_calls"))),
+                   upstream((an_request([]), an_response(TURN, "tool_use"))), own=False)
+    assert [(f.side, f.a.part, f.message) for f in result_.findings] == [
+        ("a", None, "the call to 'get_weather' (toolu_2) '{\"city\":\"Bergen\"}' is in b's response but not in "
+                    "a's: the call is never made there" + LOST),
+        ("a", 0, "the assistant's text \"I'll check Oslo.\" differs: a \"I'll check Oslo.\", b \"I'll check both.\""
+                 + LOST)]
+
+
+def test_a_parameter_removed_from_a_schema():
+    partial = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    [f] = diff(client((oa_request([]), None)), upstream((an_request([], schema=partial), None)), own=False).findings
+    assert f.message == "tool 'get_weather' has a simpler schema on b than on a: parameter 'unit' removed" + LOST
+    nested = {"type": "object", "enum": [{"where": {}}], "properties": {"where": {
+        "type": "object", "properties": {"city": {"type": "string"}, "country": {"type": "string"}}}}}
+    bare = {"type": "object", "properties": {"where": {"type": "object"}}}
+    [f] = diff(upstream((an_request([], schema=nested), None)), upstream((an_request([], schema=bare), None)),
+               own=False).findings
+    assert f.message == ("tool 'get_weather' has a simpler schema on b than on a: the parameters of 'where' removed "
+                         "('city', 'country'); the enum of the arguments removed ({\"where\":{}})" + LOST)
+
+
+def test_a_turn_lost_whole_points_at_the_request_that_lacks_it():
+    a = client((oa_request([{"role": "assistant", "content": "Which day?"}, {"role": "user", "content": "Today."}]),
+                None))
+    b = upstream((an_request([{"role": "assistant", "content": "Which day?"}]), None))
+    assert lines(diff(a, b, own=False))[:3] == [
+        "b TD703: the user's text 'Today.' is in a's request but not in b's" + LOST,
+        "    a: client.jsonl c1 exchange 0 turn 2 part 0 /request/body#/messages/2/content",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#"]
+
+
 # -- direction: lost or added -----------------------------------------------------------------------
 
 def test_a_result_only_the_upstream_request_has_was_added_by_the_relay():
@@ -379,7 +737,7 @@ def test_a_documented_sentinel_the_relay_adds_is_a_note(signature):
     result_ = diff(load_file(folder / "client.jsonl"), load_bytes("upstream.jsonl", text.encode()))
     assert result_.findings == []
     [note] = [n for n in result_.notes if "dummy thought signature" in n.message]
-    assert note.b is not None and note.b.turn == 1
+    assert note.b is not None and (note.b.exchange, note.b.turn) == (0, 1)
 
 
 def test_another_signature_the_relay_adds_is_an_addition():
@@ -414,8 +772,9 @@ def test_a_retry_on_the_upstream_side_is_a_note():
     result_ = diff(a, b, own=False)
     assert result_.findings == []
     assert result_.pairings[0].exchanges == [(None, 0), (0, 1), (1, 2)]
-    assert "b's exchange 0 has no counterpart in a (a retry, or an exchange the other side never saw)" in \
-        [n.message for n in result_.notes]
+    shown = lines(result_)
+    note = shown.index("note: b's exchange 0 has no counterpart in a (a retry, or an exchange the other side never saw)")
+    assert shown[note + 1] == "    b: upstream.jsonl c1 exchange 0"
 
 
 def test_a_canonical_document_compares_with_the_log_it_came_from():
@@ -424,7 +783,13 @@ def test_a_canonical_document_compares_with_the_log_it_came_from():
     assert diff(log, canonical, own=False).findings == []
     shortened = replace(log.conversations[0], turns=log.conversations[0].turns[:2])
     result_ = diff(log, load_bytes("c.json", json.dumps(document([shortened])).encode()), own=False)
-    assert codes(result_) == [("TD703", "b"), ("TD703", "b"), ("TD703", "b")]
+    assert [(f.side, f.a.turn, f.a.part, f.message) for f in result_.findings] == [
+        ("b", 2, 0, "the result of 'get_weather' (toolu_01ErzNLEIrn8YdTo73JO08dN) '{\"city\":\"Oslo\",\"condition\"…"
+                    "wind_kph\":12}' is in a's request but not in b's: its call is left unanswered there" + LOST),
+        ("b", 2, 1, "the result of 'get_weather' (toolu_01uEUJunskumvDBnMyGChcbU) 'WeatherServiceError: upstr…r "
+                    "city=Bergen' is in a's request but not in b's: its call is left unanswered there" + LOST),
+        ("b", 3, 0, "the assistant's text 'Oslo is overcast at 4 °C with a … me to try again?' is in a's response "
+                    "but not in b's" + LOST)]
 
 
 def test_conversations_pair_by_content_not_order():
@@ -438,3 +803,107 @@ def test_conversations_pair_by_content_not_order():
     result_ = diff(two, swapped, own=False)
     assert result_.findings == []
     assert [(p.a, p.b) for p in result_.pairings] == [("c1", "c2"), ("c2", "c1")]
+
+
+
+ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
+QUESTION_TURN = {"role": "user", "content": "Weather in Oslo today?"}
+JOKE_TURN = {"role": "user", "content": "Tell me a joke."}
+
+
+def conversations(side, *histories):
+    """`side`'s log: one Anthropic request per history (a conversation per history that extends no other)."""
+    return jsonl(f"{side}.jsonl", [({"model": "m", "max_tokens": 9, "messages": list(h)}, None) for h in histories],
+                 ANTHROPIC_URL)
+
+
+def test_a_conversation_without_counterpart_is_a_note_naming_its_side():
+    result_ = diff(conversations("a", [QUESTION_TURN], [JOKE_TURN]), conversations("b", [QUESTION_TURN]), own=False)
+    assert lines(result_) == ["note: a's conversation c2 has no counterpart in b", "    a: a.jsonl c2",
+                              "paired c1↔c1: exchanges 0↔0; turns 0↔0"]
+    result_ = diff(conversations("a", [QUESTION_TURN]), conversations("b", [JOKE_TURN], [QUESTION_TURN]), own=False)
+    assert lines(result_) == ["note: b's conversation c1 has no counterpart in a", "    b: b.jsonl c1",
+                              "paired c1↔c2: exchanges 0↔1; turns 0↔0"]
+
+
+def test_a_conversation_is_paired_once():
+    """a's c1 shares the question with both of b's conversations, a's c2 the joke with b's c2 only: the
+    best pair first, then each conversation once."""
+    b = conversations("b", [QUESTION_TURN], [JOKE_TURN, {"role": "assistant", "content": "No."}, QUESTION_TURN])
+    result_ = diff(conversations("a", [QUESTION_TURN], [JOKE_TURN]), b, own=False)
+    assert [(p.a, p.b) for p in result_.pairings] == [("c1", "c1"), ("c2", "c2")] and result_.notes == []
+
+
+def test_exchanges_pair_by_what_they_carry_media_included():
+    def asks(*images):
+        return jsonl("images.jsonl", [({"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [
+            {"type": "text", "text": "Where is this?"}, image(i)]}]}, None) for i in images], ANTHROPIC_URL)
+
+    result_ = diff(asks(PNG), asks(OTHER_PNG, PNG), own=False)
+    assert result_.findings == [] and [(p.a, p.b) for p in result_.pairings] == [("c1", "c2")]
+    assert [n.message for n in result_.notes] == ["b's conversation c1 has no counterpart in a"]
+
+# -- the TD7xx samples, pinned ----------------------------------------------------------------------
+
+#: sample folder → what `diff client.jsonl upstream.jsonl` finds (tests/differing.lines), each read
+#: against the sample's story when pinned.
+PAIRS: dict[str, tuple[str, ...]] = {
+    "TD701-relay-drops-tools-on-the-way-upstream": (
+        "b TD701: tool 'road_status' is declared in a's request but not in b's: the model cannot call it "
+        "— error: lost or changed on the way",
+        "    a: client.jsonl c1 exchange 0 /request/body#/tools/0/function",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#",
+        "b TD701: tool 'get_forecast' is declared in a's request but not in b's: the model cannot call it "
+        "— error: lost or changed on the way",
+        "    a: client.jsonl c1 exchange 0 /request/body#/tools/1/function",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#",
+        "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
+    ),
+    "TD702-relay-strips-schema-parameters": (
+        "b TD702: tool 'road_status' has a simpler schema on b than on a: every parameter removed "
+        "('road') — error: lost or changed on the way",
+        "    a: client.jsonl c1 exchange 0 /request/body#/tools/0/function",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#/tools/0",
+        "b TD702: tool 'get_forecast' has a simpler schema on b than on a: every parameter removed "
+        "('city', 'date', 'unit') — error: lost or changed on the way",
+        "    a: client.jsonl c1 exchange 0 /request/body#/tools/1/function",
+        "    b: upstream.jsonl c1 exchange 0 /request/body#/tools/1",
+        "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
+    ),
+    "TD703-relay-drops-text-beside-tool-calls": (
+        'a TD703: the assistant\'s text "I\'ll check the road status and t…ast for Saturday." is in b\'s '
+        "response but not in a's — error: lost or changed on the way",
+        "    a: client.jsonl c1 exchange 0 turn 1 /response/body#/choices/0/message",
+        "    b: upstream.jsonl c1 exchange 0 turn 1 part 0 /response/body#/content/0",
+        "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
+    ),
+    "TD704-relay-drops-an-argument-it-does-not-know": (
+        "a TD704: the arguments of the call to 'get_forecast' (toolu_01BergenFcst4kLp) differ at /unit: a "
+        '(missing), b "celsius" — error: lost or changed on the way',
+        "    a: client.jsonl c1 exchange 0 turn 1 part 2 /response/body#/choices/0/message/tool_calls/1",
+        "    b: upstream.jsonl c1 exchange 0 turn 1 part 2 /response/body#/content/2",
+        "note: model 'claude-sonnet-4-5' on a is 'claude-sonnet-4-5-20250929' on b",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 1↔1",
+    ),
+    "TD705-relay-adds-an-instruction-the-client-never-sent": (
+        "b TD705: the user's text 'Keep the answer under 40 words.' is in b's request but not in a's: "
+        "added by the relay (b is downstream of a in a request) — warning: words the model reads as the "
+        "client's, which they are not",
+        "    a: client.jsonl c1 exchange 0 /request/body#",
+        "    b: upstream.jsonl c1 exchange 0 turn 1 part 0 /request/body#/contents/1/parts/0",
+        "paired c1↔c1: exchanges 0↔0; turns 0↔0 -↔1 1↔2",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_a_relay_sample_diffs_as_pinned(name):
+    folder = SAMPLES / "defects" / name
+    assert lines(diff(load_file(folder / "client.jsonl"), load_file(folder / "upstream.jsonl"))) == list(PAIRS[name])
+
+
+def test_every_relay_sample_is_pinned():
+    assert sorted(PAIRS) == sorted(p.name for p in (SAMPLES / "defects").iterdir() if p.is_dir())

@@ -12,13 +12,13 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.fixing import fix
 from tests.strategies import conversations
 from tooldbg import formats
 from tooldbg.convert import export
 from tooldbg.jsonio import dumps, dumps_str
 from tooldbg.load import load_bytes
 from tooldbg.model import Conversation, Invocation, Result, Text, Turn, document
-from tooldbg.repair import fix_conversation
 from tooldbg.repair.guard import blanks
 
 DAMAGES = ("drop", "duplicate", "orphan", "swap", "interpose", "double-encode", "empty-arguments",
@@ -77,7 +77,7 @@ def test_fix_repairs_damage_without_losing_recorded_data(conv, damages):
     [damaged] = loaded.conversations
     calls = {p.id: p for t in damaged.turns for p in t.parts if isinstance(p, Invocation)}
     for target in formats.WIRE_FORMATS:
-        fixed = fix_conversation(loaded, damaged, target=target)
+        fixed = fix(loaded, damaged, target=target)
         after = {p.id: p for t in fixed.conversation.turns for p in t.parts if isinstance(p, Invocation)}
         assert set(after) == set(calls), f"{target}: a call was lost"
         for own, call in calls.items():

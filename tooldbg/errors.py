@@ -70,11 +70,12 @@ class InputError(ToolDbgError):
 BUG = "a bug in tooldbg"
 
 
-def unexpected(err: BaseException, what: str = "could not be read") -> str:
+def unexpected(err: BaseException, what: str = "could not be read", culprit: str = "") -> str:
     """The message for an exception tooldbg did not expect while reading or checking one record:
     the record is reported with it and skipped, and the rest of the file is still read. Readers
-    raise only FormatError; this is the net under them, not a way to report bad input. With
+    raise only FormatError; this is the net under them, not a way to report bad input. `culprit`
+    names the code that raised when the user could not tell (`the TD301 repair`). With
     TOOLDBG_DEBUG set (as the fuzzing suite sets it), the exception is raised again instead."""
     if os.environ.get("TOOLDBG_DEBUG"):
         raise err
-    return f"{what}: {describe_exception(err)} ({BUG})"
+    return f"{what}: {describe_exception(err)} ({f'internal error in {culprit}, ' if culprit else ''}{BUG})"

@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from . import formats, logs
+from .collector import held_off, thaw_after
 from .errors import FormatError, InputError, unexpected
 from .formats.base import ApiError, Assembled, Format, Request, Response
 from .formats.reading import forget_links, with_chunks
@@ -41,7 +42,7 @@ from .stitch import Stitcher
 from .timeline import ExchangeRead
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)  # (weakly referenced: `collector.thaw_after`)
 class Loaded:
     """One input file, read."""
 
@@ -181,11 +182,16 @@ def load_file(path: str | Path, input_format: str | None = None,
 
 def load_bytes(name: str, data: bytes, input_format: str | None = None,
                progress: Progress | None = None) -> Loaded:
-    """One file's bytes; never raises (what cannot be read is in `errors`)."""
-    try:
-        return _load_bytes(name, data, input_format, progress, whole=False)
-    except Reread:  # a HAR whose entries did not parse one by one: read as one document
-        return _load_bytes(name, data, input_format, progress, whole=True)
+    """One file's bytes; never raises (what cannot be read is in `errors`). Read with the cyclic
+    collector held off, and what was read frozen out of its sight while it lives (`collector`)."""
+    with held_off(freeze=True) as pause:
+        try:
+            loaded = _load_bytes(name, data, input_format, progress, whole=False)
+        except Reread:  # a HAR whose entries did not parse one by one: read as one document
+            loaded = _load_bytes(name, data, input_format, progress, whole=True)
+    if pause.frozen:
+        thaw_after(loaded)
+    return loaded
 
 
 def _load_bytes(name: str, data: bytes, input_format: str | None, progress: Progress | None,

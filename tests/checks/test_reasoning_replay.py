@@ -27,9 +27,9 @@ from tests.checks.test_replay import (
     gemini_response,
     log,
 )
+from tests.fixing import fix
 from tooldbg.load import load_bytes
 from tooldbg.model import Reasoning
-from tooldbg.repair import fix_conversation
 
 DEEPSEEK = "https://api.deepseek.com/chat/completions"
 #: How a TD307 message ends where the replay it reports was answered (exchange 1 of these logs).
@@ -250,7 +250,7 @@ def test_gemini_parallel_calls_carry_the_signature_on_the_first_call_only():
 def fixed(data):
     """The replaying request's conversation, repaired (a changed replay may be stitched apart)."""
     loaded = load_bytes("run.jsonl", data)
-    return fix_conversation(loaded, loaded.conversations[-1])
+    return fix(loaded, loaded.conversations[-1])
 
 
 def test_fix_puts_back_the_thinking_as_the_response_gave_it():

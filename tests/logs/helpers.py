@@ -33,3 +33,18 @@ def tally(loaded: Loaded) -> tuple[int, int, int]:
 
 def codes(loaded: Loaded) -> list[str]:
     return [f.code for f in run_checks(loaded)]
+
+
+def shown_lines(loaded: Loaded, path: Path) -> list[tuple[str, bool]]:
+    """For each part, turn and system part: (its location, whether the wire view shows, at its
+    exchange, the very line of `path` its location names, parsed, and finds a node at its pointer)."""
+    lines = path.read_text().splitlines()
+    out = []
+    for conv in loaded.conversations:
+        nodes = [*conv.system, *conv.turns, *(p for t in conv.turns for p in t.parts)]
+        for node in nodes:
+            at = node.source
+            line = json.loads(lines[int(at.location.removeprefix("line ")) - 1])
+            out.append((at.location, loaded.wire_at(at.exchange, at.side, "") == line
+                        and loaded.wire_at(at.exchange, at.side, at.pointer) is not None))
+    return out

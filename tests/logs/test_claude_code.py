@@ -4,9 +4,12 @@ and what a session does not carry said, not flagged."""
 
 import json
 
+import pytest
+
 from tests import paths
 from tests.command import run
-from tests.logs.helpers import codes, jsonl, tally
+from tests.logs.helpers import codes, jsonl, shown_lines, tally
+from tooldbg.jsonio import MAX_DEPTH
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Invocation, Reasoning, Result
 
@@ -162,3 +165,37 @@ def test_a_bad_line_is_an_error_at_its_line_and_the_rest_is_read():
     loaded = load_bytes("s.jsonl", data)
     assert [e.location for e in loaded.errors] == ["line 4"]
     assert sum(isinstance(p, Invocation) for c in loaded.conversations for t in c.turns for p in t.parts) == 4
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH - 4, MAX_DEPTH - 3])
+def test_a_line_nested_past_the_limit_is_an_error_at_its_line(levels):
+    """The record, its message, the content list and the block are four levels; `input` is the
+    first of `levels` objects nested in one another."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    deep = record("assistant", "a9", "u-0001", [{**call("toolu_D"), "input": {}}])
+    text = json.dumps(deep).replace('"input": {}', '"input": ' + '{"a": ' * levels + "1" + "}" * levels)
+    loaded = load_bytes("s.jsonl", b"".join(lines[:3]) + text.encode() + b"\n" + b"".join(lines[3:]))
+    if levels + 4 > MAX_DEPTH:
+        [error] = loaded.errors
+        assert error.location == "line 4/message/content/0/input" + "/a" * (MAX_DEPTH - 4)
+    else:
+        assert loaded.errors == []
+
+
+def test_a_prompt_that_quotes_a_tool_result_is_not_a_replay_of_it(tmp_path):
+    """A session logs each message once: the next prompt follows a result, it does not replay it,
+    so a user quoting what a tool printed is no result turned into text (TD302)."""
+    path = jsonl(tmp_path / "s.jsonl", [
+        record("user", "u1", None, "run the tests"),
+        record("assistant", "a1", "u1", [call("toolu_A1")]),
+        record("user", "u2", "a1", [result("toolu_A1", "3 passed, 1 failed in 0.4s")]),
+        record("assistant", "a2", "u2", [{"type": "text", "text": "One test fails."}]),
+        record("user", "u3", "a2", "you said 3 passed, 1 failed in 0.4s: fix the failing one"),
+        record("assistant", "a3", "u3", [{"type": "text", "text": "On it."}]),
+    ])
+    assert codes(load_file(path)) == []
+
+
+def test_the_wire_view_shows_each_node_in_its_line():
+    shown = shown_lines(load_file(SESSION), SESSION)
+    assert len(shown) > 10 and all(ok for _, ok in shown)

@@ -8,7 +8,8 @@ import pytest
 
 from tests import paths
 from tests.command import run
-from tests.logs.helpers import codes, jsonl, tally
+from tests.logs.helpers import codes, jsonl, shown_lines, tally
+from tooldbg.checks import run_checks
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Result
 from tooldbg.records import compressed
@@ -92,3 +93,23 @@ def test_a_rollout_exports_as_an_anthropic_request_that_passes_its_check(capsys,
     failed = [b for m in json.loads(body.read_text())["messages"] if isinstance(m["content"], list)
               for b in m["content"] if b.get("type") == "tool_result" and b.get("is_error")]
     assert len(failed) == 1
+
+
+def test_the_wire_view_shows_each_node_in_its_line_the_instructions_too():
+    loaded = load_file(ROLLOUT)
+    shown = shown_lines(loaded, ROLLOUT)
+    assert shown[0] == ("line 1", True)  # the system prompt, in the session_meta line
+    assert len(shown) > 10 and all(ok for _, ok in shown)
+
+
+def test_each_call_is_judged_by_its_own_line_not_the_first_of_its_answer(tmp_path):
+    """Parallel calls are logged an item a line: the second call's arguments are its own line's,
+    not those of the double-encoded call before it."""
+    twice = json.dumps(json.dumps({"command": ["ls"]}))
+    path = jsonl(tmp_path / "r.jsonl", [
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}),
+        item({"type": "function_call", "name": "shell", "arguments": twice, "call_id": "call_1"}),
+        shell_call("call_2"), output("call_1", "ok"), output("call_2", "ok"),
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]})])
+    [finding] = run_checks(load_file(path))
+    assert (finding.code, finding.pointer) == ("TD201", "line 2#/payload/arguments")

@@ -8,6 +8,7 @@ import pkgutil
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from ..collector import held_off
 from ..errors import InputError, unexpected
 from ..formats.profiles import wire_format
 from ..jsonio import dumps
@@ -103,7 +104,13 @@ def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
                target: str | None = None) -> list[Finding]:
     """Every rule over one loaded file, but those that need what the file's format does not carry
     (`Rule.needs`, `Loaded.lacks`). A rule that raises (a bug: rules read only what the readers
-    validated) is reported among the file's errors and the other rules still run."""
+    validated) is reported among the file's errors and the other rules still run. The rules run
+    with the cyclic collector held off (`collector`): they make many objects and free them all."""
+    with held_off(freeze=False):
+        return _run_checks(loaded, rules, target)
+
+
+def _run_checks(loaded: Loaded, rules: Iterable[Rule] | None, target: str | None) -> list[Finding]:
     ctx = Context(loaded, target=target, rules=RULES)
     findings: list[Finding] = []
     lacks = set(loaded.lacks)
@@ -111,6 +118,7 @@ def run_checks(loaded: Loaded, rules: Iterable[Rule] | None = None,
         if lacks.intersection(rule.needs):
             continue
         ctx.rule = rule
+        ctx.passing(rule.code)
         try:
             if rule.code not in ctx.found:  # the rule as given (TD901 may have run it already)
                 ctx.found[rule.code] = list(rule.check(ctx))

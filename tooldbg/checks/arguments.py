@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .. import formats
-from ..jsonio import dumps_str, resolve, try_loads
+from ..formats.base import Assembled
+from ..jsonio import dumps, dumps_str, resolve, try_loads
 from ..model import Conversation, Invocation, Source, Tool, Turn
+from ..records.containers import Message
 from ..shorten import clip
 from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
@@ -40,9 +42,9 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Call:
-    """One occurrence of a tool call."""
+    """One occurrence of a tool call (made once and read by several rules: not changed after)."""
 
     conversation: Conversation | None
     turn: int
@@ -52,26 +54,23 @@ class Call:
     #: Tools the request of this exchange declared; None when no request was read (a
     #: response-only log).
     tools: tuple[Tool, ...] | None
-    #: Where the arguments sit on the wire (the call's own source when that is unknown).
-    at: Source
+    #: Where the arguments sit on the wire below the call's own node (`at`); None when unknown.
+    path: tuple[str, ...] | None
     #: The arguments exactly as the wire held them; MISSING when absent or when there is no wire.
     wire: Any
     first: bool
     broken_stream: bool = False
+    #: A freeform (custom) tool call, whose input is plain text by design (`is_custom`).
+    custom: bool = False
+    #: How the call's wire format carries arguments (`Facts.arguments`): a JSON-encoded `string` or
+    #: an `object`; None for a call with no wire format (a canonical document).
+    encoding: Literal["string", "object"] | None = None
 
     @property
-    def custom(self) -> bool:
-        """A freeform (custom) tool call, whose input is plain text by design."""
-        chat = self.call.meta.get("openai-chat")
-        responses = self.call.meta.get("openai-responses")
-        return (isinstance(chat, Mapping) and chat.get("type") == "custom") or (
-            isinstance(responses, Mapping) and responses.get("custom") is True)
-
-    @property
-    def encoding(self) -> Literal["string", "object"] | None:
-        """How the call's wire format carries arguments (`Facts.arguments`): a JSON-encoded `string`
-        or an `object`; None for a call with no wire format (a canonical document)."""
-        return formats.facts(self.format).arguments if self.format is not None else None
+    def at(self) -> Source:
+        """Where the arguments sit on the wire (the call's own source when that is unknown): made
+        when a finding asks, not for every call."""
+        return self.call.source.child(*self.path) if self.path is not None else self.call.source
 
     @property
     def has_wire(self) -> bool:
@@ -89,10 +88,18 @@ class Call:
         return self.call.raw_arguments
 
 
+def is_custom(call: Invocation) -> bool:
+    """A freeform (custom) tool call, whose input is plain text by design."""
+    chat = call.meta.get("openai-chat")
+    responses = call.meta.get("openai-responses")
+    return (isinstance(chat, Mapping) and chat.get("type") == "custom") or (
+        isinstance(responses, Mapping) and responses.get("custom") is True)
+
+
 def calls(ctx: Context) -> list[Call]:
     """Every tool call of the file, in log order (see the module docstring), gathered once for all
     the rules that ask."""
-    return ctx.shared("arguments.calls", lambda: list(_calls(ctx)))
+    return ctx.shared("arguments.calls", lambda: list(_calls(ctx)), until="TD207")
 
 
 def _calls(ctx: Context) -> Iterator[Call]:
@@ -106,48 +113,74 @@ def _calls(ctx: Context) -> Iterator[Call]:
         for whole in ctx.conversations:
             for t, _, p, part in ctx.parts(whole):
                 if isinstance(part, Invocation):
-                    yield Call(whole, t, p, part, None, whole.tools, part.source,
-                               MISSING, _first(seen, whole, t, p, part))
+                    yield Call(whole, t, p, part, None, whole.tools, None,
+                               MISSING, _first(seen, whole, t, p, part), custom=is_custom(part))
         return
     #: Each conversation's latest request turns: the next request's first turns are mostly the
     #: very same objects, visited then, and skipped as a run rather than looked up one by one.
     latest: dict[str | None, tuple[Turn, ...]] = {}
+    bodies = _Bodies(ctx.reads)
     for read in ctx.reads:
+        if read.request is None and not read.responses:  # (a session log's record of no call)
+            continue
         conv = ctx.loaded.conversation(read.conversation) if read.conversation else None
+        encoding = formats.facts(read.format).arguments if read.format is not None else None
         tools = read.request.tools if read.request is not None else None
-        # (turn, the body its sources point into, whether a broken stream produced it), from the
-        # first turn not visited with the conversation's previous request
-        turns: list[tuple[Turn, Any, bool]] = []
+        # (turn, the message or the assembled stream its sources point into, whether a broken
+        # stream produced it), from the first turn not visited with the conversation's previous
+        # request
+        turns: list[tuple[Turn, Message | Assembled | None, bool]] = []
         start = 0
         if read.request is not None:
-            body = read.exchange.request.body if read.exchange.request is not None else None
             start = same_start(latest.get(read.conversation, ()), read.request.turns)
             latest[read.conversation] = read.request.turns
-            turns.extend((t, body, False) for t in read.request.turns[start:])
+            turns.extend((t, read.exchange.request, False) for t in read.request.turns[start:])
         for k, response in enumerate(read.responses):
             if response.turn is None:
                 continue
             if read.streams:
                 stream = read.streams[k] if k < len(read.streams) else None
-                body = stream.body if stream is not None else None
                 broken = stream is not None and any(p.kind in BROKEN_STREAM for p in stream.problems)
+                turns.append((response.turn, stream, broken))
             else:
-                body = read.exchange.response.body if read.exchange.response is not None else None
-                broken = False
-            turns.append((response.turn, body, broken))
-        for t, (turn, body, broken) in enumerate(turns, start):
+                turns.append((response.turn, read.exchange.response, False))
+        for t, (turn, wire, broken) in enumerate(turns, start):
             place = (id(turn), read.conversation, t)
             if place in visited:
                 continue
             visited.add(place)
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
-                    yield _occurrence(read, body, conv, t, p, part, tools, broken, seen)
+                    body = bodies.of(part.source, read, wire)
+                    yield _occurrence(read, body, conv, t, p, part, tools, broken, seen, encoding)
+
+
+class _Bodies:
+    """The body each call's source points into, fetched only for calls (a log's record is parsed
+    again when asked: `logs.session.Record`), the last one kept for the calls beside it."""
+
+    def __init__(self, reads: list[ExchangeRead]) -> None:
+        self._reads = reads
+        self._last: tuple[Any, Any] = (None, None)  # (the message or stream, its body)
+
+    def of(self, source: Source, read: ExchangeRead, wire: Message | Assembled | None) -> Any:
+        """The body of `wire` (`read`'s request or response, or a stream assembled from it), or,
+        for a call read from another record (an agent's session log builds a turn from a record
+        a block), of the message its source names."""
+        if source.exchange is not None and source.exchange != read.exchange.index \
+                and 0 <= source.exchange < len(self._reads):
+            exchange = self._reads[source.exchange].exchange
+            wire = exchange.request if source.side == "request" else exchange.response
+        if wire is None:
+            return None
+        if wire is not self._last[0]:
+            self._last = (wire, wire.body)
+        return self._last[1]
 
 
 def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int, p: int,
                 part: Invocation, tools: tuple[Tool, ...] | None, broken: bool,
-                seen: set[tuple[Any, ...]]) -> Call:
+                seen: set[tuple[Any, ...]], encoding: Literal["string", "object"] | None) -> Call:
     source = part.source
     container = resolve(body, source.pointer) if body is not None else None
     path = _arguments_path(read.format, part, container)
@@ -160,9 +193,10 @@ def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int
                 break
             node = node[key]
         wire = node
-    at = source.child(*path) if path is not None else source
+    if type(wire) is dict and wire is not part.arguments and dumps(wire) == dumps(part.arguments):
+        wire = part.arguments  # the same JSON: one copy kept (a session log's record was parsed again)
     first = not broken and _first(seen, conv, t, p, part)
-    return Call(conv, t, p, part, read.format, tools, at, wire, first, broken)
+    return Call(conv, t, p, part, read.format, tools, path, wire, first, broken, is_custom(part), encoding)
 
 
 def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int,

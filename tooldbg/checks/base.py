@@ -141,6 +141,8 @@ class Context:
     #: The rules a rule may ask the findings of (`findings_of`), by code, and what each found.
     rules: Mapping[str, Rule] = field(default_factory=dict)
     found: dict[str, list[Finding]] = field(default_factory=dict)
+    #: The last rule, by code, that asks for a memo entry (those `shared` was told of).
+    _until: dict[str, str] = field(default_factory=dict)
 
     @property
     def conversations(self) -> list[Conversation]:
@@ -150,11 +152,21 @@ class Context:
     def reads(self) -> list[ExchangeRead]:
         return self.loaded.reads
 
-    def shared(self, key: str, compute: Callable[[], _T]) -> _T:
-        """`compute()` once per run for every rule that asks for `key` (with the same `compute`)."""
+    def shared(self, key: str, compute: Callable[[], _T], until: str | None = None) -> _T:
+        """`compute()` once per run for every rule that asks for `key` (with the same `compute`).
+        `until`: the code of the last rule that asks; the entry is let go when the runner passes it
+        (`passing`), so a long log's call index and pairing are not all held at once (a rule that
+        asks later has it worked out again)."""
         if key not in self.memo:
             self.memo[key] = compute()
+            if until is not None:
+                self._until[key] = until
         return self.memo[key]
+
+    def passing(self, code: str) -> None:
+        """The runner is about to run rule `code`: the memo entries of rules before it let go."""
+        for key in [k for k, last in self._until.items() if last < code]:
+            del self.memo[key], self._until[key]
 
     def findings_of(self, code: str) -> list[Finding]:
         """What rule `code` finds in this file: as the runner recorded it, or run now (TD901 asks for

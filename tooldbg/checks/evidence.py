@@ -269,3 +269,10 @@ def _refusing(rule: RuleFacts, but: str | None) -> tuple[str, bool]:
 def described(clause: str) -> str:
     """The evidence clause as a message ends with it."""
     return f" — {plain(clause, 300)}" if clause else ""
+
+
+def undescribed(message: str, severity: str) -> str:
+    """A finding's `message` without the evidence clause `described` ended it with (the clause
+    names the finding's `severity` first)."""
+    at = message.rfind(f" — {severity}: ")
+    return message[:at] if at >= 0 else message

@@ -148,30 +148,50 @@ def _split(wire_id: str) -> tuple[str, str]:
     return match.group(1) or "", match.group(2)
 
 
-def mismatches(conv: Conversation, by_call: Mapping[str, Any] | None = None) -> list[Mismatch]:
+def mismatches(conv: Conversation, by_call: Mapping[str, Any] | None = None,
+               found: tuple[list[Located], list[Located]] | None = None) -> list[Mismatch]:
     """Every unbound result whose id is a near miss of an unanswered call in the latest turn with
-    calls before it (each call claimed once). `by_call`: `results_by_call(conv)`, when known."""
-    answered = set(by_call if by_call is not None else results_by_call(conv))
+    calls before it (each call claimed once). `by_call`: `results_by_call(conv)`, and `found`:
+    `(calls(conv), results(conv))`, when known."""
+    located_calls, located_results = found if found is not None else (list(calls(conv)), list(results(conv)))
+    answered = set(by_call if by_call is not None else results_by_call(conv, located_results))
     out: list[Mismatch] = []
     claimed: set[str] = set()
-    last_calls: list[Located] = []
-    for t, turn in enumerate(conv.turns):
-        for p, part in enumerate(turn.parts):
-            if not (isinstance(part, Result) and part.invocation_id is None and part.wire_id):
+    latest = _LatestCalls(located_calls)
+    for result in located_results:
+        part = result.node
+        if part.invocation_id is not None or not part.wire_id:
+            continue
+        for call in latest.before(result.turn):
+            node = call.node
+            if node.id in answered or node.id in claimed or not node.wire_id:
                 continue
-            for call in last_calls:
-                node = call.node
-                if node.id in answered or node.id in claimed or not node.wire_id:
-                    continue
-                how = near_miss(part.wire_id, node.wire_id)
-                if how is not None:
-                    claimed.add(node.id)
-                    out.append(Mismatch(Located(t, p, part), call, how))
-                    break
-        found = [Located(t, p, part) for p, part in enumerate(turn.parts) if isinstance(part, Invocation)]
-        if found:
-            last_calls = found
+            how = near_miss(part.wire_id, node.wire_id)
+            if how is not None:
+                claimed.add(node.id)
+                out.append(Mismatch(result, call, how))
+                break
     return out
+
+
+class _LatestCalls:
+    """The calls of the latest turn with calls before a turn, asked for turns in order: found by
+    walking the conversation's calls once, not its every part."""
+
+    def __init__(self, located: list[Located]) -> None:
+        self._calls = located
+        self._next = 0  # the first call not yet passed
+        self._latest: list[Located] = []
+
+    def before(self, turn: int) -> list[Located]:
+        located, at = self._calls, self._next
+        while at < len(located) and located[at].turn < turn:
+            end = at + 1
+            while end < len(located) and located[end].turn == located[at].turn:
+                end += 1
+            self._latest, at = located[at:end], end
+        self._next = at
+        return self._latest
 
 
 def will_continue(result: Result) -> bool:
@@ -182,39 +202,37 @@ def will_continue(result: Result) -> bool:
     return node is True
 
 
-def extra_results(conv: Conversation, by_call: Mapping[str, Any] | None = None
+def extra_results(conv: Conversation, by_call: Mapping[str, Any] | None = None,
+                  found: tuple[list[Located], list[Located]] | None = None
                   ) -> tuple[list[tuple[Located, list[Located]]], list[Located]]:
     """Unbound results that come after every id-less call of their name in the latest turn with
     calls was answered: (the extra results, each with those calls) and the continuations among them
-    (the call's previous result announced more with `willContinue`, not a defect). `by_call`:
-    `results_by_call(conv)`, when known."""
-    answered = set(by_call if by_call is not None else results_by_call(conv))
+    (the call's previous result announced more with `willContinue`, not a defect). `by_call` and
+    `found`: as for `mismatches`."""
+    located_calls, located_results = found if found is not None else (list(calls(conv)), list(results(conv)))
+    answered = set(by_call if by_call is not None else results_by_call(conv, located_results))
     extra: list[tuple[Located, list[Located]]] = []
     continued: list[Located] = []
     latest: dict[str, Result] = {}
-    last_calls: list[Located] = []
-    for t, turn in enumerate(conv.turns):
-        for p, part in enumerate(turn.parts):
-            if not isinstance(part, Result):
-                continue
-            if part.invocation_id is not None:
-                latest[part.invocation_id] = part
-                continue
-            if part.name is None or (part.wire_id is not None
-                                     and any(c.node.wire_id is not None for c in last_calls)):
-                continue  # bound by id: an unknown id is an orphan, not an extra result
-            same = [c for c in last_calls if c.node.name == part.name]
-            if not same or not all(c.node.id in answered for c in same):
-                continue
-            going_on = [c for c in same if c.node.id in latest and will_continue(latest[c.node.id])]
-            if going_on:
-                latest[going_on[-1].node.id] = part
-                continued.append(Located(t, p, part))
-            else:
-                extra.append((Located(t, p, part), same))
-        found = [Located(t, p, part) for p, part in enumerate(turn.parts) if isinstance(part, Invocation)]
-        if found:
-            last_calls = found
+    latest_calls = _LatestCalls(located_calls)
+    for result in located_results:
+        part = result.node
+        if part.invocation_id is not None:
+            latest[part.invocation_id] = part
+            continue
+        last_calls = latest_calls.before(result.turn)
+        if part.name is None or (part.wire_id is not None
+                                 and any(c.node.wire_id is not None for c in last_calls)):
+            continue  # bound by id: an unknown id is an orphan, not an extra result
+        same = [c for c in last_calls if c.node.name == part.name]
+        if not same or not all(c.node.id in answered for c in same):
+            continue
+        going_on = [c for c in same if c.node.id in latest and will_continue(latest[c.node.id])]
+        if going_on:
+            latest[going_on[-1].node.id] = part
+            continued.append(result)
+        else:
+            extra.append((result, same))
     return extra, continued
 
 
@@ -245,11 +263,11 @@ class Paired:
 
     @cached_property
     def mismatches(self) -> list[Mismatch]:
-        return mismatches(self.conv, self.results_by_call)
+        return mismatches(self.conv, self.results_by_call, (self.calls, self.results))
 
     @cached_property
     def extra_results(self) -> tuple[list[tuple[Located, list[Located]]], list[Located]]:
-        return extra_results(self.conv, self.results_by_call)
+        return extra_results(self.conv, self.results_by_call, (self.calls, self.results))
 
     @cached_property
     def near_misses(self) -> set[tuple[int, int]]:
@@ -269,7 +287,7 @@ class Paired:
 
 def paired(ctx: Context, conv: Conversation) -> Paired:
     """`conv`'s pairing, kept for the run: each rule that asks shares it."""
-    return ctx.shared(f"pairing.{id(conv)}", lambda: Paired(conv))
+    return ctx.shared(f"pairing.{id(conv)}", lambda: Paired(conv), until="TD304")
 
 
 def continues_unseen(ctx: Context, conv: Conversation) -> bool:

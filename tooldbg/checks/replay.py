@@ -201,7 +201,7 @@ class Replay:
 
 def replays(ctx: Context) -> list[Replay]:
     """Every (exchange, replaying exchange) of the file with its differing turns, computed once."""
-    return ctx.shared("replays", lambda: list(_compute(ctx.loaded)))
+    return ctx.shared("replays", lambda: list(_compute(ctx.loaded)), until="TD307")
 
 
 def _compute(loaded: Loaded) -> Iterator[Replay]:
@@ -222,8 +222,10 @@ def _compute(loaded: Loaded) -> Iterator[Replay]:
 
 
 def _chained(read: ExchangeRead) -> bool:
-    """A Responses request that continues stored state replays nothing (`tooldbg.chains`)."""
-    return read.request is not None and stored_key(read.request) is not None
+    """A request whose history the provider kept replays nothing: a Responses request that
+    continues stored state (`tooldbg.chains`), and any that carries only the turns after those
+    (`ExchangeRead.stored`), as each model call of an agent's own session log does (`logs.session`)."""
+    return read.request is not None and (read.stored > 0 or stored_key(read.request) is not None)
 
 
 def _rejected(read: ExchangeRead) -> bool:

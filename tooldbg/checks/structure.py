@@ -72,7 +72,7 @@ def wire_role(turn: Turn) -> str:
 
 def views(ctx: Context) -> list[View]:
     """Each conversation as its latest request sent it, worked out once for every rule that asks."""
-    return ctx.shared("structure.views", lambda: list(_views(ctx)))
+    return ctx.shared("structure.views", lambda: list(_views(ctx)), until="TD601")
 
 
 def _views(ctx: Context) -> Iterator[View]:
@@ -141,13 +141,12 @@ def arguments_key(call: Invocation) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """One response of one exchange, and the conversation turn it became (when it did)."""
+    """One response of one exchange that carries a turn (where in a conversation that turn is:
+    `placed`)."""
 
     read: ExchangeRead
     response: Response
     stream: Assembled | None
-    conversation: Conversation | None
-    turn: int | None
 
     def finish_source(self) -> tuple[Source, int | None]:
         """The finish reason's location (and, for a stream, the chunk that carried it)."""
@@ -161,28 +160,37 @@ class Answer:
 
 
 def answers(ctx: Context) -> list[Answer]:
-    """Every response that carries a turn, with the conversation turn it became (found once for
-    every rule that asks)."""
+    """Every response that carries a turn (found once for every rule that asks)."""
     return ctx.shared("structure.answers", lambda: list(_answers(ctx)))
 
 
 def _answers(ctx: Context) -> Iterator[Answer]:
+    for read in ctx.reads:
+        streams: tuple[Assembled | None, ...] = read.streams or (None,) * len(read.responses)
+        for response, stream in zip(read.responses, streams, strict=False):
+            if response.turn is not None:
+                yield Answer(read, response, stream)
+
+
+def placed(ctx: Context, answer: Answer) -> tuple[Conversation | None, int | None]:
+    """The conversation an answer belongs to, and the turn of it the answer's turn became (None
+    when it became none): looked up in an index of the response turns made once a run, when a rule
+    first asks (the rules that do ask about few answers)."""
+    where = ctx.shared("structure.placed", lambda: _response_turns(ctx))
+    assert answer.response.turn is not None
+    s = answer.response.turn.source
+    found = where.get((s.exchange, s.location, s.pointer, s.chunk))
+    if found is not None:
+        return found
+    read = answer.read
+    return (ctx.loaded.conversation(read.conversation) if read.conversation is not None else None), None
+
+
+def _response_turns(ctx: Context) -> dict[tuple[Any, ...], tuple[Conversation, int]]:
     where: dict[tuple[Any, ...], tuple[Conversation, int]] = {}
     for conv in ctx.conversations:
         for t, turn in enumerate(conv.turns):
             s = turn.source
             if s.side == "response":
                 where.setdefault((s.exchange, s.location, s.pointer, s.chunk), (conv, t))
-    for read in ctx.reads:
-        streams: tuple[Assembled | None, ...] = read.streams or (None,) * len(read.responses)
-        for response, stream in zip(read.responses, streams, strict=False):
-            if response.turn is None:
-                continue
-            s = response.turn.source
-            found = where.get((s.exchange, s.location, s.pointer, s.chunk))
-            if found is not None:
-                yield Answer(read, response, stream, *found)
-            else:
-                conversation = (ctx.loaded.conversation(read.conversation)
-                                if read.conversation is not None else None)
-                yield Answer(read, response, stream, conversation, None)
+    return where

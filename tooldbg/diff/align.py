@@ -144,10 +144,12 @@ def _align(xa: _Snapshot, xb: _Snapshot) -> list[tuple[_Unit | None, _Unit | Non
              and isinstance(ub.node, Invocation)}
 
     def bound(unit: _Unit, side: str) -> Any:
+        """A result by the call it answers, as b names it; the results whose call has no counterpart
+        (a relay dropped it) and those that answer none (the orphan it left) go together."""
         node = unit.node
         assert isinstance(node, Result)
         own = node.invocation_id
-        return ("result", unit.cls, calls.get(own) if side == "a" and own else own) if own else None
+        return ("result", unit.cls, calls.get(own) if side == "a" and own else own)
 
     pairs.extend(_match_regions(regions, lambda u: u.kind == "result", (_strict, bound, _kind)))
     return pairs

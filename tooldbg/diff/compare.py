@@ -216,7 +216,7 @@ class _Engine:
         # a canonical document has no wire, hence no direction: what it lacks was lost
         wired = present.read is not None and lacking.read is not None
         if wired and (unit.direction == "request") == (side == "a"):
-            self.added(other, present, lacking, unit)
+            self.added(other, present, lacking, unit, turn_pairs)
             return
         where = f"{other}'s {unit.direction}"
         message = f"{_what(unit)} is in {where} but not in {side}'s"
@@ -229,9 +229,11 @@ class _Engine:
         counterpart = _counterpart(unit.turn, other, turn_pairs)
         self.report("TD703", side, xa, xb, ua, ub, message, lacking_turn=counterpart)
 
-    def added(self, side: str, present: _Snapshot, lacking: _Snapshot, unit: _Unit) -> None:
+    def added(self, side: str, present: _Snapshot, lacking: _Snapshot, unit: _Unit,
+              turn_pairs: set[tuple[int, int]]) -> None:
         """`unit` is only on `side`, downstream of the other: added on the way, by the relay (a
-        request) or on the way back (a response). A sentinel the provider documents is a note."""
+        request) or on the way back (a response). A sentinel the provider documents is a note. The
+        other side's place is the turn paired with the unit's, as for a loss."""
         how = "by the relay (b is downstream of a in a request)" if unit.direction == "request" else \
             "on the way back (a is downstream of b in a response)"
         where = Place(present.loaded.path, present.exchange, present.conversation.id, unit.turn, unit.part,
@@ -248,7 +250,8 @@ class _Engine:
         ua, ub = (unit, None) if side == "a" else (None, unit)
         self.report("TD705", side, xa, xb, ua, ub,
                     f"{_what(unit)} is in {side}'s {unit.direction} but not in {other}'s: added {how} — "
-                    f"{severity}: {means}", severity=severity)
+                    f"{severity}: {means}", lacking_turn=_counterpart(unit.turn, side, turn_pairs),
+                    severity=severity)
 
     # -- tools
 
@@ -291,7 +294,7 @@ class _Engine:
         for snap, tool in ((xa, ta), (xb, tb)):
             source = tool.source if tool is not None and tool.source.exchange is not None else None
             places.append(Place(snap.loaded.path, snap.exchange, snap.conversation.id,
-                                pointer=source.address if source else snap.body("request")))
+                                pointer=source.address if source else snap.request_body()))
         self._add(code, side, message, places[0], places[1], key=(code, side, message))
 
     # -- reporting
@@ -327,8 +330,8 @@ def _place(snap: _Snapshot, unit: _Unit | None, turn: int | None) -> Place:
         node = next((t for i, t, _ in snap.turns if i == turn), None)
         source = node.source if node is not None else Source()
         return Place(snap.loaded.path, snap.exchange, snap.conversation.id, turn,
-                     pointer=source.address or snap.body("request"))
-    return Place(snap.loaded.path, snap.exchange, snap.conversation.id, pointer=snap.body("request"))
+                     pointer=source.address or snap.request_body())
+    return Place(snap.loaded.path, snap.exchange, snap.conversation.id, pointer=snap.request_body())
 
 
 def _counterpart(turn: int, side: str, turn_pairs: set[tuple[int, int]]) -> int | None:
@@ -460,7 +463,7 @@ def _simplified(full: Any, other: Any, path: str = "") -> list[str]:
         gone = [k for k in props if k not in theirs]
         if gone and not theirs and props:
             lost.append(f"every parameter removed ({', '.join(map(_name, gone))})" if not path
-                        else f"the parameters of {path} removed ({', '.join(map(_name, gone))})")
+                        else f"the parameters of {_name(path)} removed ({', '.join(map(_name, gone))})")
         elif gone:
             lost.extend(f"parameter {_name(path + k)} removed" for k in gone)
         for k, sub in props.items():

@@ -192,11 +192,12 @@ class _Snapshot:
     def format(self) -> str | None:
         return self.read.format if self.read is not None else None
 
-    def body(self, direction: str) -> str:
-        """The address of the request or response body this snapshot came from."""
+    def request_body(self) -> str:
+        """The address of the request body this snapshot came from (what a place on a request
+        points at when no part of it does)."""
         if self.read is None:
             return ""
-        message = self.read.exchange.request if direction == "request" else self.read.exchange.response
+        message = self.read.exchange.request
         return f"{message.location}#" if message is not None and message.location else ""
 
 

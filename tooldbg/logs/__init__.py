@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..jsonio import loads
+from ..records.lines import BLANK
 from . import claude_code, claude_tap, claude_trace, codex, inspect_ai, litellm, otlp
 from .base import LogFormat, Peek
 
@@ -43,7 +44,7 @@ def peek(data: bytes) -> Peek:
     records: list[Any] = []
     while len(records) < PEEKED:
         end = data.find(b"\n", at)
-        if end < 0 or (not records and not data[end:].strip()):
+        if end < 0 or (not records and BLANK.fullmatch(data, end)):  # (not a copy of the file)
             break  # the last line (or the only one: a document, parsed once, by the container)
         line = data[at:end].strip()
         at = end + 1

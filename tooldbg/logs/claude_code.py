@@ -38,16 +38,16 @@ from typing import Any
 from ..errors import FormatError, InputError
 from ..formats.anthropic.common import NAME as ANTHROPIC
 from ..formats.anthropic.read import MESSAGE_BLOCKS, RESPONSE_BLOCKS, read_content
-from ..formats.base import ApiError, Response
+from ..formats.base import ApiError
 from ..formats.meta import with_meta
 from ..formats.reading import split_results
 from ..jsonio import try_loads
 from ..lacking import SYSTEM, TOOLS
-from ..model import Part, Result, Side, Turn
-from ..records.lines import json_lines
+from ..model import Part, Result, Side, Source, Turn
+from ..records.lines import json_records
 from ..shorten import plain
 from .base import Built, Peek
-from .session import Branch, Session
+from .session import Branch, Line, Session
 
 NAME = "claude-code"
 TITLE = "Claude Code session"
@@ -77,15 +77,16 @@ class _Place:
 
 
 class _Reader:
-    def __init__(self, path: str) -> None:
-        self.session = Session(path, NAME)
+    def __init__(self, path: str, data: bytes) -> None:
+        self.session = Session(path, NAME, data)
         self.path = path
         self.places: dict[str, _Place] = {}
         self.errors: list[InputError] = []
         self.message_id: dict[str, str] = {}  # conversation → the message id its last turn came from
         self.agents: dict[str, str] = {}  # agent id → the Task call (tool_use id) that started it
 
-    def line(self, number: int, record: Any) -> None:
+    def line(self, line: Line, record: Any) -> None:
+        number = line[0]
         if not isinstance(record, dict):
             self.errors.append(InputError(self.path, f"line {number}", "a record must be an object"))
             return
@@ -99,23 +100,23 @@ class _Reader:
                 self.places[uuid] = place
             return
         try:
-            after = self._message(number, record, kind, message, place)
+            after = self._message(line, record, kind, message, place)
         except FormatError as err:
             self.errors.append(InputError(self.path, f"line {number}#{err.pointer}", err.message))
             return
         if isinstance(uuid, str) and after is not None:
             self.places[uuid] = after
 
-    def _message(self, number: int, record: dict[str, Any], kind: str, message: dict[str, Any],
+    def _message(self, line: Line, record: dict[str, Any], kind: str, message: dict[str, Any],
                  place: _Place | None) -> _Place | None:
         branch = self._branch(record, place, kind, message)
         side: Side = "request" if kind == "user" else "response"
-        index = self.session.record(side, f"line {number}", record)
+        index = self.session.record(side, line)
         at = self.session.source(index, "/message")
         if kind == "user":
             self._user(branch, record, message, index, at)
         elif record.get("isApiErrorMessage") is True:
-            self.session.answer(branch, Response(error=_api_error(record, message), model=None), index)
+            self.session.answer(branch, index, None, None, error=_api_error(record, message))
         else:
             self._assistant(branch, message, index, at)
         return _Place(branch, branch.tail)
@@ -155,17 +156,16 @@ class _Reader:
                 self.agents[result["agentId"]] = call
         self.session.send(branch, split_results("user", parts, at), index)
 
-    def _assistant(self, branch: Branch, message: dict[str, Any], index: int, at: Any) -> None:
+    def _assistant(self, branch: Branch, message: dict[str, Any], index: int, at: Source) -> None:
         parts = read_content(message.get("content"), at.child("content"), RESPONSE_BLOCKS)
         usage = message.get("usage")
-        response = Response(turn=Turn(role="assistant", parts=parts, source=at),
-                            finish_reason=_string(message.get("stop_reason")),
-                            model=_string(message.get("model")),
-                            usage=usage if isinstance(usage, dict) else None)
+        usage = usage if isinstance(usage, dict) else None
+        finish_reason = _string(message.get("stop_reason"))
         if self._continues(branch, "assistant", message):
-            self.session.extend(branch, parts, response)
+            self.session.extend(branch, parts, finish_reason, usage)
             return
-        self.session.answer(branch, response, index)
+        self.session.answer(branch, index, Turn(role="assistant", parts=parts, source=at),
+                            _string(message.get("model")), finish_reason=finish_reason, usage=usage)
         mid = message.get("id")
         if isinstance(mid, str):
             self.message_id[branch.id] = mid
@@ -220,7 +220,7 @@ def _string(value: Any) -> str | None:
 
 def read(path: str, data: bytes, document: Any) -> Built:
     """A session file (or a subagent's) read into its conversations."""
-    reader = _Reader(path)
-    for number, record in json_lines(path, data, reader.errors):
-        reader.line(number, record)
+    reader = _Reader(path, data)
+    for number, start, end, record in json_records(path, data, reader.errors):
+        reader.line((number, start, end), record)
     return reader.built()

@@ -26,19 +26,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from operator import is_
 from typing import Any
 
 from ..errors import FormatError, InputError
-from ..formats.base import Response
 from ..formats.meta import with_meta
 from ..formats.openai_responses.common import NAME as RESPONSES
 from ..formats.openai_responses.read import group_read, item_side, read_item
 from ..jsonio import try_loads
 from ..lacking import SYSTEM, TOOLS
 from ..model import Json, Part, Result, Side, Source, Text, Turn
-from ..records.lines import json_lines
+from ..records.lines import json_records
 from .base import Built, Peek
-from .session import Branch, Session
+from .session import Branch, Line, Session
 
 NAME = "codex"
 TITLE = "Codex rollout"
@@ -69,8 +69,8 @@ def sniff(peek: Peek) -> bool:
 
 
 class _Reader:
-    def __init__(self, path: str) -> None:
-        self.session = Session(path, NAME)
+    def __init__(self, path: str, data: bytes) -> None:
+        self.session = Session(path, NAME, data)
         self.path = path
         self.errors: list[InputError] = []
         self.branch: Branch = self.session.branch(RESPONSES)
@@ -79,42 +79,41 @@ class _Reader:
         #: the model's items waiting to become one answer: (item, where, read_item of it, record)
         self.output: list[_Item] = []
 
-    def line(self, number: int, record: Any) -> None:
+    def line(self, line: Line, record: Any) -> None:
         if not isinstance(record, dict):
-            self.errors.append(InputError(self.path, f"line {number}", "a record must be an object"))
+            self.errors.append(InputError(self.path, f"line {line[0]}", "a record must be an object"))
             return
         kind, payload = record.get("type"), record.get("payload")
         try:
             if kind in _ENVELOPED and isinstance(payload, dict):
-                self._item(number, record, kind, payload, "/payload")
+                self._item(line, kind, payload, "/payload")
             elif "type" in record and "payload" not in record:  # the bare layout: an item a line
-                self._item(number, record, "response_item", record, "")
+                self._item(line, "response_item", record, "")
             elif {"id", "timestamp"} <= record.keys():  # the bare layout's session line
-                self._meta(number, record, "")
+                self._meta(line, record, "")
         except FormatError as err:
-            self.errors.append(InputError(self.path, f"line {number}#{err.pointer}", err.message))
+            self.errors.append(InputError(self.path, f"line {line[0]}#{err.pointer}", err.message))
 
-    def _item(self, number: int, record: dict[str, Any], kind: str, payload: dict[str, Any],
-              at: str) -> None:
+    def _item(self, line: Line, kind: str, payload: dict[str, Any], at: str) -> None:
         if kind == "session_meta":
-            self._meta(number, payload, at)
+            self._meta(line, payload, at)
         elif kind == "turn_context":
             model = payload.get("model")
             self.model = model if isinstance(model, str) else self.model
         elif kind == "compacted":
-            self._compacted(number, record, payload, at)
+            self._compacted(line, payload, at)
         elif kind == "response_item":
             side: Side = "response" if item_side(payload) == "assistant" else "request"
-            here = self.session.upcoming(side, f"line {number}", at)
+            here = self.session.upcoming(side, line[0], at)
             parts = read_item(payload, here)
-            item = (payload, here, parts, self.session.record(side, f"line {number}", record))
+            item = (payload, here, parts, self.session.record(side, line))
             if side == "response":
                 self.output.append(item)
             else:
                 self._answer()
                 self._send([item])
 
-    def _meta(self, number: int, payload: dict[str, Any], at: str) -> None:
+    def _meta(self, line: Line, payload: dict[str, Any], at: str) -> None:
         """The session's instructions: the system prompt of its requests (`instructions`, newer
         `base_instructions: {text}`)."""
         text, key = payload.get("instructions"), "instructions"
@@ -122,18 +121,18 @@ class _Reader:
         if isinstance(base, dict) and isinstance(base.get("text"), str):
             text, key = base["text"], "base_instructions/text"
         if isinstance(text, str) and text and not self.branch.turns:
-            index = self.session.record("request", f"line {number}", payload)
+            index = self.session.record("request", line)
             self.branch.system = (Text(text=text, source=self.session.source(index, f"{at}/{key}")),)
             self.instructions = True
 
-    def _compacted(self, number: int, record: dict[str, Any], payload: dict[str, Any], at: str) -> None:
+    def _compacted(self, line: Line, payload: dict[str, Any], at: str) -> None:
         """History compacted: what follows goes on from the replacement history (or the summary
         alone) in a conversation of its own."""
         self._answer()
         system = self.branch.system
         self.branch = self.session.branch(RESPONSES, {NAME: {"compacted": True}})
         self.branch.system = system
-        index = self.session.record("request", f"line {number}", record)
+        index = self.session.record("request", line)
         history = payload.get("replacement_history")
         if isinstance(history, list):
             self._send([(item, here, read_item(item, here), index) for i, item in enumerate(history)
@@ -148,9 +147,7 @@ class _Reader:
         if not items:
             return
         # (a prior turn: a system or developer message here is a turn, not the request's system)
-        turns = group_read((i[:3] for i in items), [], prior=_AFTER_START)
-        turns = [t if t.role != "tool" else replace(t, parts=tuple(_exit_code(p) for p in t.parts))
-                 for t in turns]
+        turns = [_exit_codes(t) for t in group_read((i[:3] for i in items), [], prior=_AFTER_START)]
         self.session.send(self.branch, turns, items[0][3])
 
     def _answer(self) -> None:
@@ -160,13 +157,24 @@ class _Reader:
         items, self.output = self.output, []
         parts = tuple(p for t in group_read((i[:3] for i in items), [], prior=_AFTER_START) for p in t.parts)
         turn = Turn(role="assistant", parts=parts, source=items[0][1])
-        self.session.answer(self.branch, Response(turn=turn, model=self.model), items[0][3])
+        self.session.answer(self.branch, items[0][3], turn, self.model)
 
     def built(self) -> Built:
         self._answer()
         built = self.session.built(LACKS if self.instructions else (*LACKS, SYSTEM))
         built.errors = self.errors
         return built
+
+
+def _exit_codes(turn: Turn) -> Turn:
+    """A tool turn with its results marked failed where their output says so (`_exit_code`); the
+    same turn when none is."""
+    if turn.role != "tool":
+        return turn
+    parts = tuple(_exit_code(p) for p in turn.parts)
+    if all(map(is_, parts, turn.parts)):
+        return turn
+    return replace(turn, parts=parts)
 
 
 def _exit_code(part: Part) -> Part:
@@ -192,7 +200,7 @@ def _exit_code(part: Part) -> Part:
 
 def read(path: str, data: bytes, document: Any) -> Built:
     """A rollout (either layout) read into its conversation (one more after each compaction)."""
-    reader = _Reader(path)
-    for number, record in json_lines(path, data, reader.errors):
-        reader.line(number, record)
+    reader = _Reader(path, data)
+    for number, start, end, record in json_records(path, data, reader.errors):
+        reader.line((number, start, end), record)
     return reader.built()

@@ -11,7 +11,9 @@ before them, and whose response is the answer. The rules then see what they see 
 Every record that gives a turn is an exchange of the file too (`Session.record`), its body the record
 as the file has it, so each turn's source names its line and the JSON pointer in it, and the wire view
 shows that line. The model calls are the exchanges of the records that hold the answers; the others
-carry no request or response of their own (they belong to no conversation's exchanges).
+carry no request or response of their own (they belong to no conversation's exchanges). A record's
+parsed value is not kept (`Record`): the turns keep what they read of it, and its line is parsed
+again when the wire view or a rule asks for it.
 
 A log can branch — an edited prompt, a rewind — and then its later records go on from an earlier
 record: `Branch.fork` starts a conversation that shares the turns up to there (the same objects, so
@@ -21,11 +23,12 @@ their sources and ids stay), as a Responses request continuing an older response
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats.base import Request, Response
+from ..formats.base import ApiError, Request, Response
 from ..formats.reading import Linker
+from ..jsonio import loads
 from ..model import Conversation, Part, Side, Source, Turn
 from ..records.containers import Exchange, Message
 from ..timeline import ExchangeRead
@@ -53,21 +56,76 @@ class Branch:
         return len(self.turns)
 
 
+class Record(Message):
+    """A line of the log as the message of its exchange, its parsed value not kept: `body` parses
+    the line again from the file's bytes each time it is asked for. A parsed record held its
+    envelope (ids, timestamps, paths) and a dict for every object in it, besides the strings the
+    turns keep: as much memory again as the file, for the few lines a view or a rule looks at."""
+
+    __slots__ = ("_data", "_start", "_end")
+
+    def __init__(self, location: str, data: bytes, start: int, end: int) -> None:
+        super().__init__(location, headers=_NOTHING)
+        self._data, self._start, self._end = data, start, end
+
+    @property
+    def body(self) -> Any:
+        # (it parsed, to the same value, when the log was read: `records.lines.json_records`)
+        return loads(memoryview(self._data)[self._start:self._end], check_depth=False)
+
+    @body.setter
+    def body(self, value: Any) -> None:
+        if value is not None:  # (`Message.__init__` sets none: a record's body is its line)
+            raise AttributeError("a log record's body is its line")
+
+    def __reduce__(self) -> tuple[type[Record], tuple[str, bytes, int, int]]:
+        # (a file read in another process comes back whole: `scan.check_files`; the file's bytes
+        # are pickled once however many records hold them)
+        return Record, (self.location, self._data, self._start, self._end)
+
+
+class _Empty(dict[str, Any]):
+    """An empty dict that refuses to be changed: one serves every record (`_NOTHING`)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a log record's headers and its exchange's meta are empty, not to be changed")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+
+#: A record's headers and its exchange's meta: none, one empty dict for every record (a dict each
+#: was a tenth of a long log's size again); a change to it raises, so it is shared with no one.
+_NOTHING = _Empty()
+
+#: A line of the log: (its number, where it starts and ends in the file's bytes), as
+#: `records.lines.json_records` gives it.
+Line = tuple[int, int, int]
+
+
 class Session:
     """The records of one log file and the conversations they build (see the module docstring)."""
 
-    def __init__(self, path: str, container: str) -> None:
+    def __init__(self, path: str, container: str, data: bytes) -> None:
         self.path = path
         self.container = container
+        self.data = data
         self.reads: list[ExchangeRead] = []
         self.branches: list[Branch] = []
+        self._location = (0, "")  # the last line named, and its name
 
     # -- records ---------------------------------------------------------------------------------
 
-    def record(self, side: Side, location: str, body: Any) -> int:
+    def location(self, number: int) -> str:
+        """`line N`: where record N is (one string for the sources read before it and the record)."""
+        if self._location[0] != number:
+            self._location = (number, f"line {number}")
+        return self._location[1]
+
+    def record(self, side: Side, line: Line) -> int:
         """A record of the file that gives turns: its index, which its turns' sources name."""
-        message = Message(location=location, body=body)
-        exchange = Exchange(len(self.reads))
+        number, start, end = line
+        message = Record(self.location(number), self.data, start, end)
+        exchange = Exchange(len(self.reads), meta=_NOTHING)
         if side == "request":
             exchange.request = message
         else:
@@ -75,9 +133,10 @@ class Session:
         self.reads.append(ExchangeRead(exchange))
         return exchange.index
 
-    def upcoming(self, side: Side, location: str, pointer: str = "") -> Source:
-        """Where a node is in the record `record` will add next (read before it is added)."""
-        return Source(file=self.path, exchange=len(self.reads), side=side, location=location,
+    def upcoming(self, side: Side, number: int, pointer: str = "") -> Source:
+        """Where a node is in the record `record` will add next, line `number` (read before it is
+        added)."""
+        return Source(file=self.path, exchange=len(self.reads), side=side, location=self.location(number),
                       pointer=pointer)
 
     def source(self, record: int, pointer: str = "") -> Source:
@@ -119,39 +178,42 @@ class Session:
         for turn in branch.linker.link(turns):
             last = branch.turns[-1] if branch.turns else None
             if last is not None and last.role == turn.role == "tool" and branch.tail > branch.start:
-                branch.turns[-1] = replace(last, parts=last.parts + turn.parts)
+                branch.turns[-1] = _joined(last, turn.parts)
             else:
                 branch.turns.append(turn)
 
-    def answer(self, branch: Branch, response: Response, record: int) -> None:
-        """The model's answer to the call under way, read from `record` (a response with an error
-        and no turn: the provider rejected the call)."""
+    def answer(self, branch: Branch, record: int, turn: Turn | None, model: str | None, *,
+               finish_reason: str | None = None, usage: dict[str, Any] | None = None,
+               error: ApiError | None = None) -> None:
+        """The model's answer to the call under way, read from `record`: its turn, or none and an
+        error (the provider rejected the call)."""
         read = self.reads[record]
-        turn = branch.linker.link((response.turn,))[0] if response.turn is not None else None
-        read.request = Request(turns=tuple(branch.turns[branch.start:]), model=response.model,
-                               system=branch.system)
+        if turn is not None:
+            turn = branch.linker.link((turn,))[0]
+        read.request = Request(turns=tuple(branch.turns[branch.start:]), model=model, system=branch.system)
         read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
         if branch.opened is not None:
             read.exchange.request = self.reads[branch.opened].exchange.request
-        read.responses = (replace(response, turn=turn),)
+        read.responses = (Response(turn=turn, finish_reason=finish_reason, model=model, usage=usage,
+                                   error=error),)
         if turn is not None:
             branch.turns.append(turn)
             branch.answer = read
         branch.start, branch.opened = branch.tail, None
-        branch.model = response.model or branch.model
+        branch.model = model or branch.model
 
-    def extend(self, branch: Branch, parts: tuple[Part, ...], response: Response) -> None:
+    def extend(self, branch: Branch, parts: tuple[Part, ...], finish_reason: str | None,
+               usage: dict[str, Any] | None) -> None:
         """More of the answer the last turn holds (an agent that logs a message a block a line):
-        its parts joined to it, `response`'s finish reason and usage the answer's from now on."""
+        its parts joined to it, and its finish reason and usage, when given, the answer's now."""
         read = branch.answer
         assert read is not None and read.responses and read.responses[0].turn is not None
         linked = branch.linker.link((Turn(role="assistant", parts=parts),))[0]
-        turn = replace(branch.turns[-1], parts=branch.turns[-1].parts + linked.parts)
-        branch.turns[-1] = turn
+        turn = branch.turns[-1] = _joined(branch.turns[-1], linked.parts)
         previous = read.responses[0]
-        read.responses = (replace(previous, turn=turn,
-                                  finish_reason=response.finish_reason or previous.finish_reason,
-                                  usage=response.usage or previous.usage),)
+        read.responses = (Response(turn=turn, finish_reason=finish_reason or previous.finish_reason,
+                                   model=previous.model, usage=usage or previous.usage,
+                                   error=previous.error, meta=previous.meta),)
 
     def built(self, lacks: tuple[str, ...] = ()) -> Built:
         """The file read. Input logged after the last answer (results of a call still running, a
@@ -160,3 +222,8 @@ class Session:
         conversations = [Conversation(id=b.id, model=b.model, system=b.system, turns=tuple(b.turns),
                                       meta=b.meta) for b in self.branches if b.turns]
         return Built(self.container, self.reads, conversations, lacks=lacks)
+
+
+def _joined(turn: Turn, parts: tuple[Part, ...]) -> Turn:
+    """`turn` with `parts` after its own (made directly: one turn a line of a long session)."""
+    return Turn(role=turn.role, parts=turn.parts + parts, meta=turn.meta, source=turn.source)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import FormatError, InputError
-from ..jsonio import TooDeep, ensure_depth, loads
+from ..jsonio import MAX_DEPTH, TooDeep, ensure_depth, loads
 
 #: The UTF-8 byte-order mark some writers put first.
 BOM = b"\xef\xbb\xbf"
@@ -71,15 +71,25 @@ def _trailing(data: bytes, start: int, end: int) -> int:
 
 
 def json_lines(path: str, data: bytes, errors: list[InputError]) -> Iterator[tuple[int, Any]]:
-    """(line number, value) of each non-blank line of JSON Lines, parsed from a view into the bytes
-    (a byte-order mark skipped); a line that does not parse, or nests too deep, is an error in
-    `errors` and the next line is read. The agents' own logs (`tooldbg.logs`) are read so."""
+    """(line number, value) of each non-blank line of JSON Lines (`json_records`)."""
+    for number, _, _, value in json_records(path, data, errors):
+        yield number, value
+
+
+def json_records(path: str, data: bytes, errors: list[InputError]) -> Iterator[tuple[int, int, int, Any]]:
+    """(line number, start, end, value) of each non-blank line of JSON Lines, parsed from a view into
+    the bytes (a byte-order mark skipped), `data[start:end]` its text; a line that does not parse, or
+    nests too deep, is an error in `errors` and the next line is read. The agents' own logs
+    (`tooldbg.logs`) are read so."""
     view = memoryview(data)
     for number, start, end in lines(data, len(BOM) if data.startswith(BOM) else 0):
         try:
             value = loads(view[start:end], check_depth=False)
-            ensure_depth(value)
+            # (a line with fewer brackets than the limit cannot nest past it: counted at the speed
+            # of memory, where the walk costs a Python loop a level)
+            if data.count(b"{", start, end) + data.count(b"[", start, end) > MAX_DEPTH:
+                ensure_depth(value)
         except FormatError as err:
             errors.append(InputError(path, f"line {number}{err.pointer}", err.message))
             continue
-        yield number, value
+        yield number, start, end, value

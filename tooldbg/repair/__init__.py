@@ -22,11 +22,12 @@ from dataclasses import dataclass
 
 from ..checks import run_checks, select_rules
 from ..checks.base import Context, Finding
+from ..errors import unexpected
 from ..load import Loaded
 from ..model import Conversation
 from .base import Log, Record, Refusal, Repair
 
-__all__ = ["ROUNDS", "Fixed", "after_writing", "fix_conversation", "fix_loaded", "refix", "wanted"]
+__all__ = ["ROUNDS", "Fixed", "after_writing", "fix_conversation", "refix", "wanted"]
 
 #: Said of a finding whose code no repair knows (a rule added after this table).
 UNKNOWN = "no repair is known for this finding"
@@ -34,12 +35,15 @@ UNKNOWN = "no repair is known for this finding"
 
 @dataclass(frozen=True, slots=True)
 class Fixed:
-    """One conversation repaired: as read, as repaired, and every record, in the order made."""
+    """One conversation repaired: as read, as repaired, and every record, in the order made.
+    `errors` says which repairs raised (a bug in tooldbg; each is also a refusal the user sees), so
+    the tests can fail on a crash that would otherwise read as "not repaired"."""
 
     name: str
     original: Conversation
     conversation: Conversation
     records: tuple[Record, ...] = ()
+    errors: tuple[str, ...] = ()
 
     @property
     def repairs(self) -> list[Repair]:
@@ -77,21 +81,24 @@ def fix_conversation(loaded: Loaded, conversation: Conversation, *, target: str 
     found = {f.code for f in own if wanted(f.code, only, skip)}
     conv = conversation
     records: list[Record] = []
+    errors: list[str] = []
     for codes, repair in REPAIRS:
         if found.intersection(codes):
             try:
                 outcome = repair(conv, log)
-            except Exception as err:  # noqa: BLE001 - one repair failing on odd input changes nothing
+            except Exception as err:  # noqa: BLE001 - a bug in one repair leaves the conversation as it was
                 for code in sorted(found.intersection(codes)):
-                    records.append(log.refuse(code, None, None, f"the repair failed on this log "
-                                              f"({type(err).__name__}: {err}); nothing was changed"))
+                    reason = unexpected(err, "the repair failed on this log and changed nothing",
+                                        f"the {code} repair")
+                    records.append(log.refuse(code, None, None, reason))
+                    errors.append(reason)
                 continue
             conv = outcome.conversation
             records.extend(outcome.records)
     for f in own:
         if f.code in found and f.code not in BY_CODE:
             records.append(log.refuse(f.code, f.turn, f.part, NO_REPAIR.get(f.code, UNKNOWN)))
-    return Fixed(log.name, conversation, conv, tuple(records))
+    return Fixed(log.name, conversation, conv, tuple(records), tuple(errors))
 
 
 #: The repair rounds `fix` makes at most: the conversation, then what check finds in what was written,
@@ -117,7 +124,8 @@ def refix(fixed: Sequence[Fixed], written: Loaded, findings: Iterable[Finding], 
         repaired = repaired or bool(now.repairs)
         refused = {r.code for r in before.refusals}
         records = (*before.records, *now.repairs, *(r for r in now.refusals if r.code not in refused))
-        out.append(Fixed(before.name, before.original, now.conversation, records))
+        errors = (*before.errors, *now.errors)
+        out.append(Fixed(before.name, before.original, now.conversation, records, errors))
     return out if repaired else None
 
 
@@ -133,15 +141,3 @@ def after_writing(finding: Finding, target: str, name: str) -> Refusal:
         reason = "the repairs made do not remove it, and no other safe repair does"
     where = "written" if target == "canonical" else f"written for {target}"
     return Refusal(finding.code, name, finding.turn, finding.part, f"found once {where}: {reason}")
-
-
-def fix_loaded(loaded: Loaded, *, target: str | None = None, only: Sequence[str] = (),
-               skip: Sequence[str] = (), keep_orphans: bool = False,
-               names: dict[str, str] | None = None) -> list[Fixed]:
-    """Every conversation of `loaded`, repaired (`check` and the replay pairing run once)."""
-    target = _target(target)
-    findings = run_checks(loaded, select_rules(target=target), target)
-    context = Context(loaded, target=target)
-    return [fix_conversation(loaded, conv, target=target, findings=findings, only=only, skip=skip,
-                             keep_orphans=keep_orphans, name=(names or {}).get(conv.id), context=context)
-            for conv in loaded.conversations]

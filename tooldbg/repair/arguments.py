@@ -77,11 +77,12 @@ def argument_shape(conv: Conversation, log: Log) -> Outcome:
     marker the Anthropic reader keeps (`string_input`) and lists each call, with the shape it is now
     written in."""
     target = log.target
-    needs = facts(wire_format(target)).arguments if target is not None and target != "canonical" else None
+    needs = facts(wire_format(target)).arguments if target is not None else None
     records: list[Record] = []
     for f in log.found("TD203"):
-        call = _call_at(log.original, f.turn, f.part)
-        if call is None:
+        named = log.found_at(f)
+        call = named[1] if named is not None else None
+        if not isinstance(call, Invocation):
             continue
         after = "a JSON string" if needs in (None, "string") else f"an object ({target} needs one)"
         records.append(log.repair("TD203", f.turn, f.part, f"arguments of {call.name!r} sent as an object "
@@ -107,10 +108,3 @@ def argument_shape(conv: Conversation, log: Log) -> Outcome:
         if changed:
             conv = with_parts(conv, t, parts)
     return Outcome(conv, tuple(records))
-
-
-def _call_at(conv: Conversation, turn: int | None, part: int | None) -> Invocation | None:
-    if turn is None or part is None or turn >= len(conv.turns) or part >= len(conv.turns[turn].parts):
-        return None
-    found = conv.turns[turn].parts[part]
-    return found if isinstance(found, Invocation) else None

@@ -17,8 +17,8 @@ finds a part by identity or equal content, preferring the position the evidence 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, TypeGuard
 
 from ..checks.base import Context, Finding
 from ..jsonio import dumps_str
@@ -72,29 +72,24 @@ class Outcome:
     records: tuple[Record, ...] = ()
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Log:
     """The evidence a repair may read about the conversation it repairs.
 
     `loaded` is the file the conversation was read from (its exchanges hold the earlier requests and
     the original responses), `context` the check context over it (shared by the conversations of a
     file, so the replay pairing is computed once), `findings` what `check` found in this
-    conversation (with `target`'s TD8xx rules when a target is written), `original` the
-    conversation as read, `name` its id as the user sees it (`c1`, `FILE#c1`)."""
+    conversation (with `target`'s TD8xx rules when a target is written; `target` is None for a
+    canonical document), `original` the conversation as read, `name` its id as the user sees it
+    (`c1`, `FILE#c1`)."""
 
     loaded: Loaded
     original: Conversation
-    findings: tuple[Finding, ...] = ()
-    target: str | None = None
-    keep_orphans: bool = False
-    name: str = ""
-    context: Context = field(default=None)  # type: ignore[assignment]
-
-    def __post_init__(self) -> None:
-        if self.context is None:
-            self.context = Context(self.loaded, target=self.target)
-        if not self.name:
-            self.name = self.original.id
+    findings: tuple[Finding, ...]
+    target: str | None
+    keep_orphans: bool
+    name: str
+    context: Context
 
     @property
     def id(self) -> str:
@@ -104,15 +99,22 @@ class Log:
     def found(self, *codes: str) -> list[Finding]:
         return [f for f in self.findings if f.code in codes]
 
+    def found_at(self, finding: Finding) -> tuple[tuple[int, int], Part] | None:
+        """Where in the original conversation `finding` names a part, and that part (None: it names
+        a turn, the conversation, or no part of it)."""
+        turn, part = finding.turn, finding.part
+        if turn is None or part is None or turn >= len(self.original.turns) \
+                or part >= len(self.original.turns[turn].parts):
+            return None
+        return (turn, part), self.original.turns[turn].parts[part]
+
     def codes_at(self, part: Part) -> set[str]:
         """The codes of the findings made at `part` (a part of the original conversation, or one
         equal to it)."""
         out = set()
         for f in self.findings:
-            if f.turn is None or f.part is None or f.turn >= len(self.original.turns):
-                continue
-            parts = self.original.turns[f.turn].parts
-            if f.part < len(parts) and (parts[f.part] is part or parts[f.part] == part):
+            named = self.found_at(f)
+            if named is not None and (named[1] is part or named[1] == part):
                 out.add(f.code)
         return out
 
@@ -176,19 +178,24 @@ def call_index(conv: Conversation) -> dict[str, tuple[int, int, Invocation]]:
             for k, p in enumerate(turn.parts) if isinstance(p, Invocation)}
 
 
-def rebind(conv: Conversation, invocation_id: str,
+def rebind(conv: Conversation, invocation_id: str, *, adopt: str | None = None,
            **changes: Any) -> tuple[Conversation, list[tuple[int, int]]]:
     """Every result answering call `invocation_id` with `changes` applied (a new wire id…), and
-    where they are."""
+    where they are. With `adopt`, a result answering no call under that wire id is one of them: it
+    answers the call from now on."""
+    def answers(p: Part) -> TypeGuard[Result]:
+        return isinstance(p, Result) and (p.invocation_id == invocation_id or (
+            adopt is not None and p.invocation_id is None and p.wire_id == adopt))
+
     turns = list(conv.turns)
     where = []
     for t, turn in enumerate(turns):
-        if not any(isinstance(p, Result) and p.invocation_id == invocation_id for p in turn.parts):
+        if not any(answers(p) for p in turn.parts):
             continue
         parts = list(turn.parts)
         for k, p in enumerate(parts):
-            if isinstance(p, Result) and p.invocation_id == invocation_id:
-                parts[k] = replace(p, **changes)
+            if answers(p):
+                parts[k] = replace(p, invocation_id=invocation_id, **changes)
                 where.append((t, k))
         turns[t] = replace(turn, parts=tuple(parts))
     return with_turns(conv, turns), where
@@ -203,10 +210,13 @@ def show(value: Any, width: int = 70) -> str:
 
 
 def ident(part: Invocation | Result) -> str:
-    """How a call or result is named in a repair line: its wire id, else its name."""
+    """How a call or result is named in a repair line: its wire id, else its name (a result without
+    either: the call it answers)."""
     if part.wire_id:
         return repr(clip(part.wire_id, 40))
-    return f"of {part.name!r}" if isinstance(part, Result) else f"{part.name!r} ({part.id})"
+    if isinstance(part, Invocation):
+        return f"{part.name!r} ({part.id})"
+    return f"of {part.name!r}" if part.name is not None else f"for call {part.invocation_id}"
 
 
 def describe(part: Part, width: int = 60) -> str:
@@ -245,12 +255,3 @@ def at(turn: int | None, part: int | None) -> str:
     if turn is None:
         return "conversation"
     return f"turn {turn}" + (f" part {part}" if part is not None else "")
-
-
-def drop_empty_turns(conv: Conversation, before: Conversation) -> Conversation:
-    """`conv` without the turns an edit emptied (turns that had parts in `before` and have none
-    now: a tool turn whose only result moved away)."""
-    if len(conv.turns) != len(before.turns):
-        return conv
-    kept = [t for t, b in zip(conv.turns, before.turns, strict=True) if t.parts or not b.parts]
-    return conv if len(kept) == len(conv.turns) else with_turns(conv, kept)

@@ -45,9 +45,8 @@ class Blank:
 
 def blanks(conv: Conversation, target: str, origins: Mapping[str, Any]) -> list[Blank]:
     """Every place where writing `conv` for `target` (whose writer produced `origins`) puts an empty
-    value in place of recorded content."""
-    if target == "canonical":
-        return []
+    value in place of recorded content (`target` a wire format or profile: a canonical document
+    carries everything)."""
     carried = {o for o in origins.values() if o is not None}
     objects = facts(wire_format(target)).arguments == "object"
     out: list[Blank] = []
@@ -90,6 +89,8 @@ def _dropped(t: int, p: int, part: Invocation | Result, target: str, pairing: Pa
     """Why a call or result is dropped, told by how it pairs (each analysis made on first use)."""
     what = f"{describe(part)} would be left out of the {target} request"
     if isinstance(part, Invocation):
+        if any(m.call.node.id == part.id for m in pairing.mismatches):
+            return Blank(t, p, what, "TD103", "bind to it the result whose id is a damaged copy of its id")
         if part.id not in pairing.results_by_call:
             return Blank(t, p, what, "TD102", "close it with an error result saying no result was recorded")
         return Blank(t, p, what, "TD402", "move its result into the turn right after it")

@@ -26,7 +26,7 @@ from ..formats.profiles import wire_format
 from ..formats.writer import Fitting
 from ..model import Conversation, Invocation, Loss, Result, ToolChoice
 from ..targets import table
-from .base import Log, Outcome, Record, call_index, describe, rebind, with_part, with_turns
+from .base import Log, Outcome, Record, at, call_index, describe, rebind, with_part, with_turns
 
 
 def rebind_near_misses(conv: Conversation, log: Log) -> Outcome:
@@ -93,7 +93,7 @@ def unique_call_ids(conv: Conversation, log: Log) -> Outcome:
 
 def _id_target(log: Log) -> str:
     """The target whose id limits a made-up id must pass: the one written, else the log's format."""
-    if log.target is not None and log.target != "canonical":
+    if log.target is not None:
         return log.target
     return next(iter(log.loaded.formats), "openai-chat")
 
@@ -130,7 +130,7 @@ def fit_ids(conv: Conversation, log: Log) -> Outcome:
     """TD801 / TD802: call ids the target rejects (or has rejected) are rewritten as the writer
     rewrites them, for the call and its results together."""
     target = log.target
-    if target is None or target == "canonical":
+    if target is None:
         return Outcome(conv)
     fit = Fitting(conv, target, [], id_prefix=None)
     limits = (table(target) or table(wire_format(target))).call_id  # type: ignore[union-attr]
@@ -153,7 +153,7 @@ def fit_names(conv: Conversation, log: Log) -> Outcome:
     """TD806: tool names the target rejects are renamed as the writer renames them, everywhere the
     name appears (declaration, calls, results, tool choice)."""
     target = log.target
-    if target is None or target == "canonical":
+    if target is None:
         return Outcome(conv)
     losses: list[Loss] = []
     fit = Fitting(conv, target, losses)
@@ -232,7 +232,9 @@ def pair_same_name(conv: Conversation, log: Log) -> Outcome:
             answer = named[id(r)][0]
             conv = with_part(conv, t, p, replace(r.node, invocation_id=answer.id, wire_id=ids[answer.id]))
             word = next(v for k, v in tokens[answer.id].items() if k in result_text(r.node.content).lower())
-            records.append(log.repair("TD107", t, p, f"{describe(r.node)} paired by position with {was.id} "
-                                      f"{was.name}", f"answers {answer.id} (it names {word!r}); call and "
-                                      f"result id {ids[answer.id]!r}"))
+            moved = f", moved to {at(t, p)}" if (t, p) != (r.turn, r.part) else ""
+            records.append(log.repair("TD107", r.turn, r.part,
+                                      f"{describe(r.node)} paired by position with {was.id} {was.name}",
+                                      f"answers {answer.id} (it names {word!r}){moved}; call and result id "
+                                      f"{ids[answer.id]!r}"))
     return Outcome(conv, tuple(records))

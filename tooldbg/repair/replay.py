@@ -270,15 +270,17 @@ def restore_ids(conv: Conversation, log: Log) -> Outcome:
             if found is None:
                 continue
             t, p, now = found
+            # a result answering no call under that id is this call's, left behind by a replay that
+            # renumbered the call and not its result: it answers the call again once the id is back
             taken = any(isinstance(q, Invocation | Result) and q.wire_id == call.wire_id
-                        and not (isinstance(q, Result) and q.invocation_id == now.id)
+                        and not (isinstance(q, Result) and q.invocation_id in (None, now.id))
                         for turn in conv.turns for q in turn.parts)
             if taken:
                 records.append(log.refuse("TD106", t, p, f"the id {call.wire_id!r} {origin(pair)} returned "
                                           "is used by another call or result here"))
                 continue
             conv = with_part(conv, t, p, replace(now, wire_id=call.wire_id))
-            conv, answers = rebind(conv, now.id, wire_id=call.wire_id)
+            conv, answers = rebind(conv, now.id, adopt=call.wire_id, wire_id=call.wire_id)
             also = f" (and its result{'s' if len(answers) != 1 else ''})" if answers else ""
             records.append(log.repair("TD106", t, p, f"call {now.name!r} id {now.wire_id!r}",
                                       f"{call.wire_id!r}{also}, as {origin(pair)} returned it"))
@@ -294,21 +296,24 @@ def restore_target_reasoning(conv: Conversation, log: Log) -> Outcome:
         return Outcome(conv)
     records: list[Record] = []
     for f in log.found("TD805"):
-        if f.turn is None or f.part is None or f.turn >= len(log.original.turns):
-            continue
-        call = log.original.turns[f.turn].parts[f.part]
-        where = locate(conv, call, (f.turn, f.part))
+        named = log.found_at(f)
+        call = named[1] if named is not None else None
+        where = locate(conv, call, named[0]) if named is not None and isinstance(call, Invocation) else None
         if not isinstance(call, Invocation) or where is None:
             continue
-        found = _produced(log, call)
-        restored = [p for p in found if signed(p, reasoning.origin, False)]
-        if not restored:
+        found = [p for p in _produced(log, call) if signed(p, reasoning.origin, False)]
+        if not found:
             records.append(log.refuse("TD805", where[0], where[1], f"the log holds no {reasoning.what} for "
                                       f"the turn calling {call.name!r} (the response that produced it is "
                                       f"not recorded, or had none), and {log.target} rejects the turn "
                                       "without it"))
             continue
         t, p = where
+        # TD307's repair, run first, may have put it back already: a second copy would be a duplicate
+        # item (`rs_…` twice is rejected by the Responses API)
+        restored = [q for q in found if q not in conv.turns[t].parts]
+        if not restored:
+            continue
         at = p if reasoning.origin == "gemini" else 0
         conv = with_parts(conv, t, (*conv.turns[t].parts[:at], *restored, *conv.turns[t].parts[at:]))
         for k, part in enumerate(restored):

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
+from ..checks.evidence import undescribed
 from ..checks.pairing import (
     continues_unseen,
     explained_orphans,
@@ -21,6 +22,7 @@ from ..checks.pairing import (
     results_by_call,
     will_continue,
 )
+from ..checks.rules.td404_malformed_turn import FORWARDED
 from ..checks.structure import blank
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
 from ..shorten import clip
@@ -297,7 +299,7 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
             continue
         what = clip(f.message.split(":", 1)[0], 80)
         if "has no such content type" in f.message:  # another format's block (formats/foreign.py)
-            meaning = f.message.rsplit("; ", 1)[-1]
+            meaning = undescribed(f.message, f.severity).split(FORWARDED, 1)[-1]
             if meaning.startswith("read as "):
                 records.append(log.repair("TD404", f.turn, f.part, what,
                                           f"written in the target's own shape ({meaning})"))
@@ -319,9 +321,8 @@ def move_result_media(conv: Conversation, log: Log) -> Outcome:
         return Outcome(conv)
     records: list[Record] = []
     for f in log.found("TD804"):
-        if f.turn is None or f.part is None or f.turn >= len(log.original.turns):
-            continue
-        where = locate(conv, log.original.turns[f.turn].parts[f.part], (f.turn, f.part))
+        named = log.found_at(f)
+        where = locate(conv, named[1], named[0]) if named is not None else None
         if where is None:
             continue
         t, p = where

@@ -14,7 +14,6 @@ answers calls the log never showed, and its unbound results are not reported.
 
 from collections.abc import Iterator
 
-from ...model import Result
 from ...shorten import quote
 from ..base import Context, Finding
 from ..pairing import continues_unseen, paired
@@ -41,10 +40,13 @@ GOOD = """
 
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
-        explained = paired(ctx, conv).explained_orphans  # a near-miss id (TD103) or an extra result (TD105)
+        pairing = paired(ctx, conv)
+        explained = pairing.explained_orphans  # a near-miss id (TD103) or an extra result (TD105)
         if continues_unseen(ctx, conv):  # its calls were made before the log began
             continue
-        for t, _, p, part in ctx.parts(conv):
-            if isinstance(part, Result) and part.invocation_id is None and (t, p) not in explained:
+        for found in pairing.results:
+            part = found.node
+            if part.invocation_id is None and (found.turn, found.part) not in explained:
                 ident = quote(part.wire_id) if part.wire_id is not None else f"for {quote(part.name)}"
-                yield ctx.at(f"result {ident} answers no earlier call", conversation=conv, turn=t, part=p)
+                yield ctx.at(f"result {ident} answers no earlier call", conversation=conv, turn=found.turn,
+                             part=found.part)

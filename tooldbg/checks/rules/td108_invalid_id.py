@@ -58,14 +58,12 @@ GOOD = """
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    seen: set[Source] = set()
     for conv in ctx.conversations:
         owners: dict[str, Invocation] = {}
         unsound: set[str] = set()  # calls reported here: their results are not reported again
         pairing = paired(ctx, conv)
         for call in pairing.calls:
             node = call.node
-            seen.add(node.source)
             owners[node.id] = node
             why = _why(ctx, node)
             if why is not None:
@@ -84,17 +82,22 @@ def check(ctx: Context) -> Iterator[Finding]:
             whose = f" for {owner.id} {plain(owner.name)}" if owner is not None else ""
             yield ctx.at(f"result{whose} {why}", conversation=conv, turn=result.turn,
                          part=result.part)
-    yield from _answered_without_ids(ctx, seen)
+    yield from _answered_without_ids(ctx)
 
 
-def _answered_without_ids(ctx: Context, seen: set[Source]) -> Iterator[Finding]:
+def _answered_without_ids(ctx: Context) -> Iterator[Finding]:
     """Calls of a response that the stitched conversation holds in their replayed form: a client
     that made up the id the server did not send (openai/openai-node#1946 falls back to the tool
     name) hides the server's defect from the history, so it is reported at the response."""
+    held: set[Source] | None = None  # where the conversations' calls are (found if a call has no id)
     for read in ctx.reads:
         for response in read.responses:
             for call in response.turn.invocations() if response.turn is not None else ():
-                why = _why(ctx, call) if call.source not in seen and call.wire_id is None else None
+                if call.wire_id is not None:
+                    continue
+                if held is None:
+                    held = {c.node.source for conv in ctx.conversations for c in paired(ctx, conv).calls}
+                why = _why(ctx, call) if call.source not in held else None
                 if why is not None:
                     yield ctx.at_exchange(read, f"call {plain(call.name)} {why} in the "
                                           "response: the id the history replays it under was made up "

@@ -16,9 +16,9 @@ it in the text and are not checked, and a result that was marked in an earlier r
 from collections.abc import Iterator
 
 from ... import formats
-from ...model import Result
 from ...shorten import quote
 from ..base import Context, Finding
+from ..pairing import paired
 from ..replay import failure_report, lost_flags
 
 CODE = "TD304"
@@ -40,8 +40,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     reads = ctx.reads
     lost = {hit[2].source for _, _, hit in lost_flags(ctx)}  # TD303 says it better
     for conv in ctx.conversations:
-        for t, _, p, part in ctx.parts(conv):
-            if not isinstance(part, Result) or part.is_error or part.source in lost:
+        for found in paired(ctx, conv).results:
+            t, p, part = found.turn, found.part, found.node
+            if part.is_error or (lost and part.source in lost):
                 continue
             exchange = part.source.exchange
             fmt = reads[exchange].format if exchange is not None and 0 <= exchange < len(reads) else None

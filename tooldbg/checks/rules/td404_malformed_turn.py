@@ -75,6 +75,10 @@ GOOD = """
     "response": {"output": {"temp_c": 4}}}}]}]}
 """
 
+#: What a foreign block's finding says before what tooldbg read the block as (`read as …`, or `kept
+#: verbatim`): the TD404 repair reads the meaning after it.
+FORWARDED = "forwarded unconverted; "
+
 _RESPONSES_ROLES = frozenset({"user", "assistant", "system", "developer"})
 
 
@@ -203,19 +207,21 @@ def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
     if facts.content_types is None and facts.content_members is None:
         return
     key = facts.messages_key
-    parts = _parts_at(view)
+    parts: dict[str, tuple[int, int, Part]] | None = None  # (made for the first block found)
     messages = body.get(key)
     for i, message in enumerate(messages if isinstance(messages, list) else ()):
         if not isinstance(message, dict):
             continue
         role, field = message.get("role"), "parts" if "parts" in message else "content"  # Gemini: parts
         for pointer, what in _undefined(message.get(field), f"/{key}/{i}/{field}", facts):
+            if parts is None:
+                parts = _parts_at(view)
             found = parts.get(pointer)
             read_as = _read_as(found[2]) if found is not None else "kept verbatim"
             whose = f"an {plain(role)} message" if role == "assistant" else \
                 f"a {plain(role)} message" if isinstance(role, str) else "a message"
             message_text = (f"a block {what} in {whose}: {fmt} has no such content type — another "
-                            f"format's block (or an agent framework's) forwarded unconverted; {read_as}")
+                            f"format's block (or an agent framework's) {FORWARDED}{read_as}")
             if found is not None:
                 yield ctx.at(message_text, conversation=view.conversation, turn=found[0], part=found[1],
                              source=found[2].source)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ...shorten import quote
 from ..base import Context, Finding
-from ..structure import CALL_FINISH, answers, call_like
+from ..structure import CALL_FINISH, answers, call_like, placed
 
 CODE = "TD602"
 NAME = "finish-reason-mismatch"
@@ -45,6 +45,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue  # the stream broke while assembling: TD5xx names the chunk that lost the call
         source, chunk = answer.finish_source()
         said = "text only" if turn.parts else "nothing"
+        conversation, at = placed(ctx, answer)
         yield ctx.at(f"finish reason {quote(reason)}, but the message holds no tool call ({said}): the calls "
-                     f"were lost before the log", conversation=answer.conversation, turn=answer.turn,
+                     f"were lost before the log", conversation=conversation, turn=at,
                      source=source, chunk=chunk)

@@ -15,7 +15,7 @@ from ...lacking import TOOLS
 from ...model import Part, Text
 from ...shorten import quote
 from ..base import Context, Finding
-from ..structure import answers, call_like
+from ..structure import answers, call_like, placed
 
 CODE = "TD603"
 NAME = "tools-ignored"
@@ -66,6 +66,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         forced = f"the tool {quote(choice.name)}" if choice.mode == "tool" and choice.name else "a tool call"
         source = turn.parts[text].source
+        conversation, at = placed(ctx, answer)
         yield ctx.at(f"the request forced {forced}, but the answer is text with no call: the tools were "
-                     f"likely dropped on the way to the model", conversation=answer.conversation,
-                     turn=answer.turn, part=text if answer.turn is not None else None, source=source)
+                     f"likely dropped on the way to the model", conversation=conversation,
+                     turn=at, part=text if at is not None else None, source=source)
