@@ -106,6 +106,19 @@ def test_the_properties_can_fail(monkeypatch):
     assert workers().hashes[0] != workers().hashes[1]
 
 
+def test_a_crash_the_user_sees_as_a_line_is_a_violation(monkeypatch):
+    """A repair that raises is 'not repaired (internal error …)' for the user, and `fix` goes on; in a
+    property run it is a violation, not an input with nothing to say."""
+    from tooldbg.repair import registry
+
+    def broken(conversation, log):
+        raise KeyError("planted")
+
+    monkeypatch.setattr(registry, "REPAIRS", [(codes, broken) for codes, _ in registry.REPAIRS])
+    said = [v for i in range(10) for v in check_property("fix", random.Random(f"crash:{i}")).violations]
+    assert said and all(v.startswith("crash KeyError: 'planted'") for v in said), said
+
+
 # ------------------------------------------------------------------ the fuzzer itself is checked
 
 

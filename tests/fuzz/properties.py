@@ -48,6 +48,7 @@ from tooldbg.formats.reading import link
 from tooldbg.load import Loaded, load_bytes
 from tooldbg.model import Invocation, Result, Text, Turn, conversation_to_dict, turn_to_dict
 
+from .exercise import debugging
 from .mutate import classify, deep, mutate
 from .seeds import by_container, seeds
 from .sessions import CONTAINERS, Session, container, exchange, har, session, text
@@ -611,6 +612,7 @@ def prop_hashseed(rng: random.Random) -> Checked:
         path.write_bytes(data)
         for argv in _commands(path, rng):
             first, second = workers().run(argv)
+            out.expect(first["exception"] is None, f"`{' '.join(argv)}` raises {first['exception']}")
             out.expect(first == second, f"`{' '.join(argv)}` prints differently under two hash seeds: "
                        + _first_difference(first, second))
     return out
@@ -624,9 +626,13 @@ PROPERTIES: dict[str, Callable[[random.Random], Checked]] = {
 
 
 def check_property(name: str, rng: random.Random) -> Checked:
-    """One input through property `name`; an exception is a violation too (with its type)."""
+    """One input through property `name`; an exception is a violation too (with its type) — also one
+    that tooldbg would have turned into a line for the user (a record "could not be read", a repair
+    "not repaired (internal error …)", the CLI's "internal error"): under TOOLDBG_DEBUG it is raised,
+    so a crash is never taken for an input the property has nothing to say about."""
     try:
-        return PROPERTIES[name](rng)
+        with debugging():
+            return PROPERTIES[name](rng)
     except Exception as err:  # noqa: BLE001 - a crash is a finding of the property run
         import traceback
 

@@ -1,7 +1,8 @@
 """Two worker processes that run tooldbg commands under different PYTHONHASHSEED values, for the
 `hashseed` property: a set's iteration order changes with the seed, so output that depends on it
 differs between the two. Each worker runs commands in process (click's CliRunner) as they come,
-one JSON line in, one out; they start once and are stopped at exit."""
+one JSON line in, one out; they start once and are stopped at exit. TOOLDBG_DEBUG is set in them, so
+an exception tooldbg would have reported as a line is the reply's `exception`."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ class Workers:
         root = str(Path(__file__).resolve().parents[2])
         self.processes = []
         for seed in SEEDS:
-            env = {**os.environ, "PYTHONHASHSEED": seed, "COLUMNS": "120", "LINES": "24",
+            env = {**os.environ, "PYTHONHASHSEED": seed, "COLUMNS": "120", "LINES": "24", "TOOLDBG_DEBUG": "1",
                    "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
             self.processes.append(subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
                                                    stdout=subprocess.PIPE, text=True, env=env, cwd=root))
