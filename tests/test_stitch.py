@@ -397,6 +397,25 @@ def test_a_fork_without_ids_that_asks_more_is_not_taken_for_a_changed_replay():
     assert turns == sorted(json.dumps(t) for x in ([a0, a1], [b0, b1]) for t in _alone(x)[0])
 
 
+def test_a_fork_is_checked_against_the_answer_it_replays_not_the_exchange_logged_before_it():
+    """A0, then B0 (the same request, answered the same: a retry as far as the log can tell), B1, then
+    C0 (another session opening with "hi", answered otherwise), then A1: A1 forks from the first
+    conversation after the answer A0 and B0 share, so it starts a conversation of its own — and it
+    continues A0's answer, replayed unchanged, not C0's. Before: the replay checks paired A1 with C0,
+    the exchange just before it, and found C0's answer replayed as A's call (a false TD306 and, beside
+    a call, a false TD301: found by the interleaving property)."""
+    (a0, a1), (b0, b1) = (_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                          _gemini_session("f", {"x": 1}, {"r": "B"}, "done B"))
+    c0 = _chat_exchange([{"role": "user", "content": "hi"}], {"role": "assistant", "content": "Let me look.", "tool_calls": [
+        {"id": "call_C", "type": "function", "function": {"name": "g", "arguments": "{}"}}]})
+    loaded = load_bytes("fork.jsonl", "".join(json.dumps(x) + "\n" for x in [a0, b0, b1, c0, a1]).encode())
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1", "c2", "c3"]
+    turns = sorted(json.dumps([turn_to_dict(t, sources=False) for t in c.turns]) for c in loaded.conversations)
+    assert turns == sorted(json.dumps(t) for x in ([a0, a1], [b0, b1], [c0]) for t in _alone(x)[0])
+    # (C0 calls a tool its request does not declare: TD207, alone as well)
+    assert [f.code for f in run_checks(loaded)] == [f.code for f in _alone([c0])[1]] == ["TD207"]
+
+
 def test_a_regenerated_answer_is_a_branch_and_a_retry_answered_the_same_is_not():
     a0, a1 = _chat_hi_session("call_A", "Oslo")
     regenerated = json.loads(json.dumps(a0))

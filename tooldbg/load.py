@@ -311,6 +311,8 @@ class Reading:
             read.request, read.responses, read.streams = None, (), ()
             return read
         read.conversation = thread.conversation.id
+        if thread.exchanges == [exchange.index]:  # (the conversation's first request)
+            read.follows = thread.follows
         for index, branch in self._stitcher.branched().items():  # refused requests their retry left
             loaded.reads[index].conversation = branch
         if read.request is not None and read.format is not None and exchange.request is not None:

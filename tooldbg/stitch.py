@@ -138,12 +138,14 @@ class Stitcher:
                 turns = [known[i] if i < len(thread.hashes) and thread.hashes[i] == h else t
                          for i, (t, h) in enumerate(zip(turns, hashes, strict=True))]
         answered = link(answers, prior=turns)
+        follows = self._follows(chains) if thread is None and indexed else None
         conversation = Conversation(
             id=thread.conversation.id if thread else "", model=request.model, settings=request.settings,
             system=request.system, tools=request.tools, tool_choice=request.tool_choice,
             turns=(*turns, *answered), meta=dict(request.meta))
         if thread is None:
             thread = self._new(exchange, conversation, [])
+            thread.follows = follows
         else:
             thread.conversation = conversation
             thread.exchanges.append(exchange)
@@ -211,6 +213,18 @@ class Stitcher:
             threads = (*self._shared.get(chains[kept - 1], ()), last)
             return next((t for t in threads if self._keeps(t, request, responses, kept)), None) or \
                 next((t for t in threads if _departs(t, kept, request.turns, hashes)), None)
+        return None
+
+    def _follows(self, chains: list[bytes]) -> int | None:
+        """For a request that starts a conversation of its own: the exchange whose answer ends the
+        longest history it shares, unchanged, with a conversation indexed before (a session forking
+        from another's after an answer both replay), when it goes on past that answer — the request
+        it continues, whatever was logged between the two."""
+        for kept in range(len(chains) - 1, 0, -1):  # (shorter than the request: it goes on)
+            thread = self._by_chain.get(chains[kept - 1])
+            if thread is not None:
+                source = thread.conversation.turns[kept - 1].source
+                return source.exchange if source is not None and source.side == "response" else None
         return None
 
     def _keeps(self, thread: Thread, request: Request, responses: tuple[Response, ...], kept: int) -> bool:
