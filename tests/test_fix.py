@@ -928,6 +928,36 @@ def test_an_empty_turn_is_taken_out_but_a_final_empty_assistant_turn_is_kept():
     assert [t.role for t in conv.turns] == ["user", "user", "assistant"]
 
 
+#: A Gemini request whose first content has no parts (an empty user turn), then the model's call.
+OPENS_EMPTY = {"contents": [
+    {"role": "user", "parts": []},
+    {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
+    {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"output": "4C"}}}]}]}
+
+
+@pytest.mark.parametrize("target", ["bedrock", "gemini"])
+def test_an_empty_first_turn_is_refused_when_taking_it_out_opens_the_history_with_the_model(tmp_path, capsys,
+                                                                                          target):
+    """Bedrock wants a user message first, Gemini a user turn before a function call turn: taken out,
+    the empty user turn leaves the history opening with the model's call, which the target rejects as
+    well. Before: fix listed the TD404 repair and check --target of its output found TD404 there
+    (found by the fix property)."""
+    log = tmp_path / "log.json"
+    log.write_text(json.dumps(OPENS_EMPTY))
+    report, again, remaining = fixed_twice(capsys, log, tmp_path / "fixed.json", target)
+    assert [r["code"] for r in report["repairs"]] == [] and again == []
+    [refused] = [r for r in report["refusals"] if r["code"] == "TD404"]
+    assert (refused["turn"], refused["reason"]) == (0, f"an empty user turn: taken out, it would leave the history "
+                                                    f"opening with the model's turn, which {target} rejects; "
+                                                    "repairing it would mean inventing a turn")
+
+
+def test_an_empty_first_turn_is_taken_out_for_a_target_that_takes_the_model_first():
+    lines, conv = repaired(json.dumps(OPENS_EMPTY).encode(), "anthropic")
+    assert lines == ["repair TD404 c1 turn 0: an empty user turn → (taken out)"]
+    assert [t.role for t in conv.turns] == ["assistant", "tool"]
+
+
 def test_an_empty_turn_is_taken_out():
     lines, conv = repaired(canonical_log(turn("user", text("Go.")), turn("assistant"), turn("user", text("Again.")),
                                          turn("assistant", text("Done."))))

@@ -24,6 +24,7 @@ from ..checks.pairing import (
 )
 from ..checks.rules.td404_malformed_turn import FORWARDED
 from ..checks.structure import blank
+from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
 from ..shorten import clip
 from ..targets import table
@@ -286,6 +287,14 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
     last = len(conv.turns) - 1
     empty = [t for t, turn in enumerate(conv.turns)
              if not turn.parts and not (t == last and turn.role == "assistant")]
+    opening = next((turn for t, turn in enumerate(conv.turns) if t not in empty), None)
+    if empty and empty[0] == 0 and opening is not None and _rejects_opening(opening, log.target):
+        # (taken out, the empty turns before it would leave the history opening with the model)
+        for t in _leading(empty):
+            records.append(log.refuse("TD404", t, None, f"an empty {conv.turns[t].role} turn: taken out, it "
+                                      f"would leave the history opening with the model's turn, which "
+                                      f"{log.target} rejects; repairing it would mean inventing a turn"))
+        empty = empty[len(_leading(empty)):]
     for t in empty:
         records.append(log.repair("TD404", t, None, f"an empty {conv.turns[t].role} turn", "(taken out)"))
     if empty:
@@ -310,6 +319,19 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
         records.append(log.refuse("TD404", f.turn, f.part, f"{what}: repairing it would mean inventing a "
                                   "turn or merging two"))
     return Outcome(conv, tuple(records))
+
+
+def _leading(turns: list[int]) -> list[int]:
+    """The run of turn indices 0, 1, 2, … that `turns` (sorted) begins with."""
+    return [t for k, t in enumerate(turns) if t == k]
+
+
+def _rejects_opening(turn: Turn, target: str | None) -> bool:
+    """Does `target` reject a history that opens with `turn`? (TD404: Bedrock wants a user message
+    first, Gemini a user turn before a function call turn.)"""
+    fmt = wire_format(target) if target is not None else None
+    return turn.role == "assistant" and (
+        fmt == "bedrock" or fmt == "gemini" and any(isinstance(p, Invocation) for p in turn.parts))
 
 
 def move_result_media(conv: Conversation, log: Log) -> Outcome:
