@@ -12,6 +12,15 @@ from `TOOLDBG_CORPUS`, else `../shared/corpus`). Each input goes through the ora
 tests/fuzz/exercise.py: load, check, reports, show, convert and pre-flight in process; every
 `--cli-every`th also through the CLI commands (click's CliRunner) and the TUI's loader.
 
+`--properties NAME,… | all` runs the metamorphic properties of tests/fuzz/properties.py instead
+(layout, containers, fix, diff, canonical, interleave, secrets, hashseed): input `i` goes to the
+`i % n`th property named, built from `random.Random(f"{N}:{property}:{i}")`; every violating input is
+written to `--out/property-<name>/<seed>-<i>/` with what was violated, and the run ends with each
+property's inputs, violations and time:
+
+    .venv/bin/python scripts/fuzz.py --properties all --count 100000 --seed 1
+    .venv/bin/python scripts/fuzz.py --properties fix --seed 1 --start 552 --count 1   # one input again
+
 Each distinct problem (stage, exception type and the innermost tooldbg frame) is written to
 `--out` (default `fuzz-crashes/`): `<signature>/<seed>-<index>.<suffix>` holds the input, beside
 it a `.txt` with the problem and its traceback (the first three inputs per signature). An input
@@ -34,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fuzz.exercise import REACHED, Problem, exercise  # noqa: E402
 from tests.fuzz.mutate import mutate  # noqa: E402
+from tests.fuzz.properties import PROPERTIES, Checked, check_property  # noqa: E402
 from tests.fuzz.seeds import by_container  # noqa: E402
 from tests.paths import CORPUS_MISSING, HAVE_CORPUS, corpus_misnamed  # noqa: E402
 
@@ -60,6 +70,61 @@ def run_one(name: str, data: bytes, rng: random.Random, *, full: bool, timeout: 
         return [Problem("all", "timeout", f"no answer in {timeout:g} s")]
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def property_input(names: list[str], seed: int, index: int) -> tuple[str, random.Random]:
+    """Input `index` of a property run: which property checks it, and the generator it is built from."""
+    name = names[index % len(names)]
+    return name, random.Random(f"{seed}:{name}:{index}")
+
+
+def run_property(name: str, rng: random.Random, timeout: float) -> Checked:
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return check_property(name, rng)
+    except Timeout:
+        return Checked(violations=[f"no answer in {timeout:g} s"])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def properties(args: argparse.Namespace) -> int:
+    """The metamorphic properties over `--count` inputs: the figures per property, violations saved."""
+    names = sorted(PROPERTIES) if args.properties == "all" else args.properties.split(",")
+    unknown = [n for n in names if n not in PROPERTIES]
+    if unknown:
+        raise SystemExit(f"no property {', '.join(unknown)} (properties: {', '.join(sorted(PROPERTIES))})")
+    inputs: Counter[str] = Counter()
+    violating: Counter[str] = Counter()
+    spent: Counter[str] = Counter()
+    started = time.monotonic()
+    for index in range(args.start, args.start + args.count):
+        name, rng = property_input(names, args.seed, index)
+        t0 = time.monotonic()
+        checked = run_property(name, rng, args.timeout)
+        spent[name] += time.monotonic() - t0
+        inputs[name] += 1
+        if checked.violations:
+            violating[name] += 1
+            folder = args.out / f"property-{name}" / f"{args.seed}-{index}"
+            folder.mkdir(parents=True, exist_ok=True)
+            for file, data in checked.files.items():
+                (folder / Path(file).name).write_bytes(data)
+            rebuild = f"--properties {name} --seed {args.seed} --start {index} --count 1"
+            said = "\n\n".join(checked.violations).encode("utf-8", "backslashreplace").decode()
+            (folder / "violations.txt").write_text(f"{rebuild}\n\n{said}", encoding="utf-8")
+            print(f"VIOLATION {name} at {rebuild}: {said[:300]}", flush=True)
+        done = index - args.start + 1
+        if done % 1000 == 0:
+            print(f"{done} inputs, {time.monotonic() - started:.0f} s, {sum(violating.values())} violating",
+                  flush=True)
+    elapsed = time.monotonic() - started
+    last = args.start + args.count - 1
+    print(f"done: {sum(inputs.values())} inputs (seed {args.seed}, {args.start}..{last}) in {elapsed:.0f} s; "
+          f"{sum(violating.values())} violating; peak memory {_peak_mib()} MiB")
+    for name in names:
+        print(f"  {name:11} {inputs[name]:7} inputs  {violating[name]:5} violating  {spent[name]:8.0f} s")
+    return 1 if violating else 0
 
 
 def save(out: Path, problem: Problem, name: str, data: bytes, tag: str, count: int, source: str) -> None:
@@ -90,12 +155,16 @@ def main() -> int:
     parser.add_argument("--memory", type=int, default=500,
                         help="MiB by which one input may raise the peak memory before it is a problem")
     parser.add_argument("--replay", type=Path, help="rerun saved inputs (a file or a folder) instead")
+    parser.add_argument("--properties", metavar="NAME,…",
+                        help=f"run metamorphic properties instead (or all: {', '.join(sorted(PROPERTIES))})")
     args = parser.parse_args()
 
     def alarm(_signum: int, _frame: object) -> None:
         raise Timeout
 
     signal.signal(signal.SIGALRM, alarm)
+    if args.properties:
+        return properties(args)
     signatures: Counter[str] = Counter()
     started = time.monotonic()
     slowest = (0.0, -1)

@@ -179,6 +179,17 @@ def test_a_log_holding_only_a_rejection_fails_check(rejected, capsys):
     assert run(capsys, "check", str(rejected), "--ignore", "TD901")[0] == 0
 
 
+def test_github_annotations_mask_a_key_before_they_escape_percent_signs(tmp_path, capsys):
+    """GitHub reads `%` as `%25`: escaped first, a key after a URL's `%22` followed `%2522` and no
+    longer started a word, so it printed whole (found by the secrets property)."""
+    key = "AIzaQunzReZM3b4q0BJAgsKgI750zuMXr2PTKe0"
+    body = {"model": "gpt-4o", "messages": [{"role": f"https://x.example/a?trace=%22{key}", "content": "hi"}]}
+    path = tmp_path / "role.json"
+    path.write_text(json.dumps(body))
+    _, out, err = run(capsys, "check", str(path), "--format", "github")
+    assert "trace=%2522AIza•••" in out + err and key[4:12] not in out + err
+
+
 def test_a_rejection_in_the_json_document_and_the_github_annotations(rejected, capsys):
     code, out, _ = run(capsys, "check", str(rejected), "--format", "json")
     doc = json.loads(out)
@@ -201,3 +212,30 @@ def test_rules_explains_td901_with_a_bad_and_a_good_exchange(capsys):
     assert "Bad" in out and "Good" in out and '"status": 400' in out and '"status": 200' in out
     code, out, _ = run(capsys, "rules")
     assert any(line.startswith("TD901") for line in out.splitlines())
+
+
+def test_the_report_is_the_same_whatever_the_hash_seed(tmp_path):
+    """Findings that differ only in exchange, pointer or chunk (the same stream cut off in two
+    exchanges) come out in one order: the sort key is every field, not the order a set of findings
+    was iterated in (PYTHONHASHSEED 0, 1 and 3 gave three orders before)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests import paths
+
+    sample = paths.SAMPLES / "defects" / "TD504-anthropic-connection-drops-mid-tool-input.json"
+    doc = json.loads(sample.read_text())
+    doc["interactions"] = doc["interactions"] * 2
+    log = tmp_path / "retried.json"
+    log.write_text(json.dumps(doc))
+    outputs = set()
+    for seed in ("0", "1", "3"):
+        done = subprocess.run([sys.executable, "-m", "tooldbg", "check", str(log), "--format", "json"],
+                              capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert done.returncode == 1, done.stderr
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+    findings = json.loads(outputs.pop())["findings"]
+    assert [(f["code"], f["exchange"], f["chunk"]) for f in findings] == \
+        [("TD504", 0, 4), ("TD504", 1, 4), ("TD504", 0, 8), ("TD504", 1, 8)]

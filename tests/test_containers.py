@@ -120,6 +120,26 @@ def test_a_json_document_on_many_lines_is_not_json_lines():
     assert capture.container == "json" and len(capture.exchanges) == 1
 
 
+def test_a_pretty_printed_json_with_one_syntax_error_is_reported_where_it_is():
+    """Before: the file was re-read as JSON Lines, and each of its lines reported as broken — none
+    at the trailing comma, and the container named `jsonl`."""
+    lines = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}},
+                       indent=2).split("\n")
+    assert lines[7] == '          "content": "hi"'
+    lines[7] += ","  # a trailing comma on line 8
+    with pytest.raises(InputError) as err:
+        read_capture("one.json", "\n".join(lines).encode())
+    assert (err.value.location, err.value.message) == \
+        ("", "invalid JSON at line 8 column 26: trailing comma is not allowed")
+
+
+def test_json_lines_whose_first_record_is_broken_are_still_json_lines():
+    record = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}})
+    capture = read_capture("log.jsonl", "\n".join([record[:40], record, record]).encode())
+    assert capture.container == "jsonl" and [e.index for e in capture.exchanges] == [0, 1]
+    assert [e.location for e in capture.errors] == ["line 1"]
+
+
 def test_jsonl_of_bare_events_is_one_stream():
     lines = [json.dumps({"type": "message_start", "message": {}}), json.dumps({"type": "message_stop"})]
     capture = read_capture("x.chunks.txt", "\n".join(lines).encode())
@@ -149,7 +169,9 @@ def test_json_array_of_gemini_chunks_is_a_stream():
     (b"\xff\xfe{", "byte 0", "invalid UTF-8"),
     (b'{"model": "x", "messages": [', "", "invalid JSON at line 1"),
     (b"42", "", "expected a JSON object or array"),
-    (b"[" * 2000 + b"]" * 2000, "", "invalid JSON"),
+    # past the parser's 1,024 levels: the same error, at the same place, as 300 levels give
+    pytest.param(b"[" * 2000 + b"]" * 2000, "/0" * 200, "JSON nested deeper than 200 levels", id="2000 deep"),
+    pytest.param(b"[" * 300 + b"]" * 300, "/0" * 200, "JSON nested deeper than 200 levels", id="300 deep"),
 ])
 def test_unreadable_files_raise_one_located_error(data, location, message):
     with pytest.raises(InputError) as err:
@@ -197,7 +219,8 @@ def test_a_har_entry_that_is_no_object_or_no_json_is_reported_as_when_read_whole
     good = har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))
     data = har_laid_out([good, None, good], layout)
     capture = read_capture("run.har", data)
-    assert [e.index for e in capture.exchanges] == [0, 2]
+    assert [(e.index, e.request.location) for e in capture.exchanges] == \
+        [(0, "/log/entries/0/request/postData/text"), (1, "/log/entries/2/request/postData/text")]
     assert [(e.location, e.message) for e in capture.errors] == [("/log/entries/1", "expected an object, not null")]
     broken = data.replace(b'"status": 200', b'"status": 200,,', 1)  # no JSON: as it always read
 
@@ -211,6 +234,45 @@ def test_a_har_entry_that_is_no_object_or_no_json_is_reported_as_when_read_whole
     split = outcome(lambda: read_capture("run.har", broken))
     assert split == outcome(lambda: open_capture("run.har", broken, whole=True))
     assert "invalid JSON" in str(split)
+
+
+def nested(depth):
+    """A value `depth` levels deep (arrays), as JSON text."""
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("depth", [300, 1021, 1022, 1030, 3000])
+def test_a_record_too_deep_is_its_own_error_in_every_layout_and_container(depth):
+    """The depth limit counts from the record, whatever holds it. Before: a HAR entry 1,022 levels
+    deep was that entry's error when the HAR was pretty-printed (each entry parsed alone) but made
+    the file unreadable on one line (parsed whole, past the parser's 1,024 levels from the root);
+    past 1,024 the pretty HAR went unread as well, then read as JSON Lines."""
+    good = har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))
+    deep_text = json.dumps(good)[:-1] + ', "_x": ' + nested(depth) + "}"
+    pointer = "/_x" + "/0" * 199  # the first array past 200 levels, counted from the entry
+
+    def har_text(layout):
+        entries = [json.dumps(good), deep_text, json.dumps(good)]
+        if layout == "one line":
+            return ('{"log": {"version": "1.2", "entries": [' + ", ".join(entries) + "]}}").encode()
+        return ('{"log": {"version": "1.2", "entries": [\n  ' + ",\n  ".join(entries) + "\n]}}").encode()
+
+    for layout in ("one line", "an entry a line"):
+        capture = read_capture("run.har", har_text(layout))
+        assert [e.request.location for e in capture.exchanges] == \
+            ["/log/entries/0/request/postData/text", "/log/entries/2/request/postData/text"], layout
+        assert [(e.location, e.message) for e in capture.errors] == \
+            [(f"/log/entries/1{pointer}", "JSON nested deeper than 200 levels, which tooldbg does not read")]
+    record = json.dumps({"request": {"body": REQUEST}, "response": {"status": 200, "body": RESPONSE}})
+    deep_record = record[:-1] + ', "_x": ' + nested(depth) + "}"
+    for name, text, where in [
+            ("log.jsonl", "\n".join([record, deep_record, record]), "line 2"),
+            ("rec.json", '{"interactions": [' + ", ".join([record, deep_record, record]) + "]}",
+             "/interactions/1"),
+            ("list.json", "[" + ", ".join([record, deep_record, record]) + "]", "/1")]:
+        capture = read_capture(name, text.encode())
+        assert len(capture.exchanges) == 2, name
+        assert [e.location for e in capture.errors] == [where + pointer], name
 
 
 def test_an_opened_capture_makes_each_exchange_when_it_is_asked_for():

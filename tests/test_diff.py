@@ -161,6 +161,89 @@ def test_a_translation_differs_where_the_writer_says_it_loses(source, target):
     assert all("reasoning" in f.message for f in result.findings)
 
 
+@pytest.mark.parametrize("name", ["ends-on-a-call.jsonl", "parallel-calls.jsonl"])
+def test_a_log_against_its_lossless_conversion_pairs_the_exchange_replayed_whole(name):
+    """`convert LOG --to openai-chat` is one request replaying every exchange. Before: it was paired
+    with exchange 0, the first similar enough (greedy), and exchange 1's turns were reported lost
+    (two TD703); and an answer's calls, numbered from i1 by the reader, stood for the history's
+    first call, so a result seemed to answer another call."""
+    log = load_file(SAMPLES / "openai-chat" / name)
+    written = formats.get("openai-chat").write(log.conversations[0])
+    assert [loss.message for loss in written.losses if "history" not in loss.message] == []
+    result = diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False)
+    assert result.findings == []
+    last = len(log.reads) - 1
+    assert result.pairings[0].exchanges == [*((i, None) for i in range(last)), (last, 0)]
+
+
+@pytest.mark.parametrize("target", ["anthropic", "bedrock"])
+def test_a_result_moved_before_the_text_of_its_message_is_moved_not_lost(target):
+    """The user spoke between the call and its result: Anthropic and Bedrock put the result first in
+    the one user message (a listed loss). The two turns swap places, so the result sits in
+    another region of the alignment on each side. Before: it was reported lost on both sides."""
+    body = {"model": "gpt-4.1", "tools": [{"type": "function", "function": {"name": "get_weather",
+                                                                            "parameters": {"type": "object"}}}],
+            "messages": [{"role": "user", "content": "Weather?"},
+                         {"role": "assistant", "content": None, "tool_calls": [oa_call("call_1", "Oslo")]},
+                         {"role": "user", "content": "Hurry, please."},
+                         {"role": "tool", "tool_call_id": "call_1", "content": "4C"},
+                         {"role": "assistant", "content": "Cold."}]}
+    log = load_bytes("log.json", json.dumps(body).encode())
+    written = formats.get(target).write(log.conversations[0])
+    assert {loss.turn for loss in written.losses if "tool results" in loss.message} == {2, 3}
+    assert diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False).findings == []
+
+
+def test_a_result_of_a_call_whose_arguments_changed_answers_the_same_call():
+    """Gemini cannot carry double-encoded arguments: the writer lists the loss and writes {}. The
+    call's arguments differ (TD704, at the call); its result still answers that call. Before: a
+    second TD703 said the result answered another call (found by the diff property)."""
+    log = load_file(SAMPLES / "defects" / "TD201-litellm-proxy-double-encodes-arguments.jsonl")
+    written = formats.get("gemini").write(log.conversations[0])
+    result = diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False)
+    assert [(f.code, f.a.turn) for f in result.findings] == [("TD704", 1)]
+    assert 1 in {loss.turn for loss in written.losses}
+
+
+def test_a_log_pairs_with_its_conversion_by_content_wherever_the_content_sits():
+    """A log's last answer is in a response; its conversion replays it in a request. Exchanges pair by
+    content wherever it sits: before, the answer counted for nothing, the conversion paired with the
+    first exchange, and the answer was reported added by b (TD705) besides the call the writer listed
+    as dropped (found by the diff property)."""
+    log = load_file(SAMPLES / "defects" / "TD102-request-ends-on-unanswered-call.jsonl")
+    written = formats.get("openai-chat").write(log.conversations[0])
+    assert {loss.turn for loss in written.losses} == {1}
+    result = diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False)
+    assert result.pairings[0].exchanges == [(0, None), (1, 0)]
+    assert [(f.code, f.side, f.a.turn) for f in result.findings] == [("TD703", "b", 1)]
+
+
+def test_a_conversion_that_folds_failures_into_text_pairs_with_the_exchange_it_replays_whole():
+    """Chat Completions has no failure flag: the writer puts `Error: ` before a failed result's text.
+    Counted as other content, those results made the log's last exchange no closer to the conversion
+    than its first, which took it; the last exchange's answer and results were then reported added
+    (TD705) (found by the diff property)."""
+    import random
+
+    from tests.fuzz.sessions import exchange
+    from tooldbg.formats.reading import link
+    from tooldbg.model import Invocation, Result, Text, Tool, Turn
+
+    tools = tuple(Tool(name=n, parameters={"type": "object"}) for n in ("f", "g"))
+    conv = Conversation(model="gemini-2.5-flash", tools=tools, turns=link([
+        Turn(role="user", parts=(Text(text="What changed?"),)),
+        Turn(role="assistant", parts=tuple(Invocation(name=n, arguments={"q": 1}) for n in ("f", "g"))),
+        Turn(role="tool", parts=tuple(Result(name=n, is_error=True, content=(Text(text=f"{n} failed"),))
+                                      for n in ("f", "g"))),
+        Turn(role="assistant", parts=(Text(text="Both failed."),))]))
+    records = [exchange("gemini", replace(conv, turns=conv.turns[:k]), conv.turns[k], random.Random(k))
+               for k in (1, 3)]
+    log = load_bytes("log.json", json.dumps(records).encode())
+    written = formats.get("openai-chat").write(log.conversations[0])
+    result = diff(log, load_bytes("converted.json", json.dumps(written.body).encode()), own=False)
+    assert result.pairings[0].exchanges == [(0, None), (1, 0)] and result.findings == []
+
+
 def test_a_failure_said_in_the_text_of_a_format_without_a_flag_is_a_note():
     folded = [result("toolu_1", "Oslo: 4 C"), result("toolu_2", "timed out", is_error=True)]
     a = upstream_run(results=folded)

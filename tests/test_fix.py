@@ -259,6 +259,68 @@ def test_a_call_id_reused_before_its_first_call_is_answered_is_refused(tmp_path,
     assert refused and "which results answer which call is a guess" in refused[0]["reason"]
 
 
+SHARED_ID = {"model": "gpt-4.1", "tools": [{"type": "function", "function": {
+    "name": "get_weather", "parameters": {"type": "object"}}}], "messages": [
+    {"role": "user", "content": "Weather?"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": json.dumps({"city": c})}}
+        for c in ("Oslo", "Bergen")]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "4C"},
+    {"role": "user", "content": "And tomorrow?"}]}
+
+
+def fixed_twice(capsys, log, out, target):
+    """`fix` of a log, then of what it wrote: (the first report, the second's repairs, check of the
+    output with the target's rules)."""
+    code, stdout, _ = run_fix(capsys, "fix", log, "--to", target, "-o", out, "--format", "json", "--fail-on", "never")
+    report = json.loads(stdout)
+    if report["blocked"]:  # nothing written: a call the target would lose, with no repair made for it
+        assert code == 1 and not out.exists()
+        return report, [], set()
+    assert code == 0, stdout
+    rules_target = None if target == "canonical" else target
+    remaining = {f.code for f in run_checks(load_file(out), export_rules(rules_target), rules_target)}
+    _, stdout, _ = run_fix(capsys, "fix", out, "--to", target, "--dry-run", "--format", "json", "--fail-on", "never")
+    return report, json.loads(stdout)["repairs"], remaining
+
+
+@pytest.mark.parametrize("target", ["canonical", "openai-chat", "anthropic", "gemini"])
+def test_a_call_sharing_its_id_with_another_is_not_said_to_be_answered(tmp_path, capsys, target):
+    """Two calls under one id, one result: which call it answers is a guess (TD104 refused), so an
+    error result for "the other" would answer the same call again once written. Before: fix listed a
+    TD102 repair, check of its output still found TD102 (plus a TD105 the repair made), and a second
+    fix repaired again."""
+    log = tmp_path / "shared.json"
+    log.write_text(json.dumps(SHARED_ID))
+    report, again, remaining = fixed_twice(capsys, log, tmp_path / "fixed.json", target)
+    assert [r["code"] for r in report["repairs"]] == [] and again == []
+    [refused] = [r for r in report["refusals"] if r["code"] == "TD102"]
+    assert "shares its id 'call_1' with another call (TD104)" in refused["reason"]
+    assert "TD105" not in remaining
+
+
+def test_what_writing_shows_is_repaired_too_so_a_second_fix_repairs_nothing(tmp_path, capsys):
+    """A Bedrock stream capture whose `messageStart` came twice: two responses, the first with no
+    content. In Chat Completions that is an empty assistant message (TD404), which only the written
+    body shows. Before: the first fix left it, a second one took it out (found by the fix property)."""
+    from tests.fuzz.mutate import encode_frame, string_header
+
+    def frame(name, payload):
+        return encode_frame([string_header(":event-type", name), string_header(":message-type", "event"),
+                             string_header(":content-type", "application/json")], json.dumps(payload).encode())
+
+    call = {"toolUse": {"name": "get_weather", "toolUseId": "tooluse_1"}}
+    stream = tmp_path / "stream.bin"
+    stream.write_bytes(b"".join([
+        frame("messageStart", {"role": "assistant"}), frame("messageStart", {"role": "assistant"}),
+        frame("contentBlockStart", {"contentBlockIndex": 0, "start": call}),
+        frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"toolUse": {"input": '{"city":"Paris"}'}}}),
+        frame("contentBlockStop", {"contentBlockIndex": 0}), frame("messageStop", {"stopReason": "tool_use"})]))
+    report, again, remaining = fixed_twice(capsys, stream, tmp_path / "fixed.json", "openai-chat")
+    assert [(r["code"], r["before"]) for r in report["repairs"]] == [("TD404", "an empty assistant turn")]
+    assert again == [] and "TD404" not in remaining
+
+
 def test_json_output_is_the_check_document_plus_repairs(capsys):
     code, stdout, _ = run_fix(capsys, "fix", TD201, "--to", "anthropic", "--format", "json")
     doc = json.loads(stdout)
@@ -860,6 +922,36 @@ def test_an_empty_turn_is_taken_out_but_a_final_empty_assistant_turn_is_kept():
                                          turn("assistant")))
     assert lines == ["repair TD404 c1 turn 1: an empty user turn → (taken out)"]
     assert [t.role for t in conv.turns] == ["user", "user", "assistant"]
+
+
+#: A Gemini request whose first content has no parts (an empty user turn), then the model's call.
+OPENS_EMPTY = {"contents": [
+    {"role": "user", "parts": []},
+    {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
+    {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"output": "4C"}}}]}]}
+
+
+@pytest.mark.parametrize("target", ["bedrock", "gemini"])
+def test_an_empty_first_turn_is_refused_when_taking_it_out_opens_the_history_with_the_model(tmp_path, capsys,
+                                                                                          target):
+    """Bedrock wants a user message first, Gemini a user turn before a function call turn: taken out,
+    the empty user turn leaves the history opening with the model's call, which the target rejects as
+    well. Before: fix listed the TD404 repair and check --target of its output found TD404 there
+    (found by the fix property)."""
+    log = tmp_path / "log.json"
+    log.write_text(json.dumps(OPENS_EMPTY))
+    report, again, remaining = fixed_twice(capsys, log, tmp_path / "fixed.json", target)
+    assert [r["code"] for r in report["repairs"]] == [] and again == []
+    [refused] = [r for r in report["refusals"] if r["code"] == "TD404"]
+    assert (refused["turn"], refused["reason"]) == (0, f"an empty user turn: taken out, it would leave the history "
+                                                    f"opening with the model's turn, which {target} rejects; "
+                                                    "repairing it would mean inventing a turn")
+
+
+def test_an_empty_first_turn_is_taken_out_for_a_target_that_takes_the_model_first():
+    lines, conv = repaired(json.dumps(OPENS_EMPTY).encode(), "anthropic")
+    assert lines == ["repair TD404 c1 turn 0: an empty user turn → (taken out)"]
+    assert [t.role for t in conv.turns] == ["assistant", "tool"]
 
 
 def test_an_empty_turn_is_taken_out():

@@ -316,7 +316,7 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "anthropic gemini bedrock": (
             refused("TD202", "turn 1 part 0"),
             'not written: c1 turn 1 part 0: arguments of \'write_file\' are not valid JSON (\'{"path": '
-            '"scripts/summarize.py", "content": "import csv\\\\nimp\'…); {target} needs an object and '
+            '"scripts/summarize.py", "content": "import csv\\\\nimp…\'); {target} needs an object and '
             "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
         ),
     },
@@ -614,7 +614,7 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (
             refused("TD502", "turn 1 part 1"),
             "not written: c1 turn 1 part 1: arguments of 'restart_service' are not valid JSON "
-            '(\'{"host": "web-03", "service": "ngi, "service": "nginx"}\'…); {target} needs an object and '
+            '(\'{"host": "web-03", "service": "ngi, "service": "nginx"}\'); {target} needs an object and '
             "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
         ),
         "openai-chat openai-responses": (
@@ -640,7 +640,7 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (
             refused("TD502", "turn 1 part 0"),
             "not written: c1 turn 1 part 0: arguments of 'search_flights' are not valid JSON "
-            '(\'{"origin":"OSL","destination":"BGO","date":"2026-06-12"}"{\\\\"\'…); {target} needs an '
+            '(\'{"origin":"OSL","destination":"BGO","date":"2026-06-12"}"{\\\\"…\'); {target} needs an '
             "object and would get {}; no safe repair: completing or correcting them would be a guess "
             "(TD202)",
         ),
@@ -685,7 +685,7 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
             refused("TD504", "conversation"),
             refused("TD504", "conversation"),
             'not written: c1 turn 1 part 1: arguments of \'write_file\' are not valid JSON (\'{"path": '
-            '"app.py", "content": "from flask import Flask\\\\n\\\\nap\'…); {target} needs an object and '
+            '"app.py", "content": "from flask import Flask\\\\n\\\\nap…\'); {target} needs an object and '
             "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
         ),
         "openai-chat openai-responses": (
@@ -1127,7 +1127,7 @@ BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
     "defects/TD202-write-file-arguments-cut-at-max-tokens.json": {
         "*": (
             'tooldbg: c1 turn 1 part 0: arguments of \'write_file\' are not valid JSON (\'{"path": '
-            '"scripts/summarize.py", "content": "import csv\\\\nimp\'…); {target} needs an object and '
+            '"scripts/summarize.py", "content": "import csv\\\\nimp…\'); {target} needs an object and '
             "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
         ),
         "openai-chat openai-responses": (),
@@ -1175,7 +1175,7 @@ BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
     "defects/TD502-anthropic-relay-resends-input-delta.jsonl": {
         "*": (
             'tooldbg: c1 turn 1 part 1: arguments of \'restart_service\' are not valid JSON (\'{"host": '
-            '"web-03", "service": "ngi, "service": "nginx"}\'…); {target} needs an object and would get '
+            '"web-03", "service": "ngi, "service": "nginx"}\'); {target} needs an object and would get '
             "{}; no safe repair: completing or correcting them would be a guess (TD202)",
         ),
         "openai-chat openai-responses": (),
@@ -1183,7 +1183,7 @@ BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
     "defects/TD502-litellm-summary-chunk-resends-arguments.har": {
         "*": (
             "tooldbg: c1 turn 1 part 0: arguments of 'search_flights' are not valid JSON "
-            '(\'{"origin":"OSL","destination":"BGO","date":"2026-06-12"}"{\\\\"\'…); {target} needs an '
+            '(\'{"origin":"OSL","destination":"BGO","date":"2026-06-12"}"{\\\\"…\'); {target} needs an '
             "object and would get {}; no safe repair: completing or correcting them would be a guess "
             "(TD202)",
         ),
@@ -1192,7 +1192,7 @@ BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
     "defects/TD504-anthropic-connection-drops-mid-tool-input.json": {
         "*": (
             'tooldbg: c1 turn 1 part 1: arguments of \'write_file\' are not valid JSON (\'{"path": '
-            '"app.py", "content": "from flask import Flask\\\\n\\\\nap\'…); {target} needs an object and '
+            '"app.py", "content": "from flask import Flask\\\\n\\\\nap…\'); {target} needs an object and '
             "would get {}; no safe repair: completing or correcting them would be a guess (TD202)",
         ),
         "openai-chat openai-responses": (),

@@ -13,7 +13,9 @@ import pytest
 
 from tests.fuzz import mutate as m
 from tests.fuzz.exercise import exercise
+from tests.fuzz.properties import PROPERTIES, check_property
 from tests.fuzz.seeds import seeds
+from tooldbg.errors import InputError
 from tooldbg.records import eventstream
 
 #: The run CI does: this many mutants of this seed (a few seconds), every tenth also through the
@@ -51,6 +53,70 @@ def test_mutants_are_handled():
         if problems:
             failures.append(_report(problems, f"scripts/fuzz.py --seed {SEED} --start {index} --count 1"))
     assert not failures, "\n".join(failures)
+
+
+# --------------------------------------------------------------------- the metamorphic properties
+
+#: The properties' run in CI: this many inputs of each, 660 in all (under a minute on one core);
+#: `scripts/fuzz.py --properties all --count 100000` is the long run.
+PROPERTY_SEED = 20250612
+PROPERTY_COUNTS = {"layout": 100, "containers": 60, "fix": 100, "diff": 100, "canonical": 100,
+                   "interleave": 120, "secrets": 40, "hashseed": 40}
+
+
+@pytest.mark.parametrize("name", sorted(PROPERTIES))
+def test_the_property_holds(name):
+    """Each input deterministic: a failure prints the command that rebuilds and saves it."""
+    failures = []
+    for index in range(PROPERTY_COUNTS[name]):
+        checked = check_property(name, random.Random(f"{PROPERTY_SEED}:{name}:{index}"))
+        if checked.violations:
+            failures.append(f"scripts/fuzz.py --properties {name} --seed {PROPERTY_SEED} --start {index} "
+                            f"--count 1: {checked.violations[0]}")
+    assert not failures, "\n".join(failures)
+
+
+def test_the_properties_can_fail(monkeypatch):
+    """Each comparison sees a change: the outputs a property compares, sabotaged, are a violation."""
+    import tooldbg.secrets
+    from tests.fuzz import properties
+    from tests.fuzz.workers import workers
+
+    real = properties.load
+
+    def by_layout(name, data):  # a reader that drops a conversation when the file has an indented line
+        loaded = real(name, data)
+        if b"\n  " in data:
+            loaded.conversations = loaded.conversations[:-1]
+        return loaded
+
+    monkeypatch.setattr(properties, "load", by_layout)
+    assert any(check_property("layout", random.Random(f"x:{i}")).violations for i in range(20))
+
+    def by_name(name, data):  # a reader whose errors name the container
+        loaded = real(name, data)
+        loaded.errors = [*loaded.errors, InputError(name, "", name)]
+        return loaded
+
+    monkeypatch.setattr(properties, "load", by_name)
+    assert check_property("containers", random.Random(1)).violations
+    monkeypatch.setattr(properties, "load", real)
+    monkeypatch.setattr(tooldbg.secrets, "_replace", lambda text, spans: text)  # masking nothing
+    assert any(check_property("secrets", random.Random(i)).violations for i in range(3))
+    assert workers().hashes[0] != workers().hashes[1]
+
+
+def test_a_crash_the_user_sees_as_a_line_is_a_violation(monkeypatch):
+    """A repair that raises is 'not repaired (internal error …)' for the user, and `fix` goes on; in a
+    property run it is a violation, not an input with nothing to say."""
+    from tooldbg.repair import registry
+
+    def broken(conversation, log):
+        raise KeyError("planted")
+
+    monkeypatch.setattr(registry, "REPAIRS", [(codes, broken) for codes, _ in registry.REPAIRS])
+    said = [v for i in range(10) for v in check_property("fix", random.Random(f"crash:{i}")).violations]
+    assert said and all(v.startswith("crash KeyError: 'planted'") for v in said), said
 
 
 # ------------------------------------------------------------------ the fuzzer itself is checked

@@ -2,11 +2,13 @@
 came from, and bad records are reported beside the good ones."""
 
 import json
+import random
 
 import pytest
 
 from tests import paths
 from tooldbg.errors import InputError
+from tooldbg.jsonio import resolve
 from tooldbg.load import load, load_bytes, load_file
 from tooldbg.model import Invocation, Result
 from tooldbg.scan import note_empty
@@ -298,6 +300,35 @@ def test_a_har_whose_entries_do_not_parse_one_by_one_is_read_again_whole():
     data = json.dumps({"log": {"entries": [entry, None, entry]}}, indent=2).encode()
     calls = []
     loaded = load_bytes("run.har", data, progress=lambda *args: calls.append(args))
-    assert loaded.container == "har" and [r.exchange.index for r in loaded.reads] == [0, 2]
+    assert loaded.container == "har" and [r.exchange.index for r in loaded.reads] == [0, 1]
+    assert [r.exchange.request.location for r in loaded.reads] == \
+        ["/log/entries/0/request/postData/text", "/log/entries/2/request/postData/text"]
     assert where(loaded) == [("run.har", "/log/entries/1", "expected an object, not null")]
     assert calls[-2:] == [("run.har", 1, 3), ("run.har", 2, 3)]
+
+
+@pytest.mark.parametrize("kind", ["json-array", "interactions", "har-one-line", "jsonl"])
+def test_a_record_that_makes_no_exchange_takes_no_number(kind):
+    """Exchanges are numbered in the order they are made, in every container: a record skipped (here
+    nested too deep) takes no number, and each turn's wire JSON is the one it came from. Before: a JSON
+    array, a recording or a HAR numbered exchanges by record, so after a skipped record `show` drew
+    the next exchange's JSON for a turn (and none for the last), and JSON Lines numbered otherwise."""
+    from tests.fuzz.sessions import container, har, session
+
+    exchanges = list(session(random.Random(3), "openai-chat", tag="A").exchanges)
+    deep: object = 1
+    for _ in range(300):
+        deep = [deep]
+    skipped = {**exchanges[0], "_x": deep}
+    name, data = container([exchanges[0], skipped, *exchanges[1:]], kind)
+    if kind.startswith("har"):  # (a HAR entry keeps only what HAR has: the deep value goes in itself)
+        entries = json.loads(data)["log"]["entries"]
+        entries[1]["_x"] = deep
+        name, data = har(entries, kind)
+    loaded = load_bytes(name, data)
+    assert [r.exchange.index for r in loaded.reads] == list(range(len(exchanges)))
+    [conv] = loaded.conversations
+    for turn in conv.turns:
+        s = turn.source
+        body = exchanges[s.exchange][s.side]["body"]
+        assert loaded.wire_at(s.exchange, s.side, s.pointer) == resolve(body, s.pointer)

@@ -11,8 +11,13 @@ from tooldbg.model import (
     CANONICAL_FORMAT,
     Conversation,
     Invocation,
+    Media,
+    Opaque,
+    Reasoning,
     Result,
     Text,
+    Tool,
+    ToolChoice,
     Turn,
     conversation_to_dict,
     document,
@@ -48,6 +53,24 @@ def test_document_shape_is_documented_form():
 def test_canonical_json_reads_back_equal(conv):
     back = read_document(loads(dumps(document([conv]))))
     assert back == [conv]
+
+
+@pytest.mark.parametrize("choice", [ToolChoice(mode=""), ToolChoice(mode="tool", name=""),
+                                    ToolChoice(mode="auto", parallel=False)])
+def test_empty_values_read_back_as_they_were_not_as_absent(choice):
+    """An empty string or object the log held is not a missing field: an OpenAI `tool_choice: ""`
+    read back as auto, an opaque part's `origin: ""` left out (and the document then refused), an
+    empty call id (TD108) dropped — each changed the conversation on its way through the file."""
+    conv = Conversation(
+        tools=(Tool(name="f", description="", parameters={}, origin="", raw={}),), tool_choice=choice,
+        turns=link([
+            Turn(role="user", parts=(Text(text=""), Media(kind="", media_type="", data="", url="", file_id=""))),
+            Turn(role="assistant", parts=(Reasoning(signature="", redacted="", origin="", wire_id=""),
+                                          Invocation(name="", arguments={}, raw_arguments="", wire_id=""),
+                                          Opaque(origin="", value={}))),
+            Turn(role="tool", parts=(Result(wire_id="", name="", content=(Text(text=""),)),)),
+        ]))
+    assert read_document(loads(dumps(document([conv])))) == [conv]
 
 
 def test_sources_survive_the_json_form_but_not_equality():

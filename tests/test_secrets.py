@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from tooldbg.secrets import MASK, mask, redact_headers, redact_text
+from tooldbg.shorten import clip, cut, one_line, quote
 
 KEYS = [
     "sk-proj-A1b2C3d4E5f6G7h8J9k0L1m2",
@@ -30,6 +33,7 @@ KEYS = [
 @pytest.mark.parametrize("context", [
     "{}", "my key is {} ok", "line one\n{}", "\t{}", "({})", "key={}", '"{}"', "'{}'",
     "\u200b{}", "\x1b[2J{}", "\x1b[1;31m{}\x1b[0m", "\\u001b[31m{}", "\u202e{}", "…{}…",
+    "https://x.example/?trace=%22{}", "https://x.example/?q=%3D{}%22",
 ])
 def test_key_shapes_are_masked_in_text(key: str, context: str):
     text = context.format(key)
@@ -129,3 +133,24 @@ def test_a_large_body_is_masked_in_one_pass():
     out = redact_text(text)
     assert "A1b2A1b2" not in out
     assert out.replace("sk-p•••", "") == text.replace("sk-proj-" + "A1b2" * 12, "")
+
+
+NAMED = ['"api_key": "{}"', "Authorization: Bearer {}", "https://x.example/v1?key={}&x=1", "password={}"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=st.sampled_from(KEYS), form=st.sampled_from(["{}", *NAMED]),
+       before=st.text(alphabet="ab -\n", max_size=150), after=st.text(alphabet="ab -\n", max_size=150),
+       width=st.integers(8, 160), shorten=st.sampled_from([cut, quote, one_line, clip]))
+def test_no_shortening_leaves_a_piece_of_a_key_the_mask_cannot_see(key, form, before, after, width, shorten):
+    """Messages shorten what they quote, and masking runs on what is printed: a key cut in the middle
+    lost its shape (`'sk-a•••…ASDFGHJKLzxcv'` printed thirteen of its characters; a JWT cut short
+    printed almost whole). No cut keeps part of a credential, so none survives masking."""
+    text = before + form.format(key) + after
+
+    def leaked(shown: str) -> list[str]:
+        return [key[i:i + 8] for i in range(4, len(key) - 7) if key[i:i + 8] in shown]
+
+    assume(not leaked(redact_text(text)))  # (a key after a letter is a word's middle: never masked)
+    shown = redact_text(shorten(text, width))
+    assert not leaked(shown), (shown, leaked(shown))

@@ -192,3 +192,43 @@ def test_json_outputs_keep_the_data_exact_with_json_escapes(capfdbinary: pytest.
     _code, out, _err = run(capfdbinary, "convert", str(log), "--to", "canonical", "--no-redact")
     assert raw_controls(out) == []
     assert HOSTILE in json.loads(out)["conversations"][0]["turns"][2]["parts"][0]["content"][0]["text"]
+
+
+# -- secrets where messages shorten what they quote ----------------------------------------------
+
+#: Credentials whose tails carry no word of their own: any eight of their characters after the
+#: first four (what a mask keeps) in an output is a piece of the secret.
+CUT_SECRETS = {
+    "key as a call id": "sk-ant-api03-QWERTYUIOPasdfghjklZXCVBNMqwertyuiopASDFGHJKLzxcv",
+    "JWT as a result id": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJxd2VydHl1aW9wYXNkZmdoamtsIn0.Zm9vYmFyYmF6cXV4cXV1eHh5ejEyMw",
+    "key after %22 in a URL": "sk-proj-PERCENTquoteA1b2C3d4E5f6G7h8J9",
+    "key after %3D in a URL": "sk-proj-PERCENTequalsZ9y8X7w6V5u4T3s2R1",
+}
+
+
+def pieces(secret: str) -> list[str]:
+    return [secret[i:i + 8] for i in range(4, len(secret) - 7)]
+
+
+def test_a_secret_is_masked_before_any_message_shortens_it(capfdbinary: pytest.CaptureFixture[bytes],
+                                                            tmp_path: Path):
+    """Before: a key used as a call id printed as 'sk-a•••…ASDFGHJKLzxcv' (the message cut it in the
+    middle, and the mask then saw only its head), a JWT cut short lost its shape and printed almost
+    whole, and a key right after a URL percent-escape was not masked at all."""
+    s = CUT_SECRETS
+    body = {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": f"see https://x.example/a?trace=%22{s['key after %22 in a URL']}&q=%3D"
+                                    f"{s['key after %3D in a URL']}"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": s["key as a call id"], "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": s["JWT as a result id"], "content": "done"},
+        {"role": "user", "content": "thanks"}]}
+    log = tmp_path / "ids.json"
+    log.write_text(json.dumps(body))
+    shown = b""
+    for name, data in run_all(capfdbinary, log, tmp_path / "out").items():
+        text = data.decode(errors="replace")
+        found = [(secret, piece) for secret in s.values() for piece in pieces(secret) if piece in text]
+        assert not found, f"{name} shows part of a secret {found[0]}:\n{text}"
+        shown += data
+    assert b"sk-a\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2" in shown and b"%22sk-p\xe2\x80\xa2" in shown

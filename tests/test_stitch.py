@@ -5,6 +5,7 @@ import io
 import json
 from dataclasses import replace
 
+import pytest
 from rich.console import Console
 
 from tooldbg.checks import run_checks
@@ -12,7 +13,7 @@ from tooldbg.diff import diff
 from tooldbg.formats.base import ApiError, Request, Response
 from tooldbg.formats.reading import link
 from tooldbg.load import load_bytes
-from tooldbg.model import Invocation, Result, Text, Turn
+from tooldbg.model import Invocation, Result, Text, Turn, turn_to_dict
 from tooldbg.show import render_loaded
 from tooldbg.source import Source
 from tooldbg.stitch import Stitcher
@@ -69,8 +70,8 @@ def test_match_answers_for_the_first_request_as_add_does():
     first = stitcher.add(0, request(user("Weather?", 0, 0)),
                          (Response(turn=call(0, "response", "/choices/0/message")),))
     follow_up = request(user("Weather?", 1, 0), call(1, "request", "/messages/1"), result(1, 2))
-    assert stitcher.match(request(user("Something else", 1, 0))) is None
-    assert stitcher.match(follow_up) is first
+    assert stitcher.match(request(user("Something else", 1, 0)), ()) is None
+    assert stitcher.match(follow_up, ()) is first
     assert stitcher.add(1, follow_up, ()) is first and len(stitcher.threads) == 1
 
 
@@ -303,6 +304,128 @@ def test_a_replay_that_gives_id_less_calls_ids_stays_in_the_conversation():
                      answer, {"role": "user", "parts": [{"text": "Thanks"}]}], [{"text": "Bye."}])]
     loaded = load_bytes("gemini.jsonl", "".join(json.dumps(x) + "\n" for x in lines).encode())
     assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1"]
+
+
+GEMINI = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+
+
+def _gemini_session(tool, args, output, answer):
+    """Two exchanges of one Gemini session (no call ids) that opens with "hi"."""
+    hi = {"role": "user", "parts": [{"text": "hi"}]}
+    call = {"role": "model", "parts": [{"functionCall": {"name": tool, "args": args}}]}
+    result = {"role": "user", "parts": [{"functionResponse": {"name": tool, "response": output}}]}
+
+    def record(contents, parts):
+        return {"request": {"url": GEMINI, "body": {"contents": contents}},
+                "response": {"status": 200, "body": {"candidates": [
+                    {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}}}
+
+    return [record([hi], call["parts"]), record([hi, call, result], [{"text": answer}])]
+
+
+def _chat_hi_session(call_id, city):
+    """Two exchanges of one OpenAI session with call ids that opens with "hi"."""
+    hi = {"role": "user", "content": "hi"}
+    call = {"role": "assistant", "content": None, "tool_calls": [{
+        "id": call_id, "type": "function", "function": {"name": "get_weather", "arguments": json.dumps({"city": city})}}]}
+    result = {"role": "tool", "tool_call_id": call_id, "content": f"{city}: 4C"}
+    return [_chat_exchange([hi], call), _chat_exchange([hi, call, result], {"role": "assistant", "content": city})]
+
+
+def _alone(exchanges):
+    """What a session's exchanges read as on their own: each conversation's turns, without sources."""
+    loaded = load_bytes("one.jsonl", "".join(json.dumps(x) + "\n" for x in exchanges).encode())
+    return [[turn_to_dict(t, sources=False) for t in c.turns] for c in loaded.conversations], run_checks(loaded)
+
+
+ONE_EACH = ["c1", "c2", "c1", "c2"]
+
+
+@pytest.mark.parametrize("sessions, assigned", [
+    pytest.param((_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                  _gemini_session("g", {"y": 2}, {"r": "B"}, "done B")), ONE_EACH, id="gemini, no ids"),
+    pytest.param((_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"), _chat_hi_session("call_B", "Bergen")),
+                 ONE_EACH, id="gemini and openai-chat"),
+    pytest.param((_chat_hi_session("call_A", "Oslo"), _chat_hi_session("call_B", "Bergen")), ONE_EACH,
+                 id="call ids"),
+    # B0 asks what A0 asked and is answered the same: a retry as far as the log can tell, until B1
+    # forks from A's history where the two were still alike
+    pytest.param((_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                  _gemini_session("f", {"x": 1}, {"r": "B"}, "done B")), ["c1", "c1", "c1", "c2"],
+                 id="gemini, the same first call"),
+])
+def test_sessions_that_open_with_the_same_message_interleaved_read_as_each_alone(sessions, assigned):
+    """A0 B0 A1 B1, both opening with "hi". Before: B0 was taken for a retry of A0 and the two
+    sessions became one conversation — with Gemini the other session's call, result and answer gone
+    and a false TD306; with call ids, false TD306/TD106/TD101/TD102. A request that asks again what
+    a conversation's last request asked, and is answered otherwise, is another conversation; so is
+    one without ids that forks from a conversation's history no further than its last request."""
+    (a0, a1), (b0, b1) = sessions
+    loaded = load_bytes("both.jsonl", "".join(json.dumps(x) + "\n" for x in [a0, b0, a1, b1]).encode())
+    assert [r.conversation for r in loaded.reads] == assigned
+    turns = [[turn_to_dict(t, sources=False) for t in c.turns] for c in loaded.conversations]
+    alone_a, alone_b = _alone([a0, a1]), _alone([b0, b1])
+    assert turns == alone_a[0] + alone_b[0]
+    assert run_checks(loaded) == [] == alone_a[1] == alone_b[1]
+
+
+def test_a_fork_goes_with_the_history_it_shares_most_not_with_a_shorter_one():
+    """B forks from A's history after their common first exchange; C opened with "hi" too and got
+    another answer. B's second request shares two turns with A's conversation and one with C's: it
+    is neither (a session of its own), not a replay of C's answer changed. Found by the interleaving
+    property: B1 was stitched into C's conversation."""
+    (a0, a1), (b0, b1) = (_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                          _gemini_session("f", {"x": 1}, {"r": "B"}, "done B"))
+    c0 = _chat_exchange([{"role": "user", "content": "hi"}], {"role": "assistant", "content": "Hello!"})
+    loaded = load_bytes("three.jsonl", "".join(json.dumps(x) + "\n" for x in [b0, c0, a0, a1, b1]).encode())
+    turns = sorted(json.dumps([turn_to_dict(t, sources=False) for t in c.turns]) for c in loaded.conversations)
+    alone = sorted(json.dumps(t) for x in ([a0, a1], [b0, b1], [c0]) for t in _alone(x)[0])
+    assert turns == alone
+    assert run_checks(loaded) == []
+
+
+def test_a_fork_without_ids_that_asks_more_is_not_taken_for_a_changed_replay():
+    """B forked from A after their common first exchange; A's second request is longer than B's (the
+    user spoke after the result). Without ids, a request that departs from a conversation's history is
+    a replay that changed it only when it goes on with that conversation's answer. Before: A's second
+    request, departing at the result and longer than B's, was stitched into B's conversation (found
+    by the interleaving property)."""
+    (a0, a1), (b0, b1) = (_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                          _gemini_session("f", {"x": 1}, {"r": "B"}, "done B"))
+    a1["request"]["body"]["contents"].append({"role": "user", "parts": [{"text": "and now?"}]})
+    loaded = load_bytes("fork.jsonl", "".join(json.dumps(x) + "\n" for x in [b0, a0, b1, a1]).encode())
+    turns = sorted(json.dumps([turn_to_dict(t, sources=False) for t in c.turns]) for c in loaded.conversations)
+    assert turns == sorted(json.dumps(t) for x in ([a0, a1], [b0, b1]) for t in _alone(x)[0])
+
+
+def test_a_fork_is_checked_against_the_answer_it_replays_not_the_exchange_logged_before_it():
+    """A0, then B0 (the same request, answered the same: a retry as far as the log can tell), B1, then
+    C0 (another session opening with "hi", answered otherwise), then A1: A1 forks from the first
+    conversation after the answer A0 and B0 share, so it starts a conversation of its own — and it
+    continues A0's answer, replayed unchanged, not C0's. Before: the replay checks paired A1 with C0,
+    the exchange just before it, and found C0's answer replayed as A's call (a false TD306 and, beside
+    a call, a false TD301: found by the interleaving property)."""
+    (a0, a1), (b0, b1) = (_gemini_session("f", {"x": 1}, {"r": "A"}, "done A"),
+                          _gemini_session("f", {"x": 1}, {"r": "B"}, "done B"))
+    c0 = _chat_exchange([{"role": "user", "content": "hi"}], {"role": "assistant", "content": "Let me look.", "tool_calls": [
+        {"id": "call_C", "type": "function", "function": {"name": "g", "arguments": "{}"}}]})
+    loaded = load_bytes("fork.jsonl", "".join(json.dumps(x) + "\n" for x in [a0, b0, b1, c0, a1]).encode())
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c1", "c2", "c3"]
+    turns = sorted(json.dumps([turn_to_dict(t, sources=False) for t in c.turns]) for c in loaded.conversations)
+    assert turns == sorted(json.dumps(t) for x in ([a0, a1], [b0, b1], [c0]) for t in _alone(x)[0])
+    # (C0 calls a tool its request does not declare: TD207, alone as well)
+    assert [f.code for f in run_checks(loaded)] == [f.code for f in _alone([c0])[1]] == ["TD207"]
+
+
+def test_a_regenerated_answer_is_a_branch_and_a_retry_answered_the_same_is_not():
+    a0, a1 = _chat_hi_session("call_A", "Oslo")
+    regenerated = json.loads(json.dumps(a0))
+    regenerated["response"]["body"]["choices"][0].update(message={"role": "assistant", "content": "Hello!"},
+                                                          finish_reason="stop")
+    loaded = load_bytes("r.jsonl", "".join(json.dumps(x) + "\n" for x in [a0, a0, regenerated, a1]).encode())
+    assert [r.conversation for r in loaded.reads] == ["c1", "c1", "c2", "c1"]
+    assert [t.role for t in loaded.conversations[1].turns] == ["user", "assistant"]
+    assert run_checks(loaded) == []
 
 
 def test_a_response_only_exchange_keeps_its_exchange():

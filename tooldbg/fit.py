@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal, TypeVar
 
+from .secrets import credential_spans
+
 _K = TypeVar("_K")
 
 
@@ -255,12 +257,28 @@ _TRIES = 1000
 def _reshape(value: str, form: Shape, fallback: str) -> str:
     if form.exact:
         return _hashed(value, form, 0)
-    text = _clean(value, form) or _clean(fallback, form)
+    text = _clean(_unkeyed(value, form), form) or _clean(fallback, form)
     if form.high is not None:
         text = text[:form.high]
     if len(text) < form.low:
         text += _hashed(value, form, 0, form.low - len(text), body=bool(text))
     return text
+
+
+def _unkeyed(value: str, form: Shape) -> str:
+    """`value` with each credential in it (`secrets.credential_spans`: a key used as a call id) spelled
+    as a hash of it: the string is rewritten anyway, and a key cut to the maximum length or with its
+    separators replaced has lost the shape the masking pass knows it by, so it would print as is."""
+    spans = sorted(credential_spans(value))
+    if not spans:
+        return value
+    out, last = [], 0
+    for start, end in spans:
+        start = max(start, last)
+        if start < end:
+            out += [value[last:start], _hashed(value[start:end], form, 0, end - start, body=True)]
+            last = end
+    return "".join(out) + value[last:]
 
 
 def _clean(value: str, form: Shape) -> str:

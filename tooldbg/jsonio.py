@@ -17,7 +17,8 @@ record is reported and skipped, not the file. Printing (`dumps`) never recurses 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -44,10 +45,74 @@ def loads(data: bytes | memoryview | str, *, check_depth: bool = True) -> Any:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as err:
+        if getattr(err, "msg", "") == _PARSER_TOO_DEEP:  # past orjson's 1,024 levels: past ours too
+            raise _too_deep(MAX_DEPTH, deep_pointer(data, MAX_DEPTH)) from None
         raise FormatError(_describe(err)) from None
     if check_depth and (len(data) > _COUNTED or _may_be_deep(data)):
         ensure_depth(value)
     return value
+
+
+#: What orjson says of a value nested past the 1,024 levels it parses.
+_PARSER_TOO_DEEP = "depth limit exceeded"
+#: A JSON string, or a character that opens, closes or separates: what `deep_pointer` walks (a
+#: bracket inside a string is the string's).
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{},:]')
+
+
+def deep_pointer(data: bytes | memoryview | str, limit: int) -> str:
+    """The JSON pointer of the first container nested past `limit` levels, found in the text itself:
+    the pointer `ensure_depth` gives, for a text too deep for orjson to parse. Without it the same
+    record would be "too deep" at a pointer when it is 1,000 levels deep and an unnamed syntax
+    error at 1,100, and a container's records would read differently with the file's layout."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    for char, _, slots in walk(raw):
+        if char in b"[{" and len(slots) == limit:
+            return "".join("/" + escape_pointer("" if slot is None else slot) for slot in slots)
+    return ""
+
+
+Slot = str | int | None
+
+
+def walk(data: bytes | memoryview, pos: int = 0) -> Iterator[tuple[bytes, re.Match[bytes], list[Slot]]]:
+    """The brackets and commas of a JSON text in order, nothing parsed (strings are skipped whole),
+    each with where it is: one slot per container open around it — an object's current key (None
+    before its first colon), an array's current index. An opening bracket comes before its own
+    slot is added (the slots are the tokens of its pointer); a closing one before its slot goes.
+    The list is the walker's own, changed as it goes on."""
+    slots: list[Slot] = []
+    key = b'""'
+    for match in _TOKENS.finditer(data, pos):
+        token = match.group()
+        char = token[:1]
+        if char == b'"':
+            key = token
+            continue
+        if char != b":":
+            yield char, match, slots
+        if char in b"[{":
+            slots.append(0 if char == b"[" else None)
+        elif not slots:
+            continue
+        elif char in b"]}":
+            slots.pop()
+        elif char == b":":
+            slots[-1] = _key_text(key)
+        else:  # a comma
+            slot = slots[-1]
+            slots[-1] = slot + 1 if isinstance(slot, int) else None
+
+
+def _key_text(token: bytes) -> str:
+    try:
+        return str(json.loads(token))
+    except ValueError:
+        return token[1:-1].decode("utf-8", "replace")
+
+
+def _too_deep(limit: int, pointer: str) -> TooDeep:
+    return TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read", pointer)
 
 
 #: The longest text whose brackets are counted before its value is walked for depth (`loads`). A
@@ -70,7 +135,7 @@ def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
     (`value` itself is level 1), when there is one. Iterative; linear in the number of containers."""
     if not isinstance(value, _CONTAINERS):
         if limit < 1:
-            raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read", pointer)
+            raise _too_deep(limit, pointer)
         return
     if _within(value, limit):
         return
@@ -78,8 +143,7 @@ def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
     containers = _CONTAINERS  # (a local: the test below runs for every value of every record)
     while level:  # one level of containers at a time
         if depth > limit:
-            raise TooDeep(f"JSON nested deeper than {limit} levels, which tooldbg does not read",
-                          pointer + _path_to_depth(value, limit + 1))
+            raise _too_deep(limit, pointer + _path_to_depth(value, limit + 1))
         level = [child for node in level for child in (node.values() if isinstance(node, dict) else node)
                  if isinstance(child, containers)]
         depth += 1

@@ -37,7 +37,7 @@ from .records.compressed import unpack
 from .records.containers import Capture, Exchange, Message, open_capture
 from .records.entries import Reread
 from .records.sniff import HEAD, iter_files, looks_like_log
-from .shorten import plain, quote
+from .shorten import clip, plain, quote
 from .source import Side, Source
 from .stitch import Stitcher
 from .timeline import ExchangeRead
@@ -303,7 +303,7 @@ class Reading:
             return read
         try:
             if kept_from is not None and read.request is not None:
-                thread = self._stitcher.match(read.request)
+                thread = self._stitcher.match(read.request, read.responses)
                 if thread is None or thread.conversation.id != kept_from:
                     read.request = _read_request(read, path)  # another conversation's turns
             thread = self._stitcher.add(exchange.index, read.request, read.responses)
@@ -312,6 +312,8 @@ class Reading:
             read.request, read.responses, read.streams = None, (), ()
             return read
         read.conversation = thread.conversation.id
+        if thread.exchanges == [exchange.index]:  # (the conversation's first request)
+            read.follows = thread.follows
         for index, branch in self._stitcher.branched().items():  # refused requests their retry left
             loaded.reads[index].conversation = branch
         if read.request is not None and read.format is not None and exchange.request is not None:
@@ -424,9 +426,9 @@ def http_error(message: Message) -> ApiError:
     proxy's `{"detail": …}`, an empty body: the body as a one-line excerpt (an HTML page by its
     text, without its markup), so the rejection is still reported and says what it can."""
     if message.body is not None:
-        text = dumps_str(message.body)[:_EXCERPT_READ]
+        text = clip(dumps_str(message.body), _EXCERPT_READ)
     else:
-        text = (message.text or "")[:_EXCERPT_READ]
+        text = clip(message.text or "", _EXCERPT_READ)
         if text.lstrip()[:1] == "<":
             import html  # here: its entity table loads only for a gateway's HTML page
 

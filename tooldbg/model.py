@@ -253,9 +253,10 @@ class Loss:
 
 
 def _compact(data: dict[str, Any]) -> dict[str, Any]:
-    """Drop None, empty strings/containers and False flags: optional fields stay out of the JSON."""
-    return {k: v for k, v in data.items() if v is not None and v != "" and v != () and v != {}
-            and v != [] and v is not False}
+    """Drop None and empty containers: a part's optional fields at their default (None, or no items)
+    stay out of the JSON. An empty string stays: `wire_id: ""` (an empty id, TD108), `origin: ""`
+    are what the log held, not an absent field, and must read back as they were."""
+    return {k: v for k, v in data.items() if v is not None and v != () and v != {} and v != []}
 
 
 _DATA_FIELDS: dict[type[Part], tuple[str, ...]] = {}
@@ -279,14 +280,10 @@ def part_to_dict(part: Part, *, sources: bool = True) -> dict[str, Any]:
         elif isinstance(value, tuple):
             value = list(value)
         out[name] = value
-    # Fields whose None is meaningful stay even when empty.
-    keep: dict[str, Any] = {k: out[k] for k in ("arguments", "value", "text") if k in out}
+    # Fields whose None or empty value is meaningful stay whatever they hold.
+    keep: dict[str, Any] = {k: out[k] for k in ("arguments", "value") if k in out}
     out = _compact(out)
     out.update(keep)
-    if isinstance(part, Invocation | Result) and part.name is not None:
-        out["name"] = part.name  # an empty name is still a name (and an invocation's is required)
-    if isinstance(part, Invocation) and part.raw_arguments is not None:
-        out["raw_arguments"] = part.raw_arguments
     if isinstance(part, Result):
         out["is_error"] = part.is_error
         out.setdefault("invocation_id", None)
@@ -384,10 +381,12 @@ def turn_to_dict(turn: Turn, *, sources: bool = True) -> dict[str, Any]:
 
 
 def tool_to_dict(tool: Tool) -> dict[str, Any]:
-    out = _compact({"name": tool.name, "description": tool.description,
-                    "parameters": tool.parameters, "origin": tool.origin, "raw": tool.raw,
-                    "meta": dict(tool.meta)})
-    out = {"name": tool.name, **out}  # required, even when empty
+    # Every field but `meta` defaults to None: an empty value (`parameters: {}`) is what was declared.
+    out = {"name": tool.name, **{k: v for k, v in (("description", tool.description),
+                                                    ("parameters", tool.parameters), ("origin", tool.origin),
+                                                    ("raw", tool.raw)) if v is not None}}
+    if tool.meta:
+        out["meta"] = dict(tool.meta)
     if tool.kind != "function":
         out["kind"] = tool.kind
     return out
@@ -402,7 +401,9 @@ def conversation_to_dict(conv: Conversation, *, sources: bool = True) -> dict[st
     out["system"] = [part_to_dict(p, sources=sources) for p in conv.system]
     out["tools"] = [tool_to_dict(t) for t in conv.tools]
     if conv.tool_choice is not None:
-        out["tool_choice"] = _compact({"mode": conv.tool_choice.mode, "name": conv.tool_choice.name})
+        out["tool_choice"] = {"mode": conv.tool_choice.mode}  # always: an absent mode reads as auto
+        if conv.tool_choice.name is not None:
+            out["tool_choice"]["name"] = conv.tool_choice.name
         if conv.tool_choice.parallel is not None:
             out["tool_choice"]["parallel"] = conv.tool_choice.parallel
     out["turns"] = [turn_to_dict(t, sources=sources) for t in conv.turns]

@@ -29,7 +29,7 @@ from .jsonio import dumps_str
 from .model import Invocation, Json, Media, Opaque, Part, Reasoning, Result
 from .model import Text as TextPart
 from .secrets import redact_text
-from .shorten import LINE, one_line, shorten_lines
+from .shorten import LINE, clip, one_line, shorten_lines
 
 #: Characters of a name, id or type shown in a part's line (the rest is cut: see shorten.one_line).
 LABEL = 200
@@ -258,10 +258,6 @@ def guard(renderable: RenderableType) -> RenderableType:
     unchanged by it (both passes are idempotent); a key is masked before layout by `safe`, since
     wrapping could split it across lines."""
     return _Guarded(renderable)
-
-
-def clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
 ROLE_STYLES = {"system": "magenta", "user": "green", "assistant": "cyan", "tool": "yellow"}

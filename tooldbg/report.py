@@ -14,7 +14,7 @@ from .checks.base import SEVERITIES, Finding, Rule
 from .checks.rejections import rejections
 from .jsonio import dumps_str
 from .load import Loaded
-from .render import Line, code, safe_line
+from .render import Line, clean, code, safe_line
 from .scan import Checked, Report, skipped_line, summary, to_json
 from .shorten import one_line
 
@@ -47,7 +47,10 @@ def github(results: Sequence[Report]) -> Iterator[str]:
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Text as a workflow command's value: cleaned first (`render.clean`: credentials masked while
+    they still have their shape — escaped, `%22sk-…` becomes `%2522sk-…`, where no key starts a
+    word), then `%`, CR and LF escaped as GitHub reads them."""
+    return clean(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:

@@ -20,6 +20,9 @@ What it masks:
   `AKIA…` / `ASIA…` (AWS), `gsk_…` (Groq), `xai-…`, `ghp_…` (GitHub), `hf_…`, `xox?-…` (Slack),
   `ya29.…` (Google OAuth) and JSON Web Tokens.
 
+Masking runs on what is printed, so whatever shortens a value before it is printed keeps credentials
+whole (`credential_spans`: `shorten.cut`, `fit` for a rewritten id).
+
 A masked value keeps a short head when it is long (`sk-a•••`, `Bearer PLAN•••`) so a reader can
 still tell which key was used; a short value is masked whole.
 """
@@ -27,7 +30,7 @@ still tell which key was used; a short value is masked whole.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 MASK = "•••"
 
@@ -76,9 +79,11 @@ _SHAPES = re.compile(r"(?P<v>sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|(?:AKIA
                      r"|ya29\.[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})")
 #: An escape sequence ending right before a word (`\n`, `\x1b`, `\u200b`): JSON text and reprs
 #: write a newline before a key as `\nsk-…`, and the key still starts a word. So does a terminal
-#: colour code (`ESC[31m`, raw or escaped), common in tool output.
+#: colour code (`ESC[31m`, raw or escaped), common in tool output, and a URL's percent-escape
+#: (`?trace=%22sk-…`, `%3Dsk-…`: RFC 3986 §2.1 writes a quote or `=` in a query so).
 _ESCAPE = re.compile(r"(?:\\(?:[nrtbfv0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})"
-                     r"|(?:\x1b|\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[A-Za-z])\Z", re.IGNORECASE)
+                     r"|(?:\x1b|\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[A-Za-z]|%[0-9a-fA-F]{2})\Z",
+                     re.IGNORECASE)
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
@@ -120,15 +125,24 @@ def _lower(text: str) -> str:
     return lower
 
 
+def _matches(lower: str, pattern: re.Pattern[str], literals: tuple[str, ...],
+             word: str | None) -> Iterator[re.Match[str]]:
+    """A `_NAMED` pattern's matches in the lower-cased text (its name starting a word, if it must)."""
+    if any(literal in lower for literal in literals):
+        for match in pattern.finditer(lower):
+            if word is None or _word_start(lower, match.start(word)):
+                yield match
+
+
+def _shapes(text: str) -> Iterator[re.Match[str]]:
+    return (m for m in _SHAPES.finditer(text) if _word_start(text, m.start()))
+
+
 def _named(text: str) -> str:
     lower = _lower(text)
     for pattern, literals, values, word in _NAMED:
-        if not any(literal in lower for literal in literals):
-            continue
-        spans = []
-        for match in pattern.finditer(lower):
-            if word is None or _word_start(lower, match.start(word)):
-                spans.append(next(match.span(v) for v in values if match.start(v) >= 0))
+        spans = [next(match.span(v) for v in values if match.start(v) >= 0)
+                 for match in _matches(lower, pattern, literals, word)]
         if spans:
             text = _replace(text, spans)
             lower = _lower(text)
@@ -138,7 +152,18 @@ def _named(text: str) -> str:
 def redact_text(text: str) -> str:
     """Mask every credential in `text` (plain text or JSON text); see the module's docstring."""
     text = _named(text)
-    return _replace(text, [m.span("v") for m in _SHAPES.finditer(text) if _word_start(text, m.start())])
+    return _replace(text, [m.span("v") for m in _shapes(text)])
+
+
+def credential_spans(text: str) -> list[tuple[int, int]]:
+    """Where `redact_text` finds a credential in `text`: (start, end) of each whole match, the name
+    with its value (`"api_key": "…"`, `?key=…`, `Bearer …`) or a key's shape. What shortens a text
+    (`shorten.cut`) keeps out of them: a key cut in half loses its shape, and the masking pass,
+    which runs on what is printed, would let its other half through."""
+    lower = _lower(text)
+    spans = [m.span() for pattern, literals, _, word in _NAMED
+             for m in _matches(lower, pattern, literals, word)]
+    return spans + [m.span() for m in _shapes(text)]
 
 
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:

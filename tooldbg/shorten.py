@@ -20,6 +20,8 @@ from functools import cache
 from itertools import islice
 from typing import Any
 
+from .secrets import credential_spans
+
 #: Characters of a value quoted in a message.
 QUOTE = 100
 #: Characters of one displayed line (a URL, a header, a line of wire JSON).
@@ -36,15 +38,47 @@ def _escape_char(match: re.Match[str]) -> str:
     return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
 
 
+#: Characters looked at on each side of a cut for a credential it would split (a JSON Web Token is
+#: rarely longer; the masking pass still sees the start of a longer one the head keeps).
+_REACH = 4096
+
+
+def _whole(text: str, at: int, *, head: bool) -> int:
+    """Where to cut `text` near `at` so that no credential is split (`secrets.credential_spans`):
+    a cut that keeps the head moves to the end of a credential it falls in, one that keeps the tail
+    to its start. Masking runs on what is printed, after the cut: a key cut in half has lost its
+    shape (a JWT's three parts, a name before its value), and its kept half would print as is."""
+    if not 0 < at < len(text):
+        return at
+    low = max(0, at - _REACH)
+    spans = [(low + start, low + end) for start, end in credential_spans(text[low:at + _REACH])]
+    moved = True
+    while moved:  # (a name's match holds a key's shape: moving out of one may land in the other)
+        moved = False
+        for start, end in spans:
+            if start < at < end:
+                at, moved = (end if head else start), True
+    return at
+
+
+def clip(text: str, width: int) -> str:
+    """`text` in about `width` characters: its head and `…` (a credential it reaches kept whole)."""
+    if len(text) <= width:
+        return text
+    end = _whole(text, max(width - 1, 0), head=True)
+    return text if end >= len(text) else text[:end] + "…"
+
+
 def cut(text: str, width: int) -> str:
-    """`text` in at most `width` characters: head, `…`, tail (a long JSON pointer or id keeps
-    both ends, which say the most)."""
+    """`text` in about `width` characters: head, `…`, tail (a long JSON pointer or id keeps both
+    ends, which say the most); a credential either end reaches is kept whole."""
     if len(text) <= width:
         return text
     if width < 8:
-        return text[: max(width - 1, 0)] + "…"
+        return clip(text, width)
     head = (width - 1) * 2 // 3
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+    end, start = _whole(text, head, head=True), _whole(text, len(text) - (width - 1 - head), head=False)
+    return text if start <= end else text[:end] + "…" + text[start:]
 
 
 def quote(value: Any, width: int = QUOTE) -> str:
@@ -89,7 +123,9 @@ def quote(value: Any, width: int = QUOTE) -> str:
         out.append(piece)
         size += len(piece)
     text = "".join(out)
-    return text if len(text) <= width and not stack else text[: max(width - 1, 1)] + "…"
+    if len(text) <= width and not stack:
+        return text
+    return text[:_whole(text, max(width - 1, 1), head=True)] + "…"
 
 
 def _quote_str(text: str, width: int) -> str:
@@ -146,10 +182,15 @@ def _long_line(width: int) -> re.Pattern[str]:
 
 
 def _cut_line(line: str, width: int) -> str:
-    """A line longer than `width`: its head and tail, and how many characters were left out."""
+    """A line longer than `width`: its head and tail (neither part of a credential), and how many
+    characters were left out."""
     head = max(width - 1, 0) * 2 // 3
-    tail = max(width - 1 - head, 0)
-    return f"{line[:head]}… ({len(line) - width:,} characters) …{line[len(line) - tail:] if tail else ''}"
+    tail = len(line) - max(width - 1 - head, 0)
+    end, start = _whole(line, head, head=True), _whole(line, tail, head=False)
+    if start <= end:
+        return line
+    left_out = len(line) - width - (end - head) - (tail - start)
+    return f"{line[:end]}… ({left_out:,} characters) …{line[start:]}"
 
 
 def describe_exception(err: BaseException) -> str:

@@ -23,7 +23,12 @@ A request that goes back to an earlier point of a conversation, though, is anoth
 second run of the same task, or a session interleaved with one that began with the same messages.
 That is a request whose history is only an earlier part of the conversation's last request, and
 either ends there or goes on with a call or result under other ids than the conversation's at that
-place. Without this, the new run would replace the old one's timeline.
+place — or the conversation's last request itself again, answered otherwise than the first time (a
+second session's first request, the same first message, or a regenerated answer: a branch, as
+`chains` makes one; a retry answered the same, or not at all, stays). Without this,
+the new run would replace the old one's timeline. Several conversations may share a prefix (each
+indexed there, `_shared`): a request goes on with one whose last request it keeps whole before
+it is taken for a replay that departs from a conversation's history.
 
 A request the provider refused, then retried changed, is checked as it was sent: the retry goes on
 with the conversation, and the refused request becomes a conversation of its own — a branch sharing
@@ -62,6 +67,9 @@ class Stitcher:
     def __init__(self) -> None:
         self.threads: list[Thread] = []
         self._by_chain: dict[bytes, Thread] = {}
+        #: Chain → the other threads indexed at it before the one `_by_chain` holds (sessions that
+        #: began with the same messages), oldest first.
+        self._shared: dict[bytes, list[Thread]] = {}
         self._chains = ResponseChains()
         #: id(turn) → (the turn, its hash): a turn object replayed from exchange to exchange (see
         #: `tooldbg.history`) is hashed once, not once per request that carries it.
@@ -78,15 +86,16 @@ class Stitcher:
         #: since `branched` was last asked.
         self._moved: dict[int, str] = {}
 
-    def match(self, request: Request) -> Thread | None:
-        """The thread `add` would continue with `request` (None: it would start one); adds nothing
-        to the timeline. `load` asks before it lets a request keep history turns read for another."""
+    def match(self, request: Request, responses: tuple[Response, ...]) -> Thread | None:
+        """The thread `add` would continue with `request` and its `responses` (None: it would start
+        one); adds nothing to the timeline. `load` asks before it lets a request keep history turns
+        read for another."""
         self._settle()
         stored = self._chains.find(request)
         if stored is not None:
             return stored.continued
         hashes, chains = self._chained(request.turns)
-        thread = self._continued(request, hashes, chains)
+        thread = self._continued(request, responses, hashes, chains)
         self._matched = (request, hashes, chains, thread)
         return thread
 
@@ -116,7 +125,7 @@ class Stitcher:
             hashes, chains, thread = matched[1], matched[2], matched[3]
         else:
             hashes, chains = self._chained(request.turns) if indexed else ([], [])
-            thread = self._continued(request, hashes, chains) if indexed else None
+            thread = self._continued(request, responses, hashes, chains) if indexed else None
         turns = list(request.turns)
         kept = thread.requested if thread is not None else 0
         if thread is not None and thread.refused and hashes[:kept] != thread.hashes[:kept]:
@@ -129,12 +138,14 @@ class Stitcher:
                 turns = [known[i] if i < len(thread.hashes) and thread.hashes[i] == h else t
                          for i, (t, h) in enumerate(zip(turns, hashes, strict=True))]
         answered = link(answers, prior=turns)
+        follows = self._follows(chains) if thread is None and indexed else None
         conversation = Conversation(
             id=thread.conversation.id if thread else "", model=request.model, settings=request.settings,
             system=request.system, tools=request.tools, tool_choice=request.tool_choice,
             turns=(*turns, *answered), meta=dict(request.meta))
         if thread is None:
             thread = self._new(exchange, conversation, [])
+            thread.follows = follows
         else:
             thread.conversation = conversation
             thread.exchanges.append(exchange)
@@ -175,18 +186,61 @@ class Stitcher:
         a later request that replays any prefix of them finds the thread."""
         thread.hashes = hashes + [self._hash(t) for t in answered]
         if chains:
-            self._by_chain[chains[-1]] = thread
+            self._at(chains[-1], thread)
         chain = chains[-1] if chains else b""
         for h in thread.hashes[len(hashes):]:
             chain = _chain(chain, h)
-            self._by_chain[chain] = thread
+            self._at(chain, thread)
 
-    def _continued(self, request: Request, hashes: list[bytes], chains: list[bytes]) -> Thread | None:
-        kept = next((i + 1 for i in range(len(chains) - 1, -1, -1) if chains[i] in self._by_chain), 0)
-        thread = self._by_chain[chains[kept - 1]] if kept else None
-        if thread is not None and not _goes_on(thread, request.turns, kept):
-            thread = None
-        return thread
+    def _at(self, chain: bytes, thread: Thread) -> None:
+        """Index `thread` at `chain`, keeping any other thread indexed there (`_shared`)."""
+        before = self._by_chain.get(chain)
+        if before is not None and before is not thread:
+            shared = self._shared.setdefault(chain, [])
+            shared[:] = [t for t in shared if t is not thread] + [before]
+        self._by_chain[chain] = thread
+
+    def _continued(self, request: Request, responses: tuple[Response, ...], hashes: list[bytes],
+                   chains: list[bytes]) -> Thread | None:
+        """The thread `request` goes on with, among those indexed at the longest prefix it shares
+        (several, when sessions began alike): the first whose last request it keeps whole
+        (`_keeps`), else the first it departs from as a replay that changed its history
+        (`_departs`). None: it starts a conversation."""
+        for kept in range(len(chains), 0, -1):
+            last = self._by_chain.get(chains[kept - 1])
+            if last is None:
+                continue
+            threads = (*self._shared.get(chains[kept - 1], ()), last)
+            return next((t for t in threads if self._keeps(t, request, responses, kept)), None) or \
+                next((t for t in threads if _departs(t, kept, request.turns, hashes)), None)
+        return None
+
+    def _follows(self, chains: list[bytes]) -> int | None:
+        """For a request that starts a conversation of its own: the exchange whose answer ends the
+        longest history it shares, unchanged, with a conversation indexed before (a session forking
+        from another's after an answer both replay), when it goes on past that answer — the request
+        it continues, whatever was logged between the two."""
+        for kept in range(len(chains) - 1, 0, -1):  # (shorter than the request: it goes on)
+            thread = self._by_chain.get(chains[kept - 1])
+            if thread is not None:
+                source = thread.conversation.turns[kept - 1].source
+                return source.exchange if source is not None and source.side == "response" else None
+        return None
+
+    def _keeps(self, thread: Thread, request: Request, responses: tuple[Response, ...], kept: int) -> bool:
+        """Does a request whose first `kept` turns are `thread`'s keep the thread's last request whole
+        (the usual case, a retry of it, or a replay that changed a newer turn)? Not when it is that
+        request again and answered otherwise than the first time: another session that began the
+        same way, or a regenerated answer — a branch."""
+        if kept < thread.requested:
+            return False
+        if not kept == len(request.turns) == thread.requested:
+            return True
+        before = thread.hashes[thread.requested:]
+        answers = [r.turn for r in responses if r.turn is not None]
+        if not before or not answers:
+            return True  # a retry after a failure, or a retry that failed
+        return [turn_hash(t) for t in link(answers, prior=request.turns)] == before
 
     def _chained(self, turns: tuple[Turn, ...]) -> tuple[list[bytes], list[bytes]]:
         """The hash of each turn and the chained hash of each prefix (new lists)."""
@@ -224,18 +278,21 @@ class Stitcher:
         return thread
 
 
-def _goes_on(thread: Thread, turns: tuple[Turn, ...], kept: int) -> bool:
-    """Does a request whose first `kept` turns are `thread`'s continue it? Yes when it keeps at least
-    the thread's last request (the usual case, a retry of it, or a replay that changed a newer
-    turn), or when the turn where it departs is the thread's turn there changed on replay (an id in
-    common). No when it stops inside the thread's history, or departs with other ids."""
-    if kept >= thread.requested:
-        return True
+def _departs(thread: Thread, kept: int, turns: tuple[Turn, ...], hashes: list[bytes]) -> bool:
+    """Does a request whose first `kept` turns are `thread`'s, fewer than its last request's, go on
+    with it? Yes when the turn where it departs is the thread's turn there changed on replay: an id
+    in common, or, with no ids to tell, a request that replays the thread's answer after it (a later
+    request replaying a history that changed). No when it stops inside the thread's history, departs
+    with other ids, or without ids does not go on with the thread's answer (a second session forking
+    where the two were still alike)."""
     if kept >= len(turns):
         return False
     # kept < requested <= the thread's timeline: it has a turn where the request departs
     ours, theirs = _wire_ids(turns[kept]), _wire_ids(thread.conversation.turns[kept])
-    return not (ours and theirs) or bool(ours & theirs)
+    if ours and theirs:
+        return bool(ours & theirs)
+    answer = thread.requested
+    return len(hashes) > answer and len(thread.hashes) > answer and hashes[answer] == thread.hashes[answer]
 
 
 def _wire_ids(turn: Turn) -> set[str]:

@@ -25,6 +25,9 @@ class ExchangeRead:
     #: Turns of the conversation before the request's own: those the provider prepended from stored
     #: state (a Responses request chained by `previous_response_id` or `conversation`), else 0.
     stored: int = 0
+    #: The first request of a conversation that goes on from another's history, kept unchanged up
+    #: to an answer: the exchange that answered there (`Thread.follows`), which the request continues.
+    follows: int | None = None
 
     def history(self, conversation: Conversation) -> tuple[Turn, ...]:
         """The turns the provider saw with this request: the stored ones it prepended, then the
@@ -56,3 +59,6 @@ class Thread:
     #: The provider refused the last request (an error, no answer): a request that goes on from an
     #: earlier point is its retry, and the refused one is kept as a branch (`Stitcher`).
     refused: bool = False
+    #: The exchange whose answer the conversation's first request replays unchanged, when that
+    #: request goes on from another conversation's history (`Stitcher._follows`), else None.
+    follows: int | None = None

@@ -840,11 +840,14 @@ OA_RESPONSES_TOOL = {"type": "function", "name": "get_weather", "parameters": OA
 
 
 def test_td603_an_answer_the_client_retried_is_reported_at_its_exchange():
-    """The client retried the request that got text instead of the forced call: the stitched
-    conversation keeps the retry's answer, and the finding points at the discarded one's exchange."""
+    """The client retried the request that got text instead of the forced call. Answered otherwise,
+    the retry is a branch (issue 17: the same request answered otherwise may as well be another
+    session's first): the ignored answer keeps its conversation, and the finding points at it."""
     forced = oa_request(user("Weather in Oslo?"), tool_choice="required")
     ignored = record(OPENAI, forced, oa_response("It is usually cold in Oslo."))
     retried = record(OPENAI, forced, oa_response(calls=[oa_call("call_9", "Oslo")], finish="tool_calls"))
     [f] = check("TD603", ignored, retried)
-    assert (f.code, f.exchange, f.conversation, f.turn, f.part) == ("TD603", 0, "c1", None, None)
+    assert (f.code, f.exchange, f.conversation, f.turn, f.part) == ("TD603", 0, "c1", 1, 0)
+    loaded = load_bytes("log.jsonl", "\n".join(json.dumps(r) for r in (ignored, retried)).encode())
+    assert [r.conversation for r in loaded.reads] == ["c1", "c2"]
     assert f.pointer == "line 1/response/body#/choices/0/message/content"

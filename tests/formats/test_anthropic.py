@@ -36,6 +36,7 @@ from tooldbg.model import (
     turn_to_dict,
 )
 from tooldbg.records import sse
+from tooldbg.secrets import redact_text
 from tooldbg.source import Source
 
 CORPUS = paths.CORPUS
@@ -815,6 +816,24 @@ def test_write_thinking_rules():
     assert final.body["messages"][-1]["content"] == [{"type": "text", "text": "answer"}]
     assert final.losses == (Loss("thinking dropped from the final assistant message: Anthropic rejects it "
                                  "while thinking is off", 1, 0),)
+
+
+def test_a_schema_anthropic_cannot_take_is_quoted_as_the_log_has_it():
+    """The loss quotes the schema as declared, not lower-cased: lower-cased, a key in it (`eyJ…` → `eyj…`)
+    no longer had its shape, and printed unmasked (found by the secrets property)."""
+    token = "eyJGdxylu7icJZTb5mwHw92.Uf0QKiu3XMjo1v9lIv5y8V82Vnzifc.mg7lVQi1h7bDILGiKFJLYjoni"
+    conv = Conversation(tools=(Tool(name="f", parameters={"type": token}),),
+                        turns=(Turn(role="user", parts=(Text(text="hi"),)),))
+    [loss] = [str(x) for x in anthropic.write(conv).losses if "is not an object schema" in x.message]
+    assert loss.endswith(f'schema {{"type":"{token}… is not an object schema Anthropic accepts; an empty '
+                         "object schema is written")
+    assert "dxylu7ic" not in redact_text(loss) and "eyJG•••" in redact_text(loss)
+    # only Gemini's type names are lower-cased in the body: anything else in a `type` stays as it was
+    conv = Conversation(tools=(Tool(name="f", parameters={"type": "OBJECT", "properties": {
+        "q": {"type": "STRING"}, "k": {"type": f"see %3D{token}"}}}),),
+        turns=(Turn(role="user", parts=(Text(text="hi"),)),))
+    written = anthropic.write(conv).body["tools"][0]["input_schema"]
+    assert written == {"type": "object", "properties": {"q": {"type": "string"}, "k": {"type": f"see %3D{token}"}}}
 
 
 def test_write_tools_names_and_conversation_level_losses():

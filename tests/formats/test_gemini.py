@@ -287,7 +287,7 @@ def test_tools_hosted_tools_and_tool_choice_modes() -> None:
          "meta": {"gemini": {"schema": "parameters", "extra": {"behavior": "NON_BLOCKING"}}}},
         {"name": "b", "description": "B"},
         {"name": "codeExecution", "kind": "codeExecution", "origin": "gemini", "raw": {"codeExecution": {}}},
-        {"name": "c"}]  # an empty schema: parameters == {}
+        {"name": "c", "parameters": {}}]  # an empty schema, kept as declared (not read back as none)
     assert got["tool_choice"] == {"mode": "required"}
     assert got["meta"] == {
         "gemini": {"toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["a", "b"]}}}}

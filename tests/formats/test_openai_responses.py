@@ -384,6 +384,25 @@ def test_request_unknown_keys_opaque_items_files_refusal_and_bad_arguments():
     )
 
 
+@pytest.mark.parametrize("value", ["a string", 3, [1], None])
+def test_an_own_opaque_part_that_is_no_item_is_reported_lost_not_a_crash(value):
+    """A canonical document may hold any JSON value in an opaque part of this origin; the writer puts
+    back only items (objects) verbatim, and says it dropped the rest (an AttributeError before)."""
+    conv = Conversation(model="gpt-5", turns=(
+        Turn(role="user", parts=(Text(text="hi"), Opaque(origin=NAME, value=value))),
+        Turn(role="assistant", parts=(Opaque(origin=NAME, value=value), Text(text="hello"))),
+        Turn(role="user", parts=(Text(text="more"),)),
+    ))
+    written = fmt.write(conv)
+    assert written.body["input"] == [
+        {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {"role": "assistant", "content": [{"type": "output_text", "text": "hello"}]},
+        {"role": "user", "content": [{"type": "input_text", "text": "more"}]},
+    ]
+    dropped = "an opaque openai-responses value that is not an item (a JSON object) dropped"
+    assert [(loss.turn, loss.part, loss.message) for loss in written.losses] == [(0, 1, dropped), (1, 0, dropped)]
+
+
 def test_request_custom_tools_hosted_tools_and_tool_choice_forms():
     grammar = {
         "type": "custom",

@@ -10,6 +10,15 @@
                  report (text, JSON, GitHub), show, convert to every target with its pre-flight,
                  the canonical round trip, the TUI's loader, and the CLI commands themselves
 
+    sessions.py   agent sessions made up in every wire format (each request tooldbg's own replay
+                 of the history, each response the model's next turn), written in every container
+    properties.py the metamorphic properties (issue 17): what must not change when a file is re-laid
+                 out, its exchanges put in another container, `fix` run on `fix`'s output, a log
+                 diffed against its conversion, a canonical document read back, sessions
+                 interleaved, secrets planted, the hash seed changed
+    workers.py    two processes running commands under different PYTHONHASHSEED values
+
 `tests/test_fuzz.py` runs a bounded number of examples in the normal test run;
-`scripts/fuzz.py --count 100000 --seed N` is the long mode (see its docstring).
+`scripts/fuzz.py --count 100000 --seed N` is the long mode, `--properties all` the properties' (see
+its docstring).
 """

@@ -114,7 +114,7 @@ def _console() -> Console:
 
 
 @contextmanager
-def _debugging() -> Iterator[None]:
+def debugging() -> Iterator[None]:
     """TOOLDBG_DEBUG=1: the nets that turn an unexpected exception into a reported record
     (`errors.unexpected`) raise it instead, so the fuzzer sees it with its traceback."""
     before = os.environ.get("TOOLDBG_DEBUG")
@@ -130,7 +130,7 @@ def _debugging() -> Iterator[None]:
 
 def exercise(name: str, data: bytes, rng: random.Random, *, show: bool = True, cli_commands: bool = False,
              tui: bool = False) -> list[Problem]:
-    with _debugging():
+    with debugging():
         return _exercise(name, data, rng, show=show, cli_commands=cli_commands, tui=tui)
 
 

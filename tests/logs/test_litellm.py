@@ -57,3 +57,21 @@ def test_a_debug_body_is_evaluated_as_a_literal_never_as_code():
     loaded = load_bytes("debug.log", text.encode())
     assert [e.location for e in loaded.errors] == ["line 4"]
     assert "not a Python or JSON literal" in loaded.errors[0].message
+
+
+def test_a_debug_body_is_read_as_the_json_it_writes_as():
+    """A Python literal holds what JSON cannot — a lone surrogate (`'\\ud800'`), a tuple: the body is
+    the JSON value it writes as, so the canonical document tooldbg writes reads back the same. Before:
+    a key with a lone surrogate came back as another key (found by the canonical round-trip property)."""
+    from tooldbg.convert import export
+
+    text = ("POST Request Sent from LiteLLM:\ncurl -X POST \\\nhttps://api.anthropic.com/v1/messages \\\n"
+            "-d '{'model': 'claude-haiku-4-5', 'max_tokens\\ud800': 1024, 'stop_sequences': ('END',), "
+            "'messages': [{'role': 'user', 'content': 'hi \\ud800'}]}'\n")
+    loaded = load_bytes("debug.log", text.encode())
+    assert loaded.errors == []
+    [conv] = loaded.conversations
+    text = conv.turns[0].parts[0].text
+    assert text.startswith("hi \ufffd") and "\ud800" not in text and conv.settings.stop == ("END",)
+    document = export(loaded.conversations, "canonical").text(redact=False)
+    assert load_bytes("back.json", document.encode()).conversations == loaded.conversations

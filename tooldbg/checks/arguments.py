@@ -26,6 +26,7 @@ from ..formats.base import Assembled
 from ..jsonio import dumps, dumps_str, resolve, try_loads
 from ..model import Conversation, Invocation, Tool, Turn
 from ..records.containers import Message
+from ..shorten import clip
 from ..source import Source
 from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
@@ -270,8 +271,7 @@ def describe(value: Any) -> str:
 
 def short(value: Any, width: int = 60) -> str:
     text = value if isinstance(value, str) else dumps_str(value)
-    text = dumps_str(text) if isinstance(value, str) else text
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return clip(dumps_str(text) if isinstance(value, str) else text, width)
 
 
 def function_tools(tools: Iterable[Tool]) -> dict[str, Tool]:

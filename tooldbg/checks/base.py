@@ -90,8 +90,12 @@ class Finding:
                 "pointer": self.pointer, "chunk": self.chunk, "evidence": self.evidence}
 
     def sort_key(self) -> tuple[Any, ...]:
+        """Every field: two findings that differ only in exchange, pointer or chunk (a stream
+        truncated in two exchanges) keep one order whatever order a set gave them in."""
         return (self.path, self.conversation or "", -1 if self.turn is None else self.turn,
-                -1 if self.part is None else self.part, self.code, self.message)
+                -1 if self.part is None else self.part, self.code, self.message,
+                -1 if self.exchange is None else self.exchange, self.pointer,
+                -1 if self.chunk is None else self.chunk, self.severity, self.name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from ..chains import unseen_start
 from ..formats.meta import own_meta
 from ..jsonio import dumps_str
 from ..model import Conversation, Invocation, Json, Part, Result, Text
-from ..shorten import plain, quote
+from ..shorten import clip, plain, quote
 from ..timeline import ExchangeRead
 from .base import Context
 
@@ -312,9 +312,7 @@ def describe(call: Invocation, limit: int = 60) -> str:
         args = call.raw_arguments
     else:
         args = dumps_str(call.arguments, sort_keys=True)
-    if len(args) > limit:
-        args = args[: limit - 1] + "…"
-    return f"{call.id} {plain(call.name)}({args})"
+    return f"{call.id} {plain(call.name)}({clip(args, limit)})"
 
 
 def result_text(parts: tuple[Part, ...]) -> str:

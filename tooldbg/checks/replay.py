@@ -8,10 +8,12 @@ is computed here, once per loaded file, and costs one comparison per turn of eac
 the size of the log.
 
 Which request continues which: the previous exchange of the same stitched conversation; for the first
-exchange of a conversation, the exchange just before it in the log when its history is that one's
-with a few turns changed (a changed replay can break the stitcher's exact-prefix match, so the
-request that changed a turn may have been stitched into a conversation of its own). A request that
-follows a rejected one is a retry, not a replay, and is not compared with it.
+exchange of a conversation, the exchange whose answer its history replays unchanged when it goes on
+from another conversation's history (`ExchangeRead.follows`: a session forking from another after an
+answer both replay, whatever was logged between), else the exchange just before it in the log when
+its history is that one's with a few turns changed (a changed replay can break the stitcher's
+exact-prefix match, so the request that changed a turn may have been stitched into a conversation of
+its own). A request that follows a rejected one is a retry, not a replay, and is not compared with it.
 
 Turns that differ are paired by position, and inside a pair calls and results are paired by wire
 id (anywhere in the replaying request), then by order when the two turns are evidently the same turn
@@ -35,7 +37,7 @@ from ..formats.base import Request
 from ..jsonio import dumps_str, try_loads
 from ..load import Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
-from ..shorten import plain, quote
+from ..shorten import clip, plain, quote
 from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
 
@@ -207,17 +209,21 @@ def replays(ctx: Context) -> list[Replay]:
 def _compute(loaded: Loaded) -> Iterator[Replay]:
     conversations = {c.id: c for c in loaded.conversations}
     last_in: dict[str, ExchangeRead] = {}
+    by_exchange: dict[int, ExchangeRead] = {}
     previous: ExchangeRead | None = None
     for read in loaded.reads:
         if read.request is None or read.conversation is None:  # (a read request is always stitched)
             continue
         before = last_in.get(read.conversation)
-        if before is None and previous is not None and _continues(previous, read):
+        if before is None and read.follows is not None:
+            before = by_exchange.get(read.follows)
+        elif before is None and previous is not None and _continues(previous, read):
             before = previous
         if before is not None and before.request is not None and not _rejected(before) \
                 and not _chained(before) and not _chained(read):
             yield _pairs(Replay(conversations.get(read.conversation), before, read))
         last_in[read.conversation] = read
+        by_exchange[read.exchange.index] = read
         previous = read
 
 
@@ -497,7 +503,7 @@ def _failure_value(value: Any) -> str | None:
         error = value.get(key)
         if error not in (None, False, "", {}, []):
             text = dumps_str(error)
-            return f'"{key}": {text if len(text) <= 50 else text[:49] + "…"}'
+            return f'"{key}": {clip(text, 50)}'
     for key in ("success", "ok"):
         if value.get(key) is False:
             return f'"{key}": false'
@@ -519,7 +525,7 @@ def _failure_text(text: str) -> str | None:
             return _failure_value(value)
     if _TRACEBACK in text:
         return "a Python traceback"
-    first = stripped[:300].split("\n", 1)[0]  # the status line, if the output has one
+    first = clip(stripped, 300).split("\n", 1)[0]  # the status line, if the output has one
     if _FAILURE_START.match(first) or _EXCEPTION.match(first) or _FAILURE_LINE.search(first):
         return snippet(first, 60)
     return None

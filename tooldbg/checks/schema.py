@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..jsonio import dumps_str
-from ..shorten import quote
+from ..shorten import clip, quote
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_DEPTH = 64  # $ref chains and nesting deeper than this are not followed
@@ -297,5 +297,4 @@ def _equal(a: Any, b: Any) -> bool:
 
 def _show(value: Any, width: int = 60) -> str:
     """A short JSON-ish rendering of a value for a message."""
-    text = dumps_str(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return clip(dumps_str(value), width)

@@ -28,14 +28,14 @@ import click
 from .. import __version__, formats
 from ..errors import ToolDbgError
 from ..formats.profiles import PROFILES, wire_format
-from ..load import Loaded, load_bytes
+from ..load import Loaded
 from ..logs import LOGS
 from ..model import CANONICAL_FORMAT
 from ..shorten import plain
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
 from .probe import probe_command
-from .repairs import at_place, blank_lines, fix_chosen, record_line, refuse_blanks
+from .repairs import at_place, fix_chosen, fix_written, record_line, refuse_blanks
 
 if TYPE_CHECKING:
     from ..checks.base import Rule
@@ -429,11 +429,9 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     format is written) then runs on the result; exit 0 only when nothing at or above --fail-on
     remains, 1 otherwise (or when the result could not be written without blanking recorded data)."""
     redact(not no_redact)
-    from ..checks import export_rules, run_checks
     from ..checks.base import severity_rank
-    from ..convert import export
     from ..repair import after_writing
-    from ..scan import Checked, to_json
+    from ..scan import to_json
     from ..writing import check_writable, write_atomically
 
     selected = {"--only": _repair_codes("--only", only), "--skip": _repair_codes("--skip", skip)}
@@ -445,20 +443,10 @@ def fix_command(files: tuple[str, ...], output: str | None, target: str, only: t
     chosen = choose(loaded, ", ".join(files), conversation_id, target)
     fixed = fix_chosen(chosen, target, only=selected["--only"], skip=selected["--skip"],
                        keep_orphans=keep_orphans)
-    conversations = [replace(f.conversation, id=f.name) for f in fixed]
-    result = export(conversations, target, allow_blanks=True)
-    blocked = [] if target == "canonical" else blank_lines(fixed[0].name, result)
-    text = result.text(redact=not no_redact)
     where = output if output and not dry_run else ("<dry-run>" if dry_run else "<stdout>")
-    rule_target = None if target == "canonical" else target
-    if blocked:
-        results: list[Checked] = []
-    else:
-        checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
-        found = run_checks(checked, export_rules(rule_target), rule_target)
-        if rule_target is not None:  # the written body holds the one conversation chosen: its name
-            found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
-        results = [Checked(checked, found)]
+    fixed, result, text, blocked, results = fix_written(fixed, target, where, redact=not no_redact,
+                                                        only=selected["--only"], skip=selected["--skip"],
+                                                        keep_orphans=keep_orphans)
     remaining = [f for r in results for f in r.findings]
     threshold = None if fail_on == "never" else severity_rank(fail_on)
     refused = {(r.conversation, r.code) for f in fixed for r in f.refusals}

@@ -12,7 +12,8 @@ Alignment is by content, never by position (a relay may drop, merge, split or re
    content (a weighted Jaccard over its parts: texts, tool names, results); one each are paired
    whatever they share.
 2. Exchanges: in log order, each A exchange of a conversation is paired with the B exchange, among
-   the next few not yet paired, whose request and response share the most content. A B exchange
+   the next few not yet paired, whose request and response share the most content — unless one of
+   the next A exchanges shares more with it and has it for its own best match. A B exchange
    passed over is a retry or an extra call the relay made (a note); an A exchange without a
    partner never reached the other side (a note).
 3. Parts: within a paired exchange, the request's turns followed by the response's are compared as

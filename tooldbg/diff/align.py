@@ -5,7 +5,7 @@ package's docstring); and the paired turns as the rows of a side-by-side view.""
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -78,23 +78,48 @@ def _rows(pairs: set[tuple[int, int]], na: int, nb: int) -> list[tuple[int | Non
 
 def _pair_snapshots(sa: list[_Snapshot], sb: list[_Snapshot]) \
         -> Iterator[tuple[_Snapshot | None, _Snapshot | None]]:
-    """Exchanges in log order, each A one with the most similar of the next B ones not yet paired."""
+    """Exchanges in log order, each A one with its best match: the most similar of the next B ones
+    not yet paired — unless one of the next A ones has that B one for its own best match and is
+    closer to it (then that A one takes it, and this one has no partner). So a log's conversion, one
+    request replaying every exchange, pairs with the exchange it replays whole (the last), not with
+    the first that shares enough of it."""
     prints_a = [_fingerprint(u for units in s.units for u in units) for s in sa]
     prints_b = [_fingerprint(u for units in s.units for u in units) for s in sb]
+    scores: dict[tuple[int, int], float] = {}
+
+    def score(i: int, k: int) -> float:
+        if (i, k) not in scores:
+            scores[i, k] = _similarity(prints_a[i], prints_b[k])
+        return scores[i, k]
+
+    def best(i: int, j: int) -> tuple[int | None, float]:
+        """A exchange `i`'s most similar B exchange from `j` on (within the window), and its score."""
+        found, top = None, MIN_SIMILARITY
+        for k in range(j, min(j + WINDOW, len(sb))):
+            s = score(i, k)
+            if s > top or found is None and s >= top:
+                found, top = k, s
+        return found, top
+
+    def closer(later: int, i: int, k: int, top: float) -> bool:
+        """Is A exchange `later` a better match for B exchange `k` than `i` is (its score `top`)?
+        Its best match is `k`, and it is more similar — or as similar and larger: a later exchange
+        replays what an earlier one sent, and more (a retry sent again as it was is not larger)."""
+        mine = score(later, k)
+        return best(later, j)[0] == k and (mine > top or mine == top and
+                                            prints_a[later].total() > prints_a[i].total())
+
     j = 0
     for i, snap in enumerate(sa):
-        best, score = None, MIN_SIMILARITY
-        for k in range(j, min(j + WINDOW, len(sb))):
-            s = _similarity(prints_a[i], prints_b[k])
-            if s > score or best is None and s >= score:
-                best, score = k, s
-        if best is None:
+        found, top = best(i, j)
+        following = range(i + 1, min(i + WINDOW, len(sa)))
+        if found is None or any(closer(later, i, found, top) for later in following):
             yield snap, None
             continue
-        for k in range(j, best):
+        for k in range(j, found):
             yield None, sb[k]
-        yield snap, sb[best]
-        j = best + 1
+        yield snap, sb[found]
+        j = found + 1
     for k in range(j, len(sb)):
         yield None, sb[k]
 
@@ -113,9 +138,7 @@ def _align(xa: _Snapshot, xb: _Snapshot) -> list[tuple[_Unit | None, _Unit | Non
         else:
             regions.append(([u for units in xa.units[i1:i2] for u in units],
                             [u for units in xb.units[j1:j2] for u in units]))
-    for left, right in regions:
-        pairs.extend(_match([u for u in left if u.kind != "result"], [u for u in right if u.kind != "result"],
-                            (_strict, _loose, _JOINED, _kind)))
+    pairs.extend(_match_regions(regions, lambda u: u.kind != "result", (_strict, _loose, _JOINED, _kind)))
     calls = {ua.node.id: ub.node.id for ua, ub in pairs
              if ua is not None and ub is not None and isinstance(ua.node, Invocation)
              and isinstance(ub.node, Invocation)}
@@ -128,10 +151,26 @@ def _align(xa: _Snapshot, xb: _Snapshot) -> list[tuple[_Unit | None, _Unit | Non
         own = node.invocation_id
         return ("result", unit.cls, calls.get(own) if side == "a" and own else own)
 
-    for left, right in regions:
-        pairs.extend(_match([u for u in left if u.kind == "result"], [u for u in right if u.kind == "result"],
-                            (_strict, bound, _kind)))
+    pairs.extend(_match_regions(regions, lambda u: u.kind == "result", (_strict, bound, _kind)))
     return pairs
+
+
+def _match_regions(regions: list[tuple[list[_Unit], list[_Unit]]], select: Callable[[_Unit], bool],
+                   keys: Sequence[Any]) -> list[tuple[_Unit | None, _Unit | None]]:
+    """The `select`ed units of each region paired (`_match`); then what the regions left unpaired,
+    paired across them by the same passes: a part moved past others (a writer that puts tool results
+    before the text of their message, a relay that reorders turns) lands in another region than its
+    counterpart, and is moved, not lost on one side and added on the other."""
+    found: list[tuple[_Unit | None, _Unit | None]] = []
+    for left, right in regions:
+        found.extend(_match([u for u in left if select(u)], [u for u in right if select(u)], keys))
+    alone_a = [a for a, b in found if a is not None and b is None]
+    alone_b = [b for a, b in found if b is not None and a is None]
+    if not (alone_a and alone_b):
+        return found
+    paired: list[tuple[_Unit | None, _Unit | None]] = [(a, b) for a, b in found
+                                                          if a is not None and b is not None]
+    return paired + _match(alone_a, alone_b, keys)
 
 
 def _strict(unit: _Unit, side: str) -> Any:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections import defaultdict
 from typing import Any
 
@@ -23,10 +22,11 @@ from ..checks import RULES
 from ..checks.replay import failure_report, first_difference, resolve_pointer, snippet
 from ..jsonio import dumps_str
 from ..model import Conversation, Invocation, Media, Reasoning, Result, Tool
+from ..shorten import clip
 from ..source import Source
 from .align import _align, _pair_snapshots, _rows
 from .results import Diff, Note, Pairing, Place, SidedFinding
-from .units import _args_key, _payload, _prepare, _reads, _Snapshot, _snapshots, _Unit
+from .units import FOLDED, _args_key, _payload, _prepare, _reads, _Snapshot, _snapshots, _Unit
 
 
 class _Engine:
@@ -41,6 +41,7 @@ class _Engine:
         self.ids_back: dict[str, set[str]] = defaultdict(set)
         self.names: set[tuple[str, str]] = set()
         self.excused: set[tuple[str, str]] = set()
+        self.paired: dict[str, str] = {}
 
     # -- a conversation pair
 
@@ -106,6 +107,10 @@ class _Engine:
         self.tools(xa, xb)
         pairs = _align(xa, xb)
         turn_pairs = {(ua.turn, ub.turn) for ua, ub in pairs if ua is not None and ub is not None}
+        #: a's call → the b call paired with it (their own ids): a result answering the pair answers
+        #: the same call, whatever its arguments became (a difference of the call's, reported there)
+        self.paired = {ua.node.id: ub.node.id for ua, ub in pairs if ua is not None and ub is not None
+                       and isinstance(ua.node, Invocation) and isinstance(ub.node, Invocation)}
         for ua, ub in pairs:
             if ua is not None and ub is not None:
                 self.compare(xa, xb, ua, ub)
@@ -191,7 +196,7 @@ class _Engine:
             else:
                 self.report("TD703", receiver, xa, xb, ua, ub,
                             f"the content of {_what(ua)} differs: a {snippet(shown_a)}, b {snippet(shown_b)}")
-        if ua.call is not None and ub.call is not None and \
+        if ua.call is not None and ub.call is not None and self.paired.get(ua.call.id) != ub.call.id and \
                 (ua.call.name, _args_key(ua.call)) != (ub.call.name, _args_key(ub.call)):
             self.report("TD703", receiver, xa, xb, ua, ub,
                         f"{_what(ua)} answers {_call(ua.call)} on a but {_call(ub.call)} on b")
@@ -336,7 +341,7 @@ def _unfold(text: list[Any], other: list[Any]) -> bool:
     in place of its flag; True when there was one."""
     if not text or not isinstance(text[0], str) or (other and text[0] == other[0]):
         return False
-    unfolded = re.sub(r"^error\b:?\s*", "", text[0], flags=re.I)
+    unfolded = FOLDED.sub("", text[0], count=1)
     if unfolded == text[0]:
         return False
     if unfolded:
@@ -435,8 +440,7 @@ def _value(value: Any) -> str:
 
     if value is MISSING:
         return "(missing)"
-    text = dumps_str(value)
-    return text if len(text) <= 60 else text[:59] + "…"
+    return clip(dumps_str(value), 60)
 
 
 def _simplified(full: Any, other: Any, path: str = "") -> list[str]:

@@ -3,12 +3,14 @@ responses'), and each turn's parts as units with the signatures they are paired 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..checks.replay import media_identity, norm
+from ..formats.reading import link
 from ..jsonio import dumps_str, try_loads
 from ..load import Loaded
 from ..model import (
@@ -133,19 +135,26 @@ def _unit(turn: int, p: int, role: str, part: Part, direction: str,
     return unit
 
 
+#: The `Error: ` (or lone `Error`) a writer for a format without a failure flag puts before a failed
+#: result's text in place of the flag.
+FOLDED = re.compile(r"^error\b:?\s*", re.I)
+
+
 def _fingerprint(units: Iterable[_Unit]) -> Counter[Any]:
-    """What two exchanges or conversations are compared by to pair them: the content, loosely."""
+    """What two exchanges or conversations are compared by to pair them: the content, loosely, and
+    wherever it sits — a log's answer is in a response, its conversion replays it in a request."""
     out: Counter[Any] = Counter()
     for u in units:
         if u.kind == "text":
             key: Any = u.text[:200]
         elif u.kind == "call":
             key = u.node.name if isinstance(u.node, Invocation) else ""
-        elif u.kind == "result":
-            key = (u.node.name if isinstance(u.node, Result) else "", u.sig[1][:1])
+        elif u.kind == "result":  # (its first text without the `Error: ` a format without a flag folds in)
+            first = tuple(FOLDED.sub("", x, count=1) if isinstance(x, str) else x for x in u.sig[1][:1])
+            key = (u.node.name if isinstance(u.node, Result) else "", first)
         else:
             key = u.sig
-        out[(u.kind, u.direction, key)] += 1
+        out[(u.kind, key)] += 1
     return out
 
 
@@ -209,8 +218,9 @@ def _snapshots(loaded: Loaded, conv: Conversation, whole: bool = False) -> list[
         request = read.request
         prior = read.history(conv)
         turns = [(i, t, "request") for i, t in enumerate(prior)]
-        # Unlinked (no own ids): nothing in an answer refers to a call by its own id.
-        answers = [r.turn for r in read.responses if r.turn is not None]
+        # Linked after the history, as the stitched timeline links them: a reader numbers an
+        # answer's calls from i1, which would otherwise stand for the history's first call.
+        answers = link([r.turn for r in read.responses if r.turn is not None], prior=prior)
         turns += [(len(prior) + k, t, "response") for k, t in enumerate(answers)]
         out.append(_Snapshot(loaded, conv, read, turns,
                              request.tools if request is not None else (),

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import InputError
-from ..jsonio import try_loads
+from ..jsonio import dumps_str, try_loads
 from ..lacking import PROMPTS
 from ..records.containers import Capture, Exchange, Message
 from ..records.lines import json_lines
@@ -188,6 +188,10 @@ def _debug_output(capture: Capture, data: bytes) -> list[Exchange]:
                                                      "or JSON literal"))
                     i = body_line + 1
                     continue
+            else:  # the JSON value the literal writes as: what JSON cannot hold (a lone surrogate, a
+                # tuple) would not read back the same from what tooldbg writes of it
+                ok, normal = try_loads(dumps_str(body))
+                body = normal if ok else body
             exchanges.append(Exchange(len(exchanges), request=Message(location=where, body=body, url=url,
                                                                       method="POST")))
             i = body_line + 1

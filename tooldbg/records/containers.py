@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import codecs
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,9 +27,10 @@ from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_dept
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
-from .entries import Reread, Split, split_har
-from .lines import BLANK, BOM, lines
+from .entries import Reread, Split, Walked, find_records, split_har
+from .lines import BLANK, BOM, lines, parses, record_shaped
 from .sniff import is_api_text
+from .text import check_utf8, utf8
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
 _EXCERPT = 60
@@ -128,18 +128,18 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
         return _single_stream(path, "eventstream", _eventstream(path, "", data))
     # ASCII is UTF-8 (the check runs at memory speed); anything else is decoded to be validated.
     if not data.isascii():
-        _check_utf8(path, data)
+        check_utf8(path, data)
     skip = len(BOM) if data.startswith(BOM) else 0
     head = data[skip:_HEAD].decode("utf-8", "ignore")  # (for looks_like_sse; utf-8-sig: a module to import)
     if sse.looks_like_sse(head):
-        text = _utf8(path, data)
+        text = utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
     del head  # JSON is parsed from the bytes, without a decoded copy of the file
     found = lines(data, skip)
     first, second = next(found, None), next(found, None)
     jsonl = first is not None and second is not None and \
         data[first[1]:first[1] + 64].lstrip().startswith((b"{", b"["))
-    if jsonl and first is not None and _parses(memoryview(data)[first[1]:first[2]]):
+    if jsonl and first is not None and parses(memoryview(data)[first[1]:first[2]]):
         # A whole first line and more: JSON Lines (read as one document it could only fail, and
         # orjson's error for that holds several copies of the file).
         return _jsonl(path, data, skip)
@@ -149,49 +149,21 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
         value = loads(memoryview(data)[skip:], check_depth=False)
+    except TooDeep as too_deep:  # past the parser's own limit: a container's records found in the text
+        walked = find_records(data, skip)
+        items = list(walked.entries()) if walked is not None and not walked.path else None  # (an array's)
+        if walked is None or is_canonical(walked.document) or items is not None and not _exchanges(items):
+            raise InputError(path, too_deep.pointer, too_deep.message) from None
+        return _json_document(path, walked.document if walked.path else items, walked)
     except FormatError as whole_err:
-        if jsonl:
+        if jsonl and record_shaped(data, skip):
             return _jsonl(path, data, skip)
         raise InputError(path, "", whole_err.message) from None
     return _json_document(path, value)
 
 
-
-
-def _parses(view: memoryview) -> bool:
-    try:
-        loads(view, check_depth=False)
-    except FormatError:
-        return False
-    return True
-
-
 #: Bytes that hold the first 4,096 characters of any UTF-8 text (`sse.looks_like_sse` reads those).
 _HEAD = 4 * 4096
-#: Bytes decoded at a time to validate a file (a whole file's text could take 4 bytes a character).
-_CHUNK = 1 << 20
-
-
-def _check_utf8(path: str, data: bytes) -> None:
-    """Raise the error `_utf8` raises when `data` is not UTF-8, decoding a chunk at a time: no
-    text of the whole file is made (one emoji would make it four bytes a character)."""
-    skip = len(BOM) if data.startswith(BOM) else 0
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    for at in range(skip, len(data), _CHUNK):
-        pending = len(decoder.getstate()[0])  # bytes of a character the last chunk cut
-        try:
-            decoder.decode(data[at:at + _CHUNK], final=at + _CHUNK >= len(data))
-        except UnicodeDecodeError as err:
-            raise InputError(path, f"byte {at - skip - pending + err.start}", "invalid UTF-8") from None
-
-
-def _utf8(path: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputError(path, f"byte {err.start}", "invalid UTF-8") from None
-
-
 def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
     """A document read as one record: too deep is an error for the file, at the pointer."""
     try:
@@ -201,7 +173,12 @@ def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
 
 
 def _record_ok(capture: Capture, record: Any, where: str) -> bool:
-    """One record of a container, checked for depth: too deep, it is reported and skipped."""
+    """One record of a container, checked for depth: too deep, it is reported and skipped. So is a
+    record that came as its error (`entries.Split.entries`, `entries.Walked.entries`: too deep to
+    parse, or found in the text of a document too deep to parse whole and not JSON itself)."""
+    if isinstance(record, FormatError):
+        capture.errors.append(InputError(capture.path, where + record.pointer, record.message))
+        return False
     try:
         ensure_depth(record, where)
     except TooDeep as err:
@@ -210,16 +187,18 @@ def _record_ok(capture: Capture, record: Any, where: str) -> bool:
     return True
 
 
-def _json_document(path: str, value: Any) -> Capture:
+def _json_document(path: str, value: Any, split: Walked | None = None) -> Capture:
+    """A JSON document's container. With `split` (`entries.find_records`), a document too deep to
+    parse whole: a HAR's or a recording's records are in `split`, an array's items in `value`."""
     if isinstance(value, dict):
         if is_canonical(value):  # what tooldbg wrote: values it read, a few levels down
             _whole(path, value, MAX_DEPTH + DOCUMENT_LEVELS)
             return Capture(path, "canonical", canonical=value)
         log = value.get("log")
         if isinstance(log, dict) and "entries" in log:
-            return _har(path, log)
+            return _har(path, log, split)
         if "interactions" in value:
-            return _interactions(path, value)
+            return _interactions(path, value, split)
         _whole(path, value)
         if is_exchange(value):
             capture = Capture(path, "json")
@@ -227,7 +206,7 @@ def _json_document(path: str, value: Any) -> Capture:
             return capture
         return Capture(path, "json", [_bare_exchange(value)], document=value)
     if isinstance(value, list):
-        if value and all(is_exchange(v) for v in value):
+        if _exchanges(value):
             capture = Capture(path, "json", records=len(value))
             capture.exchanges = _exchange_list(capture, value)
             return capture
@@ -240,14 +219,22 @@ def _json_document(path: str, value: Any) -> Capture:
     raise InputError(path, "", "expected a JSON object or array at the top level")
 
 
+def _exchanges(items: list[Any]) -> bool:
+    """Is a JSON array one of exchange records (each an exchange, or the error of an item too deep
+    to parse: `entries.find_records`), rather than a stream's events?"""
+    read = [v for v in items if not isinstance(v, FormatError)]
+    return bool(read) and all(is_exchange(v) for v in read)
+
+
 def _exchange_list(capture: Capture, records: list[Any]) -> Iterator[Exchange]:
-    """A JSON array of exchange records, each let go once read. Raises at the end when none was."""
-    read = False
+    """A JSON array of exchange records, each let go once read. Raises at the end when none was.
+    Exchanges are numbered in the order they are made (see `_har_exchanges`)."""
+    made = 0
     for i, item in enumerate(_let_go(records)):
         if _record_ok(capture, item, f"/{i}"):
-            read = True
-            yield _exchange(capture, item, f"/{i}", i)
-    if not read:
+            yield _exchange(capture, item, f"/{i}", made)
+            made += 1
+    if not made:
         raise InputError(capture.path, capture.errors[0].location, capture.errors[0].message)
 
 
@@ -493,36 +480,48 @@ def _headers(path: str, value: Any, location: str) -> dict[str, str]:
     return out
 
 
-def _interactions(path: str, doc: dict[str, Any]) -> Capture:
+def _interactions(path: str, doc: dict[str, Any], split: Walked | None = None) -> Capture:
+    """A recording's interactions: from the document parsed whole, or parsed one by one from the
+    file's bytes when `split` found them there."""
+    if split is not None:
+        capture = Capture(path, "interactions", records=split.records)
+        capture.exchanges = _interaction_exchanges(capture, split.entries())
+        return capture
     interactions = doc.get("interactions")
     if not isinstance(interactions, list):
         raise InputError(path, "/interactions",
                          f"expected a list of interactions, not {_kind(interactions)}")
     capture = Capture(path, "interactions", records=len(interactions))
-    capture.exchanges = _interaction_exchanges(capture, interactions)
+    capture.exchanges = _interaction_exchanges(capture, _let_go(interactions))
     return capture
 
 
-def _interaction_exchanges(capture: Capture, interactions: list[Any]) -> Iterator[Exchange]:
-    for i, record in enumerate(_let_go(interactions)):
+def _interaction_exchanges(capture: Capture, interactions: Iterator[Any]) -> Iterator[Exchange]:
+    made = 0
+    for i, record in enumerate(interactions):
+        if not _record_ok(capture, record, f"/interactions/{i}"):
+            continue
         if not isinstance(record, dict):
             capture.errors.append(InputError(capture.path, f"/interactions/{i}",
                                              f"expected an object, not {_kind(record)}"))
             continue
-        if _record_ok(capture, record, f"/interactions/{i}"):
-            yield _exchange(capture, record, f"/interactions/{i}", i)
+        yield _exchange(capture, record, f"/interactions/{i}", made)
+        made += 1
 
 
-def _split_har(path: str, split: Split) -> Capture:
-    """A HAR's entries parsed one by one from the file's bytes (`entries.split_har`); the records
-    counted are the objects that may begin one."""
-    capture = Capture(path, "har", records=len(split.starts))
+def _split_har(path: str, split: Split | Walked) -> Capture:
+    """A HAR's entries parsed one by one from the file's bytes (`entries.split_har`, or
+    `entries.find_records` for a document too deep to parse whole)."""
+    capture = Capture(path, "har", records=split.records)
     capture.exchanges = _har_exchanges(capture, split.entries())
     return capture
 
 
-def _har(path: str, log: dict[str, Any]) -> Capture:
-    """A HAR's entries, taken from the document parsed whole."""
+def _har(path: str, log: dict[str, Any], split: Walked | None = None) -> Capture:
+    """A HAR's entries, taken from the document parsed whole, or (`split`) from a document too deep
+    to parse whole, one by one."""
+    if split is not None:
+        return _split_har(path, split)
     entries = log.get("entries")
     if not isinstance(entries, list):
         raise InputError(path, "/log/entries", f"expected a list of entries, not {_kind(entries)}")
@@ -539,16 +538,20 @@ _HAR_META = ("startedDateTime", "time", "_tooldbg")
 
 def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchange]:
     """Each entry's bodies parsed when the exchange before it has been taken; the entry (its body
-    texts among it) is let go once its exchange is made, so the document is freed as it is read."""
-    path = capture.path
+    texts among it) is let go once its exchange is made, so the document is freed as it is read.
+    Exchanges are numbered in the order they are made, as in JSON Lines: an entry that makes none
+    (too deep, not an object) takes no number — an exchange's number is its place among the file's
+    exchanges (`Loaded.reads`), whatever container holds them; its location names the entry."""
+    path, made = capture.path, 0
     for i, entry in enumerate(entries):
         where = f"/log/entries/{i}"
+        if not _record_ok(capture, entry, where):
+            continue
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {_kind(entry)}"))
             continue
-        if not _record_ok(capture, entry, where):
-            continue
-        exchange = Exchange(i, meta={k: entry[k] for k in _HAR_META if k in entry})
+        exchange = Exchange(made, meta={k: entry[k] for k in _HAR_META if k in entry})
+        made += 1
         for side, payload_key in (("request", "postData"), ("response", "content")):
             try:
                 setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", payload_key))
@@ -588,7 +591,7 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
                          f"{payload_key} must be an object, not {_kind(payload)}")
     text = payload.get("text")
     cut = _truncation(payload.get("comment"))
-    if cut is not None and (text is None or not _parses(memoryview(text.encode()))):
+    if cut is not None and (text is None or not parses(memoryview(text.encode()))):
         raise InputError(path, message.location, f"body truncated by the exporter: {quote(cut)}")
     if text is None:
         return message

@@ -1,6 +1,6 @@
-"""A HAR's entries found in its bytes, so that each is parsed on its own, when it is read, however
-the file is laid out (one line, indented with spaces or tabs, CRLF, `entries` before or after the
-other members of `log`).
+"""A container's records found in its bytes, so that each is parsed on its own, when it is read:
+a HAR's entries however the file is laid out (one line, indented with spaces or tabs, CRLF, `entries`
+before or after the other members of `log`), and the records of any container too deep to parse whole.
 
 Parsing a HAR as one document holds every body text it carries at once (and the parser's own copy
 of the file while it runs: three times the file at the peak). Entries are found instead:
@@ -24,6 +24,12 @@ parsed from its own bytes, they are separated by commas alone, and what is aroun
 When a check fails (an entry that is not an object, bytes that are not JSON at all), `Reread` is
 raised while the entries are read, and the file is read again as one document — which reports a
 broken file as it always did.
+
+A document the parser refuses whole because a record is nested past its 1,024 levels is split by
+`find_records` instead, whatever its layout: its strings and brackets are walked to find the
+records of a HAR's `log.entries`, a recording's `interactions` or a top-level array, so that one
+record too deep is that record's error (`jsonio.TooDeep`, at the pointer `ensure_depth` gives) and
+the others are read — as they are when the same records sit one a line, or in a JSON Lines file.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FormatError
-from ..jsonio import loads
+from ..jsonio import TooDeep, loads, walk
 from ..model import is_canonical
 
 #: How a HAR begins (HAR 1.2: the document is `{"log": {…}}`), before anything is searched for.
@@ -48,9 +54,13 @@ _FIRST_KEY = re.compile(rb'\{\s*"([^"\\]*)"\s*:')
 _BLANK = re.compile(rb"[ \t\r\n]*")
 #: A JSON string (skipped whole) or a bracket: what `_value_end` counts.
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-#: What the entries array is replaced by to read the rest of the document (a NUL: no HAR has it).
-MARKER = "\x00tooldbg: log.entries"
 _COMMA, _CLOSE, _BRACE = ord(","), ord("]"), ord("{")
+#: What a records array is replaced by to read the rest of the document (a NUL: no log has it).
+MARKER = "\x00tooldbg: log.entries"
+_MARKER_JSON = b'"\\u0000tooldbg: log.entries"'
+#: Where a container keeps its records: HAR `log.entries`, recordings' `interactions`, or the
+#: document itself (a JSON array of exchanges).
+RECORD_ARRAYS = (("log", "entries"), ("interactions",), ())
 
 
 class Reread(Exception):
@@ -68,6 +78,11 @@ class Split:
     opened: int
     #: The braces of the objects whose first member has the first entry's key, in file order.
     starts: list[int]
+
+    @property
+    def records(self) -> int:
+        """The records counted: the objects that may begin an entry."""
+        return len(self.starts)
 
     def entries(self) -> Iterator[Any]:
         """Each entry parsed, in order (depth unchecked: the caller checks each record). Raises
@@ -103,6 +118,8 @@ class Split:
         end = _value_end(data, at)
         try:
             return loads(view[at:end], check_depth=False), end
+        except TooDeep as err:  # past the parser's own limit: that entry's error, in its place
+            return err, end
         except FormatError:
             raise Reread from None
 
@@ -161,12 +178,73 @@ def _value_end(data: bytes, at: int) -> int:
 def _rest(data: bytes, skip: int, opened: int, closed: int) -> Any:
     """The HAR document with the marker for its entries (from `opened` to `closed`), or None when
     the bytes around them do not make one."""
+    document = _without_records(data[skip:opened], data[closed + 1:], ("log", "entries"))
+    return None if document is None or is_canonical(document) else document
+
+
+@dataclass(slots=True)
+class Walked:
+    """A container document too deep to parse whole, without its records (the records array is
+    `MARKER`; None for a top-level array), where each record's bytes are, and the path of the
+    records array (`find_records`)."""
+
+    document: Any
+    data: bytes
+    spans: list[tuple[int, int]]
+    path: tuple[str, ...]
+
+    @property
+    def records(self) -> int:
+        """How many records the container holds."""
+        return len(self.spans)
+
+    def entries(self) -> Iterator[Any]:
+        """Each record parsed, in order (depth unchecked: the caller checks each record); a record
+        that does not parse (too deep, or not JSON) comes as its error, in its place."""
+        view = memoryview(self.data)
+        for start, stop in self.spans:
+            try:
+                yield loads(view[start:stop], check_depth=False)
+            except FormatError as err:
+                yield err
+
+
+def find_records(data: bytes, skip: int) -> Walked | None:
+    """The records of a container document too deep to parse whole, found by walking its strings
+    and brackets (`jsonio.walk`): the first array at one of `RECORD_ARRAYS`, each of its items
+    between the commas at its level. None when there is no such array, or the document around it
+    does not parse."""
+    walker = walk(data, skip)
+    for char, opening, slots in walker:
+        path = tuple(s for s in slots if isinstance(s, str))
+        if char != b"[" or len(path) != len(slots) or path not in RECORD_ARRAYS:
+            continue
+        spans, depth, start = [], len(slots) + 1, opening.end()
+        for char, match, slots in walker:
+            if len(slots) != depth or char not in b",]":
+                continue
+            first = _blank(data, start)
+            stop = _blank_before(data, first, match.start())
+            if stop > first or char == b",":
+                spans.append((first, stop))
+            start = match.end()
+            if char == b"]":
+                if not path:
+                    return Walked(None, data, spans, path)
+                document = _without_records(data[skip:opening.start()], data[match.end():], path)
+                return None if document is None else Walked(document, data, spans, path)
+        return None
+    return None
+
+
+def _without_records(head: bytes, tail: bytes, path: tuple[str, ...]) -> Any:
+    """The container document with the marker for its records array, or None when the bytes around a
+    guessed array do not make one (the marker is not at `path`)."""
     try:
-        document = loads(data[skip:opened] + b'"\\u0000tooldbg: log.entries"' + data[closed + 1:],
-                         check_depth=False)
+        document = loads(head + _MARKER_JSON + tail, check_depth=False)
     except FormatError:
         return None
-    log = document.get("log") if isinstance(document, dict) else None
-    if is_canonical(document) or not isinstance(log, dict) or log.get("entries") != MARKER:
-        return None
-    return document
+    node = document
+    for key in path:
+        node = node.get(key) if isinstance(node, dict) else None
+    return document if node == MARKER else None

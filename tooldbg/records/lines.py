@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import FormatError, InputError
-from ..jsonio import MAX_DEPTH, ensure_depth, loads
+from ..jsonio import MAX_DEPTH, TooDeep, ensure_depth, loads
 
 #: The UTF-8 byte-order mark some writers put first.
 BOM = b"\xef\xbb\xbf"
@@ -37,6 +37,37 @@ def lines(data: bytes, start: int = 0) -> Iterator[tuple[int, int, int]]:
                     yield number, at, at + len(piece)
                 at += len(piece) + 1
         start = stop + 1
+
+
+def parses(view: memoryview) -> bool:
+    """Is this one JSON value (nested too deep to read counts: it is a record, reported as such)?"""
+    try:
+        loads(view, check_depth=False)
+    except TooDeep:
+        return True
+    except FormatError:
+        return False
+    return True
+
+
+def record_shaped(data: bytes, skip: int) -> bool:
+    """Does a line after the first have a JSON Lines record's shape — an object or an array on its
+    own, from the start of the line to its end (whether or not it parses: a record may be broken)?
+    A document pretty-printed over many lines has none (what it nests is indented, and its own
+    brackets stand alone on their lines), so its syntax error is reported where it is, not as each
+    of its lines' errors."""
+    found = lines(data, skip)
+    next(found, None)
+    return any(data[start] in b"{[" and data[end - 1 - _trailing(data, start, end)] in b"}]"
+               for _, start, end in found)
+
+
+def _trailing(data: bytes, start: int, end: int) -> int:
+    """How many blank characters end the line `data[start:end]`."""
+    count = 0
+    while end - count > start + 1 and data[end - 1 - count] in b" \t":
+        count += 1
+    return count
 
 
 def json_lines(path: str, data: bytes, errors: list[InputError]) -> Iterator[tuple[int, Any]]:

@@ -8,6 +8,9 @@
 `check` runs first (with the target's TD8xx rules when one is written); every finding whose code has
 a repair (`registry.REPAIRS`, one function per repair, run in the table's order) gets it, using the
 log as evidence; a finding whose code has none (`registry.NO_REPAIR`) is listed with the reason.
+What is written can show what the conversation did not (a target's writer merges turns, fits ids):
+`refix` repairs the result as read back, as `fix` would repair it if run on its own output, so
+`fix` of `fix`'s output has nothing left to repair.
 `guard.blanks` is what `convert` and the export dialog ask before writing: where the target would
 get an empty value in place of recorded content, and the repair that prevents it.
 """
@@ -24,7 +27,7 @@ from ..load import Loaded
 from ..model import Conversation
 from .base import Log, Record, Refusal, Repair
 
-__all__ = ["Fixed", "after_writing", "fix_conversation", "wanted"]
+__all__ = ["ROUNDS", "Fixed", "after_writing", "fix_conversation", "refix", "wanted"]
 
 #: Said of a finding whose code no repair knows (a rule added after this table).
 UNKNOWN = "no repair is known for this finding"
@@ -96,6 +99,34 @@ def fix_conversation(loaded: Loaded, conversation: Conversation, *, target: str 
         if f.code in found and f.code not in BY_CODE:
             records.append(log.refuse(f.code, f.turn, f.part, NO_REPAIR.get(f.code, UNKNOWN)))
     return Fixed(log.name, conversation, conv, tuple(records), tuple(errors))
+
+
+#: The repair rounds `fix` makes at most: the conversation, then what check finds in what was written,
+#: once more; what a further round would still repair is listed as not repaired (`after_writing`).
+ROUNDS = 3
+
+
+def refix(fixed: Sequence[Fixed], written: Loaded, findings: Iterable[Finding], *,
+          target: str | None = None, only: Sequence[str] = (), skip: Sequence[str] = (),
+          keep_orphans: bool = False) -> list[Fixed] | None:
+    """Another round: each conversation of `written` (what `fixed` wrote, read back, in the same
+    order) repaired for `findings` (check of it); each `Fixed` keeps the records of the rounds before,
+    then this round's repairs and its refusals of codes not refused before. None when this round
+    repairs nothing (or `written` does not hold one conversation for each)."""
+    if len(written.conversations) != len(fixed):
+        return None
+    findings = list(findings)
+    context = Context(written, target=_target(target))
+    out, repaired = [], False
+    for before, conversation in zip(fixed, written.conversations, strict=True):
+        now = fix_conversation(written, conversation, target=target, findings=findings, only=only, skip=skip,
+                               keep_orphans=keep_orphans, name=before.name, context=context)
+        repaired = repaired or bool(now.repairs)
+        refused = {r.code for r in before.refusals}
+        records = (*before.records, *now.repairs, *(r for r in now.refusals if r.code not in refused))
+        errors = (*before.errors, *now.errors)
+        out.append(Fixed(before.name, before.original, now.conversation, records, errors))
+    return out if repaired else None
 
 
 def after_writing(finding: Finding, target: str, name: str) -> Refusal:

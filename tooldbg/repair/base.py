@@ -24,7 +24,7 @@ from ..checks.base import Context, Finding
 from ..jsonio import dumps_str
 from ..load import Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
-from ..shorten import one_line
+from ..shorten import clip, one_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,20 +204,16 @@ def rebind(conv: Conversation, invocation_id: str, *, adopt: str | None = None,
 # ------------------------------------------------------------------------------ how it reads
 
 
-def short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def show(value: Any, width: int = 70) -> str:
     """A JSON value as compact JSON text, cut to `width`."""
-    return short(dumps_str(value), width)
+    return clip(dumps_str(value), width)
 
 
 def ident(part: Invocation | Result) -> str:
     """How a call or result is named in a repair line: its wire id, else its name (a result without
     either: the call it answers)."""
     if part.wire_id:
-        return repr(short(part.wire_id, 40))
+        return repr(clip(part.wire_id, 40))
     if isinstance(part, Invocation):
         return f"{part.name!r} ({part.id})"
     return f"of {part.name!r}" if part.name is not None else f"for call {part.invocation_id}"
@@ -230,7 +226,7 @@ def describe(part: Part, width: int = 60) -> str:
     if isinstance(part, Invocation):
         args = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
         # (raw text may hold line breaks: shown escaped, so the line stays one)
-        return f"call {part.name!r} {short(one_line(args, len(args)), width)}"
+        return f"call {part.name!r} {clip(one_line(args, len(args)), width)}"
     if isinstance(part, Result):
         flag = " (error)" if part.is_error else ""
         return f"result {ident(part)}{flag} {show(content_text(part.content), width)}"

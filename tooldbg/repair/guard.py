@@ -21,6 +21,7 @@ from ..formats import facts
 from ..formats.origins import carried as carried_parts
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Result
+from ..shorten import clip
 from .arguments import custom
 from .base import at, describe
 
@@ -115,8 +116,9 @@ def _arguments(t: int, p: int, call: Invocation, target: str) -> Blank | None:
     if call.raw_arguments is not None:
         if not call.raw_arguments.strip():
             return Blank(t, p, f"arguments of {call.name!r} are \"\"; {needs}", "TD205", 'write "" as {}')
-        return Blank(t, p, f"arguments of {call.name!r} are not valid JSON ({call.raw_arguments[:60]!r}…); "
-                           f"{needs}", None, "completing or correcting them would be a guess (TD202)")
+        shown = clip(call.raw_arguments, 61)
+        return Blank(t, p, f"arguments of {call.name!r} are not valid JSON ({shown!r}); {needs}", None,
+                     "completing or correcting them would be a guess (TD202)")
     arguments = call.arguments
     if arguments is None or isinstance(arguments, dict):
         return None

@@ -9,6 +9,7 @@ blocks and empty turns go.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -23,9 +24,11 @@ from ..checks.pairing import (
 )
 from ..checks.rules.td404_malformed_turn import FORWARDED
 from ..checks.structure import blank
+from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
+from ..shorten import clip
 from ..targets import table
-from .base import Log, Outcome, Record, at, content_text, describe, ident, locate, short, with_turns
+from .base import Log, Outcome, Record, at, content_text, describe, ident, locate, with_turns
 
 #: What the error result closing an unanswered call says.
 NO_RESULT = "No result was recorded for this call: the log holds no tool result for it."
@@ -167,6 +170,10 @@ def close_unanswered(conv: Conversation, log: Log) -> Outcome:
     records: list[Record] = []
     answered = set(results_by_call(conv))
     damaged = {m.call.node.id for m in mismatches(conv)}  # TD103's, when it refused to rebind
+    # A wire id two calls share (TD104, when it refused to renumber): a result under it binds to the
+    # latest call that has it, so one written for another of them would answer the wrong call.
+    shared = Counter(p.wire_id for turn in conv.turns for p in turn.parts
+                     if isinstance(p, Invocation) and p.wire_id is not None)
     last = len(conv.turns) - 1
     for c in reversed(_call_turns(conv)):
         if c == last:
@@ -174,6 +181,11 @@ def close_unanswered(conv: Conversation, log: Log) -> Outcome:
         calls = [p for p in conv.turns[c].parts if isinstance(p, Invocation)]
         rank = {call.id: k for k, call in enumerate(calls)}
         missing = [call for call in calls if call.id not in answered and call.id not in damaged]
+        for call in [m for m in missing if m.wire_id is not None and shared[m.wire_id] > 1]:
+            missing.remove(call)
+            records.append(log.refuse(_code(log, call, ("TD102", "TD803")), c, calls.index(call),
+                                      f"call {call.name!r} shares its id {call.wire_id!r} with another call "
+                                      "(TD104): a result written for it would answer that call"))
         if not missing:
             continue
         turns = list(conv.turns)
@@ -275,6 +287,14 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
     last = len(conv.turns) - 1
     empty = [t for t, turn in enumerate(conv.turns)
              if not turn.parts and not (t == last and turn.role == "assistant")]
+    opening = next((turn for t, turn in enumerate(conv.turns) if t not in empty), None)
+    if empty and empty[0] == 0 and opening is not None and _rejects_opening(opening, log.target):
+        # (taken out, the empty turns before it would leave the history opening with the model)
+        for t in _leading(empty):
+            records.append(log.refuse("TD404", t, None, f"an empty {conv.turns[t].role} turn: taken out, it "
+                                      f"would leave the history opening with the model's turn, which "
+                                      f"{log.target} rejects; repairing it would mean inventing a turn"))
+        empty = empty[len(_leading(empty)):]
     for t in empty:
         records.append(log.repair("TD404", t, None, f"an empty {conv.turns[t].role} turn", "(taken out)"))
     if empty:
@@ -286,7 +306,7 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
             records.append(log.repair("TD404", f.turn, None, "role 'function'",
                                       "a tool turn (written as a 'user' content)"))
             continue
-        what = short(f.message.split(":", 1)[0], 80)
+        what = clip(f.message.split(":", 1)[0], 80)
         if "has no such content type" in f.message:  # another format's block (formats/foreign.py)
             meaning = undescribed(f.message, f.severity).split(FORWARDED, 1)[-1]
             if meaning.startswith("read as "):
@@ -299,6 +319,19 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
         records.append(log.refuse("TD404", f.turn, f.part, f"{what}: repairing it would mean inventing a "
                                   "turn or merging two"))
     return Outcome(conv, tuple(records))
+
+
+def _leading(turns: list[int]) -> list[int]:
+    """The run of turn indices 0, 1, 2, … that `turns` (sorted) begins with."""
+    return [t for k, t in enumerate(turns) if t == k]
+
+
+def _rejects_opening(turn: Turn, target: str | None) -> bool:
+    """Does `target` reject a history that opens with `turn`? (TD404: Bedrock wants a user message
+    first, Gemini a user turn before a function call turn.)"""
+    fmt = wire_format(target) if target is not None else None
+    return turn.role == "assistant" and (
+        fmt == "bedrock" or fmt == "gemini" and any(isinstance(p, Invocation) for p in turn.parts))
 
 
 def move_result_media(conv: Conversation, log: Log) -> Outcome:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...jsonio import dumps_str, try_loads
-from ...shorten import quote
+from ...shorten import clip, quote
 from ..base import Context, Finding
 from ..replay import MISSING, call_label, first_difference, origin, replays, resolve_pointer
 
@@ -76,4 +76,4 @@ def _show(value: Any, pointer: str) -> str:
     if found is MISSING:
         return "(absent)"
     text = found if isinstance(found, str) and pointer == "" else dumps_str(found)
-    return text if len(text) <= 40 else text[:39] + "…"
+    return clip(text, 40)

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool
+from ...shorten import clip
 from ..base import Written
 from ..meta import own_meta
 from ..reading import split_data_url, type_name
@@ -109,8 +110,9 @@ class _Writer(Writer):
         if schema is None:
             self.lose(f"tool {tool.name!r} has no parameter schema; an empty object schema is written")
         else:
-            self.lose(f"tool {tool.name!r}: schema {dumps_str(schema)[:80]} is not an object schema "
-                      f"Anthropic accepts; an empty object schema is written")
+            # (the schema as the log has it: lower-cased, a key in it would no longer look like one)
+            self.lose(f"tool {tool.name!r}: schema {clip(dumps_str(tool.parameters), 80)} is not an object "
+                      f"schema Anthropic accepts; an empty object schema is written")
         return {"type": "object", "properties": {}}
 
     def tool_choice(self, has_tools: bool) -> dict[str, Any] | None:
@@ -336,8 +338,8 @@ class _Writer(Writer):
             self.lose("input was a JSON string on the wire; written as an object", ti, pi)
         arguments = part.arguments
         if part.raw_arguments is not None:
-            self.lose(f"arguments are not valid JSON ({part.raw_arguments[:60]!r}); input written as {{}}",
-                      ti, pi)
+            shown = clip(part.raw_arguments, 60)
+            self.lose(f"arguments are not valid JSON ({shown!r}); input written as {{}}", ti, pi)
             arguments = {}
         elif not isinstance(arguments, dict):
             self.lose("call had no arguments; input written as {}" if arguments is None else
@@ -404,8 +406,21 @@ class _Writer(Writer):
                       "assistant message", ti, pi)
 
 
+#: The type names of Gemini's OpenAPI dialect (the `Type` enum of the Gemini API's Schema:
+#: https://googleapis.github.io/js-genai/release_docs/enums/types.Type.html), upper-case.
+_GEMINI_TYPES = frozenset({"TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT",
+                           "NULL"})
+
+
+def _lower_type(value: Any) -> Any:
+    """A Gemini type name in lower case, as JSON Schema spells it; any other value as it is (lower-
+    cased, a key that stood there would no longer look like one to the masking)."""
+    return value.lower() if isinstance(value, str) and value.upper() in _GEMINI_TYPES else value
+
+
 def _lower_types(schema: Any) -> Any:
-    """The schema with every `type` name in lower case (values under enum/const/default untouched)."""
+    """The schema with every Gemini `type` name in lower case (values under enum/const/default
+    untouched)."""
     if isinstance(schema, list):
         return [_lower_types(item) for item in schema]
     if not isinstance(schema, dict):
@@ -413,8 +428,7 @@ def _lower_types(schema: Any) -> Any:
     out = {}
     for key, value in schema.items():
         if key == "type":
-            value = ([v.lower() if isinstance(v, str) else v for v in value] if isinstance(value, list)
-                     else value.lower() if isinstance(value, str) else value)
+            value = [_lower_type(v) for v in value] if isinstance(value, list) else _lower_type(value)
         elif key not in ("enum", "const", "default", "examples", "example"):
             value = _lower_types(value)
         out[key] = value

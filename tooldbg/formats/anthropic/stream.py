@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...jsonio import dumps_str, try_loads
-from ...shorten import quote
+from ...shorten import clip, quote
 from ...source import NO_SOURCE, Source
 from ..base import Assembled, StreamEvent, StreamProblem
 from ..reading import as_index, event_type, split_at
@@ -100,7 +100,7 @@ class _Assembler:
             self.error = self.error or data
             error = data.get("error")
             text = error.get("message") if isinstance(error, dict) else None
-            self.problem("error", text if isinstance(text, str) else dumps_str(data)[:200], event.index)
+            self.problem("error", text if isinstance(text, str) else clip(dumps_str(data), 200), event.index)
             return
         handler = {"message_start": self.start, "content_block_start": self.block_start,
                    "content_block_delta": self.block_delta, "content_block_stop": self.block_stop,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...jsonio import dumps_str
-from ...shorten import quote
+from ...shorten import clip, quote
 from ...source import Source
 from ..base import Assembled, StreamEvent, StreamProblem
 from ..reading import as_index, parse_arguments, split_at, type_name
@@ -186,7 +186,7 @@ class _Assembler:
                     if isinstance(value.get(name), str):
                         target.append(value[name])
         else:
-            self.problem("other", f"contentBlockDelta not understood: {dumps_str(delta)[:80]}", i)
+            self.problem("other", f"contentBlockDelta not understood: {clip(dumps_str(delta), 80)}", i)
             return
         block.last = i
 

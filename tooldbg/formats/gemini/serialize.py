@@ -19,6 +19,7 @@ from ...model import (
     ToolChoice,
     Turn,
 )
+from ...shorten import clip
 from ..base import Written
 from ..meta import own_meta
 from ..reading import media_kind, split_data_url
@@ -190,7 +191,7 @@ class _Writer(Writer):
         elif is_own_opaque(part, NAME):
             wire = dict(part.value)
         elif isinstance(part, Opaque):
-            self.lose(f"{part.origin} block {dumps_str(part.value)[:60]} has no Gemini equivalent: "
+            self.lose(f"{part.origin} block {clip(dumps_str(part.value), 60)} has no Gemini equivalent: "
                       "dropped", k, i)
             return None
         else:
@@ -242,7 +243,7 @@ class _Writer(Writer):
         name, args = self.fit.name(call.name, k, i), call.arguments
         if not isinstance(args, dict):
             shown = call.raw_arguments if call.raw_arguments is not None else dumps_str(args)
-            self.lose(f"arguments {shown[:80]!r} are not a JSON object, which Gemini requires: "
+            self.lose(f"arguments {clip(shown, 80)!r} are not a JSON object, which Gemini requires: "
                       "wrote {}", k, i)
             args = {}
         out = {"name": name, "args": args}

@@ -10,7 +10,7 @@ from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reason
 from ..base import Written
 from ..meta import own_meta
 from ..settings import request_loss
-from ..writer import Fitting, Writer, report_foreign, writer_target
+from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
 from .common import _MODES, FACTS, NAME, _media_type, _read_choice, _text_type
 
 #: Replaying these next to the whole history would duplicate it, so the writer leaves them out.
@@ -142,7 +142,7 @@ class _Writer(Writer):
             elif isinstance(part, Result):
                 items.append(self.carries(self.result(part, t, p), t, p))
             elif isinstance(part, Opaque) and not own_meta(NAME, part.meta).get("content"):
-                if part.origin == NAME:
+                if is_own_opaque(part, NAME):
                     items.append(self.carries(copy.deepcopy(part.value), t, p))
                 else:
                     self.foreign_opaque(part, t, p)
@@ -190,7 +190,7 @@ class _Writer(Writer):
             if block is None:
                 self.lose(f"{part.kind} dropped: Responses cannot carry it here", t, p)
             return block
-        if isinstance(part, Opaque) and part.origin == NAME:
+        if is_own_opaque(part, NAME):
             return copy.deepcopy(part.value)
         if isinstance(part, Opaque):
             self.foreign_opaque(part, t, p)
@@ -291,6 +291,11 @@ class _Writer(Writer):
     # -- checks
 
     def foreign_opaque(self, part: Opaque, t: int | None, p: int) -> None:
+        """An opaque part this writer cannot put back: another format's block, or a value of its own
+        origin that is no item (a canonical document may hold any JSON value there)."""
+        if part.origin == NAME:
+            self.lose(f"an opaque {NAME} value that is not an item (a JSON object) dropped", t, p)
+            return
         kind = part.value.get("type") if isinstance(part.value, dict) else None
         what = f"{part.origin} block {kind!r}" if isinstance(kind, str) else f"{part.origin} block"
         self.lose(f"{what} dropped: only {part.origin} can replay it", t, p)
