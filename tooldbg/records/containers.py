@@ -510,16 +510,14 @@ def _interaction_exchanges(capture: Capture, interactions: Iterator[Any]) -> Ite
 
 
 def _split_har(path: str, split: Split | Walked) -> Capture:
-    """A HAR's entries parsed one by one from the file's bytes (`entries.split_har`, or
-    `entries.find_records` for a document too deep to parse whole)."""
+    """A HAR's entries parsed one by one from the file's bytes (`entries.split_har`, `find_records`)."""
     capture = Capture(path, "har", records=split.records)
     capture.exchanges = _har_exchanges(capture, split.entries())
     return capture
 
 
 def _har(path: str, log: dict[str, Any], split: Walked | None = None) -> Capture:
-    """A HAR's entries, taken from the document parsed whole, or (`split`) from a document too deep
-    to parse whole, one by one."""
+    """A HAR's entries, taken from the document parsed whole, or from `split` (too deep to parse)."""
     if split is not None:
         return _split_har(path, split)
     entries = log.get("entries")
@@ -530,9 +528,8 @@ def _har(path: str, log: dict[str, Any], split: Walked | None = None) -> Capture
     return capture
 
 
-#: What an exchange keeps of its HAR entry besides the two sides: when it happened, and `_tooldbg`, the
-#: custom field (HAR's `_` prefix) in which a capture tooldbg wrote marks the findings it is about
-#: (`tooldbg probe`: `{"focus": [codes]}` on the exchanges where a step failed).
+#: What an exchange keeps of its HAR entry besides the two sides: when it happened, and `_tooldbg` (a
+#: custom field) where a capture tooldbg wrote marks its findings (`probe`: `{"focus": [codes]}`).
 _HAR_META = ("startedDateTime", "time", "_tooldbg")
 
 
