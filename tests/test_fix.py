@@ -321,6 +321,62 @@ def test_what_writing_shows_is_repaired_too_so_a_second_fix_repairs_nothing(tmp_
     assert again == [] and "TD404" not in remaining
 
 
+def _weather_call(call_id: str, city: str) -> dict:
+    return {"type": "function_call", "call_id": call_id, "name": "get_weather",
+            "arguments": json.dumps({"city": city})}
+
+
+#: A Responses history: text after a call (legal in Responses, rejected by Anthropic), and a later
+#: call the user moved on from without its result (TD803 for every target).
+TEXT_AFTER_CALL = {"model": "gpt-4.1", "tools": [{"type": "function", "name": "get_weather",
+                                                  "parameters": {"type": "object"}}], "input": [
+    {"type": "message", "role": "user", "content": "Weather in Oslo?"},
+    _weather_call("call_a", "Oslo"),
+    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Checking."}]},
+    {"type": "function_call_output", "call_id": "call_a", "output": "4C"},
+    {"type": "message", "role": "user", "content": "And Bergen?"},
+    _weather_call("call_b", "Bergen"),
+    {"type": "message", "role": "user", "content": "Well?"}]}
+
+
+@pytest.mark.parametrize(("target", "moved"), [("openai-responses", False), ("anthropic", True)])
+def test_text_after_a_call_moves_only_for_a_target_that_rejects_it(tmp_path, capsys, target, moved):
+    """Before: a TD803 found anywhere (here the unanswered call) made fix move every text after a
+    call and list it as a TD803 repair, also where the target takes it; found by the fix property,
+    where the Responses writer had merged a text after the calls and check of the output still found
+    TD803 (the unanswered call's), against the repair fix claimed."""
+    log = tmp_path / "responses.json"
+    log.write_text(json.dumps(TEXT_AFTER_CALL))
+    code, stdout, _ = run_fix(capsys, "fix", log, "--to", target, "--dry-run", "--format", "json")
+    report = json.loads(stdout)
+    assert code == 0 and report["findings"] == []
+    text_moves = [(r["code"], r["turn"], r["part"]) for r in report["repairs"] if "before the calls" in r["after"]]
+    assert text_moves == ([("TD803", 1, 1)] if moved else [])
+
+
+def test_a_call_id_used_three_times_gets_a_new_id_each_time_it_is_reused(tmp_path, capsys):
+    """call_w answered, reused by a call the user moved on from, and reused again after: each reuse
+    gets an id of its own. Before: the third call was compared with the second (already renumbered,
+    unanswered) and refused as a guess; a second fix then renumbered it (found by the fix property)."""
+    body = {"model": "gpt-4.1", "tools": TEXT_AFTER_CALL["tools"], "input": [
+        {"type": "message", "role": "user", "content": "Weather in Oslo?"},
+        _weather_call("call_w", "Oslo"),
+        {"type": "function_call_output", "call_id": "call_w", "output": "4C"},
+        {"type": "message", "role": "user", "content": "Again?"},
+        _weather_call("call_w", "Oslo"),
+        {"type": "message", "role": "user", "content": "Once more?"},
+        _weather_call("call_w", "Oslo"),
+        {"type": "function_call_output", "call_id": "call_w", "output": "5C"},
+        {"type": "message", "role": "user", "content": "Thanks"}]}
+    log = tmp_path / "responses.json"
+    log.write_text(json.dumps(body))
+    report, again, remaining = fixed_twice(capsys, log, tmp_path / "fixed.json", "openai-responses")
+    renumbered = [(r["code"], r["after"]) for r in report["repairs"] if r["code"] == "TD104"]
+    assert renumbered == [("TD104", "'call_w_2'"), ("TD104", "'call_w_3' and its result")]
+    assert [r for r in report["refusals"] if r["code"] == "TD104"] == []
+    assert again == [] and "TD104" not in remaining
+
+
 def test_json_output_is_the_check_document_plus_repairs(capsys):
     code, stdout, _ = run_fix(capsys, "fix", TD201, "--to", "anthropic", "--format", "json")
     doc = json.loads(stdout)

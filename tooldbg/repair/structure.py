@@ -255,13 +255,15 @@ def text_before_calls(conv: Conversation, log: Log) -> Outcome:
             continue
         after = [k for k, p in enumerate(turn.parts) if k > first
                  and not isinstance(p, Invocation | Reasoning) and not blank(p)]
-        if not after:
+        # only a turn check found it in: where the target takes text after a call, a merge by the
+        # writer that put it there is no finding, and moving it would claim a repair of nothing
+        code = next((c for k in after for c in ("TD405", "TD803") if c in log.codes_at(turn.parts[k])), None)
+        if code is None:
             continue
         moved = [turn.parts[k] for k in after]
         rest = [p for k, p in enumerate(turn.parts) if k >= first and k not in after]
         turns[t] = replace(turn, parts=(*turn.parts[:first], *moved, *rest))
         for n, k in enumerate(after):
-            code = _code(log, turn.parts[k], ("TD405", "TD803"))
             records.append(log.repair(code, t, k, f"{describe(turn.parts[k])} after the call "
                                       f"{turn.parts[first].name!r}",  # type: ignore[attr-defined]
                                       f"{at(t, first + n)}, before the calls"))
