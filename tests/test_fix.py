@@ -973,11 +973,29 @@ def test_a_block_whose_meaning_is_unknown_is_refused():
                      "is not known, so it is written as recorded"]
 
 
-def test_an_empty_turn_is_taken_out_but_a_final_empty_assistant_turn_is_kept():
+def test_an_empty_turn_is_taken_out_but_a_final_empty_assistant_turn_is_kept_saying_so():
     lines, conv = repaired(canonical_log(turn("user", text("Go.")), turn("user"), turn("user", text("Again.")),
                                          turn("assistant")))
-    assert lines == ["repair TD404 c1 turn 1: an empty user turn → (taken out)"]
+    assert lines == ["not repaired TD404 c1 turn 3: the final assistant turn is empty: kept, as a prefill the "
+                     "request ends on; a target's request leaves it out",
+                     "repair TD404 c1 turn 1: an empty user turn → (taken out)"]
     assert [t.role for t in conv.turns] == ["user", "user", "assistant"]
+
+
+def test_a_final_empty_assistant_turn_found_in_the_written_request_is_taken_out(tmp_path, capsys):
+    """A Gemini model turn holding only a thought signature: Chat Completions cannot carry it, so the
+    written request ends on an empty assistant message, which check finds (TD404). Before: fix kept
+    it without a word after claiming another TD404 repair (found by the fix property)."""
+    body = {"contents": [
+        {"role": "user", "parts": [{"text": "Weather in Oslo?"}]},
+        {"role": "model", "parts": [{"thoughtSignature": "CqIBAdHtim8xK2pQ7vRz4Lw9"}]},
+        {"role": "function", "parts": [{"functionResponse": {"name": "get_weather", "response": {"temp_c": 9}}}]}]}
+    log = tmp_path / "gemini.json"
+    log.write_text(json.dumps(body))
+    report, again, remaining = fixed_twice(capsys, log, tmp_path / "fixed.json", "openai-chat")
+    assert ("TD404", 1, "an empty assistant turn") in [(r["code"], r["turn"], r["before"]) for r in report["repairs"]]
+    assert again == [] and "TD404" not in remaining
+    assert [m["role"] for m in json.loads((tmp_path / "fixed.json").read_text())["messages"]] == ["user"]
 
 
 #: A Gemini request whose first content has no parts (an empty user turn), then the model's call.
