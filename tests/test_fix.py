@@ -299,6 +299,19 @@ def test_a_call_sharing_its_id_with_another_is_not_said_to_be_answered(tmp_path,
     assert "TD105" not in remaining
 
 
+def test_a_call_left_unanswered_for_its_shared_id_is_named_where_it_is(tmp_path, capsys):
+    """The refusal names the call's own part (after the text the message opens with), as check does.
+    Before: it gave the call's rank among the turn's calls (part 0, the text)."""
+    said = {**SHARED_ID, "messages": [{**m, "content": "Checking both."} if m.get("tool_calls") else m
+                                      for m in SHARED_ID["messages"]]}
+    log = tmp_path / "shared.json"
+    log.write_text(json.dumps(said))
+    code, stdout, _ = run_fix(capsys, "fix", log, "--dry-run", "--format", "json", "--fail-on", "never")
+    report = json.loads(stdout)
+    refused = [(r["turn"], r["part"]) for r in report["refusals"] if r["code"] == "TD102"]
+    assert refused == [(f["turn"], f["part"]) for f in report["findings"] if f["code"] == "TD102"] == [(1, 1)]
+
+
 def test_what_writing_shows_is_repaired_too_so_a_second_fix_repairs_nothing(tmp_path, capsys):
     """A Bedrock stream capture whose `messageStart` came twice: two responses, the first with no
     content. In Chat Completions that is an empty assistant message (TD404), which only the written

@@ -183,7 +183,8 @@ def close_unanswered(conv: Conversation, log: Log) -> Outcome:
         missing = [call for call in calls if call.id not in answered and call.id not in damaged]
         for call in [m for m in missing if m.wire_id is not None and shared[m.wire_id] > 1]:
             missing.remove(call)
-            records.append(log.refuse(_code(log, call, ("TD102", "TD803")), c, calls.index(call),
+            code = _code(log, call, ("TD102", "TD803"))
+            records.append(log.refuse(code, c, conv.turns[c].parts.index(call),
                                       f"call {call.name!r} shares its id {call.wire_id!r} with another call "
                                       "(TD104): a result written for it would answer that call"))
         if not missing:
