@@ -299,6 +299,19 @@ def test_a_call_sharing_its_id_with_another_is_not_said_to_be_answered(tmp_path,
     assert "TD105" not in remaining
 
 
+def test_a_call_left_unanswered_for_its_shared_id_is_named_where_it_is(tmp_path, capsys):
+    """The refusal names the call's own part (after the text the message opens with), as check does.
+    Before: it gave the call's rank among the turn's calls (part 0, the text)."""
+    said = {**SHARED_ID, "messages": [{**m, "content": "Checking both."} if m.get("tool_calls") else m
+                                      for m in SHARED_ID["messages"]]}
+    log = tmp_path / "shared.json"
+    log.write_text(json.dumps(said))
+    code, stdout, _ = run_fix(capsys, "fix", log, "--dry-run", "--format", "json", "--fail-on", "never")
+    report = json.loads(stdout)
+    refused = [(r["turn"], r["part"]) for r in report["refusals"] if r["code"] == "TD102"]
+    assert refused == [(f["turn"], f["part"]) for f in report["findings"] if f["code"] == "TD102"] == [(1, 1)]
+
+
 def test_what_writing_shows_is_repaired_too_so_a_second_fix_repairs_nothing(tmp_path, capsys):
     """A Bedrock stream capture whose `messageStart` came twice: two responses, the first with no
     content. In Chat Completions that is an empty assistant message (TD404), which only the written
@@ -319,6 +332,62 @@ def test_what_writing_shows_is_repaired_too_so_a_second_fix_repairs_nothing(tmp_
     report, again, remaining = fixed_twice(capsys, stream, tmp_path / "fixed.json", "openai-chat")
     assert [(r["code"], r["before"]) for r in report["repairs"]] == [("TD404", "an empty assistant turn")]
     assert again == [] and "TD404" not in remaining
+
+
+def _weather_call(call_id: str, city: str) -> dict:
+    return {"type": "function_call", "call_id": call_id, "name": "get_weather",
+            "arguments": json.dumps({"city": city})}
+
+
+#: A Responses history: text after a call (legal in Responses, rejected by Anthropic), and a later
+#: call the user moved on from without its result (TD803 for every target).
+TEXT_AFTER_CALL = {"model": "gpt-4.1", "tools": [{"type": "function", "name": "get_weather",
+                                                  "parameters": {"type": "object"}}], "input": [
+    {"type": "message", "role": "user", "content": "Weather in Oslo?"},
+    _weather_call("call_a", "Oslo"),
+    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Checking."}]},
+    {"type": "function_call_output", "call_id": "call_a", "output": "4C"},
+    {"type": "message", "role": "user", "content": "And Bergen?"},
+    _weather_call("call_b", "Bergen"),
+    {"type": "message", "role": "user", "content": "Well?"}]}
+
+
+@pytest.mark.parametrize(("target", "moved"), [("openai-responses", False), ("anthropic", True)])
+def test_text_after_a_call_moves_only_for_a_target_that_rejects_it(tmp_path, capsys, target, moved):
+    """Before: a TD803 found anywhere (here the unanswered call) made fix move every text after a
+    call and list it as a TD803 repair, also where the target takes it; found by the fix property,
+    where the Responses writer had merged a text after the calls and check of the output still found
+    TD803 (the unanswered call's), against the repair fix claimed."""
+    log = tmp_path / "responses.json"
+    log.write_text(json.dumps(TEXT_AFTER_CALL))
+    code, stdout, _ = run_fix(capsys, "fix", log, "--to", target, "--dry-run", "--format", "json")
+    report = json.loads(stdout)
+    assert code == 0 and report["findings"] == []
+    text_moves = [(r["code"], r["turn"], r["part"]) for r in report["repairs"] if "before the calls" in r["after"]]
+    assert text_moves == ([("TD803", 1, 1)] if moved else [])
+
+
+def test_a_call_id_used_three_times_gets_a_new_id_each_time_it_is_reused(tmp_path, capsys):
+    """call_w answered, reused by a call the user moved on from, and reused again after: each reuse
+    gets an id of its own. Before: the third call was compared with the second (already renumbered,
+    unanswered) and refused as a guess; a second fix then renumbered it (found by the fix property)."""
+    body = {"model": "gpt-4.1", "tools": TEXT_AFTER_CALL["tools"], "input": [
+        {"type": "message", "role": "user", "content": "Weather in Oslo?"},
+        _weather_call("call_w", "Oslo"),
+        {"type": "function_call_output", "call_id": "call_w", "output": "4C"},
+        {"type": "message", "role": "user", "content": "Again?"},
+        _weather_call("call_w", "Oslo"),
+        {"type": "message", "role": "user", "content": "Once more?"},
+        _weather_call("call_w", "Oslo"),
+        {"type": "function_call_output", "call_id": "call_w", "output": "5C"},
+        {"type": "message", "role": "user", "content": "Thanks"}]}
+    log = tmp_path / "responses.json"
+    log.write_text(json.dumps(body))
+    report, again, remaining = fixed_twice(capsys, log, tmp_path / "fixed.json", "openai-responses")
+    renumbered = [(r["code"], r["after"]) for r in report["repairs"] if r["code"] == "TD104"]
+    assert renumbered == [("TD104", "'call_w_2'"), ("TD104", "'call_w_3' and its result")]
+    assert [r for r in report["refusals"] if r["code"] == "TD104"] == []
+    assert again == [] and "TD104" not in remaining
 
 
 def test_json_output_is_the_check_document_plus_repairs(capsys):
@@ -917,11 +986,51 @@ def test_a_block_whose_meaning_is_unknown_is_refused():
                      "is not known, so it is written as recorded"]
 
 
-def test_an_empty_turn_is_taken_out_but_a_final_empty_assistant_turn_is_kept():
-    lines, conv = repaired(canonical_log(turn("user", text("Go.")), turn("user"), turn("user", text("Again.")),
-                                         turn("assistant")))
-    assert lines == ["repair TD404 c1 turn 1: an empty user turn → (taken out)"]
-    assert [t.role for t in conv.turns] == ["user", "user", "assistant"]
+def test_an_empty_turn_is_taken_out_but_a_final_empty_assistant_turn_is_kept(tmp_path, capsys):
+    """Anthropic takes an empty final assistant message (a prefill), not an empty user message."""
+    log = tmp_path / "anthropic.json"
+    log.write_text(json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [
+        {"role": "user", "content": "Go."}, {"role": "user", "content": []}, {"role": "user", "content": "Again."},
+        {"role": "assistant", "content": []}]}))
+    _, stdout, _ = run_fix(capsys, "fix", log, "--to", "anthropic", "--format", "json", "--fail-on", "never")
+    doc = json.loads(stdout)
+    assert [(r["code"], r["turn"], r["before"]) for r in doc["repairs"]] == [("TD404", 1, "an empty user turn")]
+    assert [(m["role"], m["content"]) for m in doc["body"]["messages"]][1:] == [
+        ("user", [{"type": "text", "text": "Again."}]), ("assistant", [])]
+
+
+def test_a_request_ending_on_an_empty_assistant_message_keeps_it_in_the_canonical_document(tmp_path, capsys):
+    """A Chat Completions request sending an empty assistant message last: a target's request leaves
+    it out, the canonical document keeps it (and says so), and check of that document, a history
+    shown to no model, finds nothing. Before: check of the canonical output still found TD404 after
+    fix had claimed another TD404 repair (found by the fix property, seed 5 #702)."""
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]},
+                                             {"role": "user", "content": []},
+                                             {"role": "assistant", "content": ""}]}
+    log = tmp_path / "chat.json"
+    log.write_text(json.dumps(body))
+    report, again, remaining = fixed_twice(capsys, log, tmp_path / "fixed.json", "canonical")
+    assert [(r["code"], r["turn"]) for r in report["repairs"]] == [("TD404", 1)]
+    assert [(r["code"], r["turn"]) for r in report["refusals"]] == [("TD404", 2)]
+    assert again == [] and remaining == set()
+    assert [t["role"] for t in json.loads((tmp_path / "fixed.json").read_text())["conversations"][0]["turns"]] \
+        == ["user", "assistant"]
+
+
+def test_a_final_empty_assistant_turn_found_in_the_written_request_is_taken_out(tmp_path, capsys):
+    """A Gemini model turn holding only a thought signature: Chat Completions cannot carry it, so the
+    written request ends on an empty assistant message, which check finds (TD404). Before: fix kept
+    it without a word after claiming another TD404 repair (found by the fix property)."""
+    body = {"contents": [
+        {"role": "user", "parts": [{"text": "Weather in Oslo?"}]},
+        {"role": "model", "parts": [{"thoughtSignature": "CqIBAdHtim8xK2pQ7vRz4Lw9"}]},
+        {"role": "function", "parts": [{"functionResponse": {"name": "get_weather", "response": {"temp_c": 9}}}]}]}
+    log = tmp_path / "gemini.json"
+    log.write_text(json.dumps(body))
+    report, again, remaining = fixed_twice(capsys, log, tmp_path / "fixed.json", "openai-chat")
+    assert ("TD404", 1, "an empty assistant turn") in [(r["code"], r["turn"], r["before"]) for r in report["repairs"]]
+    assert again == [] and "TD404" not in remaining
+    assert [m["role"] for m in json.loads((tmp_path / "fixed.json").read_text())["messages"]] == ["user"]
 
 
 #: A Gemini request whose first content has no parts (an empty user turn), then the model's call.

@@ -726,15 +726,9 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
         "*": (
             refused("TD602", "turn 1"),
         ),
-        "canonical": (
-            refused("TD602", "turn 1"),
-            "remains TD404 warning malformed-turn: c1 turn 1: an empty assistant message: the model is "
-            "shown a turn in which it said nothing — warning: not documented as refused",
-        ),
         "openai-chat": (
             refused("TD602", "turn 1"),
-            "remains TD404 warning malformed-turn: c1 turn 1: an empty assistant message: the model is "
-            "shown a turn in which it said nothing — warning: not documented as refused in {target}",
+            "repair TD404 c1 turn 1: an empty assistant turn → (taken out)",
         ),
     },
     "defects/TD603-forced-tool-choice-answered-with-text.jsonl": {

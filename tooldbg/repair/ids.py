@@ -69,14 +69,15 @@ def unique_call_ids(conv: Conversation, log: Log) -> Outcome:
                 continue
             wire_id = call.wire_id
             before = latest.get(wire_id)
-            latest[wire_id] = (t, call)
             if before is None:
+                latest[wire_id] = (t, call)
                 continue
             answers = results_by_call(conv).get(before[1].id, [])
             if before[0] == t or not answers or any(r.turn >= t for r in answers):
                 records.append(log.refuse("TD104", t, p, f"call {before[1].id} {before[1].name!r} with the "
                                           f"same id {wire_id!r} is not answered before this call is made: "
                                           "which results answer which call is a guess"))
+                latest[wire_id] = (t, call)
                 continue
             n = 2
             while f"{wire_id}_{n}" in used:

@@ -183,7 +183,8 @@ def close_unanswered(conv: Conversation, log: Log) -> Outcome:
         missing = [call for call in calls if call.id not in answered and call.id not in damaged]
         for call in [m for m in missing if m.wire_id is not None and shared[m.wire_id] > 1]:
             missing.remove(call)
-            records.append(log.refuse(_code(log, call, ("TD102", "TD803")), c, calls.index(call),
+            code = _code(log, call, ("TD102", "TD803"))
+            records.append(log.refuse(code, c, conv.turns[c].parts.index(call),
                                       f"call {call.name!r} shares its id {call.wire_id!r} with another call "
                                       "(TD104): a result written for it would answer that call"))
         if not missing:
@@ -255,13 +256,15 @@ def text_before_calls(conv: Conversation, log: Log) -> Outcome:
             continue
         after = [k for k, p in enumerate(turn.parts) if k > first
                  and not isinstance(p, Invocation | Reasoning) and not blank(p)]
-        if not after:
+        # only a turn check found it in: where the target takes text after a call, a merge by the
+        # writer that put it there is no finding, and moving it would claim a repair of nothing
+        code = next((c for k in after for c in ("TD405", "TD803") if c in log.codes_at(turn.parts[k])), None)
+        if code is None:
             continue
         moved = [turn.parts[k] for k in after]
         rest = [p for k, p in enumerate(turn.parts) if k >= first and k not in after]
         turns[t] = replace(turn, parts=(*turn.parts[:first], *moved, *rest))
         for n, k in enumerate(after):
-            code = _code(log, turn.parts[k], ("TD405", "TD803"))
             records.append(log.repair(code, t, k, f"{describe(turn.parts[k])} after the call "
                                       f"{turn.parts[first].name!r}",  # type: ignore[attr-defined]
                                       f"{at(t, first + n)}, before the calls"))
@@ -278,15 +281,23 @@ def drop_blank_text(conv: Conversation, log: Log) -> Outcome:
 
 
 def malformed_turns(conv: Conversation, log: Log) -> Outcome:
-    """TD404: an empty turn is taken out (but the final assistant turn, a prefill); a legacy Gemini
+    """TD404: an empty turn is taken out — the final assistant turn (a prefill) only when check finds
+    it in a request for a target (the canonical document keeps it, saying so); a legacy Gemini
     `function` role is the tool turn the canonical form already has (written as `user`); a block of
     another format read for what it means is written in the target's own shape. What would need a
     turn invented or two merged (a history opening with the model, two messages of one role), or a
     foreign block whose meaning is unknown, is refused."""
     records: list[Record] = []
     last = len(conv.turns) - 1
-    empty = [t for t, turn in enumerate(conv.turns)
-             if not turn.parts and not (t == last and turn.role == "assistant")]
+    final = conv.turns[last] if conv.turns else None
+    prefill = last if final is not None and final.role == "assistant" and not final.parts else None
+    if final is not None and prefill is not None and _found_empty(log, final):
+        if log.target is None:
+            records.append(log.refuse("TD404", prefill, None, "the final assistant turn is empty: kept, as a "
+                                      "prefill the request ends on; a target's request leaves it out"))
+        else:
+            prefill = None  # (taken out: the target is shown a turn in which the model said nothing)
+    empty = [t for t, turn in enumerate(conv.turns) if not turn.parts and t != prefill]
     opening = next((turn for t, turn in enumerate(conv.turns) if t not in empty), None)
     if empty and empty[0] == 0 and opening is not None and _rejects_opening(opening, log.target):
         # (taken out, the empty turns before it would leave the history opening with the model)
@@ -319,6 +330,12 @@ def malformed_turns(conv: Conversation, log: Log) -> Outcome:
         records.append(log.refuse("TD404", f.turn, f.part, f"{what}: repairing it would mean inventing a "
                                   "turn or merging two"))
     return Outcome(conv, tuple(records))
+
+
+def _found_empty(log: Log, turn: Turn) -> bool:
+    """Does check find `turn` (a turn of the original conversation, or one equal to it) empty?"""
+    return any("an empty" in f.message and f.turn is not None and f.turn < len(log.original.turns)
+               and log.original.turns[f.turn] == turn for f in log.found("TD404"))
 
 
 def _leading(turns: list[int]) -> list[int]:

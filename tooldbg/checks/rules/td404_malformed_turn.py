@@ -101,9 +101,11 @@ def _empty(ctx: Context, view: View) -> Iterator[Finding]:
         if turn.parts:  # a blank text in it is TD406's
             continue
         severity, why = SEVERITY, ""
+        if turn.role == "assistant" and t == view.sent - 1 and fmt in ("anthropic", None):
+            # Anthropic's optional final assistant message (a prefill) may be empty; a canonical
+            # document's last answer is a record at rest, shown to no model (`fix` keeps it)
+            continue
         if fmt == "anthropic":
-            if turn.role == "assistant" and t == view.sent - 1:
-                continue  # the optional final assistant message (a prefill) may be empty
             why = "Anthropic: all messages must have non-empty content"
         elif fmt == "bedrock":
             why = "Bedrock: the content field in the Message object is empty"
