@@ -37,8 +37,12 @@ class Recorder:
     """`tooldbg record` in a child process; its stderr lines, as they come, in `lines`."""
 
     def __init__(self, *args: str) -> None:
+        # Ctrl-C reaches a command run in the foreground: the child gets SIGINT's default handling
+        # even when this run inherited it ignored (a shell ignores it in the jobs it runs in the
+        # background, and the child would then ignore the test's SIGINT and never stop).
         self.process = subprocess.Popen(tooldbg("record", *args), cwd=ROOT, stderr=subprocess.PIPE,
-                                        stdout=subprocess.DEVNULL, text=True)
+                                        stdout=subprocess.DEVNULL, text=True,
+                                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
