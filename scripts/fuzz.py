@@ -7,8 +7,8 @@
 Input `i` of seed `N` is built from `random.Random(f"{N}:{i}")` alone — a seed file of
 `sample_transcripts/` or the corpus (each container drawn as often as the others), mutated
 (tests/fuzz/mutate.py) — so a run is deterministic and any input is rebuilt by
-`--seed N --start i --count 1`, given the same corpus (tests/paths.py reads its third-party part
-from `TOOLDBG_CORPUS`, else `../shared/corpus`). Each input goes through the oracle of
+`--seed N --start i --count 1`, given the same corpus (its third-party part where tests/paths.py
+finds it: `TOOLDBG_CORPUS`). Each input goes through the oracle of
 tests/fuzz/exercise.py: load, check, reports, show, convert and pre-flight in process; every
 `--cli-every`th also through the CLI commands (click's CliRunner) and the TUI's loader.
 

@@ -12,17 +12,14 @@
 # `.venv/bin/mutmut show NAME` / `.venv/bin/mutmut browse`. mutmut works in ./mutants/ (ignored by git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The tests run in ./mutants/, a copy of the repo, where `../shared/corpus` is not beside them:
-# name the third-party corpus (tests/paths.py) by its absolute path; without one, the tests that
-# need it are skipped, and the mutants only they would kill survive.
-corpus=${TOOLDBG_CORPUS:-../shared/corpus}
-if [[ -d "$corpus" ]]; then
-    export TOOLDBG_CORPUS=$(cd "$corpus" && pwd)
-else
-    echo "mutate: third-party corpus not found: set TOOLDBG_CORPUS" >&2
-fi
 MUTMUT=${MUTMUT:-.venv/bin/mutmut}
 PY=${PY:-.venv/bin/python}
+# The tests run in ./mutants/, a copy of the repo, where the corpus tests/paths.py finds from here
+# is not beside them: name it by its absolute path; without one, the tests that need it are
+# skipped, and the mutants only they would kill survive.
+TOOLDBG_CORPUS=$("$PY" -c 'from tests.paths import CORPUS, HAVE_CORPUS; print(CORPUS if HAVE_CORPUS else "")')
+export TOOLDBG_CORPUS
+[[ -n "$TOOLDBG_CORPUS" ]] || echo "mutate: third-party corpus not found: set TOOLDBG_CORPUS" >&2
 
 selection=("$@")
 if [[ -n "${SAMPLE:-}" ]]; then
