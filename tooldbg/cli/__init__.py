@@ -35,6 +35,7 @@ from ..shorten import plain
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
 from .probe import probe_command
+from .repro import repro_command
 from .repairs import at_place, fix_chosen, fix_written, record_line, refuse_blanks
 
 if TYPE_CHECKING:
@@ -555,6 +556,7 @@ def formats_command() -> None:
 
 
 cli.add_command(probe_command)
+cli.add_command(repro_command)
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
