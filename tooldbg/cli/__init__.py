@@ -35,8 +35,8 @@ from ..shorten import plain
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
 from .probe import probe_command
-from .repro import repro_command
 from .repairs import at_place, fix_chosen, fix_written, record_line, refuse_blanks
+from .repro import repro_command
 
 if TYPE_CHECKING:
     from ..checks.base import Rule
