@@ -9,6 +9,7 @@ import click
 from .. import formats
 from ..errors import InputError
 from ..formats.profiles import PROFILES
+from .inputs import INPUT_FORMATS
 from .output import echo, fail
 
 
@@ -19,8 +20,7 @@ from .output import echo, fail
               help="Write the shrunk log here (a new path, or an existing file with --force).")
 @click.option("--target", type=click.Choice(list(formats.WIRE_FORMATS) + list(PROFILES)),
               help="For a TD8xx rule: the provider whose limits it checks.")
-@click.option("--input-format", type=click.Choice([*formats.WIRE_FORMATS]),
-              help="Skip detection: read each exchange as this format.")
+@click.option("--input-format", type=INPUT_FORMATS, help="Skip detection: read as this format.")
 @click.option("--max-checks", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Stop shrinking after this many checks of a candidate (the file so far is written).")
 @click.option("--no-redact", is_flag=True, help="Keep API keys and tokens in OUTPUT unmasked.")
