@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tests.checks.test_registry import sample_target
 from tests.command import run
-from tooldbg.checks import RULES, run_checks
+from tooldbg.checks import RULES, run_checks, select_rules
 from tooldbg.load import load_bytes, load_file
 from tooldbg.repro import JsonFile, Shrinker
 from tooldbg.secrets import MASK
@@ -27,10 +27,18 @@ def said(message):
 
 
 def shown(path, code, target=None, data=None):
-    """What `check` says of rule `code` on the file (numbers aside), and whether it read cleanly."""
+    """What `check` says of rule `code` on the file (numbers aside), and how many errors reading it
+    made."""
+    found, errors = everything(path, code, target, data)
+    return {message for c, message in found if c == code}, errors
+
+
+def everything(path, code, target=None, data=None):
+    """Every finding `check` makes on the file, as (code, message with numbers aside), and how many
+    errors reading it made."""
     loaded = load_bytes(str(path), data) if data is not None else load_file(path)
-    return {said(f.message) for f in run_checks(loaded, [RULES[code]], target) if f.code == code}, \
-        len(loaded.errors)
+    rules = [*select_rules(target=target), RULES[code]]
+    return {(f.code, said(f.message)) for f in run_checks(loaded, rules, target)}, len(loaded.errors)
 
 
 def repro(capsys, path, out, *args):
@@ -46,9 +54,11 @@ def test_every_defect_sample_shrinks_to_a_smaller_log_showing_the_same_finding(c
     out = tmp_path / "repro.json"
     status, stdout, err = repro(capsys, path, out)
     assert status == 0 and err == "", err
-    before, errors_before = shown(path, code, target)
-    after, errors_after = shown(out, code, target)
-    assert after and after <= before and errors_after <= errors_before
+    before, errors_before = everything(path, code, target)
+    after, errors_after = everything(out, code, target)
+    assert any(c == code for c, _ in after), "the finding is gone"
+    assert after <= before, f"the shrinking made findings of its own: {after - before}"
+    assert errors_after <= errors_before
     written = out.read_bytes()
     assert len(written) < path.stat().st_size
     records, total = re.search(r": (\d+) of (\d+) records?, ", stdout).groups()
@@ -158,3 +168,61 @@ def test_a_string_holding_json_is_shrunk_inside_and_kept_a_string():
     written = orjson.loads(file.text())
     text = written["log"]["entries"][0]["request"]["postData"]["text"]
     assert isinstance(text, str) and orjson.loads(text) == {"messages": [{"content": "the one"}]}
+
+
+def test_the_shrinking_adds_no_finding_of_its_own(capsys, tmp_path):
+    """A call returned with its arguments encoded twice (TD201): its id could go as far as TD201 is
+    concerned, but a call without an id is another defect (TD108): the id stays."""
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "get_weather", "arguments": orjson.dumps('{"city":"Paris"}').decode()}}
+    record = {"request": {"body": {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Paris?"}]}},
+              "response": {"status": 200, "body": {"choices": [{"index": 0, "finish_reason": "tool_calls",
+                           "message": {"role": "assistant", "content": None, "tool_calls": [call]}}]}}}
+    log, out = tmp_path / "log.jsonl", tmp_path / "repro.jsonl"
+    log.write_bytes(orjson.dumps(record) + b"\n")
+    assert run(capsys, "repro", str(log), "--rule", "TD201", "-o", str(out))[0] == 0
+    assert {c for c, _ in everything(out, "TD201")[0]} == {"TD201"}
+    assert b'"id":"call_1"' in out.read_bytes()
+
+
+def test_a_long_text_the_check_needs_only_in_part_is_cut_to_its_head():
+    """A tool's 2 kB output the finding needs only the start of: the rest goes, an ellipsis says so."""
+    output = "Traceback (most recent call last): " + "x" * 2000
+    file = JsonFile("log.jsonl", orjson.dumps({"content": output, "other": "y" * 200}))
+    assert Shrinker(file, lambda text: "Traceback" in text, 100).run()
+    assert file.text() == orjson.dumps({"content": output[:40] + "…"}).decode() + "\n"
+
+
+def test_json_inside_a_string_is_written_back_as_it_was_while_nothing_in_it_went():
+    """What the wire carried stays as it was: an `arguments` string keeps its spaces."""
+    line = {"request": {"body": {"arguments": '{"city": "Paris", "unit": "celsius"}'}}}
+    file = JsonFile("log.jsonl", orjson.dumps(line))
+    assert file.text() == orjson.dumps(line).decode() + "\n"
+
+
+def test_keys_the_check_needs_keep_their_place_even_when_the_budget_runs_out():
+    file = JsonFile("log.jsonl", b'{"a": 1, "b": 2, "c": 3, "d": 4}')
+    assert Shrinker(file, lambda text: '"a":1' in text and '"c":3' in text, 100).run()
+    assert file.text() == '{"a":1,"c":3}\n'
+    file = JsonFile("log.jsonl", b'{"a": 1, "b": 2, "c": 3}')  # spent after trying to remove "a"
+    assert not Shrinker(file, lambda text: '"a":1' in text, 1).run()
+    assert file.text() == '{"a":1,"b":2,"c":3}\n'
+
+
+def test_the_passes_go_on_until_one_removes_nothing():
+    """`a` can go only once `b` has gone, which is tried after it: a second pass removes it."""
+    file = JsonFile("log.jsonl", b'{"a": 1, "b": 2, "m": "MARK"}')
+    assert Shrinker(file, lambda text: "MARK" in text and ('"a"' in text or '"b"' not in text), 100).run()
+    assert file.text() == '{"m":"MARK"}\n'
+
+
+def test_items_that_only_go_together_go_together():
+    """A call and its two results (B1–B3) go only together — one without the others is a finding of
+    its own — and the halving cuts them apart; runs of items remove them whole."""
+    def shows(text):
+        items = set(orjson.loads(text))
+        return {"A", "MARK"} <= items and len({"B1", "B2", "B3"} & items) in (0, 3)
+
+    file = JsonFile("log.json", b'["A", "B1", "B2", "B3", "MARK"]')
+    assert Shrinker(file, shows, 100).run()
+    assert orjson.loads(file.text()) == ["A", "MARK"]

@@ -8,11 +8,12 @@ relay's status) stays as it was, and the result opens in any tool that read the 
 * the file is a tree of JSON values — the records of a JSON Lines log, or one document (a HAR, a
   request body); a string that holds a JSON object or array (a HAR's `postData.text`, a logging
   payload's `messages`) is shrunk as the JSON it holds and written back as a string;
-* each candidate is checked by the rule asked for, on the file exactly as it would be written: the
-  candidate is kept when the rule still reports one of the original's findings and none it did not
-  report — compared by message, numbers aside, so that what a finding names (the tool, the status,
-  the text it quotes) is not shrunk into another finding of the same rule — and the file reads
-  without more errors than the original. Removal is tried from the top down — records first (delta debugging,
+* each candidate is checked, on the file exactly as it would be written, by the rules `check` runs:
+  it is kept when the rule asked for still reports one of the original's findings and no rule
+  reports one the original did not — compared by message, numbers aside, so that what a finding
+  names (the tool, the status, the text it quotes) is not shrunk into another finding, and the
+  shrinking adds no defect of its own (a call whose id went) — and the file reads without more
+  errors than the original. Removal is tried from the top down — records first (delta debugging,
   halves then smaller pieces), then the items of every list, the keys of every object, and each
   long string cut to its head — and the passes repeat until none removes anything, or the budget
   of checks is spent;
@@ -33,7 +34,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .checks import RULES, run_checks
+from .checks import RULES, run_checks, select_rules
+from .checks.base import Finding
 from .errors import FormatError, ToolDbgError
 from .jsonio import dumps_str, loads
 from .load import load_bytes
@@ -43,6 +45,8 @@ from .secrets import redact_text
 #: A string longer than this is tried cut to its first `_HEAD` characters and an ellipsis.
 _LONG = 80
 _HEAD = 40
+#: The lengths of the runs of list items `Shrinker.items` removes together once single items cannot go.
+_RUNS = (2, 3, 4)
 _NUMBER = re.compile(r"\d+")
 
 
@@ -181,27 +185,34 @@ class Shrinker:
         return False
 
     def items(self, items: list[Any]) -> None:
-        """Delta debugging over a list: remove chunks, halves first, down to single items."""
+        """Delta debugging over a list: remove chunks, halves first, down to single items; then runs
+        of `_RUNS` items at every place, for what only goes together (a call and its results: the
+        one without the others is a finding of its own) and which the halving cut apart."""
         chunks = 2
-        while items:
+        while items and not self.exhausted:
             size = -(-len(items) // chunks)  # ceiling
-            removed, start = False, 0
-            while start < len(items):
-                taken = items[start:start + size]
-                del items[start:start + size]
-                if self.kept():
-                    removed = True
-                else:
-                    items[start:start] = taken
-                    start += size
-                if self.exhausted:
-                    return
+            removed = self._runs(items, size, size)
             if removed:
                 chunks = max(chunks - 1, 2)
             elif size == 1:
-                return
+                break
             else:
                 chunks = min(chunks * 2, len(items))
+        for width in _RUNS:
+            self._runs(items, width, 1)
+
+    def _runs(self, items: list[Any], width: int, step: int) -> bool:
+        """Try removing `width` items at every `step`-th place; whether any went."""
+        removed, start = False, 0
+        while start + (width if step == 1 else 1) <= len(items) and not self.exhausted:
+            taken = items[start:start + width]
+            del items[start:start + width]
+            if self.kept():
+                removed = True
+            else:
+                items[start:start] = taken
+                start += step
+        return removed
 
     def keys(self, node: dict[str, Any]) -> None:
         for key in list(node):
@@ -252,10 +263,10 @@ def _children(node: Any) -> Iterator[tuple[Any, Any]]:
     return iter(())
 
 
-def _said(message: str) -> str:
-    """What a finding says, its numbers aside: the exchange, turn and line numbers move as records
-    go, what it names (a tool, a status, the text it quotes) must not."""
-    return _NUMBER.sub("#", message)
+def _said(findings: list[Finding]) -> set[tuple[str, str]]:
+    """What the findings say, numbers aside: the exchange, turn and line numbers move as records go;
+    what a finding names (a tool, a status, the text it quotes) must not."""
+    return {(f.code, _NUMBER.sub("#", f.message)) for f in findings}
 
 
 def shrink(name: str, data: bytes, code: str, *, target: str | None = None,
@@ -263,19 +274,21 @@ def shrink(name: str, data: bytes, code: str, *, target: str | None = None,
     """`data` (the file `name`) shrunk while the rule `code` still reports a finding on it (see the
     module's docstring); `budget` caps the checks made, the first one (of the whole file) included.
     Raises ReproError when the file does not show the finding to begin with."""
-    rule = RULES[code]
+    rules = select_rules(target=target)
+    if RULES[code] not in rules:
+        rules.append(RULES[code])
     original = load_bytes(name, data, input_format)
     allowed = len(original.errors)
-    wanted = {_said(f.message) for f in run_checks(original, [rule], target) if f.code == code}
+    wanted = _said(run_checks(original, rules, target))
 
     def shows(text: str) -> bool:
         loaded = load_bytes(name, text.encode("utf-8"), input_format)
         if len(loaded.errors) > allowed:
             return False
-        found = {_said(f.message) for f in run_checks(loaded, [rule], target) if f.code == code}
-        return bool(found) and found <= wanted
+        found = _said(run_checks(loaded, rules, target))
+        return found <= wanted and any(c == code for c, _ in found)
 
-    if not wanted:
+    if not any(c == code for c, _ in wanted):
         raise ReproError(f"{name}: shows no {code} finding to reproduce (`tooldbg check {name}` "
                          "lists what it shows)")
     file = JsonFile(name, data)
