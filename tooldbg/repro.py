@@ -30,7 +30,7 @@ and Isolating Failure-Inducing Input", IEEE TSE 28(2), 2002; applied to trees as
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -263,32 +263,35 @@ def _children(node: Any) -> Iterator[tuple[Any, Any]]:
     return iter(())
 
 
-def _said(findings: list[Finding]) -> set[tuple[str, str]]:
+def _said(findings: Iterable[Finding]) -> set[tuple[str, str]]:
     """What the findings say, numbers aside: the exchange, turn and line numbers move as records go;
     what a finding names (a tool, a status, the text it quotes) must not."""
     return {(f.code, _NUMBER.sub("#", f.message)) for f in findings}
 
 
 def shrink(name: str, data: bytes, code: str, *, target: str | None = None,
-           input_format: str | None = None, budget: int = 1000, mask: bool = True) -> Shrunk:
-    """`data` (the file `name`) shrunk while the rule `code` still reports a finding on it (see the
-    module's docstring); `budget` caps the checks made, the first one (of the whole file) included.
-    Raises ReproError when the file does not show the finding to begin with."""
+           input_format: str | None = None, budget: int = 1000, mask: bool = True,
+           keep: Finding | None = None) -> Shrunk:
+    """`data` (the file `name`) shrunk while the rule `code` still reports a finding on it — `keep`
+    itself when given (the debugger's chosen finding), else any of the file's — (see the module's
+    docstring); `budget` caps the checks made, the first one (of the whole file) included. Raises
+    ReproError when the file does not show the finding to begin with."""
     rules = select_rules(target=target)
     if RULES[code] not in rules:
         rules.append(RULES[code])
     original = load_bytes(name, data, input_format)
     allowed = len(original.errors)
     wanted = _said(run_checks(original, rules, target))
+    chosen = _said([keep]) if keep is not None else set()
 
     def shows(text: str) -> bool:
         loaded = load_bytes(name, text.encode("utf-8"), input_format)
         if len(loaded.errors) > allowed:
             return False
         found = _said(run_checks(loaded, rules, target))
-        return found <= wanted and any(c == code for c, _ in found)
+        return found <= wanted and (chosen <= found if chosen else any(c == code for c, _ in found))
 
-    if not any(c == code for c, _ in wanted):
+    if not (chosen <= wanted if chosen else any(c == code for c, _ in wanted)):
         raise ReproError(f"{name}: shows no {code} finding to reproduce (`tooldbg check {name}` "
                          "lists what it shows)")
     file = JsonFile(name, data)

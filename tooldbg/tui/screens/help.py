@@ -34,8 +34,9 @@ PANES: tuple[tuple[str, str, str], ...] = (
      "writer could not carry listed under it. API keys are masked."),
     ("findings", "Findings",
      "Every finding of the session: severity, rule code and name, where, and the message. Choosing "
-     "one moves the tree, the canonical view and the wire view to it; `tooldbg rules CODE` explains "
-     "a rule with a bad and a good example."),
+     "one moves the tree, the canonical view and the wire view to it; r writes the chosen finding's log "
+     "shrunk to a small one that still shows it, keys masked, for a bug report (`tooldbg repro`); "
+     "`tooldbg rules CODE` explains a rule with a bad and a good example."),
 )
 
 DIALOGS: tuple[tuple[str, str], ...] = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,9 +15,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar
 
 from ...chains import unseen_start
+from ...checks.base import Finding
 from ...diff import diff
 from ...diff.results import Diff
-from ...render import clean
+from ...errors import ToolDbgError
+from ...render import clean, visible
+from ...writing import write_atomically
 from ..session import Location, Session
 from ..widgets.canonical_view import CanonicalView, links
 from ..widgets.findings_panel import FindingsPanel
@@ -38,6 +42,7 @@ class MainScreen(Screen):
         # With several files open: the selected conversation beside its counterpart in another file
         # (off the footer, which keeps ? and q in view at 80x24: the help and the palette name it).
         Binding("d", "diff", "Diff with the other file", show=False),
+        Binding("r", "repro", "Reproduce the chosen finding in a small log (tooldbg repro)", show=False),
     ]
 
     def __init__(self, following: str | None = None) -> None:
@@ -240,6 +245,39 @@ class MainScreen(Screen):
             return
         self.app.push_screen(DiffScreen(result, pairing))
 
+    # -- repro: the chosen finding's log shrunk to a small one that still shows it
+
+    def action_repro(self) -> None:
+        """Write the chosen finding's log shrunk to a small one that still shows that finding,
+        credentials masked (`tooldbg repro`), to the working folder; the shrinking runs in a
+        worker and says when it is done."""
+        panel = self.query_one(FindingsPanel)
+        if not 0 <= self.finding_index < len(panel.findings):
+            self.notify("choose a finding first (n, or a row of the findings panel)", severity="warning")
+            return
+        finding = panel.findings[self.finding_index]
+        self.notify(clean(f"shrinking {finding.path} to a log that shows this {finding.code} finding…"),
+                    title="repro", markup=False)
+        self.run_worker(partial(self._repro, finding, getattr(self.app, "input_format", None)),
+                        thread=True, exclusive=True, group="repro", exit_on_error=False)
+
+    def _repro(self, finding: Finding, input_format: str | None) -> None:
+        from ...repro import shrink
+
+        source = Path(finding.path)
+        try:
+            shrunk = shrink(finding.path, source.read_bytes(), finding.code, input_format=input_format,
+                            keep=finding)
+            path = repro_path(finding.path, finding.code)
+            write_atomically(path, shrunk.text, inputs=[source])
+        except (ToolDbgError, OSError) as err:
+            self.app.call_from_thread(self.notify, clean(f"not reproduced: {err}"), title="repro",
+                                      severity="error", markup=False)
+            return
+        said = (f"wrote {path.resolve()}: {finding.code} in {shrunk.records} of {shrunk.records_before} "
+                f"records, {len(shrunk.text.encode())} of {shrunk.size_before} bytes, credentials masked")
+        self.app.call_from_thread(self.notify, clean(said), title="repro", markup=False)
+
     # -- the wire view's format switch: source → openai-chat → … → bedrock → source
 
     def action_next_format(self) -> None:
@@ -257,6 +295,22 @@ class MainScreen(Screen):
     def set_wire_format(self, name: str) -> None:
         """Show the selected turn as `name` ("source" or a wire format); the command palette's entry."""
         self.query_one(WireView).set_format(name)
+
+
+def repro_path(input_path: str, code: str) -> Path:
+    """`<input stem>.<CODE>.repro<suffix>` in the working folder (as the export dialog's paths, never
+    beside the input), uncompressed (`.zhar` → `.har`, `.jsonl.zst` → `.jsonl`), with `-2`, `-3`, …
+    before the suffix when the name is taken: nothing is overwritten."""
+    source = Path(input_path)
+    name = source.name.removesuffix(".zst")
+    stem, suffix = (name.rsplit(".", 1)[0], "." + name.rsplit(".", 1)[1]) if "." in name else (name, "")
+    suffix = ".har" if suffix == ".zhar" else suffix
+    path = Path(visible(f"{stem}.{code}.repro{suffix}"))
+    number = 1
+    while path.exists():
+        number += 1
+        path = Path(visible(f"{stem}.{code}.repro-{number}{suffix}"))
+    return path
 
 
 def _shown(session: Session, location: Location) -> tuple[object, ...]:
