@@ -1,5 +1,5 @@
-"""The command palette's tooldbg commands: export, search, help, findings, wire format, conversations,
-theme. Each runs the same action its key runs, so the palette and the keys never disagree."""
+"""The command palette's tooldbg commands: export, search, help, findings, repro, wire format,
+conversations, theme. Each runs the same action its key runs, so the palette and the keys never disagree."""
 
 from __future__ import annotations
 
@@ -57,6 +57,9 @@ class ToolDbgCommands(Provider):
                           partial(app.run_action, "next_finding", screen))
             yield Command("Previous finding", "Move every view to the previous finding",
                           partial(app.run_action, "previous_finding", screen))
+        if hasattr(screen, "action_repro"):
+            yield Command("Reproduce the chosen finding…", "Write its log shrunk to a small one that still "
+                          "shows it, keys masked, for a bug report", partial(app.run_action, "repro", screen))
         set_format = getattr(screen, "set_wire_format", None)
         if callable(set_format):
             for name in ("source", *formats.WIRE_FORMATS):
