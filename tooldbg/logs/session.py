@@ -176,7 +176,7 @@ class Session:
             return
         if branch.opened is None or branch.answer is not None:  # a new call's first input
             branch.start, branch.opened, branch.answer = branch.tail, record, None
-        for turn in branch.linker.link(turns):
+        for turn in branch.linker.link_read(turns):
             last = branch.turns[-1] if branch.turns else None
             if last is not None and last.role == turn.role == "tool" and branch.tail > branch.start:
                 branch.turns[-1] = _joined(last, turn.parts)
@@ -190,7 +190,7 @@ class Session:
         error (the provider rejected the call)."""
         read = self.reads[record]
         if turn is not None:
-            turn = branch.linker.link((turn,))[0]
+            turn = branch.linker.link_read((turn,))[0]
         read.request = Request(turns=tuple(branch.turns[branch.start:]), model=model, system=branch.system)
         read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
         if branch.opened is not None:
@@ -209,7 +209,7 @@ class Session:
         its parts joined to it, and its finish reason and usage, when given, the answer's now."""
         read = branch.answer
         assert read is not None and read.responses and read.responses[0].turn is not None
-        linked = branch.linker.link((Turn(role="assistant", parts=parts),))[0]
+        linked = branch.linker.link_read((Turn(role="assistant", parts=parts),))[0]
         turn = branch.turns[-1] = _joined(branch.turns[-1], linked.parts)
         previous = read.responses[0]
         read.responses = (Response(turn=turn, finish_reason=finish_reason or previous.finish_reason,
