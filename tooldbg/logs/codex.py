@@ -79,6 +79,8 @@ class _Reader:
         self.model: str | None = None
         #: the model's items waiting to become one answer: (item, where, read_item of it, record)
         self.output: list[_Item] = []
+        #: the tools' outputs waiting to be sent, one turn (a parallel call's results, a line each)
+        self.results: list[_Item] = []
 
     def line(self, line: Line, record: Any) -> None:
         if not isinstance(record, dict):
@@ -96,6 +98,23 @@ class _Reader:
             self.errors.append(InputError(self.path, f"line {line[0]}#{err.pointer}", err.message))
 
     def _item(self, line: Line, kind: str, payload: dict[str, Any], at: str) -> None:
+        if kind == "response_item":
+            side: Side = "response" if item_side(payload) == "assistant" else "request"
+            here = self.session.upcoming(side, line[0], at)
+            parts = read_item(payload, here)
+            item = (payload, here, parts, self.session.record(side, line))
+            if parts[0] == "tool":  # (grouped with the outputs beside it: `_results`)
+                self._answer()
+                self.results.append(item)
+                return
+            self._results()
+            if side == "response":
+                self.output.append(item)
+            else:
+                self._answer()
+                self._send([item])
+            return
+        self._results()
         if kind == "session_meta":
             self._meta(line, payload, at)
         elif kind == "turn_context":
@@ -103,21 +122,12 @@ class _Reader:
             self.model = model if isinstance(model, str) else self.model
         elif kind == "compacted":
             self._compacted(line, payload, at)
-        elif kind == "response_item":
-            side: Side = "response" if item_side(payload) == "assistant" else "request"
-            here = self.session.upcoming(side, line[0], at)
-            parts = read_item(payload, here)
-            item = (payload, here, parts, self.session.record(side, line))
-            if side == "response":
-                self.output.append(item)
-            else:
-                self._answer()
-                self._send([item])
 
     def _meta(self, line: Line, payload: dict[str, Any], at: str) -> None:
         """The session's instructions: the system prompt of its requests (`instructions`, newer
         `base_instructions: {text}`)."""
         text, key = payload.get("instructions"), "instructions"
+        self._results()
         base = payload.get("base_instructions")
         if isinstance(base, dict) and isinstance(base.get("text"), str):
             text, key = base["text"], "base_instructions/text"
@@ -151,6 +161,13 @@ class _Reader:
         turns = [_exit_codes(t) for t in group_read((i[:3] for i in items), [], prior=_AFTER_START)]
         self.session.send(self.branch, turns, items[0][3])
 
+    def _results(self) -> None:
+        """The tools' outputs logged since the last other item, sent as one turn: what sending each
+        and joining it to the one before gives (`Session.send`), read and linked once."""
+        if self.results:
+            items, self.results = self.results, []
+            self._send(items)
+
     def _answer(self) -> None:
         """The model's items since the last input: one answer."""
         if not self.output:
@@ -161,6 +178,7 @@ class _Reader:
         self.session.answer(self.branch, items[0][3], turn, self.model)
 
     def built(self) -> Built:
+        self._results()
         self._answer()
         built = self.session.built(LACKS if self.instructions else (*LACKS, SYSTEM))
         built.errors = self.errors
