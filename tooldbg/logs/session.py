@@ -57,34 +57,6 @@ class Branch:
         return len(self.turns)
 
 
-class Record(Message):
-    """A line of the log as the message of its exchange, its parsed value not kept: `body` parses
-    the line again from the file's bytes each time it is asked for. A parsed record held its
-    envelope (ids, timestamps, paths) and a dict for every object in it, besides the strings the
-    turns keep: as much memory again as the file, for the few lines a view or a rule looks at."""
-
-    __slots__ = ("_data", "_start", "_end")
-
-    def __init__(self, location: str, data: bytes, start: int, end: int) -> None:
-        super().__init__(location, headers=_NOTHING)
-        self._data, self._start, self._end = data, start, end
-
-    @property
-    def body(self) -> Any:
-        # (it parsed, to the same value, when the log was read: `records.lines.json_records`)
-        return loads(memoryview(self._data)[self._start:self._end], check_depth=False)
-
-    @body.setter
-    def body(self, value: Any) -> None:
-        if value is not None:  # (`Message.__init__` sets none: a record's body is its line)
-            raise AttributeError("a log record's body is its line")
-
-    def __reduce__(self) -> tuple[type[Record], tuple[str, bytes, int, int]]:
-        # (a file read in another process comes back whole: `scan.check_files`; the file's bytes
-        # are pickled once however many records hold them)
-        return Record, (self.location, self._data, self._start, self._end)
-
-
 class _Empty(dict[str, Any]):
     """An empty dict that refuses to be changed: one serves every record (`_NOTHING`)."""
 
@@ -97,6 +69,39 @@ class _Empty(dict[str, Any]):
 #: A record's headers and its exchange's meta: none, one empty dict for every record (a dict each
 #: was a tenth of a long log's size again); a change to it raises, so it is shared with no one.
 _NOTHING = _Empty()
+
+
+class Record(Message):
+    """A line of the log as the message of its exchange, its parsed value not kept: `body` parses
+    the line again from the file's bytes each time it is asked for. A parsed record held its
+    envelope (ids, timestamps, paths) and a dict for every object in it, besides the strings the
+    turns keep: as much memory again as the file, for the few lines a view or a rule looks at."""
+
+    __slots__ = ("_data", "_start", "_end")
+
+    # (the fields a line has no value for are the class's, not set on each record: a record a line)
+    events = text = status = error = None
+    url = method = ""
+    headers = _NOTHING
+
+    def __init__(self, location: str, data: bytes, start: int, end: int) -> None:
+        self.location, self._data, self._start, self._end = location, data, start, end
+
+    @property
+    def body(self) -> Any:
+        # (it parsed, to the same value, when the log was read: `records.lines.json_records`)
+        return loads(memoryview(self._data)[self._start:self._end], check_depth=False)
+
+    @body.setter
+    def body(self, value: Any) -> None:
+        if value is not None:  # (a record's body is its line)
+            raise AttributeError("a log record's body is its line")
+
+    def __reduce__(self) -> tuple[type[Record], tuple[str, bytes, int, int]]:
+        # (a file read in another process comes back whole: `scan.check_files`; the file's bytes
+        # are pickled once however many records hold them)
+        return Record, (self.location, self._data, self._start, self._end)
+
 
 #: A line of the log: (its number, where it starts and ends in the file's bytes), as
 #: `records.lines.json_records` gives it.
