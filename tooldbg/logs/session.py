@@ -22,6 +22,7 @@ their sources and ids stay), as a Responses request continuing an older response
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,30 +78,49 @@ class Record(Message):
     envelope (ids, timestamps, paths) and a dict for every object in it, besides the strings the
     turns keep: as much memory again as the file, for the few lines a view or a rule looks at."""
 
-    __slots__ = ("_data", "_start", "_end")
+    __slots__ = ("_lines", "_index")
 
     # (the fields a line has no value for are the class's, not set on each record: a record a line)
     events = text = status = error = None
     url = method = ""
     headers = _NOTHING
 
-    def __init__(self, location: str, data: bytes, start: int, end: int) -> None:
-        self.location, self._data, self._start, self._end = location, data, start, end
+    def __init__(self, location: str, lines: Lines, index: int) -> None:
+        self.location, self._lines, self._index = location, lines, index
 
     @property
     def body(self) -> Any:
         # (it parsed, to the same value, when the log was read: `records.lines.json_records`)
-        return loads(memoryview(self._data)[self._start:self._end], check_depth=False)
+        start, end = self._lines.span(self._index)
+        return loads(memoryview(self._lines.data)[start:end], check_depth=False)
 
     @body.setter
     def body(self, value: Any) -> None:
         if value is not None:  # (a record's body is its line)
             raise AttributeError("a log record's body is its line")
 
-    def __reduce__(self) -> tuple[type[Record], tuple[str, bytes, int, int]]:
+    def __reduce__(self) -> tuple[type[Record], tuple[str, Lines, int]]:
         # (a file read in another process comes back whole: `scan.check_files`; the file's bytes
-        # are pickled once however many records hold them)
-        return Record, (self.location, self._data, self._start, self._end)
+        # and the records' places are pickled once however many records hold them)
+        return Record, (self.location, self._lines, self._index)
+
+
+class Lines:
+    """The file's bytes and where each record's line is in them: record k's line is
+    `data[offsets[2k]:offsets[2k + 1]]`, kept in one array rather than as two numbers on each record
+    (an object each past 256: 60 bytes a line)."""
+
+    __slots__ = ("data", "offsets")
+
+    def __init__(self, data: bytes, offsets: array[int] | None = None) -> None:
+        self.data = data
+        self.offsets = array("q") if offsets is None else offsets
+
+    def span(self, index: int) -> tuple[int, int]:
+        return self.offsets[2 * index], self.offsets[2 * index + 1]
+
+    def __reduce__(self) -> tuple[type[Lines], tuple[bytes, array[int]]]:
+        return Lines, (self.data, self.offsets)
 
 
 #: A line of the log: (its number, where it starts and ends in the file's bytes), as
@@ -114,7 +134,7 @@ class Session:
     def __init__(self, path: str, container: str, data: bytes) -> None:
         self.path = path
         self.container = container
-        self.data = data
+        self.lines = Lines(data)
         self.reads: list[ExchangeRead] = []
         self.branches: list[Branch] = []
         self._location = (0, "")  # the last line named, and its name
@@ -130,8 +150,10 @@ class Session:
     def record(self, side: Side, line: Line) -> int:
         """A record of the file that gives turns: its index, which its turns' sources name."""
         number, start, end = line
-        message = Record(self.location(number), self.data, start, end)
-        exchange = Exchange(len(self.reads), meta=_NOTHING)
+        index = len(self.reads)  # (one number object for the record and its exchange)
+        self.lines.offsets.extend((start, end))
+        message = Record(self.location(number), self.lines, index)
+        exchange = Exchange(index, meta=_NOTHING)
         if side == "request":
             exchange.request = message
         else:
