@@ -53,6 +53,15 @@ _Item = tuple[Any, Source, tuple[str, list[Part], dict[str, Any]], int]
 _AFTER_START = (Turn(role="user"),)
 #: The freeform shell output's header (`format_exec_output_for_model_freeform`).
 _EXIT_HEADER = re.compile(r"Exit code: (-?\d+)\n")
+#: How the structured shell output ends when the command exited 0: its last member `metadata`, an
+#: object of these two members only (Codex writes them so, compact). Where an output that opens an
+#: object ends so, parsing it tells no failure: if it is JSON, that `metadata` is the top level's last
+#: member (every token from the end back to its key is outside a string: no quote in it is escaped),
+#: and the last of duplicate keys is the one a parse keeps; if it is not, nothing is read from it.
+_EXITED_0 = re.compile(r'[{,] ?"metadata": ?\{"exit_code": ?0, ?"duration_seconds": ?'
+                       r'-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\}\}\Z')
+#: How far from its end an output's `_EXITED_0` tail is looked for (the number may be long).
+_TAIL = 128
 
 
 def sniff(peek: Peek) -> bool:
@@ -204,7 +213,10 @@ def _exit_code(part: Part) -> Part:
     body = part.content[0]
     code, field = None, ""
     if isinstance(body, Text):
-        ok, value = try_loads(body.text) if body.text.startswith("{") else (False, None)
+        text = body.text
+        if text.startswith("{") and _EXITED_0.search(text, max(0, len(text) - _TAIL)) is not None:
+            return part  # (the output, as long as the rest of the record, not parsed a second time)
+        ok, value = try_loads(text) if text.startswith("{") else (False, None)
         if ok and isinstance(value, dict) and isinstance(value.get("metadata"), dict):
             code, field = value["metadata"].get("exit_code"), "output.metadata.exit_code"
         elif (header := _EXIT_HEADER.match(body.text)) is not None:
