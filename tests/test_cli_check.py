@@ -83,6 +83,21 @@ def test_rules_lists_the_catalogue_and_explains_one(capsys):
     assert run(capsys, "rules", "TD999")[0] == 2
 
 
+@pytest.mark.parametrize("code, said", [
+    ("TD101", "Severity: the providers that refuse this are named; a finding is an error where the log "
+              "shows the refusal"),
+    ("TD303", "Severity: the data the model or the client received is damaged"),
+    ("TD106", "Severity: what the log suggests rather than shows: the rule's severity, a warning or an info"),
+    ("TD801", "Severity: the provider named by --target refuses it"),
+    ("TD901", "Severity: the provider's own rejection, recorded in the log"),
+])
+def test_a_rule_explained_says_what_sets_its_severity(capsys, code, said):
+    """`check` judges each finding by the evidence in the log (`checks.evidence`): the catalogue says
+    which evidence, by what the rule's defect harms."""
+    status, out, _ = run(capsys, "rules", code)
+    assert status == 0 and said in " ".join(out.split())
+
+
 def test_convert_runs_the_target_preflight_before_writing(tmp_path, capsys):
     # DeepSeek's thinking mode needs the reasoning_content the history does not have: no writer can
     # make it up, so the pre-flight reports it and convert exits 1, after writing the body.

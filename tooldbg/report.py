@@ -158,6 +158,20 @@ def rule_list(rules: list[Rule]) -> Iterator[RenderableType]:
         yield line
 
 
+#: What sets the severity of a rule's findings, by what its defect harms (`checks.evidence`).
+SEVERITY_FROM = {
+    "rejection": "the providers that refuse this are named; a finding is an error where the log shows "
+                 "the refusal, where --target or the request's provider (its URL or model) refuses it, or "
+                 "where a response handed it to the client; a warning where the provider accepted it or "
+                 "is not known to refuse it",
+    "damage": "the data the model or the client received is damaged: the rule's severity, whatever the "
+              "provider answered",
+    "symptom": "what the log suggests rather than shows: the rule's severity, a warning or an info",
+    "target": "the provider named by --target refuses it: an error for that target",
+    "verdict": "the provider's own rejection, recorded in the log",
+}
+
+
 def rule_doc(rule: Rule) -> Iterator[RenderableType]:
     title = Line()
     title.append(f"{rule.code} {rule.name}", "bold")
@@ -165,6 +179,8 @@ def rule_doc(rule: Rule) -> Iterator[RenderableType]:
     title.append(f"  ({rule.severity}{kind})", SEVERITY_STYLES[rule.severity])
     yield title
     yield Line(rule.message, "italic")
+    yield Line("")
+    yield Line(f"Severity: {SEVERITY_FROM[rule.harm]}")
     for paragraph in rule.doc.split("\n\n"):
         yield Line("")
         yield Line(" ".join(paragraph.split()))

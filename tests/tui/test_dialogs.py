@@ -274,6 +274,29 @@ def test_export_never_blanks_recorded_arguments_until_repairs_are_ticked(tmp_pat
     run(path, body)
 
 
+def test_the_export_with_repairs_repairs_what_writing_shows_as_fix_does(tmp_path: Path) -> None:
+    """Written for OpenAI Chat, the turn whose calls the finish reason announced (TD602) is an empty
+    assistant turn, which `fix` takes out in its second round (TD404): the dialog lists and writes
+    the same repairs as `tooldbg fix --to openai-chat`. Before, it made one round only."""
+    path = tmp_path / "td602.jsonl"
+    shutil.copy(TD201.with_name("TD602-tool-calls-finish-without-calls.jsonl"), path)
+
+    async def body(pilot: Pilot) -> None:
+        await pilot.press("x")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ExportScreen)
+        await choose_format(pilot, screen, "openai-chat")
+        assert screen.fixed is not None and [r.code for r in screen.fixed.repairs] == ["TD404"]
+        assert "TD404 turn 1  an empty assistant turn → (taken out)" in report(screen)
+        assert screen.blanked == [] and screen.result is not None
+        messages = screen.result.body["messages"]
+        assert not any(m["role"] == "assistant" and not m.get("content") and not m.get("tool_calls")
+                       for m in messages)
+
+    run(path, body)
+
+
 def test_x_opens_the_export_with_the_repairs_listed(tmp_path: Path) -> None:
     path = tmp_path / "oncall.jsonl"
     shutil.copy(bundled_samples()[0], path)

@@ -29,13 +29,23 @@ from .. import __version__, formats
 from ..errors import ToolDbgError
 from ..formats.profiles import PROFILES, wire_format
 from ..load import Loaded
-from ..logs import LOGS
 from ..model import CANONICAL_FORMAT
 from ..shorten import plain
-from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
+from .inputs import (
+    INPUT_FORMATS,
+    choose,
+    load_inputs,
+    named,
+    pick,
+    read_inputs,
+    report_errors,
+    stdin_once,
+    unreadable,
+)
 from .output import echo, emit, fail, json_text, listing, redact
 from .probe import probe_command
 from .repairs import at_place, fix_chosen, fix_written, record_line, refuse_blanks
+from .repro import repro_command
 
 if TYPE_CHECKING:
     from ..checks.base import Rule
@@ -43,8 +53,6 @@ if TYPE_CHECKING:
     from ..repair.base import Refusal
     from ..scan import Checked
 
-#: What `--input-format` names: a wire format (each exchange read as it), or an agent log's format.
-INPUT_FORMATS = click.Choice([*formats.WIRE_FORMATS, *LOGS])
 #: An unknown first word shaped like this is a mistyped command, not a file to open.
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
@@ -555,6 +563,7 @@ def formats_command() -> None:
 
 
 cli.add_command(probe_command)
+cli.add_command(repro_command)
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:

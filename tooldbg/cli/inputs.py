@@ -9,11 +9,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import click
+
+from .. import formats
 from ..errors import InputError
 from ..load import Loaded, load_bytes
+from ..logs import LOGS
 from ..model import Conversation
 from ..scan import STDIN, note_empty, read_task, skipped_line, tasks
 from .output import echo, fail, listing
+
+#: What `--input-format` names: a wire format (each exchange read as it), or an agent log's format.
+INPUT_FORMATS = click.Choice([*formats.WIRE_FORMATS, *LOGS])
 
 # -- reading inputs ---------------------------------------------------------------------------------
 

@@ -41,36 +41,13 @@ def fix_chosen(chosen: Sequence[Named], target: str, *, only: Sequence[str] = ()
 def fix_written(fixed: list[Fixed], target: str, where: str, *, redact: bool, only: Sequence[str] = (),
                 skip: Sequence[str] = (), keep_orphans: bool = False) \
         -> tuple[list[Fixed], Export, str, list[str], list[Checked]]:
-    """What `fix` writes: the repaired conversations written for `target`, read back (named `where`)
-    and checked with its rules — and repaired again while that finds what a repair mends
-    (`repair.refix`, `ROUNDS` at most). (The conversations as last repaired, the export, its text,
-    what it would blank (nothing checked then), the check of the result.)"""
-    from dataclasses import replace
+    """What `fix` writes (`repair.write_fixed`): the conversations as last repaired, the export, its
+    text, the lines of what it would blank (nothing checked then), the check of the result."""
+    from ..repair import write_fixed
 
-    from ..checks import export_rules, run_checks
-    from ..convert import export
-    from ..formats.profiles import wire_format
-    from ..load import load_bytes
-    from ..repair import ROUNDS, refix
-    from ..scan import Checked
-
-    rule_target = None if target == "canonical" else target
-    for round_ in range(1, ROUNDS + 1):
-        result = export([replace(f.conversation, id=f.name) for f in fixed], target, allow_blanks=True)
-        blocked = [] if target == "canonical" else blank_lines(fixed[0].name, result)
-        text = result.text(redact=redact)
-        if blocked:
-            return fixed, result, text, blocked, []
-        checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
-        found = run_checks(checked, export_rules(rule_target), rule_target)
-        again = refix(fixed, checked, found, target=rule_target, only=only, skip=skip,
-                      keep_orphans=keep_orphans) if round_ < ROUNDS else None
-        if again is None:
-            if rule_target is not None:  # the written body holds the one conversation chosen: its name
-                found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
-            return fixed, result, text, blocked, [Checked(checked, found)]
-        fixed = again
-    raise AssertionError("unreachable: the last round returns")
+    out = write_fixed(fixed, target, where, redact=redact, only=only, skip=skip, keep_orphans=keep_orphans)
+    blocked = [] if target == "canonical" else blank_lines(fixed[0].name, out.export)
+    return out.fixed, out.export, out.text, blocked, [out.checked] if out.checked is not None else []
 
 
 def at_place(turn: int | None, part: int | None) -> str:

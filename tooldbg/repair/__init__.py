@@ -18,7 +18,8 @@ get an empty value in place of recorded content, and the repair that prevents it
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..checks import run_checks, select_rules
 from ..checks.base import Context, Finding
@@ -27,7 +28,12 @@ from ..load import Loaded
 from ..model import Conversation
 from .base import Log, Record, Refusal, Repair
 
-__all__ = ["ROUNDS", "Fixed", "after_writing", "fix_conversation", "refix", "wanted"]
+if TYPE_CHECKING:
+    from ..convert import Export
+    from ..scan import Checked
+
+__all__ = ["ROUNDS", "Fixed", "Rewritten", "after_writing", "fix_conversation", "refix", "wanted",
+           "write_fixed"]
 
 #: Said of a finding whose code no repair knows (a rule added after this table).
 UNKNOWN = "no repair is known for this finding"
@@ -127,6 +133,46 @@ def refix(fixed: Sequence[Fixed], written: Loaded, findings: Iterable[Finding], 
         errors = (*before.errors, *now.errors)
         out.append(Fixed(before.name, before.original, now.conversation, records, errors))
     return out if repaired else None
+
+
+@dataclass(frozen=True, slots=True)
+class Rewritten:
+    """What `write_fixed` wrote: the conversations as last repaired, the export and its text, and the
+    check of that text read back (None when the export would blank recorded values: not checked)."""
+
+    fixed: list[Fixed]
+    export: Export
+    text: str
+    checked: Checked | None
+
+
+def write_fixed(fixed: list[Fixed], target: str, where: str, *, redact: bool = True,
+                only: Sequence[str] = (), skip: Sequence[str] = (), keep_orphans: bool = False) -> Rewritten:
+    """What `fix`, `convert --fix` and the debugger's export with repairs write: the repaired
+    conversations written for `target`, read back (named `where`) and checked with its rules — and
+    repaired again while that finds what a repair mends (`refix`, `ROUNDS` at most)."""
+    from ..checks import export_rules
+    from ..convert import export
+    from ..formats.profiles import wire_format
+    from ..load import load_bytes
+    from ..scan import Checked
+
+    rule_target = _target(target)
+    for round_ in range(1, ROUNDS + 1):
+        result = export([replace(f.conversation, id=f.name) for f in fixed], target, allow_blanks=True)
+        text = result.text(redact=redact)
+        if target != "canonical" and result.blanks:
+            return Rewritten(fixed, result, text, None)
+        checked = load_bytes(where, text.encode(), None if rule_target is None else wire_format(target))
+        found = run_checks(checked, export_rules(rule_target), rule_target)
+        again = refix(fixed, checked, found, target=rule_target, only=only, skip=skip,
+                      keep_orphans=keep_orphans) if round_ < ROUNDS else None
+        if again is None:
+            if rule_target is not None:  # the written body holds the one conversation chosen: its name
+                found = [replace(f, conversation=fixed[0].name) if f.conversation else f for f in found]
+            return Rewritten(fixed, result, text, Checked(checked, found))
+        fixed = again
+    raise AssertionError("unreachable: the last round returns")
 
 
 def after_writing(finding: Finding, target: str, name: str) -> Refusal:

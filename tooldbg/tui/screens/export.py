@@ -34,7 +34,7 @@ from ...convert import Export, export
 from ...errors import ToolDbgError
 from ...formats.profiles import PROFILES, wire_format
 from ...render import clean, safe, visible
-from ...repair import Fixed, fix_conversation
+from ...repair import Fixed, fix_conversation, write_fixed
 from ...repair.base import Repair, at
 from ...repair.guard import Blank
 from ...shorten import one_line
@@ -314,9 +314,12 @@ class ExportScreen(ModalScreen[Path | None]):
         """The body, the writer's losses, the pre-flight findings, the repairs (`repairs`) and what
         would be blanked, for `target`, off the UI thread."""
         try:
-            fixed = fix_conversation(self.loaded, self.conversation, target=target) if repairs else None
-            conversation = fixed.conversation if fixed is not None else self.conversation
-            conversation = replace(conversation, model=model)  # the Model field, emptied: none
+            conversation = replace(self.conversation, model=model)  # the Model field, emptied: none
+            fixed = None
+            if repairs:  # repaired, written, read back and repaired again, as `tooldbg fix` does
+                first = fix_conversation(self.loaded, conversation, target=target)
+                fixed = write_fixed([first], target, self.loaded.path).fixed[0]
+                conversation = fixed.conversation
             result = export([conversation], target, allow_blanks=True)  # blanks: listed below
             findings = preflight(result.body, target) if target != "canonical" else []
             blanked = list(result.blanks)
