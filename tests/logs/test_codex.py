@@ -51,6 +51,12 @@ def test_the_bare_layout_reads_as_the_enveloped_one():
 @pytest.mark.parametrize(("text", "failed", "field"), [
     ('{"output":"boom","metadata":{"exit_code":1,"duration_seconds":0.1}}', True, "output.metadata.exit_code"),
     ('{"output":"fine","metadata":{"exit_code":0,"duration_seconds":0.1}}', False, None),
+    # a zero exit at the very end decides only where it is the output's own last word
+    ('{"metadata":{"exit_code":3,"duration_seconds":1},"output":{"metadata":{"exit_code":0,"duration_seconds":1}}}',
+     True, "output.metadata.exit_code"),
+    ('{"metadata": {"exit_code": 2}, "output": "x", "metadata": {"exit_code": 0, "duration_seconds": 1.5e-3}}',
+     False, None),
+    ('{"output":"a\\", "metadata": {"exit_code": 0, "duration_seconds": 1}}', False, None),
     ("Exit code: 127\nWall time: 0 seconds\nOutput:\nsh: nope: not found", True, "output: Exit code"),
     ("Error: the word error in a plain output says nothing", False, None),
 ])

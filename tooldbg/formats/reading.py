@@ -79,6 +79,11 @@ class Linker:
         """`turns` linked after everything linked (or given as prior) before them."""
         return _link_after(self._state, turns, fresh=False)
 
+    def link_read(self, turns: Sequence[Turn]) -> tuple[Turn, ...]:
+        """`link` for turns a reader has just made, which nothing else holds yet: their calls and
+        results given their ids in place (as `link_read` does), not made a second time."""
+        return _link_after(self._state, turns, fresh=True)
+
 
 #: The fields `link_read` fills in on the parts a reader has just made (through their slots).
 _SET_CALL_ID = vars(Invocation)["id"].__set__

@@ -32,7 +32,7 @@ prompt, no sampling settings (`LACKS`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..errors import FormatError, InputError
@@ -69,12 +69,9 @@ def sniff(peek: Peek) -> bool:
                and sum(key in r for key in _ENVELOPE) >= 2 for r in peek.records)
 
 
-@dataclass(slots=True)
-class _Place:
-    """Where a record left its conversation: the branch and how many turns it had after it."""
-
-    branch: Branch
-    turns: int
+#: Where a record left its conversation: the branch and how many turns it had after it (a tuple:
+#: one a line).
+_Place = tuple[Branch, int]
 
 
 class _Reader:
@@ -112,15 +109,15 @@ class _Reader:
                  place: _Place | None) -> _Place | None:
         branch = self._branch(record, place, kind, message)
         side: Side = "request" if kind == "user" else "response"
+        at = self.session.upcoming(side, line[0], "/message")
         index = self.session.record(side, line)
-        at = self.session.source(index, "/message")
         if kind == "user":
             self._user(branch, record, message, index, at)
         elif record.get("isApiErrorMessage") is True:
             self.session.answer(branch, index, None, None, error=_api_error(record, message))
         else:
             self._assistant(branch, message, index, at)
-        return _Place(branch, branch.tail)
+        return branch, branch.tail
 
     def _branch(self, record: dict[str, Any], place: _Place | None, kind: str,
                 message: dict[str, Any]) -> Branch:
@@ -132,7 +129,7 @@ class _Reader:
                 agent = record.get("agentId")
                 meta = {NAME: {"sidechain": True, **({"agentId": agent} if isinstance(agent, str) else {})}}
             return self.session.branch(ANTHROPIC, meta)
-        branch, at = place.branch, place.turns
+        branch, at = place
         if at == branch.tail or self._continues(branch, kind, message):
             return branch
         if all(t.role == "tool" for t in branch.turns[at:]):

@@ -53,6 +53,15 @@ _Item = tuple[Any, Source, tuple[str, list[Part], dict[str, Any]], int]
 _AFTER_START = (Turn(role="user"),)
 #: The freeform shell output's header (`format_exec_output_for_model_freeform`).
 _EXIT_HEADER = re.compile(r"Exit code: (-?\d+)\n")
+#: How the structured shell output ends when the command exited 0: its last member `metadata`, an
+#: object of these two members only (Codex writes them so, compact). Where an output that opens an
+#: object ends so, parsing it tells no failure: if it is JSON, that `metadata` is the top level's last
+#: member (every token from the end back to its key is outside a string: no quote in it is escaped),
+#: and the last of duplicate keys is the one a parse keeps; if it is not, nothing is read from it.
+_EXITED_0 = re.compile(r'[{,] ?"metadata": ?\{"exit_code": ?0, ?"duration_seconds": ?'
+                       r'-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\}\}\Z')
+#: How far from its end an output's `_EXITED_0` tail is looked for (the number may be long).
+_TAIL = 128
 
 
 def sniff(peek: Peek) -> bool:
@@ -79,6 +88,8 @@ class _Reader:
         self.model: str | None = None
         #: the model's items waiting to become one answer: (item, where, read_item of it, record)
         self.output: list[_Item] = []
+        #: the tools' outputs waiting to be sent, one turn (a parallel call's results, a line each)
+        self.results: list[_Item] = []
 
     def line(self, line: Line, record: Any) -> None:
         if not isinstance(record, dict):
@@ -96,6 +107,23 @@ class _Reader:
             self.errors.append(InputError(self.path, f"line {line[0]}#{err.pointer}", err.message))
 
     def _item(self, line: Line, kind: str, payload: dict[str, Any], at: str) -> None:
+        if kind == "response_item":
+            side: Side = "response" if item_side(payload) == "assistant" else "request"
+            here = self.session.upcoming(side, line[0], at)
+            parts = read_item(payload, here)
+            item = (payload, here, parts, self.session.record(side, line))
+            if parts[0] == "tool":  # (grouped with the outputs beside it: `_results`)
+                self._answer()
+                self.results.append(item)
+                return
+            self._results()
+            if side == "response":
+                self.output.append(item)
+            else:
+                self._answer()
+                self._send([item])
+            return
+        self._results()
         if kind == "session_meta":
             self._meta(line, payload, at)
         elif kind == "turn_context":
@@ -103,21 +131,12 @@ class _Reader:
             self.model = model if isinstance(model, str) else self.model
         elif kind == "compacted":
             self._compacted(line, payload, at)
-        elif kind == "response_item":
-            side: Side = "response" if item_side(payload) == "assistant" else "request"
-            here = self.session.upcoming(side, line[0], at)
-            parts = read_item(payload, here)
-            item = (payload, here, parts, self.session.record(side, line))
-            if side == "response":
-                self.output.append(item)
-            else:
-                self._answer()
-                self._send([item])
 
     def _meta(self, line: Line, payload: dict[str, Any], at: str) -> None:
         """The session's instructions: the system prompt of its requests (`instructions`, newer
         `base_instructions: {text}`)."""
         text, key = payload.get("instructions"), "instructions"
+        self._results()
         base = payload.get("base_instructions")
         if isinstance(base, dict) and isinstance(base.get("text"), str):
             text, key = base["text"], "base_instructions/text"
@@ -151,6 +170,13 @@ class _Reader:
         turns = [_exit_codes(t) for t in group_read((i[:3] for i in items), [], prior=_AFTER_START)]
         self.session.send(self.branch, turns, items[0][3])
 
+    def _results(self) -> None:
+        """The tools' outputs logged since the last other item, sent as one turn: what sending each
+        and joining it to the one before gives (`Session.send`), read and linked once."""
+        if self.results:
+            items, self.results = self.results, []
+            self._send(items)
+
     def _answer(self) -> None:
         """The model's items since the last input: one answer."""
         if not self.output:
@@ -161,6 +187,7 @@ class _Reader:
         self.session.answer(self.branch, items[0][3], turn, self.model)
 
     def built(self) -> Built:
+        self._results()
         self._answer()
         built = self.session.built(LACKS if self.instructions else (*LACKS, SYSTEM))
         built.errors = self.errors
@@ -186,7 +213,10 @@ def _exit_code(part: Part) -> Part:
     body = part.content[0]
     code, field = None, ""
     if isinstance(body, Text):
-        ok, value = try_loads(body.text) if body.text.startswith("{") else (False, None)
+        text = body.text
+        if text.startswith("{") and _EXITED_0.search(text, max(0, len(text) - _TAIL)) is not None:
+            return part  # (the output, as long as the rest of the record, not parsed a second time)
+        ok, value = try_loads(text) if text.startswith("{") else (False, None)
         if ok and isinstance(value, dict) and isinstance(value.get("metadata"), dict):
             code, field = value["metadata"].get("exit_code"), "output.metadata.exit_code"
         elif (header := _EXIT_HEADER.match(body.text)) is not None:

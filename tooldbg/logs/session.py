@@ -22,6 +22,7 @@ their sources and ids stay), as a Responses request continuing an older response
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,34 +58,6 @@ class Branch:
         return len(self.turns)
 
 
-class Record(Message):
-    """A line of the log as the message of its exchange, its parsed value not kept: `body` parses
-    the line again from the file's bytes each time it is asked for. A parsed record held its
-    envelope (ids, timestamps, paths) and a dict for every object in it, besides the strings the
-    turns keep: as much memory again as the file, for the few lines a view or a rule looks at."""
-
-    __slots__ = ("_data", "_start", "_end")
-
-    def __init__(self, location: str, data: bytes, start: int, end: int) -> None:
-        super().__init__(location, headers=_NOTHING)
-        self._data, self._start, self._end = data, start, end
-
-    @property
-    def body(self) -> Any:
-        # (it parsed, to the same value, when the log was read: `records.lines.json_records`)
-        return loads(memoryview(self._data)[self._start:self._end], check_depth=False)
-
-    @body.setter
-    def body(self, value: Any) -> None:
-        if value is not None:  # (`Message.__init__` sets none: a record's body is its line)
-            raise AttributeError("a log record's body is its line")
-
-    def __reduce__(self) -> tuple[type[Record], tuple[str, bytes, int, int]]:
-        # (a file read in another process comes back whole: `scan.check_files`; the file's bytes
-        # are pickled once however many records hold them)
-        return Record, (self.location, self._data, self._start, self._end)
-
-
 class _Empty(dict[str, Any]):
     """An empty dict that refuses to be changed: one serves every record (`_NOTHING`)."""
 
@@ -98,6 +71,58 @@ class _Empty(dict[str, Any]):
 #: was a tenth of a long log's size again); a change to it raises, so it is shared with no one.
 _NOTHING = _Empty()
 
+
+class Record(Message):
+    """A line of the log as the message of its exchange, its parsed value not kept: `body` parses
+    the line again from the file's bytes each time it is asked for. A parsed record held its
+    envelope (ids, timestamps, paths) and a dict for every object in it, besides the strings the
+    turns keep: as much memory again as the file, for the few lines a view or a rule looks at."""
+
+    __slots__ = ("_lines", "_index")
+
+    # (the fields a line has no value for are the class's, not set on each record: a record a line)
+    events = text = status = error = None
+    url = method = ""
+    headers = _NOTHING
+
+    def __init__(self, location: str, lines: Lines, index: int) -> None:
+        self.location, self._lines, self._index = location, lines, index
+
+    @property
+    def body(self) -> Any:
+        # (it parsed, to the same value, when the log was read: `records.lines.json_records`)
+        start, end = self._lines.span(self._index)
+        return loads(memoryview(self._lines.data)[start:end], check_depth=False)
+
+    @body.setter
+    def body(self, value: Any) -> None:
+        if value is not None:  # (a record's body is its line)
+            raise AttributeError("a log record's body is its line")
+
+    def __reduce__(self) -> tuple[type[Record], tuple[str, Lines, int]]:
+        # (a file read in another process comes back whole: `scan.check_files`; the file's bytes
+        # and the records' places are pickled once however many records hold them)
+        return Record, (self.location, self._lines, self._index)
+
+
+class Lines:
+    """The file's bytes and where each record's line is in them: record k's line is
+    `data[offsets[2k]:offsets[2k + 1]]`, kept in one array rather than as two numbers on each record
+    (an object each past 256: 60 bytes a line)."""
+
+    __slots__ = ("data", "offsets")
+
+    def __init__(self, data: bytes, offsets: array[int] | None = None) -> None:
+        self.data = data
+        self.offsets = array("q") if offsets is None else offsets
+
+    def span(self, index: int) -> tuple[int, int]:
+        return self.offsets[2 * index], self.offsets[2 * index + 1]
+
+    def __reduce__(self) -> tuple[type[Lines], tuple[bytes, array[int]]]:
+        return Lines, (self.data, self.offsets)
+
+
 #: A line of the log: (its number, where it starts and ends in the file's bytes), as
 #: `records.lines.json_records` gives it.
 Line = tuple[int, int, int]
@@ -109,7 +134,7 @@ class Session:
     def __init__(self, path: str, container: str, data: bytes) -> None:
         self.path = path
         self.container = container
-        self.data = data
+        self.lines = Lines(data)
         self.reads: list[ExchangeRead] = []
         self.branches: list[Branch] = []
         self._location = (0, "")  # the last line named, and its name
@@ -125,8 +150,10 @@ class Session:
     def record(self, side: Side, line: Line) -> int:
         """A record of the file that gives turns: its index, which its turns' sources name."""
         number, start, end = line
-        message = Record(self.location(number), self.data, start, end)
-        exchange = Exchange(len(self.reads), meta=_NOTHING)
+        index = len(self.reads)  # (one number object for the record and its exchange)
+        self.lines.offsets.extend((start, end))
+        message = Record(self.location(number), self.lines, index)
+        exchange = Exchange(index, meta=_NOTHING)
         if side == "request":
             exchange.request = message
         else:
@@ -176,7 +203,7 @@ class Session:
             return
         if branch.opened is None or branch.answer is not None:  # a new call's first input
             branch.start, branch.opened, branch.answer = branch.tail, record, None
-        for turn in branch.linker.link(turns):
+        for turn in branch.linker.link_read(turns):
             last = branch.turns[-1] if branch.turns else None
             if last is not None and last.role == turn.role == "tool" and branch.tail > branch.start:
                 branch.turns[-1] = _joined(last, turn.parts)
@@ -190,7 +217,7 @@ class Session:
         error (the provider rejected the call)."""
         read = self.reads[record]
         if turn is not None:
-            turn = branch.linker.link((turn,))[0]
+            turn = branch.linker.link_read((turn,))[0]
         read.request = Request(turns=tuple(branch.turns[branch.start:]), model=model, system=branch.system)
         read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
         if branch.opened is not None:
@@ -209,7 +236,7 @@ class Session:
         its parts joined to it, and its finish reason and usage, when given, the answer's now."""
         read = branch.answer
         assert read is not None and read.responses and read.responses[0].turn is not None
-        linked = branch.linker.link((Turn(role="assistant", parts=parts),))[0]
+        linked = branch.linker.link_read((Turn(role="assistant", parts=parts),))[0]
         turn = branch.turns[-1] = _joined(branch.turns[-1], linked.parts)
         previous = read.responses[0]
         read.responses = (Response(turn=turn, finish_reason=finish_reason or previous.finish_reason,
