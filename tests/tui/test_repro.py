@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from tests.tui.test_dialogs import palette
 from tooldbg.checks import run_checks
 from tooldbg.load import load_file
 from tooldbg.tui.app import make_app
@@ -27,9 +28,9 @@ def in_tmp_path(at_repo_root: None, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.chdir(tmp_path)
 
 
-def press_r(path: Path, choose: int | None = None) -> list[str]:
+def press_r(path: Path, choose: int | None = None, *, by_palette: bool = False) -> list[str]:
     """Open `path`, choose finding `choose` in the panel (None: leave the one the app chose), press
-    r, wait for the worker; the notifications' messages."""
+    r (or run the palette's command), wait for the worker; the notifications' messages."""
     async def main() -> list[str]:
         app = make_app([path])
         async with app.run_test(size=(120, 36)) as pilot:
@@ -39,7 +40,10 @@ def press_r(path: Path, choose: int | None = None) -> list[str]:
             if choose is not None:
                 screen.query_one(FindingsPanel).select_index(choose)
                 await settle(pilot)
-            await pilot.press("r")
+            if by_palette:
+                await palette(pilot, "reproduce", "Reproduce the chosen finding…")
+            else:
+                await pilot.press("r")
             await settle(pilot)
             return [n.message for n in app._notifications]
 
@@ -63,7 +67,7 @@ def test_r_writes_the_chosen_finding_shrunk_to_the_working_folder(tmp_path: Path
     findings = run_checks(load_file(written))
     assert [f.code for f in findings] == ["TD303"]
     assert written.stat().st_size < log.stat().st_size
-    shown = press_r(log)  # a second time: a new name, nothing overwritten
+    shown = press_r(log, by_palette=True)  # a second time, from the palette: a new name, nothing overwritten
     assert (tmp_path / "oncall.TD303.repro-2.jsonl").exists(), shown
 
 
