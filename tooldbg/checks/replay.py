@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import re
+from _blake2 import blake2b  # hashlib.blake2b itself, without loading OpenSSL (see stitch.py)
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -453,7 +453,7 @@ def media_identity(media: Media) -> Any:
         data = media.url.split(",", 1)[1]
     if data is not None:
         raw = decoded(data)
-        return ("data", hashlib.blake2b(raw if isinstance(raw, bytes) else raw.encode(),
+        return ("data", blake2b(raw if isinstance(raw, bytes) else raw.encode(),
                                         digest_size=16).digest())
     if media.url is not None:
         return ("url", media.url)
