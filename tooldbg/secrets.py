@@ -52,44 +52,46 @@ _PARAMS = (r"(?:key|api[-_]?key|access_token|token|auth|sig|signature|x-amz-sign
 
 #: Credentials found by a name, matched on the lower-cased text (a case-insensitive regex is ten
 #: times slower on a large body), each as (the pattern, the literals one of which must be in the
-#: text for it to match, the group masked, the group that must start a word).
-_NAMED: tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...], str | None], ...] = (
+#: text for it to match, the group masked, the group that must start a word). The patterns are
+#: compiled where first used (`re.compile` keeps them): most runs print no credential, and compiling
+#: them all on import was a cost each start-up paid.
+_NAMED: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str | None], ...] = (
     # `"api_key": "…"` in JSON, in a JSON string inside JSON, in a repr: the value between the
     # quotes; `x-api-key: …`, `api_key=…`, `Authorization: Bearer …` in text: the value up to a
     # space, a quote, a backslash (a JSON escape), or the next parameter
-    (re.compile(r"(?P<n>" + _NAMES + r")(?:(?P<q>\\?[\"'])\s*:\s*(?P=q)"
-                r"(?P<v>(?:(?!(?P=q))(?:[^\\\n]|\\.))+)"
-                r"|\s*[:=]\s*(?P<w>(?:(?:bearer|basic)\s+)?[^\s\"'\\&,;<>\x1b]+))"),
+    (r"(?P<n>" + _NAMES + r")(?:(?P<q>\\?[\"'])\s*:\s*(?P=q)"
+     r"(?P<v>(?:(?!(?P=q))(?:[^\\\n]|\\.))+)"
+     r"|\s*[:=]\s*(?P<w>(?:(?:bearer|basic)\s+)?[^\s\"'\\&,;<>\x1b]+))",
      ("authorization", "api-key", "api_key", "apikey", "security-token", "secret_access_key",
       "session_token", "client_secret", "access_token", "refresh_token", "id_token", "secret_key",
       "private_key", "password", "passwd", "cookie"), ("v", "w"), "n"),
     # `?key=…`, `&sig=…` in a URL
-    (re.compile(r"[?&;]" + _PARAMS + r"=(?P<v>[^&#\s\"'\\<>\x1b]+)"), ("=",), ("v",), None),
+    (r"[?&;]" + _PARAMS + r"=(?P<v>[^&#\s\"'\\<>\x1b]+)", ("=",), ("v",), None),
     # the password of `scheme://user:password@host`
-    (re.compile(r"://[^/\s:@\"'\\]+:(?P<v>[^/\s@\"'\\]+)(?=@)"), ("://",), ("v",), None),
+    (r"://[^/\s:@\"'\\]+:(?P<v>[^/\s@\"'\\]+)(?=@)", ("://",), ("v",), None),
     # `Bearer <token>` anywhere: a token has a digit (so "the bearer instrument" stays prose)
-    (re.compile(r"(?P<n>bearer|basic)\s+(?P<v>(?=[a-z._~+/=-]*\d)[a-z0-9._~+/=-]{8,})"),
+    (r"(?P<n>bearer|basic)\s+(?P<v>(?=[a-z._~+/=-]*\d)[a-z0-9._~+/=-]{8,})",
      ("bearer", "basic"), ("v",), "n"),
 )
 
 #: The shapes provider keys have (case matters: matched on the text itself).
-_SHAPES = re.compile(r"(?P<v>sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{12,}"
-                     r"|gsk_[A-Za-z0-9]{16,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
-                     r"|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}"
-                     r"|ya29\.[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})")
+_SHAPES = (r"(?P<v>sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{12,}"
+           r"|gsk_[A-Za-z0-9]{16,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
+           r"|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}"
+           r"|ya29\.[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})")
 #: An escape sequence ending right before a word (`\n`, `\x1b`, `\u200b`): JSON text and reprs
 #: write a newline before a key as `\nsk-…`, and the key still starts a word. So does a terminal
 #: colour code (`ESC[31m`, raw or escaped), common in tool output, and a URL's percent-escape
 #: (`?trace=%22sk-…`, `%3Dsk-…`: RFC 3986 §2.1 writes a quote or `=` in a query so).
-_ESCAPE = re.compile(r"(?:\\(?:[nrtbfv0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})"
-                     r"|(?:\x1b|\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[A-Za-z]|%[0-9a-fA-F]{2})\Z",
-                     re.IGNORECASE)
+_ESCAPE = (r"(?i)(?:\\(?:[nrtbfv0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})"
+           r"|(?:\x1b|\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[A-Za-z]|%[0-9a-fA-F]{2})\Z")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
 def _word_start(text: str, at: int) -> bool:
     """Does a word start at `at`: not after a letter or a digit, unless after an escape sequence?"""
-    return at == 0 or text[at - 1] not in _ALNUM or _ESCAPE.search(text, max(0, at - 24), at) is not None
+    return (at == 0 or text[at - 1] not in _ALNUM
+            or re.compile(_ESCAPE).search(text, max(0, at - 24), at) is not None)
 
 
 def mask(value: str) -> str:
@@ -101,7 +103,7 @@ def mask(value: str) -> str:
     scheme, sep, token = value.partition(" ") if value.lower().startswith(("bearer ", "basic ")) \
         else ("", "", value)
     token = token.lstrip()
-    shown = token[:4] if len(token) >= 16 or (len(token) > 8 and _SHAPES.fullmatch(token)) else ""
+    shown = token[:4] if len(token) >= 16 or (len(token) > 8 and re.compile(_SHAPES).fullmatch(token)) else ""
     return f"{scheme}{sep}{shown}{MASK}"
 
 
@@ -125,17 +127,17 @@ def _lower(text: str) -> str:
     return lower
 
 
-def _matches(lower: str, pattern: re.Pattern[str], literals: tuple[str, ...],
+def _matches(lower: str, pattern: str, literals: tuple[str, ...],
              word: str | None) -> Iterator[re.Match[str]]:
     """A `_NAMED` pattern's matches in the lower-cased text (its name starting a word, if it must)."""
     if any(literal in lower for literal in literals):
-        for match in pattern.finditer(lower):
+        for match in re.compile(pattern).finditer(lower):
             if word is None or _word_start(lower, match.start(word)):
                 yield match
 
 
 def _shapes(text: str) -> Iterator[re.Match[str]]:
-    return (m for m in _SHAPES.finditer(text) if _word_start(text, m.start()))
+    return (m for m in re.compile(_SHAPES).finditer(text) if _word_start(text, m.start()))
 
 
 def _named(text: str) -> str:
