@@ -34,7 +34,6 @@ from ..model import CANONICAL_FORMAT
 from ..shorten import plain
 from .inputs import choose, load_inputs, named, pick, read_inputs, report_errors, stdin_once, unreadable
 from .output import echo, emit, fail, json_text, listing, redact
-from .probe import probe_command
 from .repairs import at_place, fix_chosen, fix_written, record_line, refuse_blanks
 
 if TYPE_CHECKING:
@@ -71,18 +70,38 @@ class NoSuchCommand(click.UsageError):
 
 class DefaultGroup(click.Group):
     """`tooldbg FILE…` means `tooldbg open FILE…`; a word that is neither a command nor an existing
-    path, and looks like a command name, is reported as an unknown command."""
+    path, and looks like a command name, is reported as an unknown command. The commands in `LATER`
+    are defined in a module imported when one is asked for (or listed by `--help`): their options'
+    tables would otherwise load on every start-up."""
+
+    #: Command name → (module, attribute) of a command defined on first use, listed after the others.
+    LATER = {"probe": ("tooldbg.cli.probe", "probe_command")}
+
+    def _names(self) -> list[str]:
+        return [*self.commands, *(name for name in self.LATER if name not in self.commands)]
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self._names())
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LATER and cmd_name not in self.commands:
+            import importlib
+
+            module, attribute = self.LATER[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
-        if args and args[0] not in self.commands and not args[0].startswith("-"):
+        names = self._names()
+        if args and args[0] not in names and not args[0].startswith("-"):
             word = args[0]
             if not os.path.lexists(word) and _COMMAND_WORD.fullmatch(word):
                 import difflib
 
-                close = difflib.get_close_matches(word, list(self.commands), n=1)
+                close = difflib.get_close_matches(word, names, n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 raise NoSuchCommand(f"no such command '{word}'{hint} (commands: "
-                                    f"{', '.join(self.commands)}; no file or folder '{word}' either)")
+                                    f"{', '.join(names)}; no file or folder '{word}' either)")
             args.insert(0, "open")
         return super().resolve_command(ctx, args)
 
@@ -553,8 +572,6 @@ def formats_command() -> None:
     click.echo(f"{'standard input':18} read        give - as FILE (check, show, convert)")
     click.echo(f"containers: {', '.join(CONTAINERS)}, folder")
 
-
-cli.add_command(probe_command)
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
