@@ -79,6 +79,10 @@ _SHAPES = (r"(?P<v>sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|(?:AKIA|ASIA)[0-9
            r"|gsk_[A-Za-z0-9]{16,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
            r"|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}"
            r"|ya29\.[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})")
+#: What each of `_SHAPES` starts with or holds: a text without any of them has no key's shape (and
+#: the pattern is compiled only for a text that may have one).
+_SHAPE_LITERALS = ("sk-", "AIza", "AKIA", "ASIA", "gsk_", "xai-", "gh", "github_pat_", "hf_", "xox", "ya29.",
+                   "eyJ")
 #: An escape sequence ending right before a word (`\n`, `\x1b`, `\u200b`): JSON text and reprs
 #: write a newline before a key as `\nsk-…`, and the key still starts a word. So does a terminal
 #: colour code (`ESC[31m`, raw or escaped), common in tool output, and a URL's percent-escape
@@ -137,6 +141,8 @@ def _matches(lower: str, pattern: str, literals: tuple[str, ...],
 
 
 def _shapes(text: str) -> Iterator[re.Match[str]]:
+    if not any(literal in text for literal in _SHAPE_LITERALS):
+        return iter(())
     return (m for m in re.compile(_SHAPES).finditer(text) if _word_start(text, m.start()))
 
 
