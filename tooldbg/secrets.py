@@ -52,25 +52,23 @@ _PARAMS = (r"(?:key|api[-_]?key|access_token|token|auth|sig|signature|x-amz-sign
 
 #: Credentials found by a name, matched on the lower-cased text (a case-insensitive regex is ten
 #: times slower on a large body), each as (the pattern, the literals one of which must be in the
-#: text for it to match, the group masked, the group that must start a word). The patterns are
-#: compiled where first used (`re.compile` keeps them): most runs print no credential, and compiling
-#: them all on import was a cost each start-up paid.
-_NAMED: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str | None], ...] = (
+#: text for it to match, the group masked, the group that must start a word).
+_NAMED: tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...], str | None], ...] = (
     # `"api_key": "…"` in JSON, in a JSON string inside JSON, in a repr: the value between the
     # quotes; `x-api-key: …`, `api_key=…`, `Authorization: Bearer …` in text: the value up to a
     # space, a quote, a backslash (a JSON escape), or the next parameter
-    (r"(?P<n>" + _NAMES + r")(?:(?P<q>\\?[\"'])\s*:\s*(?P=q)"
-     r"(?P<v>(?:(?!(?P=q))(?:[^\\\n]|\\.))+)"
-     r"|\s*[:=]\s*(?P<w>(?:(?:bearer|basic)\s+)?[^\s\"'\\&,;<>\x1b]+))",
+    (re.compile(r"(?P<n>" + _NAMES + r")(?:(?P<q>\\?[\"'])\s*:\s*(?P=q)"
+                r"(?P<v>(?:(?!(?P=q))(?:[^\\\n]|\\.))+)"
+                r"|\s*[:=]\s*(?P<w>(?:(?:bearer|basic)\s+)?[^\s\"'\\&,;<>\x1b]+))"),
      ("authorization", "api-key", "api_key", "apikey", "security-token", "secret_access_key",
       "session_token", "client_secret", "access_token", "refresh_token", "id_token", "secret_key",
       "private_key", "password", "passwd", "cookie"), ("v", "w"), "n"),
     # `?key=…`, `&sig=…` in a URL
-    (r"[?&;]" + _PARAMS + r"=(?P<v>[^&#\s\"'\\<>\x1b]+)", ("=",), ("v",), None),
+    (re.compile(r"[?&;]" + _PARAMS + r"=(?P<v>[^&#\s\"'\\<>\x1b]+)"), ("=",), ("v",), None),
     # the password of `scheme://user:password@host`
-    (r"://[^/\s:@\"'\\]+:(?P<v>[^/\s@\"'\\]+)(?=@)", ("://",), ("v",), None),
+    (re.compile(r"://[^/\s:@\"'\\]+:(?P<v>[^/\s@\"'\\]+)(?=@)"), ("://",), ("v",), None),
     # `Bearer <token>` anywhere: a token has a digit (so "the bearer instrument" stays prose)
-    (r"(?P<n>bearer|basic)\s+(?P<v>(?=[a-z._~+/=-]*\d)[a-z0-9._~+/=-]{8,})",
+    (re.compile(r"(?P<n>bearer|basic)\s+(?P<v>(?=[a-z._~+/=-]*\d)[a-z0-9._~+/=-]{8,})"),
      ("bearer", "basic"), ("v",), "n"),
 )
 
@@ -79,10 +77,10 @@ _SHAPES = (r"(?P<v>sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|(?:AKIA|ASIA)[0-9
            r"|gsk_[A-Za-z0-9]{16,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
            r"|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}"
            r"|ya29\.[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})")
-#: What each of `_SHAPES` starts with or holds: a text without any of them has no key's shape (and
-#: the pattern is compiled only for a text that may have one).
-_SHAPE_LITERALS = ("sk-", "AIza", "AKIA", "ASIA", "gsk_", "xai-", "gh", "github_pat_", "hf_", "xox", "ya29.",
-                   "eyJ")
+#: What each of `_SHAPES` starts with: a text without any of them has no key's shape, and is not
+#: scanned (the pattern is compiled where first used, for a text that may hold one).
+_SHAPE_LITERALS = ("sk-", "AIza", "AKIA", "ASIA", "gsk_", "xai-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+                   "github_pat_", "hf_", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "ya29.", "eyJ")
 #: An escape sequence ending right before a word (`\n`, `\x1b`, `\u200b`): JSON text and reprs
 #: write a newline before a key as `\nsk-…`, and the key still starts a word. So does a terminal
 #: colour code (`ESC[31m`, raw or escaped), common in tool output, and a URL's percent-escape
@@ -131,11 +129,11 @@ def _lower(text: str) -> str:
     return lower
 
 
-def _matches(lower: str, pattern: str, literals: tuple[str, ...],
+def _matches(lower: str, pattern: re.Pattern[str], literals: tuple[str, ...],
              word: str | None) -> Iterator[re.Match[str]]:
     """A `_NAMED` pattern's matches in the lower-cased text (its name starting a word, if it must)."""
     if any(literal in lower for literal in literals):
-        for match in re.compile(pattern).finditer(lower):
+        for match in pattern.finditer(lower):
             if word is None or _word_start(lower, match.start(word)):
                 yield match
 

@@ -462,14 +462,13 @@ def media_identity(media: Media) -> Any:
 
 # ---------------------------------------------------------------------- failure in content
 
-# The patterns are compiled where first used (`re.compile` keeps them): a result worded so is rare.
-_FAILURE_START = (  # "Error: …", "ERROR [E42]: …", "Error 503 …", "Failed to …"
-    r"(?i)^\W{0,3}(?:(?:error|exception|fatal(?: error)?|failure|failed)\s*(?:\[[^\]]*\]\s*)?[:!]"
-    r"|error\s+(?:code\s+)?\d{3}\b|failed\s+to\b)")
-_EXCEPTION = r"^\W{0,3}[A-Za-z_][\w.]*(?:Error|Exception)\s*:"  # "KeyError: 'city'"
-_FAILURE_LINE = (  # "… timed out …", "Command failed with exit code 2", not "3 failed, 9 passed"
-    r"(?i)\btimed out\b|(?<![\d,] )(?<!\d)\b(?:failed|failure)"
-    r"(?:\s+(?:to|with|because|due)\b|\s*[:.(!]|\s*$)")
+_FAILURE_START = re.compile(  # "Error: …", "ERROR [E42]: …", "Error 503 …", "Failed to …"
+    r"^\W{0,3}(?:(?:error|exception|fatal(?: error)?|failure|failed)\s*(?:\[[^\]]*\]\s*)?[:!]"
+    r"|error\s+(?:code\s+)?\d{3}\b|failed\s+to\b)", re.I)
+_EXCEPTION = re.compile(r"^\W{0,3}[A-Za-z_][\w.]*(?:Error|Exception)\s*:")  # "KeyError: 'city'"
+_FAILURE_LINE = re.compile(  # "… timed out …", "Command failed with exit code 2", not "3 failed, 9 passed"
+    r"\btimed out\b|(?<![\d,] )(?<!\d)\b(?:failed|failure)(?:\s+(?:to|with|because|due)\b|\s*[:.(!]|\s*$)",
+    re.I)
 _TRACEBACK = "Traceback (most recent call last)"
 
 
@@ -527,8 +526,7 @@ def _failure_text(text: str) -> str | None:
     if _TRACEBACK in text:
         return "a Python traceback"
     first = clip(stripped, 300).split("\n", 1)[0]  # the status line, if the output has one
-    if (re.compile(_FAILURE_START).match(first) or re.compile(_EXCEPTION).match(first)
-            or re.compile(_FAILURE_LINE).search(first)):
+    if _FAILURE_START.match(first) or _EXCEPTION.match(first) or _FAILURE_LINE.search(first):
         return snippet(first, 60)
     return None
 
