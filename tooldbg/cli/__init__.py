@@ -21,6 +21,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from pkgutil import resolve_name
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -71,11 +72,9 @@ class NoSuchCommand(click.UsageError):
 class DefaultGroup(click.Group):
     """`tooldbg FILE…` means `tooldbg open FILE…`; a word that is neither a command nor an existing
     path, and looks like a command name, is reported as an unknown command. The commands in `LATER`
-    are defined in a module imported when one is asked for (or listed by `--help`): their options'
-    tables would otherwise load on every start-up."""
-
-    #: Command name → (module, attribute) of a command defined on first use, listed after the others.
-    LATER = {"probe": ("tooldbg.cli.probe", "probe_command")}
+    (name → `module:attribute`) are listed after the others, and their module (with the tables their
+    options name) is imported when one is asked for or listed by `--help`, not on every start-up."""
+    LATER = {"probe": "tooldbg.cli.probe:probe_command"}
 
     def _names(self) -> list[str]:
         return [*self.commands, *(name for name in self.LATER if name not in self.commands)]
@@ -85,10 +84,7 @@ class DefaultGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.LATER and cmd_name not in self.commands:
-            import importlib
-
-            module, attribute = self.LATER[cmd_name]
-            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+            self.add_command(resolve_name(self.LATER[cmd_name]), cmd_name)
         return super().get_command(ctx, cmd_name)
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
@@ -115,7 +111,6 @@ def cli(ctx: click.Context) -> None:
     canonical form beside its wire JSON, convert between provider formats with every loss stated."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(open_command, files=())
-
 
 
 # -- commands ---------------------------------------------------------------------------------------
