@@ -525,7 +525,10 @@ def _failure_text(text: str) -> str | None:
             return _failure_value(value)
     if _TRACEBACK in text:
         return "a Python traceback"
-    first = clip(stripped, 300).split("\n", 1)[0]  # the status line, if the output has one
+    # the status line, if the output has one: the first line of the output clipped to 300 characters
+    # (a line ending before the clip, which cuts at 299 or later, is that line: no clip needed)
+    newline = stripped.find("\n", 0, 299)
+    first = stripped[:newline] if newline >= 0 else clip(stripped, 300).split("\n", 1)[0]
     if _FAILURE_START.match(first) or _EXCEPTION.match(first) or _FAILURE_LINE.search(first):
         return snippet(first, 60)
     return None
