@@ -30,12 +30,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from threading import RLock
 
-#: Objects made while the collector was held off above which they are frozen. Unfrozen, the next
-#: young collection walks them all, and older ones again later: a tenth of a millisecond for each
-#: thousand counted (0.4 ms after reading a 1 MB session log, 2.7 ms after 10 MB, against 3 ms and
-#: 25 ms to parse them; a freeze costs next to nothing). Below it (a request body, a small file) the
-#: walk is too short to matter, and the collector keeps what it holds in sight.
-FREEZE_AT = 1_000
+#: Objects made while the collector was held off above which they are frozen: past this, a walk
+#: over them costs more than a few milliseconds (about a microsecond an object on a parsed log).
+#: Below it (a small file, a request body `convert` checks) the next young collection walks them.
+FREEZE_AT = 10_000
 
 
 @dataclass(slots=True)
