@@ -416,7 +416,7 @@ def _failed(response: Message | None) -> bool:
 
 
 #: An HTML page's markup, and the scripts and styles whose text is not what the page says.
-_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.I | re.S)
+_MARKUP = r"(?is)<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>"  # compiled where used (rarely)
 #: Characters of an error body read for its excerpt (a gateway page can be long).
 _EXCERPT_READ = 20_000
 
@@ -432,7 +432,7 @@ def http_error(message: Message) -> ApiError:
         if text.lstrip()[:1] == "<":
             import html  # here: its entity table loads only for a gateway's HTML page
 
-            text = html.unescape(_MARKUP.sub(" ", text))
+            text = html.unescape(re.compile(_MARKUP).sub(" ", text))
     return ApiError(message=plain(" ".join(text.split()), EXCERPT) or "(an empty body)",
                     code=str(message.status))
 

@@ -50,7 +50,7 @@ _INVISIBLE = ("\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17
               "\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0e\ufeff\uffa0"
               "\ufff0-\ufffb\ud800-\udfff\U000e0000-\U000e0fff")
 _CONTROL = re.compile(f"[{_INVISIBLE}\u200d]")  # one character class: a fast scan of a large body
-_EMOJI_CHAR = re.compile(f"[{_EMOJI}]")
+_EMOJI_CHAR = f"[{_EMOJI}]"  # compiled where used: only beside a joiner
 
 _REDACT: ContextVar[bool] = ContextVar("tooldbg_redact", default=True)
 
@@ -78,7 +78,8 @@ def _joins_emoji(match: re.Match[str]) -> bool:
     """Is this a zero-width joiner between two emoji (👩‍💻), where it belongs?"""
     text, at = match.string, match.start()
     return (match.group() == "\u200d" and 0 < at < len(text) - 1
-            and _EMOJI_CHAR.match(text, at - 1) is not None and _EMOJI_CHAR.match(text, at + 1) is not None)
+            and re.compile(_EMOJI_CHAR).match(text, at - 1) is not None
+            and re.compile(_EMOJI_CHAR).match(text, at + 1) is not None)
 
 
 def _escape(match: re.Match[str]) -> str:

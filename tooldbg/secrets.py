@@ -73,23 +73,27 @@ _NAMED: tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...], str | Non
 )
 
 #: The shapes provider keys have (case matters: matched on the text itself).
-_SHAPES = re.compile(r"(?P<v>sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{12,}"
-                     r"|gsk_[A-Za-z0-9]{16,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
-                     r"|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}"
-                     r"|ya29\.[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})")
+_SHAPES = (r"(?P<v>sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{12,}"
+           r"|gsk_[A-Za-z0-9]{16,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
+           r"|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}"
+           r"|ya29\.[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})")
+#: What each of `_SHAPES` starts with: a text without any of them has no key's shape, and is not
+#: scanned (the pattern is compiled where first used, for a text that may hold one).
+_SHAPE_LITERALS = ("sk-", "AIza", "AKIA", "ASIA", "gsk_", "xai-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+                   "github_pat_", "hf_", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "ya29.", "eyJ")
 #: An escape sequence ending right before a word (`\n`, `\x1b`, `\u200b`): JSON text and reprs
 #: write a newline before a key as `\nsk-…`, and the key still starts a word. So does a terminal
 #: colour code (`ESC[31m`, raw or escaped), common in tool output, and a URL's percent-escape
 #: (`?trace=%22sk-…`, `%3Dsk-…`: RFC 3986 §2.1 writes a quote or `=` in a query so).
-_ESCAPE = re.compile(r"(?:\\(?:[nrtbfv0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})"
-                     r"|(?:\x1b|\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[A-Za-z]|%[0-9a-fA-F]{2})\Z",
-                     re.IGNORECASE)
+_ESCAPE = (r"(?i)(?:\\(?:[nrtbfv0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})"
+           r"|(?:\x1b|\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[A-Za-z]|%[0-9a-fA-F]{2})\Z")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
 def _word_start(text: str, at: int) -> bool:
     """Does a word start at `at`: not after a letter or a digit, unless after an escape sequence?"""
-    return at == 0 or text[at - 1] not in _ALNUM or _ESCAPE.search(text, max(0, at - 24), at) is not None
+    return (at == 0 or text[at - 1] not in _ALNUM
+            or re.compile(_ESCAPE).search(text, max(0, at - 24), at) is not None)
 
 
 def mask(value: str) -> str:
@@ -101,7 +105,7 @@ def mask(value: str) -> str:
     scheme, sep, token = value.partition(" ") if value.lower().startswith(("bearer ", "basic ")) \
         else ("", "", value)
     token = token.lstrip()
-    shown = token[:4] if len(token) >= 16 or (len(token) > 8 and _SHAPES.fullmatch(token)) else ""
+    shown = token[:4] if len(token) >= 16 or (len(token) > 8 and re.compile(_SHAPES).fullmatch(token)) else ""
     return f"{scheme}{sep}{shown}{MASK}"
 
 
@@ -135,7 +139,9 @@ def _matches(lower: str, pattern: re.Pattern[str], literals: tuple[str, ...],
 
 
 def _shapes(text: str) -> Iterator[re.Match[str]]:
-    return (m for m in _SHAPES.finditer(text) if _word_start(text, m.start()))
+    if not any(literal in text for literal in _SHAPE_LITERALS):
+        return iter(())
+    return (m for m in re.compile(_SHAPES).finditer(text) if _word_start(text, m.start()))
 
 
 def _named(text: str) -> str:

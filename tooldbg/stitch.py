@@ -41,7 +41,9 @@ nothing: `chains.ResponseChains` stitches it after the stored turns (`Thread.sto
 
 from __future__ import annotations
 
-import hashlib
+# hashlib's own BLAKE2b (`hashlib.blake2b` is this class), imported from its C module: `import hashlib`
+# loads OpenSSL's `_hashlib` too, a cost on every start-up for a hash tooldbg never asks of it.
+from _blake2 import blake2b
 from dataclasses import replace
 
 from .chains import ResponseChains
@@ -54,11 +56,11 @@ from .timeline import Thread
 
 def turn_hash(turn: Turn) -> bytes:
     data = dumps(turn_to_dict(turn, sources=False), sort_keys=True)
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return blake2b(data, digest_size=16).digest()
 
 
 def _chain(previous: bytes, turn: bytes) -> bytes:
-    return hashlib.blake2b(previous + turn, digest_size=16).digest()
+    return blake2b(previous + turn, digest_size=16).digest()
 
 
 class Stitcher:

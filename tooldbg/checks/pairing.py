@@ -32,7 +32,7 @@ PLACEHOLDERS = frozenset({
     "undefined", "null", "none", "nil", "nan", "string", "placeholder", "todo", "xxx", "[object object]",
 })
 _TEMPLATE = re.compile(r"^(\{\{.*\}\}|\{[A-Za-z_][\w.-]*\}|\$\{.*\}|<[^<>]*>|%s|%d|\?)$")
-_PREFIX = re.compile(r"([A-Za-z]+[_-])?(.+)", re.DOTALL)
+_PREFIX = r"(?s)([A-Za-z]+[_-])?(.+)"  # compiled where used
 #: A truncated id must keep this many characters for the truncation to be recognisable.
 _MIN_KEPT = 6
 
@@ -142,7 +142,7 @@ def near_miss(result_id: str, call_id: str) -> str | None:
 
 def _split(wire_id: str) -> tuple[str, str]:
     """`call_abc` → ("call_", "abc"); an id of any characters (line breaks too) splits."""
-    match = _PREFIX.fullmatch(wire_id)
+    match = re.compile(_PREFIX).fullmatch(wire_id)
     if match is None:  # the empty id
         return "", wire_id
     return match.group(1) or "", match.group(2)

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import re
+from _blake2 import blake2b  # hashlib.blake2b itself, without loading OpenSSL (see stitch.py)
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -453,7 +453,7 @@ def media_identity(media: Media) -> Any:
         data = media.url.split(",", 1)[1]
     if data is not None:
         raw = decoded(data)
-        return ("data", hashlib.blake2b(raw if isinstance(raw, bytes) else raw.encode(),
+        return ("data", blake2b(raw if isinstance(raw, bytes) else raw.encode(),
                                         digest_size=16).digest())
     if media.url is not None:
         return ("url", media.url)
@@ -525,7 +525,10 @@ def _failure_text(text: str) -> str | None:
             return _failure_value(value)
     if _TRACEBACK in text:
         return "a Python traceback"
-    first = clip(stripped, 300).split("\n", 1)[0]  # the status line, if the output has one
+    # the status line, if the output has one: the first line of the output clipped to 300 characters
+    # (a line ending before the clip, which cuts at 299 or later, is that line: no clip needed)
+    newline = stripped.find("\n", 0, 299)
+    first = stripped[:newline] if newline >= 0 else clip(stripped, 300).split("\n", 1)[0]
     if _FAILURE_START.match(first) or _EXCEPTION.match(first) or _FAILURE_LINE.search(first):
         return snippet(first, 60)
     return None

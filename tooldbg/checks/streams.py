@@ -82,7 +82,7 @@ def _streams(ctx: Context) -> Iterator[Stream]:
             continue
         events = read.exchange.response.events if read.exchange.response is not None else None
         groups: list[list[StreamEvent]] = []
-        if events and read.format is not None:
+        if events and read.format is not None and len(read.streams) > 1:  # (one stream: every event)
             groups = [g for g in formats.get(read.format).split_streams(events) if g]
         if len(groups) != len(read.streams):
             groups = [list(events or ())] * len(read.streams)

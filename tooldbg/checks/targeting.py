@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the tables load when a target is checked, not with every ru
     from ..fit import Limit
     from ..targets import ReasoningReplay, Table
 
-_URL_MODEL = re.compile(r"/models/([^/:?]+)")
+_URL_MODEL = r"/models/([^/:?]+)"  # compiled where used
 
 
 def target_table(ctx: Context) -> Table | None:
@@ -73,7 +73,8 @@ def models(ctx: Context, conv: Conversation) -> set[str]:
     for read in ctx.exchanges(conv):
         names.update(r.model for r in read.responses if r.model)
         for message in (read.exchange.request, read.exchange.response):
-            found = _URL_MODEL.search(message.url) if message is not None and message.url else None
+            url = message.url if message is not None else None
+            found = re.compile(_URL_MODEL).search(url) if url else None
             if found:
                 names.add(found.group(1))
     return names

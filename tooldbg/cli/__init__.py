@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from pkgutil import resolve_name
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -29,8 +30,8 @@ from .. import __version__, formats
 from ..errors import ToolDbgError
 from ..formats.profiles import PROFILES, wire_format
 from ..load import Loaded
-from ..model import CANONICAL_FORMAT
 from ..shorten import plain
+from .catalogue import code_ranges
 from .inputs import (
     INPUT_FORMATS,
     choose,
@@ -43,9 +44,7 @@ from .inputs import (
     unreadable,
 )
 from .output import echo, emit, fail, json_text, listing, redact
-from .probe import probe_command
 from .repairs import at_place, fix_chosen, fix_written, record_line, refuse_blanks
-from .repro import repro_command
 
 if TYPE_CHECKING:
     from ..checks.base import Rule
@@ -79,18 +78,35 @@ class NoSuchCommand(click.UsageError):
 
 class DefaultGroup(click.Group):
     """`tooldbg FILE…` means `tooldbg open FILE…`; a word that is neither a command nor an existing
-    path, and looks like a command name, is reported as an unknown command."""
+    path, and looks like a command name, is reported as an unknown command. The commands in `LATER`
+    (name → `module:attribute`) are listed after the others, and their module (with the tables their
+    options name) is imported when one is asked for or listed by `--help`, not on every start-up."""
+    LATER = {"probe": "tooldbg.cli.probe:probe_command", "repro": "tooldbg.cli.repro:repro_command",
+             "rules": "tooldbg.cli.catalogue:rules_command",
+             "formats": "tooldbg.cli.catalogue:formats_command"}
+
+    def _names(self) -> list[str]:
+        return [*self.commands, *(name for name in self.LATER if name not in self.commands)]
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self._names())
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LATER and cmd_name not in self.commands:
+            self.add_command(resolve_name(self.LATER[cmd_name]), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
-        if args and args[0] not in self.commands and not args[0].startswith("-"):
+        names = self._names()
+        if args and args[0] not in names and not args[0].startswith("-"):
             word = args[0]
             if not os.path.lexists(word) and _COMMAND_WORD.fullmatch(word):
                 import difflib
 
-                close = difflib.get_close_matches(word, list(self.commands), n=1)
+                close = difflib.get_close_matches(word, names, n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 raise NoSuchCommand(f"no such command '{word}'{hint} (commands: "
-                                    f"{', '.join(self.commands)}; no file or folder '{word}' either)")
+                                    f"{', '.join(names)}; no file or folder '{word}' either)")
             args.insert(0, "open")
         return super().resolve_command(ctx, args)
 
@@ -104,7 +120,6 @@ def cli(ctx: click.Context) -> None:
     canonical form beside its wire JSON, convert between provider formats with every loss stated."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(open_command, files=())
-
 
 
 # -- commands ---------------------------------------------------------------------------------------
@@ -280,14 +295,6 @@ def _codes(values: tuple[str, ...]) -> list[str]:
     return [c.strip().upper() for v in values for c in v.split(",") if c.strip()]
 
 
-def _code_ranges(rules: Iterable[Rule]) -> str:
-    """`TD101-TD108, TD201-TD207, …`: the codes, one range per family."""
-    families: dict[str, list[str]] = {}
-    for rule in rules:
-        families.setdefault(rule.code[:3], []).append(rule.code)
-    return ", ".join(f"{c[0]}-{c[-1]}" if len(c) > 1 else c[0] for c in families.values())
-
-
 def _rules(select: tuple[str, ...], ignore: tuple[str, ...], target: str | None) -> list[Rule]:
     """The rules `--select`/`--ignore` leave; a code, prefix or rule name that names no rule is a
     usage error listing the valid codes."""
@@ -303,7 +310,7 @@ def _rules(select: tuple[str, ...], ignore: tuple[str, ...], target: str | None)
             matching = [rule for rule in RULES.values() if rule.code.startswith(code)]
             if not matching:
                 fail(f"{option} {code}: no rule has this code or prefix (codes: "
-                     f"{_code_ranges(RULES.values())}; a prefix such as TD3, or a name; "
+                     f"{code_ranges(RULES.values())}; a prefix such as TD3, or a name; "
                      "see `tooldbg rules`)")
             if option == "--select" and target is None and all(rule.target for rule in matching):
                 fail(f"--select {code}: target rules check a provider's limits and run only with "
@@ -528,42 +535,9 @@ def _repair_codes(option: str, values: tuple[str, ...]) -> list[str]:
     codes = [by_name.get(code, code) for code in _codes(values)]
     for code in codes:
         if not any(rule.startswith(code) for rule in RULES):
-            fail(f"{option} {code}: no rule has this code or prefix (codes: {_code_ranges(RULES.values())}; "
+            fail(f"{option} {code}: no rule has this code or prefix (codes: {code_ranges(RULES.values())}; "
                  "see `tooldbg rules`)")
     return codes
-
-
-@cli.command()
-@click.argument("code", required=False)
-def rules(code: str | None) -> None:
-    """The rule catalogue, or one rule explained with a bad and a good example."""
-    from ..checks import RULES
-    from ..report import rule_doc, rule_list
-
-    if code is None:
-        emit(rule_list(list(RULES.values())))
-        return
-    rule = RULES.get(code.upper()) or next((r for r in RULES.values() if r.name == code.lower()), None)
-    if rule is None:
-        fail(f"no rule '{code}' (codes: {_code_ranges(RULES.values())}; see `tooldbg rules`)")
-    emit(rule_doc(rule))
-
-
-@cli.command("formats")
-def formats_command() -> None:
-    """List the formats and containers tooldbg reads and writes."""
-    from ..records.containers import CONTAINERS
-
-    for name in formats.WIRE_FORMATS:
-        hints = ", ".join(formats.get(name).URL_HINTS)
-        click.echo(f"{name:18} read+write  request, response, stream   endpoints: {hints}")
-    click.echo(f"{'canonical':18} read+write  {CANONICAL_FORMAT}")
-    click.echo(f"{'standard input':18} read        give - as FILE (check, show, convert)")
-    click.echo(f"containers: {', '.join(CONTAINERS)}, folder")
-
-
-cli.add_command(probe_command)
-cli.add_command(repro_command)
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:

@@ -9,6 +9,7 @@ import click
 from .. import formats
 from ..errors import InputError
 from ..formats.profiles import PROFILES
+from .catalogue import code_ranges
 from .inputs import INPUT_FORMATS
 from .output import echo, fail
 
@@ -37,7 +38,8 @@ def repro_command(file: str, code: str, output: Path, target: str | None, input_
 
     code = code.strip().upper()
     if code not in RULES:
-        fail(f"--rule {code}: no rule has this code (see `tooldbg rules`)")
+        fail(f"--rule {code}: no rule has this code (codes: {code_ranges(RULES.values())}; "
+             "see `tooldbg rules`)")
     rule = RULES[code]
     if rule.diff:
         fail(f"--rule {code}: TD7xx rules compare two logs; shrink each side with a rule `check` reports")

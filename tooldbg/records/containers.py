@@ -560,12 +560,12 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
 
 #: How exporters say they cut or left out a body (`content.comment`, HAR 1.2): HTTP Toolkit's "Body
 #: discarded during HAR generation: longer than limit of 500000 bytes" (httptoolkit/httptoolkit#477).
-_CUT = re.compile(r"truncat|discard|omit|too (large|long)|longer than|exceed", re.I)
+_CUT = r"(?i)truncat|discard|omit|too (large|long)|longer than|exceed"  # compiled where used
 
 
 def _truncation(comment: Any) -> str | None:
     """The exporter's comment when it says the body was cut, else None."""
-    return comment if isinstance(comment, str) and _CUT.search(comment) else None
+    return comment if isinstance(comment, str) and re.compile(_CUT).search(comment) else None
 
 
 def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message | None:

@@ -14,8 +14,11 @@ of the file while it runs: three times the file at the peak). Entries are found 
   space, the key in plain quotes, a colon — is never text inside a string, only an object.
 * An entry runs from its brace to the next such object preceded by a comma, when the bytes between
   parse as one JSON value: what is cut inside an entry (an object of its own with the same first
-  key) does not. Where that fails, and for the last entry, the entry's end is found by skipping its
-  strings whole (`_value_end`, a regular expression: slower, the same answer).
+  key) does not. The last entry runs to the file's last `]` (the array's, when no member after
+  `entries` holds an array), when the bytes between parse as one value. Where that fails, the
+  entry's end is found by skipping its strings whole (`_value_end`, a regular expression: slower,
+  the same answer). A value is the one that begins at its first byte, so bytes that parse as one
+  value from that byte end where it ends.
 * After the last entry comes the `]` that closes the array; the document with the array replaced by
   a marker string must then parse, and be a HAR whose `log.entries` is the marker.
 
@@ -115,6 +118,13 @@ class Split:
                 return loads(view[at:end], check_depth=False), end
             except FormatError:
                 break  # cut inside an entry, or past one that began otherwise: find its end
+        else:  # no entry begins after it: the last, most often followed by the array's `]` alone
+            closing = data.rfind(b"]", at)
+            end = _blank_before(data, at, closing) if closing > at else at
+            try:
+                return loads(view[at:end], check_depth=False), end
+            except FormatError:
+                pass  # another array after the entries, or not an entry's end: find it
         end = _value_end(data, at)
         try:
             return loads(view[at:end], check_depth=False), end

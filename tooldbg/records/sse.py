@@ -9,6 +9,7 @@ JSON allows); `[DONE]` and other text stay strings.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ..errors import FormatError
 from ..formats.base import StreamEvent
@@ -33,18 +34,11 @@ def parse(text: str) -> list[StreamEvent]:
     data: list[str] = []
     name: str | None = None
     start: int | None = None
-    pos = 0
-    for match in [*_LINE.finditer(text), None]:
-        end = match.start() if match else len(text)
-        line = text[pos:end]
-        line_start = pos
-        pos = match.end() if match else len(text)
+    for line, line_start in _lines(text):
         if not line:
             if data:
                 events.append(_event(len(events), name, data, start))
             data, name, start = [], None, None
-            if match is None:
-                break
             continue
         if line.startswith(":"):
             continue
@@ -57,11 +51,24 @@ def parse(text: str) -> list[StreamEvent]:
             data.append(value)
         elif field == "event":
             name = value
-        if match is None:
-            break
     if data:
         events.append(_event(len(events), name, data, start))
     return events
+
+
+def _lines(text: str) -> Iterator[tuple[str, int]]:
+    """Each line of the text, without its ending, and the offset it starts at (the last line is what
+    follows the last ending, maybe nothing)."""
+    at = 0
+    if "\r" not in text:  # LF alone, as most streams end their lines: `str.split` cuts quickest
+        for line in text.split("\n"):
+            yield line, at
+            at += len(line) + 1
+        return
+    for match in _LINE.finditer(text):
+        yield text[at:match.start()], at
+        at = match.end()
+    yield text[at:], at
 
 
 def _event(index: int, name: str | None, data: list[str], offset: int | None) -> StreamEvent:

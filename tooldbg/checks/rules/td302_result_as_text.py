@@ -42,7 +42,7 @@ GOOD = """
   {"role": "tool", "tool_call_id": "call_Q3zb", "content": "{\\"temp_c\\": 4}"}]}
 """
 
-_REPORTS = re.compile(r"\b(?:results?|output|outputs|returned|returns|response|observation)\b", re.I)
+_REPORTS = r"(?i)\b(?:results?|output|outputs|returned|returns|response|observation)\b"  # compiled where used
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -102,7 +102,7 @@ def _reports_on(text: str, call: Invocation, replayed: Invocation | None) -> boo
     if any(_word(i, text) for i in ids):
         return True
     names = {c.name for c in (call, replayed) if c is not None and c.name}
-    return any(_word(n, text) for n in names) and bool(_REPORTS.search(text))
+    return any(_word(n, text) for n in names) and bool(re.compile(_REPORTS).search(text))
 
 
 def _word(word: str, text: str) -> bool:
