@@ -130,9 +130,7 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     if not data.isascii():
         check_utf8(path, data)
     skip = len(BOM) if data.startswith(BOM) else 0
-    # A text that opens with a JSON bracket cannot open with an SSE field (what `looks_like_sse`
-    # looks for on the first line that is not blank): the usual file is told apart without
-    # decoding its head.
+    # (a text that opens with a JSON bracket opens with no SSE field: told without decoding it)
     if data[skip:skip + 64].lstrip()[:1] not in (b"{", b"[") and \
             sse.looks_like_sse(data[skip:_HEAD].decode("utf-8", "ignore")):  # (utf-8-sig: a module to import)
         text = utf8(path, data)
