@@ -360,6 +360,12 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
     if not is_role(role):
         raise FormatError(f"unknown role {quote(role)}", source.child("role").pointer)
+    parts = tuple(parts)
+    results = [type(part) is Result for part in parts]
+    if not any(results):  # (the usual message: no result, or nothing but results)
+        return [Turn(role=role, parts=parts, source=source)]
+    if all(results):
+        return [Turn(role="tool", parts=parts, source=source)]
     turns: list[Turn] = []
     run: list[Part] = []
     results = False  # whether `run` holds results
