@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
 from ..jsonio import dumps, try_loads
-from ..model import Invocation, Part, Result, Tool, Turn, is_role
+from ..model import Invocation, Part, Result, Text, Tool, Turn, is_role
 from ..shorten import quote
 from ..source import Source
 
@@ -96,7 +96,12 @@ def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Tu
         calls: list[Invocation] = []
         for p, part in enumerate(turn.parts):
             linked = part
-            if type(part) is Invocation:
+            kind = type(part)
+            if kind is Text:  # (the usual part: nothing to link)
+                if parts is not None:
+                    parts.append(part)
+                continue
+            if kind is Invocation:
                 state.counter += 1
                 own = f"i{state.counter}"
                 if part.id != own:
@@ -105,7 +110,7 @@ def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Tu
                     else:
                         linked = replace(part, id=own)
                 calls.append(linked)  # type: ignore[arg-type]  # (an Invocation)
-            elif type(part) is Result:
+            elif kind is Result:
                 wire_id = part.wire_id
                 bound = by_wire.get(wire_id) if wire_id is not None else None  # (the usual result)
                 if bound is not None:

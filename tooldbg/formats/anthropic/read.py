@@ -238,7 +238,7 @@ def _tool_use(block: dict[str, Any], source: Source) -> Part:
         if raw is None:
             extra["string_input"] = True
     return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id,
-                      meta=meta_for(NAME, extra), source=source)
+                      meta=meta_for(NAME, extra) if extra else {}, source=source)
 
 
 _TOOL_RESULT = frozenset({"type", "tool_use_id", "content", "is_error"})
