@@ -30,12 +30,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from threading import RLock
 
-#: Objects made while the collector was held off (less those freed) above which they are frozen:
-#: past this, the young collection that would walk them once the collector is back on costs more
-#: than the freeze (a list moved) and `thaw_after`'s finalizer. A 40-turn request body `convert`
-#: reads counts some 700 to 1,200, and that walk was a twentieth of its conversion. Below it (a
-#: few messages) the next young collection walks them.
-FREEZE_AT = 500
+#: Objects made while the collector was held off above which they are frozen: past this, a walk
+#: over them costs more than a few milliseconds (about a microsecond an object on a parsed log).
+#: Below it (a small file, a request body `convert` checks) the next young collection walks them.
+FREEZE_AT = 10_000
 
 
 @dataclass(slots=True)
