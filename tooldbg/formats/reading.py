@@ -96,12 +96,11 @@ def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Tu
         calls: list[Invocation] = []
         for p, part in enumerate(turn.parts):
             linked = part
-            kind = type(part)
-            if kind is Text:  # (the usual part: nothing to link)
+            if type(part) is Text:  # (the usual part: nothing to link)
                 if parts is not None:
                     parts.append(part)
                 continue
-            if kind is Invocation:
+            if type(part) is Invocation:
                 state.counter += 1
                 own = f"i{state.counter}"
                 if part.id != own:
@@ -110,7 +109,7 @@ def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Tu
                     else:
                         linked = replace(part, id=own)
                 calls.append(linked)  # type: ignore[arg-type]  # (an Invocation)
-            elif kind is Result:
+            elif type(part) is Result:
                 wire_id = part.wire_id
                 bound = by_wire.get(wire_id) if wire_id is not None else None  # (the usual result)
                 if bound is not None:
@@ -366,10 +365,10 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     if not is_role(role):
         raise FormatError(f"unknown role {quote(role)}", source.child("role").pointer)
     parts = tuple(parts)
-    results = [type(part) is Result for part in parts]
-    if not any(results):  # (the usual message: no result, or nothing but results)
+    flags = [type(part) is Result for part in parts]
+    if not any(flags):  # (the usual message: no result, or nothing but results)
         return [Turn(role=role, parts=parts, source=source)]
-    if all(results):
+    if all(flags):
         return [Turn(role="tool", parts=parts, source=source)]
     turns: list[Turn] = []
     run: list[Part] = []

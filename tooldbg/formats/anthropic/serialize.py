@@ -148,7 +148,7 @@ class _Writer(Writer):
         call of it (the API's two pairing 400s, quoted in anthropics/claude-code#8210 and #18947)."""
         turns = self.conv.turns
         groups = [(side, [i for i, _ in run]) for side, run in groupby(
-            enumerate(turns), key=lambda it: {"tool": "user"}.get(it[1].role, it[1].role))]
+            enumerate(turns), key=lambda it: _SIDES.get(it[1].role, it[1].role))]
         out: list[tuple[str, list[_Item]]] = []
         calls: set[str] = set()  # the calls of the assistant group just written
         for g, (side, indices) in enumerate(groups):
@@ -435,6 +435,10 @@ def _lower_types(schema: Any) -> Any:
             value = _lower_types(value)
         out[key] = value
     return out
+
+
+#: The message side of a turn's role where it is not the role itself (tool results: the user's).
+_SIDES = {"tool": "user"}
 
 
 def _per_turn(role: str, items: list[_Item]) -> list[tuple[str, list[_Item]]]:

@@ -250,13 +250,14 @@ class _Writer(Writer):
                 here = 1
             if here < slot:
                 self.lose("moved: Chat Completions keeps reasoning, then content, then tool calls", t, p)
-            slot = max(slot, here)
+            else:
+                slot = here
         if reasoning:
             self.write_reasoning(out.message, reasoning, t)
         written = _text_content(content)
         out.message["content"] = None if written == "" and (out.calls or refusals) else written
         if isinstance(written, str) and content:
-            self.moved(content[0], out.message, "/content")
+            self.marks.moved(content[0], out.message, "/content")
         if refusals:
             out.message["refusal"] = "".join(refusals)
             if len(refusals) > 1:
@@ -345,7 +346,7 @@ class _Writer(Writer):
         if legacy_meta:
             self.lose("a legacy function message written as a tool message", t, p)
         call_id = self.fit.result_id(result, t, p) or ""
-        message = {**own, "role": "tool", "tool_call_id": call_id} if own else \
+        message: dict[str, Any] = {**own, "role": "tool", "tool_call_id": call_id} if own else \
             {"role": "tool", "tool_call_id": call_id}
         if named and result.name is not None:
             message["name"] = self.fit.name(result.name, t, p)  # the wire had one: it carries the name
