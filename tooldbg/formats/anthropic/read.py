@@ -50,6 +50,7 @@ _OPENAI_KEYS = frozenset({"max_completion_tokens", "response_format", "parallel_
                           "presence_penalty", "frequency_penalty", "seed", "reasoning_effort"})
 _OPENAI_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
 _OPENAI_MESSAGE_KEYS = frozenset({"tool_calls", "function_call", "tool_call_id"})
+_NO_TYPE = object()  # (a block without `type`: Bedrock Converse's)
 
 
 # ------------------------------------------------------------------------------------ sniffing
@@ -81,12 +82,15 @@ def sniff(body: Any, side: str) -> bool:
             for b in content:
                 if not isinstance(b, dict):
                     continue
-                if "type" not in b:
+                kind = b.get("type", _NO_TYPE)
+                if isinstance(kind, str):
+                    if kind in _OPENAI_PARTS:
+                        return False
+                    marked = marked or kind not in ("text", "image") or "source" in b
+                elif kind is _NO_TYPE:
                     return False
-                kind = b["type"]
-                if isinstance(kind, str) and kind in _OPENAI_PARTS:
-                    return False
-                marked = marked or (isinstance(kind, str) and kind not in ("text", "image")) or "source" in b
+                else:
+                    marked = marked or "source" in b
     tools = [t for t in body["tools"] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
     if any("function" in t or t.get("type") == "function" for t in tools):
         return False
