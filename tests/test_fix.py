@@ -36,7 +36,7 @@ from tooldbg import formats
 from tooldbg.checks import RULES, export_rules, run_checks
 from tooldbg.cli import bundled_samples
 from tooldbg.cli.repairs import record_line
-from tooldbg.convert import export
+from tooldbg.convert import NotWritten, export
 from tooldbg.formats.profiles import PROFILES
 from tooldbg.jsonio import dumps, dumps_str
 from tooldbg.load import load_bytes, load_file
@@ -1154,6 +1154,24 @@ def test_a_call_with_long_arguments_is_named_by_their_first_sixty_characters(cap
     assert str(blank) == ("turn 1 part 0: call 'get_weather' {\"city\":\"Oslo\",\"note\":\"" + "x" * 36 + "… would "
                           "be left out of the anthropic request; repair TD102: close it with an error result saying no "
                           "result was recorded")
+
+
+def test_the_pre_flight_an_export_leaves_to_its_caller_still_finds_a_dropped_call():
+    """`export(allow_blanks=True)` runs the pre-flight when `Export.blanks` is first read: a call the
+    writer leaves out is listed then, as `export` without it refuses the body; nothing dropped, none."""
+    unanswered = load_bytes("c.json", canonical_log(
+        turn("user", text("Go.")), turn("assistant", call("a", "Oslo", "call_a")),
+        turn("user", text("Again.")))).conversations[0]
+    shown = export([unanswered], "anthropic", allow_blanks=True)
+    assert "call_a" not in dumps_str(shown.body)  # the writer left the call out
+    assert [b.code for b in shown.blanks] == ["TD102"]
+    with pytest.raises(NotWritten) as refused:
+        export([unanswered], "anthropic")
+    assert [b.code for b in refused.value.blanks] == ["TD102"]
+    answered = load_bytes("c.json", canonical_log(
+        turn("user", text("Go.")), turn("assistant", call("a", "Oslo", "call_a")),
+        turn("tool", {"type": "result", "invocation_id": "a", "content": [text("Sunny")]}))).conversations[0]
+    assert export([answered], "anthropic").blanks == ()
 
 
 def test_a_custom_tool_call_has_no_safe_repair_for_a_target_without_freeform_tools(tmp_path, capsys):

@@ -332,3 +332,14 @@ def test_a_record_that_makes_no_exchange_takes_no_number(kind):
         s = turn.source
         body = exchanges[s.exchange][s.side]["body"]
         assert loaded.wire_at(s.exchange, s.side, s.pointer) == resolve(body, s.pointer)
+
+
+def test_a_request_body_that_quotes_litellms_debug_marker_is_read_as_the_request_it_is():
+    """LiteLLM's debug output is told by its marker line, but a JSON document that quotes the marker
+    (a user asking what it means) is no debug output: it reads as the Anthropic request it is."""
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 100, "system": "Answer briefly.",
+            "messages": [{"role": "user", "content": "Why does my log say Request Sent from LiteLLM?"}]}
+    loaded = load_bytes("request.json", json.dumps(body).encode())
+    assert (loaded.container, loaded.formats, loaded.errors) == ("json", ["anthropic"], [])
+    [conversation] = loaded.conversations
+    assert conversation.system[0].text == "Answer briefly."  # (read as LiteLLM, the system was lost)

@@ -48,8 +48,23 @@ class Export:
     origins: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: The body keys the target requires that the conversation could not fill (`model`).
     missing: tuple[str, ...] = ()
-    #: Where the body would hold an empty value in place of recorded content (see `export`).
-    blanks: tuple[Blank, ...] = field(default=(), compare=False, repr=False)
+    #: The conversation written, for the pre-flight `blanks` (None: a canonical document).
+    written_from: Conversation | None = field(default=None, compare=False, repr=False)
+    _blanks: tuple[Blank, ...] | None = field(default=None, init=False, compare=False, repr=False)
+
+    @property
+    def blanks(self) -> tuple[Blank, ...]:
+        """Where the body would hold an empty value in place of recorded content (see `export`):
+        the pre-flight, run the first time it is asked for (a caller that converts without looking
+        at it, a library's, does not pay for it)."""
+        found = self._blanks
+        if found is None:
+            from .repair.guard import blanks  # the repairs import the checks: loaded when asked
+
+            conv = self.written_from
+            found = () if conv is None else tuple(blanks(conv, self.target, self.origins))
+            object.__setattr__(self, "_blanks", found)
+        return found
 
     def text(self, *, redact: bool = True) -> str:
         """The body as written: JSON, credentials masked unless `redact` is false."""
@@ -77,21 +92,20 @@ def export(conversations: list[Conversation], target: str, *, model: str | None 
     document. `model` replaces the conversations' model (`convert --model`).
 
     Raises `NotWritten` where the body would hold an empty value in place of recorded content,
-    unless `allow_blanks` (a caller that shows `Export.blanks` and refuses on its own)."""
+    unless `allow_blanks` (a caller that shows `Export.blanks` and refuses on its own: the
+    pre-flight is then run when `Export.blanks` is first read)."""
     if model is not None:
         conversations = [replace(conv, model=model) for conv in conversations]
     if target == "canonical":
         return Export(target, document(conversations), ())
     if len(conversations) != 1:
         raise ValueError("a wire format holds exactly one conversation")
-    from .repair.guard import blanks  # the repairs import the checks: loaded when a wire export is made
-
     conv, wire = conversations[0], wire_format(target)
     written = formats.get(wire).write(conv, target=target)
     key = formats.facts(wire).model_key
     result = Export(target, written.body, written.losses, written.origins,
                     missing=("model",) if key is not None and not written.body.get(key) else (),
-                    blanks=tuple(blanks(conv, target, written.origins)))
-    if result.blanks and not allow_blanks:
+                    written_from=conv)
+    if not allow_blanks and result.blanks:
         raise NotWritten(result)
     return result

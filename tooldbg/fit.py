@@ -376,6 +376,20 @@ def _spell(chars: frozenset[str], joiner: str, *, one: bool = False) -> str:
 
 
 
+def _all_pass(values: set[str], limits: tuple[Limit, ...]) -> bool:
+    """Every value `passes` the limits, found a limit at a time over all of them (in C)."""
+    for limit in limits:
+        if limit.test == "empty":
+            ok = "" not in values
+        elif limit.test == "pattern":
+            ok = all(map(_compiled(str(limit.value)).fullmatch, values))
+        else:
+            ok = max(map(len, values), default=0) <= int(limit.value or 0)
+        if not ok:
+            return False
+    return True
+
+
 def fit_each(values: Mapping[_K, str], limits: tuple[Limit, ...], *, fallback: str = "x",
              used: set[str] | None = None) -> dict[_K, str | None]:
     """Every value fitted, in order, keeping each one that already fits the first time it occurs —
@@ -383,6 +397,10 @@ def fit_each(values: Mapping[_K, str], limits: tuple[Limit, ...], *, fallback: s
     an original that needed no change. A value repeated under another key is rewritten (two calls
     with one id get two). `used` (default: a new set) collects what was written."""
     used = set() if used is None else used
+    distinct = set(values.values())
+    if len(distinct) == len(values) and used.isdisjoint(distinct) and _all_pass(distinct, limits):
+        used |= distinct  # (the usual list: every value distinct and fitting already)
+        return dict(values)
     out: dict[_K, str | None] = {}
     for key, value in values.items():
         if value not in used and passes(value, limits):

@@ -311,6 +311,11 @@ def dumps_str(value: Any, **kwargs: bool) -> str:
 def try_loads(text: str) -> tuple[bool, Any]:
     """Parse `text` if it is JSON: (True, value) or (False, None). Used for tool arguments (a value
     nested past MAX_DEPTH is not read: False)."""
+    if len(text) <= MAX_DEPTH:  # (the usual arguments: too short to nest past the limit)
+        try:
+            return True, orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return False, None
     try:
         return True, loads(text)
     except FormatError:

@@ -204,9 +204,10 @@ class Settings:
 
     def items(self) -> list[tuple[str, Any]]:
         """(name, value) of each setting that is set, in field order."""
-        return [(f.name, v) for f in fields(self) if (v := getattr(self, f.name)) is not None]
+        return [(name, v) for name in _SETTING_NAMES if (v := getattr(self, name)) is not None]
 
 
+_SETTING_NAMES = tuple(f.name for f in fields(Settings))  # (`fields` on every call: a writer asks thrice)
 NO_SETTINGS = Settings()
 
 

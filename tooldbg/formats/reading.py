@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
 from ..jsonio import dumps, try_loads
-from ..model import Invocation, Part, Result, Tool, Turn, is_role
+from ..model import Invocation, Part, Result, Text, Tool, Turn, is_role
 from ..shorten import quote
 from ..source import Source
 
@@ -101,6 +101,10 @@ def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Tu
         calls: list[Invocation] = []
         for p, part in enumerate(turn.parts):
             linked = part
+            if type(part) is Text:  # (the usual part: nothing to link)
+                if parts is not None:
+                    parts.append(part)
+                continue
             if type(part) is Invocation:
                 state.counter += 1
                 own = f"i{state.counter}"
@@ -365,6 +369,12 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     turns, since the canonical form keeps results apart (an empty message: one empty turn)."""
     if not is_role(role):
         raise FormatError(f"unknown role {quote(role)}", source.child("role").pointer)
+    parts = tuple(parts)
+    flags = [type(part) is Result for part in parts]
+    if not any(flags):  # (the usual message: no result, or nothing but results)
+        return [Turn(role=role, parts=parts, source=source)]
+    if all(flags):
+        return [Turn(role="tool", parts=parts, source=source)]
     turns: list[Turn] = []
     run: list[Part] = []
     results = False  # whether `run` holds results

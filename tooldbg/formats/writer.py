@@ -218,6 +218,9 @@ class Fitting:
 
     def name(self, name: str, turn: int | None = None, part: int | None = None) -> str:
         """The name to write for tool `name` (declared, called, answered or forced)."""
+        fitted = self._names.get(name)
+        if fitted == name:  # (the usual name: it fits as it is)
+            return name
         written = self.written_name(name)
         if self._names[name] is None:
             self.losses.append(Loss(f"tool name {name!r} cannot be made to fit {self.target} "
@@ -230,6 +233,9 @@ class Fitting:
 
     def written_name(self, name: str) -> str:
         """The name `name` is written as (wherever it is), without reporting anything."""
+        fitted = self._names.get(name)
+        if fitted:
+            return fitted
         if name not in self._names:
             from ..targets import fit_tool_name  # see `_limits`
 

@@ -51,7 +51,9 @@ def sniff(peek: Peek) -> bool:
         first = first[0]
     if isinstance(first, dict):
         return _is_payload(first) or _is_spend(first)
-    return not peek.records and _marked(peek.data)
+    # Debug output is text: a JSON document that quotes the marker (a request asking about it) is
+    # not one, and its records are told by their shape once parsed (`detect_document`).
+    return not peek.records and peek.data.lstrip()[:1] not in (b"{", b"[") and _marked(peek.data)
 
 
 def _marked(data: bytes) -> bool:

@@ -130,11 +130,11 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     if not data.isascii():
         check_utf8(path, data)
     skip = len(BOM) if data.startswith(BOM) else 0
-    head = data[skip:_HEAD].decode("utf-8", "ignore")  # (for looks_like_sse; utf-8-sig: a module to import)
-    if sse.looks_like_sse(head):
+    # (a text that opens with a JSON bracket opens with no SSE field: told without decoding it)
+    if data[skip:skip + 64].lstrip()[:1] not in (b"{", b"[") and \
+            sse.looks_like_sse(data[skip:_HEAD].decode("utf-8", "ignore")):  # (utf-8-sig: a module to import)
         text = utf8(path, data)
         return _single_stream(path, "sse", sse.parse(text), text)
-    del head  # JSON is parsed from the bytes, without a decoded copy of the file
     found = lines(data, skip)
     first, second = next(found, None), next(found, None)
     jsonl = first is not None and second is not None and \

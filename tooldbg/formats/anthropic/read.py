@@ -50,6 +50,7 @@ _OPENAI_KEYS = frozenset({"max_completion_tokens", "response_format", "parallel_
                           "presence_penalty", "frequency_penalty", "seed", "reasoning_effort"})
 _OPENAI_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
 _OPENAI_MESSAGE_KEYS = frozenset({"tool_calls", "function_call", "tool_call_id"})
+_NO_TYPE = object()  # (a block without `type`: Bedrock Converse's)
 
 
 # ------------------------------------------------------------------------------------ sniffing
@@ -81,12 +82,15 @@ def sniff(body: Any, side: str) -> bool:
             for b in content:
                 if not isinstance(b, dict):
                     continue
-                if "type" not in b:
+                kind = b.get("type", _NO_TYPE)
+                if isinstance(kind, str):
+                    if kind in _OPENAI_PARTS:
+                        return False
+                    marked = marked or kind not in ("text", "image") or "source" in b
+                elif kind is _NO_TYPE:
                     return False
-                kind = b["type"]
-                if isinstance(kind, str) and kind in _OPENAI_PARTS:
-                    return False
-                marked = marked or (isinstance(kind, str) and kind not in ("text", "image")) or "source" in b
+                else:
+                    marked = marked or "source" in b
     tools = [t for t in body["tools"] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
     if any("function" in t or t.get("type") == "function" for t in tools):
         return False
@@ -109,14 +113,22 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
     messages = expect_list(body.get("messages"), listed, "messages")
     system = list(read_content(body.get("system"), source.child("system"), _SYSTEM_BLOCKS))
     turns: list[Turn] = []
+    child = Source.child
     for i, message in listed_from(messages, start):
-        src = listed.child(i)
-        message = expect_dict(message, src, "a message")
+        src = child(listed, i)
+        if type(message) is not dict:
+            expect_dict(message, src, "a message")
         role = message.get("role")
-        if role not in ("user", "assistant", "system"):
+        if role == "assistant":  # (no results to split off: one turn)
+            parts = read_content(message.get("content"), child(src, "content"), MESSAGE_BLOCKS)
+            if not any(type(part) is Result for part in parts):
+                turns.append(Turn(role="assistant", parts=parts, source=src))
+                continue
+        elif role in ("user", "system"):
+            parts = read_content(message.get("content"), child(src, "content"),
+                                 _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS)
+        else:
             raise FormatError(f"unknown message role {quote(role)}", src.child("role").pointer)
-        parts = read_content(message.get("content"), src.child("content"),
-                         _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS)
         if role == "system" and not (turns or prior):
             system.extend(parts)
         else:
@@ -162,7 +174,15 @@ def read_content(content: Any, source: Source, allowed: frozenset[str]) -> tuple
     if type(content) is not list:
         raise FormatError(f"content must be a string or a list of blocks, not {type_name(content)}",
                           source.pointer)
-    return tuple([_part(block, source.child(i), allowed) for i, block in enumerate(content)])
+    parts = []
+    child = Source.child
+    for i, block in enumerate(content):
+        at = child(source, i)
+        kind = block.get("type") if type(block) is dict else None
+        # (the usual block: a dict whose type is read at this position; anything else: `_part`)
+        parts.append(_READERS[kind](block, at) if type(kind) is str and kind in allowed
+                     else _part(block, at, allowed))
+    return tuple(parts)
 
 
 def _part(block: Any, source: Source, allowed: frozenset[str]) -> Part:
@@ -184,7 +204,7 @@ _TEXT = frozenset({"type", "text"})
 def _text(block: dict[str, Any], source: Source) -> Part:
     text = block.get("text")
     return Text(text=text if type(text) is str else required_field(block, "text", str, source),
-                meta=meta_of(NAME, block, _TEXT), source=source)
+                meta={} if block.keys() <= _TEXT else meta_of(NAME, block, _TEXT), source=source)
 
 
 def _media(block: dict[str, Any], source: Source) -> Part:
@@ -222,7 +242,7 @@ def _tool_use(block: dict[str, Any], source: Source) -> Part:
         if raw is None:
             extra["string_input"] = True
     return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id,
-                      meta=meta_for(NAME, extra), source=source)
+                      meta=meta_for(NAME, extra) if extra else {}, source=source)
 
 
 _TOOL_RESULT = frozenset({"type", "tool_use_id", "content", "is_error"})
@@ -233,8 +253,10 @@ def _tool_result(block: dict[str, Any], source: Source) -> Part:
     if not (wire_id is None or type(wire_id) is str) or not (is_error is None or type(is_error) is bool):
         wire_id = optional_field(block, "tool_use_id", str, source)
         is_error = optional_field(block, "is_error", bool, source)
-    return Result(wire_id=wire_id, is_error=is_error or False, meta=meta_of(NAME, block, _TOOL_RESULT),
-                  content=read_content(content, source.child("content"), _RESULT_BLOCKS), source=source)
+    return Result(wire_id=wire_id, is_error=is_error or False,
+                  meta={} if block.keys() <= _TOOL_RESULT else meta_of(NAME, block, _TOOL_RESULT),
+                  content=(Text(text=content, source=source.child("content")),) if type(content) is str
+                  else read_content(content, source.child("content"), _RESULT_BLOCKS), source=source)
 
 
 def _thinking(block: dict[str, Any], source: Source) -> Part:

@@ -60,7 +60,8 @@ class _Writer(Writer):
         return Written(body=body, losses=tuple(self.losses), origins=self.origins(body))
 
     def message(self, role: str, items: list[_Item]) -> dict[str, Any]:
-        message = {"role": role, "content": [self.carries(block, ti, pi) for block, ti, pi in items]}
+        mark = self.marks.mark
+        message = {"role": role, "content": [mark(block, ti, pi) for block, ti, pi in items]}
         if not items:  # the final assistant turn, empty or emptied (rule 8)
             self.carries(message, len(self.conv.turns) - 1)
         return message
@@ -147,7 +148,7 @@ class _Writer(Writer):
         call of it (the API's two pairing 400s, quoted in anthropics/claude-code#8210 and #18947)."""
         turns = self.conv.turns
         groups = [(side, [i for i, _ in run]) for side, run in groupby(
-            enumerate(turns), key=lambda it: {"tool": "user"}.get(it[1].role, it[1].role))]
+            enumerate(turns), key=lambda it: _SIDES.get(it[1].role, it[1].role))]
         out: list[tuple[str, list[_Item]]] = []
         calls: set[str] = set()  # the calls of the assistant group just written
         for g, (side, indices) in enumerate(groups):
@@ -353,7 +354,8 @@ class _Writer(Writer):
         return _restore(block, {NAME: own})
 
     def tool_result(self, part: Result, ti: int, pi: int) -> dict[str, Any]:
-        report_foreign(NAME, part.meta, self.losses, ti, pi)
+        if part.meta:
+            report_foreign(NAME, part.meta, self.losses, ti, pi)
         wire_id = self.fit.result_id(part, ti, pi) or ""  # its call's tool_use id
         # A tool_result names only its call's id, so it reads back under its call's written name:
         # a loss only when that is not the name the result had.
@@ -373,7 +375,7 @@ class _Writer(Writer):
                 block["content"] = content
         if part.is_error:
             block["is_error"] = True
-        return _restore(block, part.meta)
+        return _restore(block, part.meta) if part.meta else block
 
     def thinking_rules(self, body: dict[str, Any], messages: list[tuple[str, list[_Item]]]) -> None:
         """The thinking rule both ways — with thinking on, the assistant message with the latest
@@ -433,6 +435,10 @@ def _lower_types(schema: Any) -> Any:
             value = _lower_types(value)
         out[key] = value
     return out
+
+
+#: The message side of a turn's role where it is not the role itself (tool results: the user's).
+_SIDES = {"tool": "user"}
 
 
 def _per_turn(role: str, items: list[_Item]) -> list[tuple[str, list[_Item]]]:

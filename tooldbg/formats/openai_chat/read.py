@@ -112,9 +112,11 @@ def _read_messages(messages: list[Any], src: Source, start: int,
     turns: list[Turn] = []
     results: list[Part] = []  # the results of the run of tool messages being read (one turn)
     results_at = src
+    child = Source.child
     for i, message in listed_from(messages, start):
-        at = src.child(i)
-        message = expect_dict(message, at, "a message")
+        at = child(src, i)
+        if type(message) is not dict:
+            expect_dict(message, at, "a message")
         role = message.get("role")
         if role in ("tool", "function"):
             result = _result(message, at, legacy=role == "function")
@@ -200,7 +202,8 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
 def _tool_calls(calls: Any, message_at: Source) -> list[Part]:
     """A message's `tool_calls`."""
     at = message_at.child("tool_calls")
-    return [_tool_call(c, at.child(k)) for k, c in enumerate(expect_list(calls, at, "tool_calls"))]
+    child = Source.child
+    return [_tool_call(c, child(at, k)) for k, c in enumerate(expect_list(calls, at, "tool_calls"))]
 
 
 #: The keys of the usual tool call (`index`, `custom` or any other key takes the long way).
@@ -209,7 +212,8 @@ _CALL = frozenset({"id", "type", "function"})
 
 def _tool_call(call: Any, at: Source) -> Part:
     """A `function` or `custom` tool call; any other type stays verbatim as Opaque."""
-    call = expect_dict(call, at, "a tool call")
+    if type(call) is not dict:
+        expect_dict(call, at, "a tool call")
     kind = call.get("type") or "function"  # Mistral omits `type`
     fn, wire_id = call.get("function"), call.get("id")
     if kind == "function" and call.keys() <= _CALL and type(fn) is dict and \

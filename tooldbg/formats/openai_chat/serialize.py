@@ -67,20 +67,18 @@ class _Writer(Writer):
 
     def plan_calls(self) -> None:
         """Decide every call's written id first, so results can name it wherever they are."""
+        written_name, written_id = self.fit.written_name, self.fit.written_id
         for t, turn in enumerate(self.conv.turns):
             calls = [(p, x) for p, x in enumerate(turn.parts) if isinstance(x, Invocation)]
             for p, call in calls:
-                key = _key(call, t, p)
-                self.call_names[key] = self.fit.written_name(call.name)
+                key = call.id or _key(call, t, p)
+                self.call_names[key] = written_name(call.name)
                 self.called[key] = call.name
-                legacy = own_meta(NAME, call.meta).get("function_call")
-                if legacy and len(calls) == 1 and call.wire_id is None:
+                if call.meta and own_meta(NAME, call.meta).get("function_call") and len(calls) == 1 \
+                        and call.wire_id is None:
                     self.legacy.add(key)
                 else:
-                    self.ids[key] = self.fit.written_id(key) or ""
-
-    def name(self, name: str, turn: int | None, part: int | None) -> str:
-        return self.fit.name(name, turn, part)
+                    self.ids[key] = written_id(key) or ""
 
     # ---- messages
 
@@ -252,13 +250,14 @@ class _Writer(Writer):
                 here = 1
             if here < slot:
                 self.lose("moved: Chat Completions keeps reasoning, then content, then tool calls", t, p)
-            slot = max(slot, here)
+            else:
+                slot = here
         if reasoning:
             self.write_reasoning(out.message, reasoning, t)
         written = _text_content(content)
         out.message["content"] = None if written == "" and (out.calls or refusals) else written
         if isinstance(written, str) and content:
-            self.moved(content[0], out.message, "/content")
+            self.marks.moved(content[0], out.message, "/content")
         if refusals:
             out.message["refusal"] = "".join(refusals)
             if len(refusals) > 1:
@@ -299,10 +298,13 @@ class _Writer(Writer):
             return part.value
         assert isinstance(part, Invocation)
         key = part.id or f"@{t}.{p}"
-        own = own_meta(NAME, part.meta) if part.meta else {}
-        custom = own.pop("type", None) == "custom"
-        legacy = own.pop("function_call", False)
-        name = self.name(part.name, t, p)
+        if part.meta:
+            own = own_meta(NAME, part.meta)
+            custom = own.pop("type", None) == "custom"
+            legacy = own.pop("function_call", False)
+        else:  # (the usual call)
+            own, custom, legacy = {}, False, False
+        name = self.fit.name(part.name, t, p)
         if part.raw_arguments is not None:
             arguments = part.raw_arguments
         elif custom and isinstance(part.arguments, str):
@@ -316,20 +318,23 @@ class _Writer(Writer):
         if legacy:
             self.lose("a legacy function_call written as a tool call", t, p)
         self.fit.call_id(part, t, p)  # the id planned in `plan_calls`: said here if rewritten or made up
-        out.calls.append((self.ids[key], p))
+        call_id = self.ids[key]
+        out.calls.append((call_id, p))
         if custom:
-            return {**own, "id": self.ids[key], "type": "custom",
-                    "custom": {"name": name, "input": arguments}}
-        return {**own, "id": self.ids[key], "type": "function",
-                "function": {"name": name, "arguments": arguments}}
+            return {**own, "id": call_id, "type": "custom", "custom": {"name": name, "input": arguments}}
+        function = {"name": name, "arguments": arguments}
+        return {**own, "id": call_id, "type": "function", "function": function} if own else \
+            {"id": call_id, "type": "function", "function": function}
 
     def tool_message(self, t: int, p: int, result: Result) -> _Out:
         """A Result → a `tool` message (a `function` message answering a legacy call)."""
         if result.meta:
             report_foreign(NAME, result.meta, self.losses, t, p)
-        own = own_meta(NAME, result.meta) if result.meta else {}
-        legacy_meta = own.pop("role", None) == "function"
-        named = own.pop("name", None) is True
+            own = own_meta(NAME, result.meta)
+            legacy_meta = own.pop("role", None) == "function"
+            named = own.pop("name", None) is True
+        else:  # (the usual result)
+            own, legacy_meta, named = {}, False, False
         key = result.invocation_id
         content = self.result_content(result, t, p)
         if key in self.legacy:
@@ -341,12 +346,14 @@ class _Writer(Writer):
         if legacy_meta:
             self.lose("a legacy function message written as a tool message", t, p)
         call_id = self.fit.result_id(result, t, p) or ""
-        message = {**own, "role": "tool", "tool_call_id": call_id}
+        message: dict[str, Any] = {**own, "role": "tool", "tool_call_id": call_id} if own else \
+            {"role": "tool", "tool_call_id": call_id}
         if named and result.name is not None:
-            message["name"] = self.name(result.name, t, p)  # the wire had one: it carries the name
-        else:
+            message["name"] = self.fit.name(result.name, t, p)  # the wire had one: it carries the name
+        elif result.name is not None:
             self.result_name(result, key, t, p)
-        return _Out({**message, "content": content}, t, answers=call_id, part=p)
+        message["content"] = content
+        return _Out(message, t, answers=call_id, part=p)
 
     def result_name(self, result: Result, key: str | None, t: int, p: int) -> None:
         """A tool message without `name` reads back with its call's written name (None unbound):
@@ -403,18 +410,21 @@ class _Writer(Writer):
         kept: list[_Out] = []
         owner: _Out | None = None
         answered: set[str] = set()
+        keys: set[str] = set()  # the pairing keys of the owner's calls
         for out in outs:
             if out.answers is not None:
-                if owner is not None and any(out.answers == k for k, _ in owner.calls):
+                if owner is not None and out.answers in keys:
                     answered.add(out.answers)
                     kept.append(out)
                 else:
                     self.lose("this result answers no call of the assistant message right before it "
                               "(Chat Completions rejects it); dropped", out.turn, out.part)
                 continue
-            if owner is not None:
+            if owner is not None and len(answered) < len(owner.calls):
                 self.unanswered(owner, answered, at_end=False)
-            owner, answered = (out, set()) if out.calls else (None, set())
+            owner, answered = (out, set()) if out.calls else (None, answered)
+            if owner is not None:
+                keys = {k for k, _ in out.calls}
             kept.append(out)
         if owner is not None:
             self.unanswered(owner, answered, at_end=kept[-1] is owner)
@@ -466,7 +476,7 @@ class _Writer(Writer):
                 self.lose(f"legacy function {tool.name!r} declared in tools[] beside modern tools")
             outer = own.pop("tool", None)
             outer = outer if isinstance(outer, Mapping) else {}
-            fn: dict[str, Any] = {"name": self.name(tool.name, None, None)}
+            fn: dict[str, Any] = {"name": self.fit.name(tool.name, None, None)}
             if tool.description is not None:
                 fn["description"] = tool.description
             if tool.parameters is not None:
@@ -498,7 +508,7 @@ class _Writer(Writer):
             value = choice.mode
         elif choice.mode == "tool" and choice.name in kinds:
             kind = kinds[choice.name]
-            name = self.name(choice.name, None, None)
+            name = self.fit.name(choice.name, None, None)
             value = {"name": name} if functions else {"type": kind, kind: {"name": name}}
         else:
             why = "no such tool to choose" if choice.mode == "tool" else "functions have no such choice"
