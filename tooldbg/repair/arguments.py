@@ -12,19 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ..checks.arguments import decode_levels
+from ..checks.arguments import decode_levels, is_custom
 from ..formats import facts
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation
 from .base import Log, Outcome, Record, show, with_parts
-
-
-def custom(call: Invocation) -> bool:
-    """A freeform (custom) tool call, whose input is plain text by design."""
-    chat = call.meta.get("openai-chat")
-    responses = call.meta.get("openai-responses")
-    return (isinstance(chat, Mapping) and chat.get("type") == "custom") or (
-        isinstance(responses, Mapping) and responses.get("custom") is True)
 
 
 def decode_arguments(conv: Conversation, log: Log) -> Outcome:
@@ -35,7 +27,7 @@ def decode_arguments(conv: Conversation, log: Log) -> Outcome:
         parts = list(turn.parts)
         changed = False
         for p, part in enumerate(parts):
-            if not isinstance(part, Invocation) or custom(part) or not isinstance(part.arguments, str):
+            if not isinstance(part, Invocation) or is_custom(part) or not isinstance(part.arguments, str):
                 continue
             levels, value = decode_levels(part.arguments)
             if levels < 1 or not isinstance(value, dict | list):
@@ -58,7 +50,7 @@ def empty_arguments(conv: Conversation, log: Log) -> Outcome:
         parts = list(turn.parts)
         changed = False
         for p, part in enumerate(parts):
-            if not isinstance(part, Invocation) or custom(part):
+            if not isinstance(part, Invocation) or is_custom(part):
                 continue
             raw = part.raw_arguments
             if raw is None or raw.strip():

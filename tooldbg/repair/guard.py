@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..checks.arguments import decode_levels
+from ..checks.arguments import decode_levels, is_custom
 from ..checks.arguments import describe as kind_of
 from ..checks.pairing import Paired
 from ..formats import facts
@@ -22,7 +22,6 @@ from ..formats.origins import carried as carried_parts
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Result
 from ..shorten import clip
-from .arguments import custom
 from .base import at, describe
 
 
@@ -76,7 +75,7 @@ def kept(conv: Conversation, target: str) -> list[str]:
     out = []
     for t, turn in enumerate(conv.turns):
         for p, call in enumerate(turn.parts):
-            if not isinstance(call, Invocation) or custom(call):
+            if not isinstance(call, Invocation) or is_custom(call):
                 continue
             if isinstance(call.arguments, str):
                 levels, value = decode_levels(call.arguments)
@@ -122,7 +121,7 @@ def _arguments(t: int, p: int, call: Invocation, target: str) -> Blank | None:
     arguments = call.arguments
     if arguments is None or isinstance(arguments, dict):
         return None
-    if custom(call):
+    if is_custom(call):
         return Blank(t, p, f"the freeform input of custom tool {call.name!r}; {needs}", None,
                      f"{target} has no freeform tools")
     if isinstance(arguments, str):
