@@ -1285,3 +1285,22 @@ def test_refusal_and_repair_records_name_their_place():
     loaded = load_file(TD202)
     fixed = fix(loaded, loaded.conversations[0], target="anthropic")
     assert fixed.records == (Refusal("TD202", "c1", 1, 0, NO_REPAIR["TD202"]),)
+
+
+def test_a_tool_name_of_any_length_is_quoted_cut_in_the_lines_convert_and_fix_print(tmp_path, capsys):
+    """A 100,000-character tool name (found by the crash fuzzer, seed 9 input 9267): the blank guard's
+    and the repairs' lines quote it as the rules' messages do — its ends and an ellipsis — so each
+    stays one readable line (it was printed whole, a 100 kB error line)."""
+    name = "x" * 100_000
+    call = {"id": "call_1", "type": "function", "function": {"name": name, "arguments": '{"city'}}
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Paris?"},
+                                             {"role": "assistant", "content": None, "tool_calls": [call]},
+                                             {"role": "tool", "tool_call_id": "call_1", "content": "18 C"}]}
+    log = tmp_path / "long-name.json"
+    log.write_text(json.dumps(body))
+    code, _, err = run(capsys, "convert", str(log), "--to", "bedrock", "-o", str(tmp_path / "out.json"))
+    assert code == 1 and err.count("\n") >= 1
+    assert all(len(line) < 1000 for line in err.splitlines()), [len(line) for line in err.splitlines()]
+    assert "arguments of 'xxxxxxxxxx" in err and "x…x" in err
+    code, out, err = run(capsys, "fix", str(log), "--to", "anthropic", "--dry-run")
+    assert all(len(line) < 1000 for line in (out + err).splitlines())

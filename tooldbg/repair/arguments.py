@@ -16,6 +16,7 @@ from ..checks.arguments import decode_levels, is_custom
 from ..formats import facts
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation
+from ..shorten import quote
 from .base import Log, Outcome, Record, show, with_parts
 
 
@@ -35,7 +36,7 @@ def decode_arguments(conv: Conversation, log: Log) -> Outcome:
             parts[p] = replace(part, arguments=value)
             changed = True
             code = log.code_at(part, ("TD201", "TD204"))
-            records.append(log.repair(code, t, p, f"arguments of {part.name!r} {show(part.arguments)} "
+            records.append(log.repair(code, t, p, f"arguments of {quote(part.name)} {show(part.arguments)} "
                                       f"(a JSON string)", show(value)))
         if changed:
             conv = with_parts(conv, t, parts)
@@ -57,7 +58,7 @@ def empty_arguments(conv: Conversation, log: Log) -> Outcome:
                 continue
             parts[p] = replace(part, arguments={}, raw_arguments=None)
             changed = True
-            records.append(log.repair("TD205", t, p, f"arguments of {part.name!r} {show(raw)}", "{}"))
+            records.append(log.repair("TD205", t, p, f"arguments of {quote(part.name)} {show(raw)}", "{}"))
         if changed:
             conv = with_parts(conv, t, parts)
     return Outcome(conv, tuple(records))
@@ -77,8 +78,8 @@ def argument_shape(conv: Conversation, log: Log) -> Outcome:
         if not isinstance(call, Invocation):
             continue
         after = "a JSON string" if needs in (None, "string") else f"an object ({target} needs one)"
-        records.append(log.repair("TD203", f.turn, f.part, f"arguments of {call.name!r} sent as an object "
-                                  f"{show(call.arguments)}", f"{after}: {show(call.arguments)}"))
+        records.append(log.repair("TD203", f.turn, f.part, f"arguments of {quote(call.name)} sent as an "
+                                  f"object {show(call.arguments)}", f"{after}: {show(call.arguments)}"))
     for t, turn in enumerate(conv.turns):
         parts = list(turn.parts)
         changed = False
@@ -95,7 +96,7 @@ def argument_shape(conv: Conversation, log: Log) -> Outcome:
             parts[p] = replace(part, meta=meta)
             changed = True
             after = "an object" if needs in (None, "object") else f"a JSON string ({target} needs one)"
-            records.append(log.repair("TD204", t, p, f"input of {part.name!r} sent as a JSON string",
+            records.append(log.repair("TD204", t, p, f"input of {quote(part.name)} sent as a JSON string",
                                       f"{after}: {show(part.arguments)}"))
         if changed:
             conv = with_parts(conv, t, parts)

@@ -24,7 +24,7 @@ from ..checks.base import Context, Finding
 from ..jsonio import dumps_str
 from ..load import Loaded
 from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Result, Text, Turn
-from ..shorten import clip, one_line
+from ..shorten import clip, one_line, quote
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,8 +215,8 @@ def ident(part: Invocation | Result) -> str:
     if part.wire_id:
         return repr(clip(part.wire_id, 40))
     if isinstance(part, Invocation):
-        return f"{part.name!r} ({part.id})"
-    return f"of {part.name!r}" if part.name is not None else f"for call {part.invocation_id}"
+        return f"{quote(part.name)} ({part.id})"
+    return f"of {quote(part.name)}" if part.name is not None else f"for call {part.invocation_id}"
 
 
 def describe(part: Part, width: int = 60) -> str:
@@ -226,7 +226,7 @@ def describe(part: Part, width: int = 60) -> str:
     if isinstance(part, Invocation):
         args = part.raw_arguments if part.raw_arguments is not None else dumps_str(part.arguments)
         # (raw text may hold line breaks: shown escaped, so the line stays one)
-        return f"call {part.name!r} {clip(one_line(args, len(args)), width)}"
+        return f"call {quote(part.name)} {clip(one_line(args, len(args)), width)}"
     if isinstance(part, Result):
         flag = " (error)" if part.is_error else ""
         return f"result {ident(part)}{flag} {show(content_text(part.content), width)}"

@@ -21,7 +21,7 @@ from ..formats import facts
 from ..formats.origins import carried as carried_parts
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Result
-from ..shorten import clip
+from ..shorten import clip, quote
 from .base import at, describe
 
 
@@ -80,10 +80,10 @@ def kept(conv: Conversation, target: str) -> list[str]:
             if isinstance(call.arguments, str):
                 levels, value = decode_levels(call.arguments)
                 if levels >= 1 and isinstance(value, dict | list):
-                    out.append(f"{at(t, p)}: arguments of {call.name!r} are JSON-encoded twice, written as "
-                               "recorded; --fix decodes them (TD201)")
+                    out.append(f"{at(t, p)}: arguments of {quote(call.name)} are JSON-encoded twice, "
+                               "written as recorded; --fix decodes them (TD201)")
             elif call.raw_arguments is not None and not call.raw_arguments.strip():
-                out.append(f'{at(t, p)}: arguments of {call.name!r} are "", written as recorded; --fix '
+                out.append(f'{at(t, p)}: arguments of {quote(call.name)} are "", written as recorded; --fix '
                            "writes {} (TD205)")
     return out
 
@@ -114,20 +114,21 @@ def _arguments(t: int, p: int, call: Invocation, target: str) -> Blank | None:
     needs = f"{target} needs an object and would get {{}}"
     if call.raw_arguments is not None:
         if not call.raw_arguments.strip():
-            return Blank(t, p, f"arguments of {call.name!r} are \"\"; {needs}", "TD205", 'write "" as {}')
+            return Blank(t, p, f"arguments of {quote(call.name)} are \"\"; {needs}", "TD205",
+                         'write "" as {}')
         shown = clip(call.raw_arguments, 61)
-        return Blank(t, p, f"arguments of {call.name!r} are not valid JSON ({shown!r}); {needs}", None,
-                     "completing or correcting them would be a guess (TD202)")
+        return Blank(t, p, f"arguments of {quote(call.name)} are not valid JSON ({quote(shown)}); {needs}",
+                     None, "completing or correcting them would be a guess (TD202)")
     arguments = call.arguments
     if arguments is None or isinstance(arguments, dict):
         return None
     if is_custom(call):
-        return Blank(t, p, f"the freeform input of custom tool {call.name!r}; {needs}", None,
+        return Blank(t, p, f"the freeform input of custom tool {quote(call.name)}; {needs}", None,
                      f"{target} has no freeform tools")
     if isinstance(arguments, str):
         levels, value = decode_levels(arguments)
         if levels >= 1 and isinstance(value, dict):
-            return Blank(t, p, f"arguments of {call.name!r} are a JSON string holding an object; {needs}",
-                         "TD201", "decode them into the object")
-    return Blank(t, p, f"arguments of {call.name!r} are {kind_of(arguments)}, not an object; {needs}", None,
-                 "what object was meant is a guess")
+            what = f"arguments of {quote(call.name)} are a JSON string holding an object; {needs}"
+            return Blank(t, p, what, "TD201", "decode them into the object")
+    return Blank(t, p, f"arguments of {quote(call.name)} are {kind_of(arguments)}, not an object; {needs}",
+                 None, "what object was meant is a guess")

@@ -25,6 +25,7 @@ from ..fit import broken
 from ..formats.profiles import wire_format
 from ..formats.writer import Fitting
 from ..model import Conversation, Invocation, Loss, Result, ToolChoice
+from ..shorten import quote
 from ..targets import table
 from .base import Log, Outcome, Record, at, call_index, describe, rebind, with_part, with_turns
 
@@ -42,17 +43,17 @@ def rebind_near_misses(conv: Conversation, log: Log) -> Outcome:
                   and near_miss(result.wire_id or "", c.wire_id) is not None]
         if rivals:
             records.append(log.refuse("TD103", m.result.turn, m.result.part,
-                                      f"the id {result.wire_id!r} is close to the ids of {len(rivals) + 1} "
-                                      "unanswered calls: which one it answers is a guess"))
+                                      f"the id {quote(result.wire_id)} is close to the ids of "
+                                      f"{len(rivals) + 1} unanswered calls: which one it answers is a guess"))
             continue
         answered.add(call.id)
         conv = with_part(conv, m.result.turn, m.result.part,
                          replace(result, invocation_id=call.id, wire_id=call.wire_id,
                                  name=result.name if result.name is not None else call.name))
         records.append(log.repair("TD103", m.result.turn, m.result.part,
-                                  f"result id {result.wire_id!r} ({m.how})",
-                                  f"{call.wire_id!r}, the id of call {call.id} {call.name!r} in turn "
-                                  f"{m.call.turn}"))
+                                  f"result id {quote(result.wire_id)} ({m.how})",
+                                  f"{quote(call.wire_id)}, the id of call {call.id} {quote(call.name)} in "
+                                  f"turn {m.call.turn}"))
     return Outcome(conv, tuple(records))
 
 
@@ -74,9 +75,9 @@ def unique_call_ids(conv: Conversation, log: Log) -> Outcome:
                 continue
             answers = results_by_call(conv).get(before[1].id, [])
             if before[0] == t or not answers or any(r.turn >= t for r in answers):
-                records.append(log.refuse("TD104", t, p, f"call {before[1].id} {before[1].name!r} with the "
-                                          f"same id {wire_id!r} is not answered before this call is made: "
-                                          "which results answer which call is a guess"))
+                records.append(log.refuse("TD104", t, p, f"call {before[1].id} {quote(before[1].name)} with "
+                                          f"the same id {quote(wire_id)} is not answered before this call is "
+                                          "made: which results answer which call is a guess"))
                 latest[wire_id] = (t, call)
                 continue
             n = 2
@@ -87,8 +88,9 @@ def unique_call_ids(conv: Conversation, log: Log) -> Outcome:
             conv = with_part(conv, t, p, replace(call, wire_id=new))
             conv, answers_now = rebind(conv, call.id, wire_id=new)
             also = f" and its result{'s' if len(answers_now) != 1 else ''}" if answers_now else ""
-            records.append(log.repair("TD104", t, p, f"call {call.id} {call.name!r} id {wire_id!r} (the id "
-                                      f"of call {before[1].id} in turn {before[0]})", f"{new!r}{also}"))
+            records.append(log.repair("TD104", t, p, f"call {call.id} {quote(call.name)} id {quote(wire_id)} "
+                                      f"(the id of call {before[1].id} in turn {before[0]})",
+                                      f"{quote(new)}{also}"))
     return Outcome(conv, tuple(records))
 
 
@@ -121,9 +123,10 @@ def replace_invalid_ids(conv: Conversation, log: Log) -> Outcome:
         conv = with_part(conv, t, p, replace(call, wire_id=new))
         conv, answers = rebind(conv, call.id, wire_id=new)
         also = f" and its result{'s' if len(answers) != 1 else ''}" if answers else ""
-        before = f"call {call.id} {call.name!r} " + (
-            "without an id" if call.wire_id is None else f"id {call.wire_id!r} ({invalid_id(call.wire_id)})")
-        records.append(log.repair("TD108", t, p, before, f"{new!r}{also}"))
+        before = f"call {call.id} {quote(call.name)} " + (
+            "without an id" if call.wire_id is None
+            else f"id {quote(call.wire_id)} ({invalid_id(call.wire_id)})")
+        records.append(log.repair("TD108", t, p, before, f"{quote(new)}{also}"))
     return Outcome(conv, tuple(records))
 
 
@@ -145,8 +148,8 @@ def fit_ids(conv: Conversation, log: Log) -> Outcome:
         conv = with_part(conv, t, p, replace(call, wire_id=new))
         conv, answers = rebind(conv, own, wire_id=new)
         also = f" and its result{'s' if len(answers) != 1 else ''}" if answers else ""
-        records.append(log.repair(code, t, p, f"call {call.name!r} id {call.wire_id!r}",
-                                  f"{new!r}{also}, as {target} accepts it"))
+        records.append(log.repair(code, t, p, f"call {quote(call.name)} id {quote(call.wire_id)}",
+                                  f"{quote(new)}{also}, as {target} accepts it"))
     return Outcome(conv, tuple(records))
 
 
@@ -179,7 +182,8 @@ def fit_names(conv: Conversation, log: Log) -> Outcome:
     if isinstance(choice, ToolChoice) and choice.name in renamed:
         choice = replace(choice, name=renamed[choice.name])
     conv = replace(with_turns(conv, turns), tools=tools, tool_choice=choice)
-    records += [log.repair("TD806", None, None, f"tool name {old!r}", f"{new!r}, as {target} accepts it")
+    records += [log.repair("TD806", None, None, f"tool name {quote(old)}",
+                           f"{quote(new)}, as {target} accepts it")
                 for old, new in renamed.items()]
     return Outcome(conv, tuple(records))
 
@@ -211,8 +215,8 @@ def pair_same_name(conv: Conversation, log: Log) -> Outcome:
             why = ("a result names arguments of several of these calls" if several
                    else "nothing in the results says which call each answers")
             records.append(log.refuse("TD107", first.turn, first.part,
-                                      f"{len(group)} {group[0].name!r} calls without ids: {why}, so pairing "
-                                      "them is a guess (two equally likely pairings); no ids given"))
+                                      f"{len(group)} {quote(group[0].name)} calls without ids: {why}, so "
+                                      "pairing them is a guess (two equally likely pairings); no ids given"))
             continue
         rank = {c.id: k for k, c in enumerate(group)}
         places = sorted((r.turn, r.part) for r, _ in answers)
@@ -236,6 +240,6 @@ def pair_same_name(conv: Conversation, log: Log) -> Outcome:
             moved = f", moved to {at(t, p)}" if (t, p) != (r.turn, r.part) else ""
             records.append(log.repair("TD107", r.turn, r.part,
                                       f"{describe(r.node)} paired by position with {was.id} {was.name}",
-                                      f"answers {answer.id} (it names {word!r}){moved}; call and result id "
-                                      f"{ids[answer.id]!r}"))
+                                      f"answers {answer.id} (it names {quote(word)}){moved}; call and "
+                                      f"result id {quote(ids[answer.id])}"))
     return Outcome(conv, tuple(records))

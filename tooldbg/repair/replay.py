@@ -29,6 +29,7 @@ from ..checks.replay import (
 from ..checks.targeting import signed
 from ..jsonio import try_loads
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
+from ..shorten import quote
 from ..targets import table
 from .base import Log, Outcome, Record, describe, ident, locate, rebind, show, with_part, with_parts
 
@@ -237,8 +238,8 @@ def restore_arguments(conv: Conversation, log: Log) -> Outcome:
                 continue
             t, p, now = found
             if now.name != call.name:
-                records.append(log.refuse("TD306", t, p, f"the replay calls {now.name!r} where "
-                                          f"{origin(pair)} called {call.name!r}: whether the tool was "
+                records.append(log.refuse("TD306", t, p, f"the replay calls {quote(now.name)} where "
+                                          f"{origin(pair)} called {quote(call.name)}: whether the tool was "
                                           "renamed on purpose is a guess"))
                 continue
             was = {} if call.arguments is None else call.arguments
@@ -251,7 +252,7 @@ def restore_arguments(conv: Conversation, log: Log) -> Outcome:
                         continue  # the same arguments encoded once more: TD201's
             before = now.raw_arguments if now.raw_arguments is not None else now.arguments
             conv = with_part(conv, t, p, replace(now, arguments=call.arguments, raw_arguments=None))
-            records.append(log.repair("TD306", t, p, f"arguments of {now.name!r} {show(before)}",
+            records.append(log.repair("TD306", t, p, f"arguments of {quote(now.name)} {show(before)}",
                                       f"{show(call.arguments)}, as {origin(pair)} returned them"))
     return Outcome(conv, tuple(records))
 
@@ -276,14 +277,14 @@ def restore_ids(conv: Conversation, log: Log) -> Outcome:
                         and not (isinstance(q, Result) and q.invocation_id in (None, now.id))
                         for turn in conv.turns for q in turn.parts)
             if taken:
-                records.append(log.refuse("TD106", t, p, f"the id {call.wire_id!r} {origin(pair)} returned "
-                                          "is used by another call or result here"))
+                records.append(log.refuse("TD106", t, p, f"the id {quote(call.wire_id)} {origin(pair)} "
+                                          "returned is used by another call or result here"))
                 continue
             conv = with_part(conv, t, p, replace(now, wire_id=call.wire_id))
             conv, answers = rebind(conv, now.id, adopt=call.wire_id, wire_id=call.wire_id)
             also = f" (and its result{'s' if len(answers) != 1 else ''})" if answers else ""
-            records.append(log.repair("TD106", t, p, f"call {now.name!r} id {now.wire_id!r}",
-                                      f"{call.wire_id!r}{also}, as {origin(pair)} returned it"))
+            records.append(log.repair("TD106", t, p, f"call {quote(now.name)} id {quote(now.wire_id)}",
+                                      f"{quote(call.wire_id)}{also}, as {origin(pair)} returned it"))
     return Outcome(conv, tuple(records))
 
 
@@ -304,8 +305,8 @@ def restore_target_reasoning(conv: Conversation, log: Log) -> Outcome:
         found = [p for p in _produced(log, call) if signed(p, reasoning.origin, False)]
         if not found:
             records.append(log.refuse("TD805", where[0], where[1], f"the log holds no {reasoning.what} for "
-                                      f"the turn calling {call.name!r} (the response that produced it is "
-                                      f"not recorded, or had none), and {log.target} rejects the turn "
+                                      f"the turn calling {quote(call.name)} (the response that produced it "
+                                      f"is not recorded, or had none), and {log.target} rejects the turn "
                                       "without it"))
             continue
         t, p = where

@@ -26,7 +26,7 @@ from ..checks.rules.td404_malformed_turn import FORWARDED
 from ..checks.structure import blank
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
-from ..shorten import clip
+from ..shorten import clip, quote
 from ..targets import table
 from .base import Log, Outcome, Record, at, content_text, describe, ident, locate, with_turns
 
@@ -185,8 +185,8 @@ def close_unanswered(conv: Conversation, log: Log) -> Outcome:
             missing.remove(call)
             code = _code(log, call, ("TD102", "TD803"))
             records.append(log.refuse(code, c, conv.turns[c].parts.index(call),
-                                      f"call {call.name!r} shares its id {call.wire_id!r} with another call "
-                                      "(TD104): a result written for it would answer that call"))
+                                      f"call {quote(call.name)} shares its id {quote(call.wire_id)} with "
+                                      "another call (TD104): a result written for it would answer that call"))
         if not missing:
             continue
         turns = list(conv.turns)
@@ -204,8 +204,8 @@ def close_unanswered(conv: Conversation, log: Log) -> Outcome:
                     k = i + 1
             parts.insert(k, closing)
             records.append(log.repair(_code(log, call, ("TD102", "TD803")), c + 1, k,
-                                      f"call {call.name!r} ({call.wire_id or call.id}, turn {c}) without a "
-                                      "result",
+                                      f"call {quote(call.name)} ({call.wire_id or call.id}, turn {c}) "
+                                      "without a result",
                                       f"error result {NO_RESULT!r}"))
         turns[c + 1] = replace(turns[c + 1], parts=tuple(parts))
         conv = with_turns(conv, turns)
@@ -266,7 +266,7 @@ def text_before_calls(conv: Conversation, log: Log) -> Outcome:
         turns[t] = replace(turn, parts=(*turn.parts[:first], *moved, *rest))
         for n, k in enumerate(after):
             records.append(log.repair(code, t, k, f"{describe(turn.parts[k])} after the call "
-                                      f"{turn.parts[first].name!r}",  # type: ignore[attr-defined]
+                                      f"{quote(turn.parts[first].name)}",  # type: ignore[attr-defined]
                                       f"{at(t, first + n)}, before the calls"))
     return Outcome(with_turns(conv, turns) if records else conv, tuple(records))
 
