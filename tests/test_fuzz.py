@@ -122,6 +122,17 @@ def test_a_crash_the_user_sees_as_a_line_is_a_violation(monkeypatch):
 # ------------------------------------------------------------------ the fuzzer itself is checked
 
 
+def test_the_cli_oracle_tells_a_traceback_from_a_log_quoting_one():
+    from tests.fuzz.exercise import stderr_problems
+
+    quoted = ("tooldbg: c1 turn 4 part 1: result 'call_Q' \"Traceback (most recent call last):\\nNameError: "
+              "name 'prin'…\" would be left out of the anthropic request\n")
+    assert stderr_problems("cli-convert", quoted) == []
+    printed = 'Traceback (most recent call last):\n  File "x.py", line 1\nKeyError: 1\n'
+    assert [p.kind for p in stderr_problems("cli-convert", printed)] == ["last)"]
+    assert [p.kind for p in stderr_problems("cli-check", "tooldbg: internal error: KeyError: 1\n")] == ["error"]
+
+
 def test_a_run_is_deterministic_by_seed():
     for index in (0, 7):
         a = m.mutate(seeds()[index].data, random.Random(f"1:{index}"))

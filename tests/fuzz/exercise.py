@@ -246,6 +246,19 @@ def _tui_loader(run: _Run, path: Path) -> None:
         run.error_line("tui-loader", outcome.error)
 
 
+def stderr_problems(stage: str, stderr: str) -> list[Problem]:
+    """What a command's stderr says went wrong in tooldbg: its net's "internal error", or a traceback
+    where Python prints one, at the start of a line — not the log's own text, which stdout shows and
+    a line of stderr may quote (convert's list of what the target would lose quotes a tool result
+    holding a traceback: seed 10, input 33690)."""
+    problems = []
+    if "tooldbg: internal error" in stderr:
+        problems.append(Problem(stage, "error", _short(stderr)))
+    if any(line.startswith("Traceback (most recent call last)") for line in stderr.splitlines()):
+        problems.append(Problem(stage, "last)", _short(stderr)))
+    return problems
+
+
 def _cli(run: _Run, path: Path, rng: random.Random, input_format: str | None) -> None:
     commands = [["check", "--format", rng.choice(("text", "json", "github"))],
                 ["check", "--target", rng.choice(TARGETS), "--format", "json"],
@@ -265,10 +278,7 @@ def _cli(run: _Run, path: Path, rng: random.Random, input_format: str | None) ->
             continue
         if result.exit_code not in (0, 1, 2):
             run.problems.append(Problem(stage, f"exit-{result.exit_code}", _short(result.output)))
-        # stderr only: the log's own text (a tool result quoting a traceback) is shown on stdout.
-        for needle in ("tooldbg: internal error", "Traceback (most recent call last)"):
-            if needle in result.stderr:
-                run.problems.append(Problem(stage, needle.split()[-1], _short(result.stderr)))
+        run.problems.extend(stderr_problems(stage, result.stderr))
         if result.exit_code == 2:
             lines = [ln for ln in result.stderr.splitlines() if ln.startswith("tooldbg: ")
                      and not ln.startswith("tooldbg: warning")]
