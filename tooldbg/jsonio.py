@@ -48,7 +48,9 @@ def loads(data: bytes | memoryview | str, *, check_depth: bool = True) -> Any:
         if getattr(err, "msg", "") == _PARSER_TOO_DEEP:  # past orjson's 1,024 levels: past ours too
             raise _too_deep(MAX_DEPTH, deep_pointer(data, MAX_DEPTH)) from None
         raise FormatError(_describe(err)) from None
-    if check_depth and (len(data) > _COUNTED or _may_be_deep(data)):
+    # (a text of at most MAX_DEPTH characters holds too few brackets to nest deeper: most stream
+    # events, parsed by the thousand, are that short)
+    if check_depth and len(data) > MAX_DEPTH and (len(data) > _COUNTED or _may_be_deep(data)):
         ensure_depth(value)
     return value
 

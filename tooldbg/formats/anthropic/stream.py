@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...jsonio import dumps_str, try_loads
@@ -102,9 +102,7 @@ class _Assembler:
             text = error.get("message") if isinstance(error, dict) else None
             self.problem("error", text if isinstance(text, str) else clip(dumps_str(data), 200), event.index)
             return
-        handler = {"message_start": self.start, "content_block_start": self.block_start,
-                   "content_block_delta": self.block_delta, "content_block_stop": self.block_stop,
-                   "message_delta": self.message_delta, "message_stop": self.message_stop}.get(kind or "")
+        handler = _HANDLERS.get(kind or "")
         if handler is None:
             return  # the SDK ignores event types it does not know
         if self.message is None and kind != "message_start":
@@ -112,7 +110,7 @@ class _Assembler:
             return
         if self.stopped:
             self.problem("order", f"{kind} after message_stop", event.index)
-        handler(data, event.index)
+        handler(self, data, event.index)
 
     def start(self, data: dict[str, Any], at: int) -> None:
         message = data.get("message")
@@ -249,3 +247,11 @@ class _Assembler:
         return Assembled(body=self.message if self.message is not None else self.error,
                          chunks=self.chunks, problems=tuple(self.problems),
                          complete=self.stopped and self.message is not None)
+
+
+#: Event type → the `_Assembler` step for it (built once, not per event).
+_HANDLERS: dict[str, Callable[[_Assembler, dict[str, Any], int], None]] = {
+    "message_start": _Assembler.start, "content_block_start": _Assembler.block_start,
+    "content_block_delta": _Assembler.block_delta, "content_block_stop": _Assembler.block_stop,
+    "message_delta": _Assembler.message_delta, "message_stop": _Assembler.message_stop,
+}
