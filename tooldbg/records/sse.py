@@ -40,13 +40,13 @@ def parse(text: str) -> list[StreamEvent]:
                 events.append(_event(len(events), name, data, start))
             data, name, start = [], None, None
             continue
-        if line.startswith(":"):
+        if line[0] == ":":  # (indexing and comparing: quicker than a method call, per line)
             continue
-        field, _, value = line.partition(":")
-        if value.startswith(" "):
-            value = value[1:]
         if start is None:
             start = line_start
+        field, _, value = line.partition(":")
+        if value[:1] == " ":
+            value = value[1:]
         if field == "data":
             data.append(value)
         elif field == "event":
@@ -75,9 +75,9 @@ def _event(index: int, name: str | None, data: list[str], offset: int | None) ->
     payload = "\n".join(data)
     stripped = payload.strip()
     value: object = payload
-    if stripped.startswith(("{", "[")):
+    if stripped[:1] in ("{", "["):
         try:
             value = loads(stripped)
         except FormatError:
             value = payload
-    return StreamEvent(index=index, data=value, name=name, offset=offset)
+    return StreamEvent(index, value, name, offset)
