@@ -428,7 +428,7 @@ def _fill_body(path: str, message: Message, body: Any, encoding: Any, content_ty
 
 def _fill_text(path: str, message: Message, text: str, content_type: str) -> None:
     message.text = text
-    if not text.strip():
+    if not text or text.isspace():  # (no stripped copy of a body to learn it is blank)
         return
     if "event-stream" in content_type or sse.looks_like_sse(text):
         message.events = sse.parse(text)
