@@ -30,7 +30,7 @@ and Isolating Failure-Inducing Input", IEEE TSE 28(2), 2002; applied to trees as
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,7 +231,7 @@ class Shrinker:
             self.items(node)
         elif isinstance(node, dict):
             self.keys(node)
-        for slot, child in list(_children(node)):
+        for slot, child in _children(node):
             if self.exhausted:
                 return
             if isinstance(child, _Embedded):
@@ -255,12 +255,13 @@ class Shrinker:
         return not self.exhausted
 
 
-def _children(node: Any) -> Iterator[tuple[Any, Any]]:
+def _children(node: Any) -> list[tuple[Any, Any]]:
+    """(key or index, value) of each child of `node`, listed before the caller changes any."""
     if isinstance(node, dict):
-        return iter(list(node.items()))
+        return list(node.items())
     if isinstance(node, list):
-        return iter(list(enumerate(node)))
-    return iter(())
+        return list(enumerate(node))
+    return []
 
 
 def _said(findings: Iterable[Finding]) -> set[tuple[str, str]]:
@@ -284,14 +285,17 @@ def shrink(name: str, data: bytes, code: str, *, target: str | None = None,
     wanted = _said(run_checks(original, rules, target))
     chosen = _said([keep]) if keep is not None else set()
 
+    def has_finding(found: set[tuple[str, str]]) -> bool:
+        return chosen <= found if chosen else any(c == code for c, _ in found)
+
     def shows(text: str) -> bool:
         loaded = load_bytes(name, text.encode("utf-8"), input_format)
         if len(loaded.errors) > allowed:
             return False
         found = _said(run_checks(loaded, rules, target))
-        return found <= wanted and (chosen <= found if chosen else any(c == code for c, _ in found))
+        return found <= wanted and has_finding(found)
 
-    if not (chosen <= wanted if chosen else any(c == code for c, _ in wanted)):
+    if not has_finding(wanted):
         raise ReproError(f"{name}: shows no {code} finding to reproduce (`tooldbg check {name}` "
                          "lists what it shows)")
     file = JsonFile(name, data)

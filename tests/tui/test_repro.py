@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 
+from tests.test_repro import said
 from tests.tui.test_dialogs import palette
 from tooldbg.checks import run_checks
 from tooldbg.load import load_file
@@ -69,11 +69,6 @@ def test_r_writes_the_chosen_finding_shrunk_to_the_working_folder(tmp_path: Path
     assert written.stat().st_size < log.stat().st_size
     shown = press_r(log, by_palette=True)  # a second time, from the palette: a new name, nothing overwritten
     assert (tmp_path / "oncall.TD303.repro-2.jsonl").exists(), shown
-
-
-def said(message: str) -> str:
-    """A finding's message, its numbers aside (turns and exchanges are renumbered as records go)."""
-    return re.sub(r"\d+", "#", message.split(" — ")[0])
 
 
 def test_r_keeps_the_finding_chosen_not_another_of_its_rule(tmp_path: Path) -> None:

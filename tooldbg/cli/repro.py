@@ -72,8 +72,9 @@ def _size(count: int) -> str:
     """Bytes as people read them: `812 bytes`, `4.1 kB`, `2.3 MB` (decimal units)."""
     if count < 1000:
         return f"{count} bytes"
-    for unit in ("kB", "MB", "GB"):
-        count /= 1000  # type: ignore[assignment]
-        if count < 1000 or unit == "GB":
-            return f"{count:.1f} {unit}"
-    raise AssertionError("unreachable")
+    value = count / 1000
+    for unit in ("kB", "MB"):
+        if value < 1000:
+            return f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} GB"

@@ -317,10 +317,11 @@ class ExportScreen(ModalScreen[Path | None]):
             conversation = replace(self.conversation, model=model)  # the Model field, emptied: none
             fixed = None
             if repairs:  # repaired, written, read back and repaired again, as `tooldbg fix` does
-                first = fix_conversation(self.loaded, conversation, target=target)
-                fixed = write_fixed([first], target, self.loaded.path).fixed[0]
-                conversation = fixed.conversation
-            result = export([conversation], target, allow_blanks=True)  # blanks: listed below
+                rewritten = write_fixed([fix_conversation(self.loaded, conversation, target=target)],
+                                        target, self.loaded.path)
+                fixed, result = rewritten.fixed[0], rewritten.export
+            else:
+                result = export([conversation], target, allow_blanks=True)  # blanks: listed below
             findings = preflight(result.body, target) if target != "canonical" else []
             blanked = list(result.blanks)
         except Exception as err:  # noqa: BLE001 - a writer failing on odd input is shown, not raised
