@@ -19,13 +19,26 @@ _LINE = re.compile(r"\r\n|\r|\n")
 
 
 def looks_like_sse(text: str) -> bool:
-    """True when the text starts (after comments and blank lines) with an SSE field."""
-    for line in _LINE.split(text[:4096]):
-        stripped = line.strip()
-        if not stripped or stripped.startswith(":"):
-            continue
-        return stripped.startswith(("data:", "event:", "id:", "retry:"))
-    return False
+    """True when the text starts (after comments and blank lines) with an SSE field. Asked of every
+    body a capture holds as text, most of them JSON: those are told by their first character, and
+    the others read a line at a time up to the first that is not blank or a comment."""
+    if text[:64].lstrip()[:1] in ("{", "["):  # (not "": a text of blanks is read below)
+        return False
+    head, start = text[:4096], 0
+    for end in _LINE.finditer(head):
+        found = _first_field(head[start:end.start()])
+        if found is not None:
+            return found
+        start = end.end()
+    return _first_field(head[start:]) is True
+
+
+def _first_field(line: str) -> bool | None:
+    """Whether a line opens with an SSE field; None for a blank or comment line (read on)."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith(":"):
+        return None
+    return stripped.startswith(("data:", "event:", "id:", "retry:"))
 
 
 def parse(text: str) -> list[StreamEvent]:
