@@ -7,13 +7,17 @@ import json
 from unittest import mock
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from tests import paths
+from tests.strategies import json_values
 from tooldbg import formats, history
 from tooldbg.checks import run_checks
 from tooldbg.checks.arguments import calls
 from tooldbg.checks.base import Context
 from tooldbg.formats import openai_chat, reading
+from tooldbg.jsonio import dumps
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import document, part_to_dict, turn_to_dict
 from tooldbg.records.sniff import iter_files
@@ -171,7 +175,7 @@ def test_reading_a_request_from_a_message_on_gives_the_turns_of_the_whole_read(f
     assert cuts
 
 
-def whole_reads(self, fmt, read_request, body, source):
+def whole_reads(self, fmt, read_request, body, source, lists=None):
     """`History.read` as before it: every request read whole."""
     return read_request(body, source), None, None
 
@@ -251,3 +255,25 @@ def test_members_equal_in_python_but_not_as_json_are_not_shared():
     assert bodies[1]["tools"] is not bodies[0]["tools"] and bodies[2]["tools"] is bodies[1]["tools"]
     assert [json.dumps(b["tools"]) for b in bodies] == [
         json.dumps(json.loads(line)["request"]["body"]["tools"]) for line in data.splitlines()]
+
+
+#: Values whose texts often begin one another (1 and 12, "a" and "ab"), and any JSON.
+_PREFIXED = st.one_of(st.integers(0, 150), st.text("ab", max_size=3), json_values)
+
+
+@settings(max_examples=300, deadline=None)
+@given(after=st.lists(_PREFIXED, max_size=5), cut=st.integers(0, 5),
+       last=st.one_of(st.none(), st.just("cut short"), _PREFIXED))
+@example(after=[12], cut=1, last=1)
+@example(after=["ab", 1], cut=1, last="a")
+def test_a_printed_list_begins_with_another_exactly_when_its_first_elements_print_the_same(after, cut, last):
+    """`history` tells that a request's message list goes on from the last one's by their JSON bytes;
+    given the list's bytes printed already, it tests their start, which must say what printing the
+    first elements would: `[1` begins `[12]`, but `[1]` does not begin it."""
+    before = after[:cut]
+    if last == "cut short" and before and isinstance(before[-1], int | str) and before[-1]:
+        before[-1] = before[-1] // 10 if isinstance(before[-1], int) else before[-1][:-1]  # 12 → 1
+    elif last is not None and before:
+        before[-1] = last
+    expected = len(after) >= len(before) and dumps(after[:len(before)]) == dumps(before)
+    assert history._begins_with(dumps(after), dumps(before)) is expected

@@ -207,6 +207,41 @@ def test_the_depth_guard_decides_as_its_walk_does(kinds, levels, leaf, limit):
         assert info.value.pointer.count("/") == limit
 
 
+@settings(max_examples=80, deadline=None)
+@given(kinds=st.lists(st.tuples(st.sampled_from(["list", "dict"]), st.booleans()),
+                      min_size=MAX_DEPTH + 3, max_size=MAX_DEPTH + 3),
+       levels=st.integers(MAX_DEPTH - 6, MAX_DEPTH + 2),
+       leaf=st.sampled_from([0, "text", None, [], {}, [1], {"a": 1}]),
+       wrapped=st.sampled_from(["bare", "record", "body"]))
+def test_the_depth_guard_that_prints_lists_decides_as_the_guard_does(kinds, levels, leaf, wrapped):
+    """`checked_lists` (the guard of JSON Lines records and bodies, which prints a record's message
+    list apart for `history`) accepts and refuses what `ensure_depth` does, at the same pointer,
+    and gives for each list under the record's first objects the bytes `dumps` writes of it."""
+    deep = _nested(kinds[:levels], leaf)
+    value = {"bare": deep, "record": {"request": {"body": {"model": "m", "messages": [{"a": 1}, deep]}},
+                                      "response": {"status": 200, "body": [1, 2]}},
+             "body": {"messages": deep, "tools": [{"name": "t"}], "n": 1}}[wrapped]
+    try:
+        jsonio.ensure_depth(value)
+    except TooDeep as refused:
+        with pytest.raises(TooDeep) as info:
+            jsonio.checked_lists(value)
+        assert info.value.pointer == refused.pointer
+        return
+    printed = jsonio.checked_lists(value)
+    # every list reached through objects alone in the record's first three levels, and only those
+    reached, stack = {}, [(value, 3)]
+    while stack:
+        node, left = stack.pop()
+        if isinstance(node, list):
+            reached[id(node)] = node
+        elif isinstance(node, dict) and left:
+            stack.extend((child, left - 1) for child in node.values())
+    assert printed == {key: jsonio.dumps(item) for key, item in reached.items()}
+    if wrapped == "record":  # a record's message list is printed apart, for `history`
+        assert id(value["request"]["body"]["messages"]) in printed
+
+
 def test_quote_is_bounded_escaped_and_depth_safe():
     assert quote("get_weather") == "'get_weather'" and quote(None) == "None"
     assert quote({"a": [1, "x"]}) == "{'a': [1, 'x']}"

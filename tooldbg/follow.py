@@ -111,7 +111,7 @@ class Follower:
             if blank:
                 continue
             try:
-                value = jsonl_value(self.path, line, self._line)
+                value, lists = jsonl_value(self.path, line, self._line)
             except InputError as err:
                 errors.append(err)
                 continue
@@ -119,7 +119,8 @@ class Follower:
                 errors.append(InputError(self.path, f"line {self._line}",
                                          'not an exchange record ({"request": …, "response": …})'))
                 continue
-            exchange = exchange_record(self._capture, value, self._line, len(self._reading.loaded.reads))
+            exchange = exchange_record(self._capture, value, self._line, len(self._reading.loaded.reads),
+                                       lists)
             errors.extend(self._capture.errors)
             self._capture.errors.clear()
             yield exchange

@@ -93,11 +93,13 @@ class History:
     #: The first request remembered, until a second one comes (`remember`, `_settle`).
     _first: tuple[str, Any, str, Request] | None = None
 
-    def read(self, fmt: str, read_request: Reader, body: Any,
-             source: Source) -> tuple[Request, str | None, Listed | None]:
+    def read(self, fmt: str, read_request: Reader, body: Any, source: Source,
+             lists: dict[str, bytes] | None = None) -> tuple[Request, str | None, Listed | None]:
         """`read_request(body, source)`, keeping the history turns an earlier request had: the
         request, the conversation whose turns it kept (None: read whole), and its message list as
-        known here (None: it has none, or it is the first request: see `remember`)."""
+        known here (None: it has none, or it is the first request: see `remember`). `lists` holds
+        the JSON bytes of the body's list members where they were printed already
+        (`records.containers.Message.lists`)."""
         key = formats.facts(fmt).messages_key
         messages = body.get(key) if isinstance(body, dict) else None
         if not isinstance(messages, list):
@@ -107,7 +109,8 @@ class History:
             return read_request(body, source), None, None
         conversation: str | None = self._latest
         latest = sent = self._last.get(conversation) if conversation is not None else None
-        listed = _going_on(messages, sent) if sent is not None and sent.format == fmt else None
+        written = lists.get(key) if lists else None
+        listed = _going_on(messages, sent, written) if sent is not None and sent.format == fmt else None
         if listed is not None and sent is not None:
             # The usual request: the latest one's whole list and more (compared as JSON bytes).
             shared = len(sent.messages)
@@ -179,8 +182,9 @@ class History:
         return None, None
 
 
-def _listed(messages: list[Any], known: Listed | None = None) -> Listed:
-    """`messages` as `History` knows them; the first ones those `known` already describes."""
+def _listed(messages: list[Any], known: Listed | None = None, whole: bytes | None = None) -> Listed:
+    """`messages` as `History` knows them; the first ones those `known` already describes (`whole`:
+    the list's JSON bytes, when printed already)."""
     digests, chains = (list(known.digests), list(known.chains)) if known is not None else ([], [])
     written = [dumps(m) for m in messages[len(digests):]]
     chain = chains[-1] if chains else 0
@@ -188,20 +192,37 @@ def _listed(messages: list[Any], known: Listed | None = None) -> Listed:
         digests.append(hash(text))
         chain = hash((chain, digests[-1]))
         chains.append(chain)
+    if whole is not None:
+        return Listed(digests, chains, whole)
     if known is None:
         return Listed(digests, chains, b"[" + b",".join(written) + b"]")
     joined = known.written[:-1] + (b"," if known.digests and written else b"") + b",".join(written) + b"]"
     return Listed(digests, chains, joined)
 
 
-def _going_on(messages: list[Any], latest: Sent) -> Listed | None:
+def _going_on(messages: list[Any], latest: Sent, whole: bytes | None = None) -> Listed | None:
     """`messages` as known, when they begin with all of `latest`'s, byte for byte (one write of
-    that part and one comparison, not one per message); None when they do not."""
-    shared = len(latest.messages)
-    if not latest.listed.written or len(messages) < shared or \
-            dumps(messages[:shared]) != latest.listed.written:
+    that part and one comparison, not one per message — no write at all when the list's JSON bytes
+    `whole` were printed already); None when they do not."""
+    shared, before = len(latest.messages), latest.listed.written
+    if not before or len(messages) < shared:
         return None
-    return _listed(messages, latest.listed)
+    if whole is None:
+        if dumps(messages[:shared]) != before:
+            return None
+    elif not _begins_with(whole, before):
+        return None
+    return _listed(messages, latest.listed, whole)
+
+
+def _begins_with(whole: bytes, start: bytes) -> bool:
+    """Whether the JSON array `whole` begins with the elements of the JSON array `start`, byte for
+    byte (both as `dumps` prints them): `start` but its `]`, then the end of an element — a comma or
+    the end of `whole` (a number is not complete before that: `[1` begins `[12]` but `[1]` does not)."""
+    if start == b"[]":
+        return True
+    cut = len(start) - 1
+    return whole.startswith(start[:cut]) and whole[cut:cut + 1] in (b",", b"]")
 
 
 def _share_messages(messages: list[Any], digests: list[int], sent: Sent) -> int:

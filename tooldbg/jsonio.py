@@ -42,17 +42,33 @@ def loads(data: bytes | memoryview | str, *, check_depth: bool = True) -> Any:
     """Parse JSON text; raise FormatError naming line and column on failure, TooDeep at the pointer
     of a value nested deeper than MAX_DEPTH (unless `check_depth` is False: the caller checks
     each record itself)."""
+    value = _parse(data)
+    if check_depth and _may_nest(data):
+        ensure_depth(value)
+    return value
+
+
+def loads_listed(data: bytes | memoryview | str) -> tuple[Any, dict[int, bytes]]:
+    """`loads`, and the JSON bytes its depth test printed of the lists in the value's first levels
+    (`checked_lists`)."""
+    value = _parse(data)
+    return value, checked_lists(value) if _may_nest(data) else {}
+
+
+def _parse(data: bytes | memoryview | str) -> Any:
     try:
-        value = orjson.loads(data)
+        return orjson.loads(data)
     except orjson.JSONDecodeError as err:
         if getattr(err, "msg", "") == _PARSER_TOO_DEEP:  # past orjson's 1,024 levels: past ours too
             raise _too_deep(MAX_DEPTH, deep_pointer(data, MAX_DEPTH)) from None
         raise FormatError(_describe(err)) from None
-    # (a text of at most MAX_DEPTH characters holds too few brackets to nest deeper: most stream
-    # events, parsed by the thousand, are that short)
-    if check_depth and len(data) > MAX_DEPTH and (len(data) > _COUNTED or _may_be_deep(data)):
-        ensure_depth(value)
-    return value
+
+
+def _may_nest(data: bytes | memoryview | str) -> bool:
+    """Whether a text may nest past MAX_DEPTH: not when it is at most MAX_DEPTH characters long (too
+    few brackets: most stream events, parsed by the thousand, are that short), nor when a short
+    text has too few brackets (`_may_be_deep`)."""
+    return len(data) > MAX_DEPTH and (len(data) > _COUNTED or _may_be_deep(data))
 
 
 #: What orjson says of a value nested past the 1,024 levels it parses.
@@ -157,21 +173,52 @@ _CONTAINERS = (dict, list)
 
 
 def _within(value: Any, limit: int) -> bool:
-    """True when `value` is nested at most `limit` levels, found out at the speed of printing it:
-    orjson refuses to print containers nested past its own limit (`_printed_levels`), so `value`
-    wrapped in as many lists as that limit leaves above `limit` prints only when it is no deeper.
-    False also when orjson cannot print it for another reason: then `ensure_depth` walks it (the
-    walk, in Python, costs twice what orjson takes to print a body and visits the same values)."""
+    """True when `value` is nested at most `limit` levels (`_printed`)."""
+    return _printed(value, limit) is not None
+
+
+def _printed(value: Any, limit: int) -> bytes | None:
+    """`value` printed wrapped in `_printed_levels() - limit` lists when it is nested at most `limit`
+    levels, found out at the speed of printing it: orjson refuses to print containers nested past
+    its own limit (`_printed_levels`), so `value` wrapped in as many lists as that limit leaves
+    above `limit` prints only when it is no deeper. None also when orjson cannot print it for
+    another reason: then `ensure_depth` walks it (the walk, in Python, costs twice what orjson
+    takes to print a body and visits the same values)."""
     spare = _printed_levels() - limit
     if spare < 0:
-        return False
+        return None
     for _ in range(spare):
         value = [value]
     try:
-        orjson.dumps(value)  # (no OPT_NON_STR_KEYS: a third slower, and parsed JSON keys are strings)
+        return orjson.dumps(value)  # (no OPT_NON_STR_KEYS: a third slower, and parsed JSON keys are strings)
     except (TypeError, orjson.JSONEncodeError):
-        return False
-    return True
+        return None
+
+
+def checked_lists(value: Any, levels: int = 3) -> dict[int, bytes]:
+    """`ensure_depth(value)`, printing apart each list reached through objects alone in the first
+    `levels` levels (a JSON Lines record's `request.body.messages`), and the JSON bytes printed of
+    each, by the list's `id` — what `dumps` gives of it, for a caller that would print it again
+    (`history` compares a request's message list with the last one's as bytes: one printing where
+    there were two). Raises TooDeep as `ensure_depth` does; a list orjson could not print is left
+    out."""
+    printed: dict[int, bytes] = {}
+    stack: list[tuple[Any, int, int]] = [(value, 1, levels)]  # (node, its level, object levels left)
+    while stack:
+        node, level, left = stack.pop()
+        if left > 0 and type(node) is dict:
+            stack.extend((child, level + 1, left - 1) for child in node.values()
+                         if isinstance(child, _CONTAINERS))
+            continue
+        limit = MAX_DEPTH - level + 1  # (the levels above it count)
+        text = _printed(node, limit)
+        if text is None:
+            ensure_depth(value)  # the walk: TooDeep at its pointer, or nothing too deep after all
+            return {}
+        if type(node) is list:
+            spare = _printed_levels() - limit
+            printed[id(node)] = text[spare:len(text) - spare]
+    return printed
 
 
 _PRINTED_LEVELS: list[int] = []

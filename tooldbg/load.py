@@ -351,6 +351,9 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
     conversation whose history turns its request kept, and its message list as `history` knows it."""
     kept_from: str | None = None
     listed: Listed | None = None
+    lists = None  # what the request's depth test printed, for `history` only (`Message.lists`)
+    if exchange.request is not None:
+        lists, exchange.request.lists = exchange.request.lists, None
     if exchange.read is not None:  # its log's own reader read it (`records.containers.Preread`)
         return ExchangeRead(exchange, format=exchange.read.format, request=exchange.read.request,
                             responses=exchange.read.responses), None, None
@@ -378,7 +381,7 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
         try:
             if history is not None:
                 read.request, kept_from, listed = history.read(read.format, module.read_request,
-                                                            request.body, source)
+                                                            request.body, source, lists)
             else:
                 read.request = module.read_request(request.body, source)
         except FormatError as err:

@@ -23,7 +23,16 @@ from typing import Any
 
 from ..errors import FormatError, InputError
 from ..formats.base import Request, Response, StreamEvent
-from ..jsonio import DOCUMENT_LEVELS, MAX_DEPTH, TooDeep, dumps_str, ensure_depth, loads
+from ..jsonio import (
+    DOCUMENT_LEVELS,
+    MAX_DEPTH,
+    TooDeep,
+    checked_lists,
+    dumps_str,
+    ensure_depth,
+    loads,
+    loads_listed,
+)
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
@@ -52,6 +61,10 @@ class Message:
     headers: dict[str, str] = field(default_factory=dict)
     #: Why no response came, as the capture tool wrote it (mitmproxy's failed flows).
     error: str | None = None
+    #: The JSON bytes of the body's list members as the depth test printed them (`checked_lists`),
+    #: by member name: `load` gives them to `history`, which would print the message list again,
+    #: then lets them go.
+    lists: dict[str, bytes] | None = None
 
     @property
     def is_stream(self) -> bool:
@@ -291,13 +304,13 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Excha
     view = memoryview(data)
     for number, start, end in lines(data, skip):
         try:
-            value = jsonl_value(path, view[start:end], number)
+            value, lists = jsonl_value(path, view[start:end], number)
         except InputError as err:
             capture.errors.append(err)
             continue
         if is_exchange(value):
             count += 1
-            yield exchange_record(capture, value, number, count - 1)
+            yield exchange_record(capture, value, number, count - 1, lists)
         else:
             events.append(StreamEvent(index=len(events), data=value, offset=number))
     if events:
@@ -307,22 +320,25 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Excha
         raise InputError(path, "", capture.errors[0].message if capture.errors else "no records")
 
 
-def jsonl_value(path: str, line: bytes | memoryview, number: int) -> Any:
-    """One JSON Lines record parsed and checked for depth; raises InputError at `line N`."""
+def jsonl_value(path: str, line: bytes | memoryview, number: int) -> tuple[Any, dict[int, bytes]]:
+    """One JSON Lines record parsed and checked for depth, with the lists the check printed
+    (`checked_lists`); raises InputError at `line N`."""
     try:
         value = loads(line, check_depth=False)
-        ensure_depth(value)  # one walk of its containers: cheaper than counting a line's bytes
+        return value, checked_lists(value)  # (printing it: cheaper than counting a line's bytes)
     except FormatError as err:
         raise InputError(path, f"line {number}{err.pointer}", err.message) from None
-    return value
 
 
-def exchange_record(capture: Capture, record: dict[str, Any], number: int, index: int) -> Exchange:
-    """The exchange of the JSON Lines record on line `number`, the `index`-th of its file."""
-    return _exchange(capture, record, f"line {number}", index)
+def exchange_record(capture: Capture, record: dict[str, Any], number: int, index: int,
+                    lists: dict[int, bytes] | None = None) -> Exchange:
+    """The exchange of the JSON Lines record on line `number`, the `index`-th of its file (`lists`:
+    what `jsonl_value` printed of it)."""
+    return _exchange(capture, record, f"line {number}", index, lists)
 
 
-def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int) -> Exchange:
+def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int,
+              lists: dict[int, bytes] | None = None) -> Exchange:
     """An exchange record (`{request, response, …}`); an error of a side is the capture's."""
     exchange = Exchange(index, meta={k: v for k, v in record.items()
                                      if k not in ("request", "response")})
@@ -332,10 +348,21 @@ def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int) 
             continue
         location = f"{where}/{side}"
         try:
-            setattr(exchange, side, _http_message(capture.path, part, location))
+            message = _http_message(capture.path, part, location)
         except InputError as err:
             capture.errors.append(err)
+            continue
+        if lists and side == "request":
+            _keep_lists(message, lists)
+        setattr(exchange, side, message)
     return exchange
+
+
+def _keep_lists(message: Message, lists: dict[int, bytes]) -> None:
+    """Give `message` the JSON bytes printed of its body's list members (`Message.lists`)."""
+    if isinstance(message.body, dict):
+        message.lists = {name: text for name, member in message.body.items()
+                         if (text := lists.get(id(member))) is not None}
 
 
 def _message(path: str, side: dict[str, Any], location: str, body_at: str) -> Message:
@@ -436,8 +463,10 @@ def _fill_text(path: str, message: Message, text: str, content_type: str) -> Non
     if not is_api_text(text, content_type):  # a page, a script, an image: kept as text, not parsed
         return
     try:
-        message.body = loads(text)
+        message.body, lists = loads_listed(text)
         message.text = None
+        if lists:
+            _keep_lists(message, lists)
     except FormatError as err:
         if message.status is not None and message.status >= 400:
             return  # a gateway's HTML error page: kept as text, reported as the rejection it is
