@@ -120,7 +120,7 @@ class History:
             conversation, sent = self._previous(listed.chains)
             shared = _share_messages(messages, listed.digests, sent) if sent is not None else 0
         if (previous := sent or latest) is not None:
-            listed.members = _share_members(body, key, previous)
+            listed.members = _share_members(body, key, previous, lists)
         if sent is not None and conversation is not None and sent.format == fmt:
             kept = _resume(read_request, body, source, key, sent, shared)
             if kept is not None:
@@ -239,11 +239,12 @@ def _share_messages(messages: list[Any], digests: list[int], sent: Sent) -> int:
     return min(len(messages), len(sent.messages)) if shared is None else shared
 
 
-def _share_members(body: dict[str, Any], key: str, sent: Sent) -> dict[str, bytes]:
+def _share_members(body: dict[str, Any], key: str, sent: Sent,
+                   lists: dict[str, bytes] | None = None) -> dict[str, bytes]:
     """Make `body` hold `sent`'s members (but its message list) where they are equal as JSON bytes:
     texts and containers, the ones worth holding once. Returns the JSON bytes written of `body`'s
-    members (the next request is compared with them)."""
-    theirs_written, written = sent.listed.members, {}
+    members (the next request is compared with them); `lists`: those printed already."""
+    theirs_written, written, printed = sent.listed.members, {}, lists or {}
     for name, value in body.items():
         theirs = sent.body.get(name)
         if name == key or theirs is value or type(theirs) is not type(value) or theirs != value:
@@ -251,7 +252,7 @@ def _share_members(body: dict[str, Any], key: str, sent: Sent) -> dict[str, byte
         if isinstance(value, str):
             body[name] = theirs
         elif isinstance(value, dict | list):
-            mine = written[name] = dumps(value)
+            mine = written[name] = printed.get(name) or dumps(value)
             known = theirs_written.get(name)
             if mine == (known if known is not None else dumps(theirs)):  # 1 == 1.0 == True in Python
                 body[name] = theirs

@@ -28,7 +28,6 @@ from ..jsonio import (
     MAX_DEPTH,
     TooDeep,
     checked_lists,
-    dumps_str,
     ensure_depth,
     loads,
     loads_listed,
@@ -37,6 +36,7 @@ from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
 from .entries import Reread, Split, Walked, find_records, split_har
+from .fields import header_map, kind, status_code, string_field
 from .lines import BLANK, BOM, lines, parses, record_shaped
 from .sniff import is_api_text
 from .text import check_utf8, utf8
@@ -370,18 +370,18 @@ def _message(path: str, side: dict[str, Any], location: str, body_at: str) -> Me
     body, read by the caller, is at `body_at`. Capture tools name two of them otherwise: claude-trace
     writes `status_code` (badlogic/lemmy `apps/claude-trace/src/interceptor.ts`), claude-tap the
     request's `path` for its URL (liaohch3/claude-tap `claude_tap/proxy.py`, `_build_record`)."""
-    headers = _headers(path, side.get("headers"), f"{location}/headers")
+    headers = header_map(path, side.get("headers"), f"{location}/headers")
     status = "status" if "status" in side or "status_code" not in side else "status_code"
     url = "url" if "url" in side or "path" not in side else "path"
-    return Message(location=body_at, url=_text(path, side, url, location),
-                   method=_text(path, side, "method", location), headers=headers,
-                   status=_status(path, side.get(status), f"{location}/{status}"))
+    return Message(location=body_at, url=string_field(path, side, url, location),
+                   method=string_field(path, side, "method", location), headers=headers,
+                   status=status_code(path, side.get(status), f"{location}/{status}"))
 
 
 def _http_message(path: str, part: Any, location: str) -> Message:
     """`{method, url, headers, body, status, bodyEncoding?}` as recorders and JSON Lines write it."""
     if not isinstance(part, dict):
-        raise InputError(path, location, f"expected an object with a body, not {_kind(part)}")
+        raise InputError(path, location, f"expected an object with a body, not {kind(part)}")
     message = _message(path, part, location, f"{location}/body")
     if isinstance(part.get("sse_events"), list):  # claude-tap with --tap-store-stream-events: the
         # stream as it came (`[{event, data}]`), where `body` is only its reassembly
@@ -405,39 +405,12 @@ def _http_message(path: str, part: Any, location: str) -> Message:
     return message
 
 
-def _kind(value: Any) -> str:
-    from ..formats.reading import type_name
-
-    return type_name(value)
-
-
-def _text(path: str, part: dict[str, Any], key: str, location: str) -> str:
-    """A string field of the HTTP record (`url`, `method`): absent or null is empty; another type
-    is an error for the record (it names the field and the type it had)."""
-    value = part.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise InputError(path, f"{location}/{key}", f"{key} must be a string, not {_kind(value)}")
-    return value
-
-
-def _status(path: str, value: Any, location: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 3:
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 999:
-        raise InputError(path, location, f"status must be an HTTP status code, not {quote(value)}")
-    return value
-
-
 def _fill_body(path: str, message: Message, body: Any, encoding: Any, content_type: str) -> None:
     if body is None or isinstance(body, dict | list):
         message.body = body
         return
     if not isinstance(body, str):
-        raise InputError(path, message.location, f"body must be a string or JSON, not {_kind(body)}")
+        raise InputError(path, message.location, f"body must be a string or JSON, not {kind(body)}")
     if encoding == "base64":
         try:
             raw = base64.b64decode(body, validate=False)
@@ -481,34 +454,6 @@ def _eventstream(path: str, location: str, data: bytes) -> list[StreamEvent]:
         raise InputError(path, f"{location} {err.pointer}".strip(), err.message) from None
 
 
-def _headers(path: str, value: Any, location: str) -> dict[str, str]:
-    """Headers as a dict with lower-case names, from a dict or HAR's `[{name, value}]`. A header
-    value that is a number or a boolean is written as JSON writes it; any other shape is an error
-    for the record."""
-    if value is None:
-        return {}
-    if isinstance(value, dict):
-        pairs = [(k, v, f"{location}/{k}") for k, v in value.items()]
-    elif isinstance(value, list):
-        pairs = []
-        for i, h in enumerate(value):
-            if not isinstance(h, dict):
-                raise InputError(path, f"{location}/{i}", f"a header must be an object, not {_kind(h)}")
-            pairs.append((h.get("name", ""), h.get("value", ""), f"{location}/{i}"))
-    else:
-        raise InputError(path, location, f"headers must be an object or a list, not {_kind(value)}")
-    out = {}
-    for name, val, where in pairs:
-        if not isinstance(name, str):
-            raise InputError(path, where, f"a header name must be a string, not {_kind(name)}")
-        if isinstance(val, bool | int | float) or val is None:
-            val = dumps_str(val)
-        elif not isinstance(val, str):
-            raise InputError(path, where, f"header {quote(name)} must be a string, not {_kind(val)}")
-        out[name.lower()] = val
-    return out
-
-
 def _interactions(path: str, doc: dict[str, Any], split: Walked | None = None) -> Capture:
     """A recording's interactions: from the document parsed whole, or parsed one by one from the
     file's bytes when `split` found them there."""
@@ -519,7 +464,7 @@ def _interactions(path: str, doc: dict[str, Any], split: Walked | None = None) -
     interactions = doc.get("interactions")
     if not isinstance(interactions, list):
         raise InputError(path, "/interactions",
-                         f"expected a list of interactions, not {_kind(interactions)}")
+                         f"expected a list of interactions, not {kind(interactions)}")
     capture = Capture(path, "interactions", records=len(interactions))
     capture.exchanges = _interaction_exchanges(capture, _let_go(interactions))
     return capture
@@ -532,7 +477,7 @@ def _interaction_exchanges(capture: Capture, interactions: Iterator[Any]) -> Ite
             continue
         if not isinstance(record, dict):
             capture.errors.append(InputError(capture.path, f"/interactions/{i}",
-                                             f"expected an object, not {_kind(record)}"))
+                                             f"expected an object, not {kind(record)}"))
             continue
         yield _exchange(capture, record, f"/interactions/{i}", made)
         made += 1
@@ -551,7 +496,7 @@ def _har(path: str, log: dict[str, Any], split: Walked | None = None) -> Capture
         return _split_har(path, split)
     entries = log.get("entries")
     if not isinstance(entries, list):
-        raise InputError(path, "/log/entries", f"expected a list of entries, not {_kind(entries)}")
+        raise InputError(path, "/log/entries", f"expected a list of entries, not {kind(entries)}")
     capture = Capture(path, "har", records=len(entries))
     capture.exchanges = _har_exchanges(capture, _let_go(entries))
     return capture
@@ -574,7 +519,7 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
         if not _record_ok(capture, entry, where):
             continue
         if not isinstance(entry, dict):
-            capture.errors.append(InputError(path, where, f"expected an object, not {_kind(entry)}"))
+            capture.errors.append(InputError(path, where, f"expected an object, not {kind(entry)}"))
             continue
         exchange = Exchange(made, meta={k: entry[k] for k in _HAR_META if k in entry})
         made += 1
@@ -604,7 +549,7 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
     if side is None:
         return None
     if not isinstance(side, dict):
-        raise InputError(path, location, f"expected an object, not {_kind(side)}")
+        raise InputError(path, location, f"expected an object, not {kind(side)}")
     message = _message(path, side, location, f"{location}/{payload_key}/text")
     failed = side.get("_error")
     if message.status == 0 and isinstance(failed, str):  # mitmproxy's failed flow: no response came
@@ -614,7 +559,7 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
         return message
     if not isinstance(payload, dict):
         raise InputError(path, f"{location}/{payload_key}",
-                         f"{payload_key} must be an object, not {_kind(payload)}")
+                         f"{payload_key} must be an object, not {kind(payload)}")
     text = payload.get("text")
     cut = _truncation(payload.get("comment"))
     if cut is not None and (text is None or not parses(memoryview(text.encode()))):
@@ -622,7 +567,7 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
     if text is None:
         return message
     if not isinstance(text, str):
-        raise InputError(path, message.location, f"text must be a string, not {_kind(text)}")
+        raise InputError(path, message.location, f"text must be a string, not {kind(text)}")
     mime = payload.get("mimeType")
     content_type = mime if isinstance(mime, str) and mime else message.headers.get("content-type", "")
     _fill_body(path, message, text, payload.get("encoding"), content_type)
