@@ -277,3 +277,20 @@ def test_a_printed_list_begins_with_another_exactly_when_its_first_elements_prin
         before[-1] = last
     expected = len(after) >= len(before) and dumps(after[:len(before)]) == dumps(before)
     assert history._begins_with(dumps(after), dumps(before)) is expected
+
+
+def test_the_bytes_printed_for_history_are_let_go_once_read(tmp_path):
+    """The depth test's printing of each request's message list serves `history` once; a loaded
+    file keeps none of it (it would hold every request body twice)."""
+    har = {"log": {"entries": [{"request": {"method": "POST", "url": URL, "headers": [],
+                                            "postData": {"mimeType": "application/json", "text": line}},
+                                "response": {"status": 200, "headers": [], "content": {
+                                    "mimeType": "application/json", "text": json.dumps(
+                                        {"choices": [{"message": {"role": "assistant", "content": "ok " * 2000}}]})}}}
+                               for line in (json.dumps(json.loads(r)["request"]["body"])
+                                            for r in agent_session(4).decode().splitlines())]}}
+    for name, data in (("agent.jsonl", agent_session(4)), ("agent.har", json.dumps(har).encode())):
+        loaded = load_bytes(name, data)
+        assert len(loaded.reads) == 4 and not loaded.errors
+        assert all(r.exchange.request.lists is None and r.exchange.response.lists is None
+                   for r in loaded.reads)

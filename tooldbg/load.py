@@ -354,6 +354,8 @@ def _read_exchange(path: str, exchange: Exchange, input_format: str | None, erro
     lists = None  # what the request's depth test printed, for `history` only (`Message.lists`)
     if exchange.request is not None:
         lists, exchange.request.lists = exchange.request.lists, None
+    if exchange.response is not None:
+        exchange.response.lists = None  # (a body the depth test printed: nothing asks for it)
     if exchange.read is not None:  # its log's own reader read it (`records.containers.Preread`)
         return ExchangeRead(exchange, format=exchange.read.format, request=exchange.read.request,
                             responses=exchange.read.responses), None, None
