@@ -3,20 +3,23 @@ exchange they first appeared in."""
 
 import io
 import json
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
+from tests.strategies import conversations
 from tooldbg.checks import run_checks
 from tooldbg.diff import diff
 from tooldbg.formats.base import ApiError, Request, Response
 from tooldbg.formats.reading import link
 from tooldbg.load import load_bytes
-from tooldbg.model import Invocation, Result, Text, Turn, turn_to_dict
+from tooldbg.model import Invocation, Json, Reasoning, Result, Text, Turn, turn_to_dict
 from tooldbg.show import render_loaded
 from tooldbg.source import Source
-from tooldbg.stitch import Stitcher
+from tooldbg.stitch import Stitcher, turn_hash
 
 
 def src(exchange, side, pointer):
@@ -620,3 +623,33 @@ def test_diff_counts_a_chained_requests_stored_turns_as_sent():
     assert diff(client, upstream([{"role": "user", "content": ASK["input"]}])).findings == []
     [lost] = diff(client, upstream([])).findings
     assert (lost.code, lost.side, lost.exchange) == ("TD703", "b", 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(conv=conversations(reasoning_origin="anthropic"), data=st.data())
+def test_a_turn_hashes_as_its_equality_compares(conv, data):
+    """Stitching knows a replayed turn by its hash: equal turns hash equal wherever they were read
+    from, and a change to any field a turn's equality compares changes the hash."""
+    turns = conv.turns
+    for a in turns:
+        for b in turns:
+            assert (turn_hash(a) == turn_hash(b)) == (a == b)
+    elsewhere = Source("other.jsonl", 3, "request", "line 4/request/body", "/messages/2")
+    turn = data.draw(st.sampled_from(turns))
+    assert turn_hash(replace(turn, source=elsewhere,
+                             parts=tuple(replace(p, source=elsewhere) for p in turn.parts))) == turn_hash(turn)
+    k = data.draw(st.integers(0, len(turn.parts) - 1))
+    part = turn.parts[k]
+    name = data.draw(st.sampled_from([f.name for f in fields(part) if f.name != "source"]))
+    value = getattr(part, name)
+    changed = {"meta": {"anthropic": {"cache_control": {"type": "ephemeral"}}} if not value else {},
+               "content": () if value else (Text(text="x"),)}.get(name, f"{value!r} changed")
+    other = replace(turn, parts=(*turn.parts[:k], replace(part, **{name: changed}), *turn.parts[k + 1:]))
+    assert other != turn and turn_hash(other) != turn_hash(turn)
+
+
+def test_a_part_of_another_type_with_the_same_value_hashes_apart():
+    said = "Let me check."
+    hashes = {turn_hash(Turn(role="tool", parts=(part,)))
+              for part in (Text(text=said), Json(value=said), Reasoning(text=said))}
+    assert len(hashes) == 3

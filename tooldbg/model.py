@@ -381,6 +381,22 @@ def turn_to_dict(turn: Turn, *, sources: bool = True) -> dict[str, Any]:
     return out
 
 
+def turn_content(turn: Turn) -> list[Any]:
+    """All a turn's equality compares — its role, its meta, each part's type and fields, not where
+    they came from — as JSON values in fixed places: what stitching hashes (`stitch.turn_hash`).
+    Made without `turn_to_dict`'s dict a part and its leaving out of empty fields (the hashing
+    of every new turn of a log was a twentieth of checking it)."""
+    return [turn.role, turn.meta or None, [_part_content(p) for p in turn.parts]]
+
+
+def _part_content(part: Part) -> list[Any]:
+    values: list[Any] = [part.type, part.meta or None]
+    for name in _data_fields(type(part)):
+        value = getattr(part, name)
+        values.append([_part_content(p) for p in value] if name == "content" else value)
+    return values
+
+
 def tool_to_dict(tool: Tool) -> dict[str, Any]:
     # Every field but `meta` defaults to None: an empty value (`parameters: {}`) is what was declared.
     out = {"name": tool.name, **{k: v for k, v in (("description", tool.description),

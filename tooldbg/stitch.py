@@ -50,13 +50,14 @@ from .chains import ResponseChains
 from .formats.base import Request, Response
 from .formats.reading import link
 from .jsonio import dumps
-from .model import Conversation, Invocation, Result, Turn, turn_to_dict
+from .model import Conversation, Invocation, Result, Turn, turn_content
 from .timeline import Thread
 
 
 def turn_hash(turn: Turn) -> bytes:
-    data = dumps(turn_to_dict(turn, sources=False), sort_keys=True)
-    return blake2b(data, digest_size=16).digest()
+    """A digest of what the turn's equality compares: equal turns read from two exchanges hash
+    equal, whatever their sources."""
+    return blake2b(dumps(turn_content(turn), sort_keys=True), digest_size=16).digest()
 
 
 def _chain(previous: bytes, turn: bytes) -> bytes:
