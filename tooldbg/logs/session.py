@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..formats.base import ApiError, Request, Response
@@ -80,7 +80,7 @@ class Record(Message):
 
     __slots__ = ("_lines", "_index")
 
-    # (the fields a line has no value for are the class's, not set on each record: a record a line)
+    # (the fields a line has no value for are the class's, not set on each record)
     events = text = status = error = None
     url = method = ""
     headers = _NOTHING
@@ -106,21 +106,81 @@ class Record(Message):
 
 
 class Lines:
-    """The file's bytes and where each record's line is in them: record k's line is
-    `data[offsets[2k]:offsets[2k + 1]]`, kept in one array rather than as two numbers on each record
-    (an object each past 256: 60 bytes a line)."""
+    """The file's bytes and, for each record that gives turns, where its line is in them, the line's
+    number and the side of an exchange the record is: record k's line is line `offsets[3k + 2]`,
+    `data[offsets[3k]:offsets[3k + 1]]`, its side `sides[k]` (1: the response). Kept in arrays
+    rather than on objects a record (an object each, past 256, was 60 bytes a line)."""
 
-    __slots__ = ("data", "offsets")
+    __slots__ = ("data", "offsets", "sides", "_last")
 
-    def __init__(self, data: bytes, offsets: array[int] | None = None) -> None:
+    def __init__(self, data: bytes, offsets: array[int] | None = None,
+                 sides: bytearray | None = None) -> None:
         self.data = data
         self.offsets = array("q") if offsets is None else offsets
+        self.sides = bytearray() if sides is None else sides
+        self._last: Record | None = None
+
+    def add(self, side: Side, line: Line) -> None:
+        number, start, end = line
+        self.offsets.extend((start, end, number))
+        self.sides.append(side == "response")
 
     def span(self, index: int) -> tuple[int, int]:
-        return self.offsets[2 * index], self.offsets[2 * index + 1]
+        return self.offsets[3 * index], self.offsets[3 * index + 1]
 
-    def __reduce__(self) -> tuple[type[Lines], tuple[bytes, array[int]]]:
-        return Lines, (self.data, self.offsets)
+    def side(self, index: int) -> Side:
+        return "response" if self.sides[index] else "request"
+
+    def number(self, index: int) -> int:
+        return self.offsets[3 * index + 2]
+
+    def record(self, index: int) -> Record:
+        """Record `index` as a message; the same object while no other is asked for (a rule that
+        asks for one message's body call after call parses its line once: `checks.arguments`)."""
+        last = self._last
+        if last is None or last._index != index:
+            last = self._last = Record(f"line {self.number(index)}", self, index)
+        return last
+
+    def __reduce__(self) -> tuple[type[Lines], tuple[bytes, array[int], bytearray]]:
+        return Lines, (self.data, self.offsets, self.sides)
+
+
+class RecordRead(ExchangeRead):
+    """A record of the log as an exchange read: its exchange (`Exchange`, its message a `Record`)
+    made each time it is asked for, from the record's place in `Lines`, not kept: an exchange and a
+    message held for every line were a fifth of a long log's size again, and few are looked at
+    (the wire view's, a finding's). A model call's record also names the record that opened the
+    call (`opened`): the request side of its exchange."""
+
+    __slots__ = ("_lines", "_index", "opened")
+
+    def __init__(self, lines: Lines, index: int, opened: int | None = None) -> None:
+        self._lines, self._index, self.opened = lines, index, opened
+        self.format = self.request = self.conversation = self.follows = None
+        self.responses = self.streams = ()
+        self.stored = 0
+
+    @property
+    def exchange(self) -> Exchange:
+        lines, index, opened = self._lines, self._index, self.opened
+        own = lines.record(index)
+        if lines.sides[index]:
+            return Exchange(index, request=lines.record(opened) if opened is not None else None,
+                            response=own, meta=_NOTHING)
+        return Exchange(index, request=own, meta=_NOTHING)
+
+    @exchange.setter
+    def exchange(self, value: Exchange) -> None:
+        raise AttributeError("a log record's exchange is made from its line")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = {f.name: getattr(self, f.name) for f in fields(ExchangeRead) if f.name != "exchange"}
+        return RecordRead, (self._lines, self._index, self.opened), state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
 
 #: A line of the log: (its number, where it starts and ends in the file's bytes), as
@@ -138,6 +198,7 @@ class Session:
         self.reads: list[ExchangeRead] = []
         self.branches: list[Branch] = []
         self._location = (0, "")  # the last line named, and its name
+        self._upcoming = 0
 
     # -- records ---------------------------------------------------------------------------------
 
@@ -149,32 +210,28 @@ class Session:
 
     def record(self, side: Side, line: Line) -> int:
         """A record of the file that gives turns: its index, which its turns' sources name."""
-        number, start, end = line
-        index = len(self.reads)  # (one number object for the record and its exchange)
-        self.lines.offsets.extend((start, end))
-        message = Record(self.location(number), self.lines, index)
-        exchange = Exchange(index, meta=_NOTHING)
-        if side == "request":
-            exchange.request = message
-        else:
-            exchange.response = message
-        self.reads.append(ExchangeRead(exchange))
-        return exchange.index
+        index = self._next()
+        self.lines.add(side, line)
+        self.reads.append(RecordRead(self.lines, index))
+        return index
+
+    def _next(self) -> int:
+        """The index the next record will have: one number object for the record and the sources
+        read before it is added (one each, past 256, was 28 bytes a line)."""
+        if self._upcoming != len(self.reads):
+            self._upcoming = len(self.reads)
+        return self._upcoming
 
     def upcoming(self, side: Side, number: int, pointer: str = "") -> Source:
         """Where a node is in the record `record` will add next, line `number` (read before it is
         added)."""
-        return Source(file=self.path, exchange=len(self.reads), side=side, location=self.location(number),
+        return Source(file=self.path, exchange=self._next(), side=side, location=self.location(number),
                       pointer=pointer)
 
     def source(self, record: int, pointer: str = "") -> Source:
         """Where in record `record` a node is."""
-        exchange = self.reads[record].exchange
-        side: Side = "request" if exchange.request is not None else "response"
-        message = exchange.request if exchange.request is not None else exchange.response
-        assert message is not None
-        return Source(file=self.path, exchange=record, side=side, location=message.location,
-                      pointer=pointer)
+        return Source(file=self.path, exchange=record, side=self.lines.side(record),
+                      location=self.location(self.lines.number(record)), pointer=pointer)
 
     # -- conversations ----------------------------------------------------------------------------
 
@@ -216,12 +273,12 @@ class Session:
         """The model's answer to the call under way, read from `record`: its turn, or none and an
         error (the provider rejected the call)."""
         read = self.reads[record]
+        assert isinstance(read, RecordRead)
         if turn is not None:
             turn = branch.linker.link_read((turn,))[0]
         read.request = Request(turns=tuple(branch.turns[branch.start:]), model=model, system=branch.system)
         read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
-        if branch.opened is not None:
-            read.exchange.request = self.reads[branch.opened].exchange.request
+        read.opened = branch.opened
         read.responses = (Response(turn=turn, finish_reason=finish_reason, model=model, usage=usage,
                                    error=error),)
         if turn is not None:
