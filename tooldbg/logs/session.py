@@ -59,7 +59,7 @@ class Branch:
 
 
 class _Empty(dict[str, Any]):
-    """An empty dict that refuses to be changed: one serves every record (`_NOTHING`)."""
+    """An empty dict that refuses to be changed: one serves every node that has no meta (`NO_META`)."""
 
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("a log record's headers and its exchange's meta are empty, not to be changed")
@@ -67,9 +67,10 @@ class _Empty(dict[str, Any]):
     __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
 
 
-#: A record's headers and its exchange's meta: none, one empty dict for every record (a dict each
-#: was a tenth of a long log's size again); a change to it raises, so it is shared with no one.
-_NOTHING = _Empty()
+#: The meta of what a log reader makes that has none — a record's headers, its exchange's, a model
+#: call's request and response, an answer's turn: one empty dict for all (a dict each was a tenth of a
+#: long log's size again); a change to it raises, so it is shared with no one.
+NO_META = _Empty()
 
 
 class Record(Message):
@@ -83,7 +84,7 @@ class Record(Message):
     # (the fields a line has no value for are the class's, not set on each record)
     events = text = status = error = None
     url = method = ""
-    headers = _NOTHING
+    headers = NO_META
 
     def __init__(self, location: str, lines: Lines, index: int) -> None:
         self.location, self._lines, self._index = location, lines, index
@@ -167,8 +168,8 @@ class RecordRead(ExchangeRead):
         own = lines.record(index)
         if lines.sides[index]:
             return Exchange(index, request=lines.record(opened) if opened is not None else None,
-                            response=own, meta=_NOTHING)
-        return Exchange(index, request=own, meta=_NOTHING)
+                            response=own, meta=NO_META)
+        return Exchange(index, request=own, meta=NO_META)
 
     @exchange.setter
     def exchange(self, value: Exchange) -> None:
@@ -276,11 +277,12 @@ class Session:
         assert isinstance(read, RecordRead)
         if turn is not None:
             turn = branch.linker.link_read((turn,))[0]
-        read.request = Request(turns=tuple(branch.turns[branch.start:]), model=model, system=branch.system)
+        read.request = Request(turns=tuple(branch.turns[branch.start:]), model=model, system=branch.system,
+                               meta=NO_META)
         read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
         read.opened = branch.opened
         read.responses = (Response(turn=turn, finish_reason=finish_reason, model=model, usage=usage,
-                                   error=error),)
+                                   error=error, meta=NO_META),)
         if turn is not None:
             branch.turns.append(turn)
             branch.answer = read
