@@ -112,7 +112,7 @@ class Lines:
     `data[offsets[3k]:offsets[3k + 1]]`, its side `sides[k]` (1: the response). Kept in arrays
     rather than on objects a record (an object each, past 256, was 60 bytes a line)."""
 
-    __slots__ = ("data", "offsets", "sides", "_last")
+    __slots__ = ("data", "offsets", "sides", "_last", "_made")
 
     def __init__(self, data: bytes, offsets: array[int] | None = None,
                  sides: bytearray | None = None) -> None:
@@ -120,6 +120,7 @@ class Lines:
         self.offsets = array("q") if offsets is None else offsets
         self.sides = bytearray() if sides is None else sides
         self._last: Record | None = None
+        self._made: _RecordExchange | None = None  # the last exchange asked for
 
     def add(self, side: Side, line: Line) -> None:
         number, start, end = line
@@ -164,12 +165,13 @@ class RecordRead(ExchangeRead):
 
     @property
     def exchange(self) -> Exchange:
-        lines, index, opened = self._lines, self._index, self.opened
-        own = lines.record(index)
-        if lines.sides[index]:
-            return Exchange(index, request=lines.record(opened) if opened is not None else None,
-                            response=own, meta=NO_META)
-        return Exchange(index, request=own, meta=NO_META)
+        # (the same object while no other record's is asked for: rules ask a read for its exchange
+        # again and again, and compare its messages by identity to parse each once)
+        lines = self._lines
+        made = lines._made
+        if made is None or made._read is not self:
+            made = lines._made = _RecordExchange(self)
+        return made
 
     @exchange.setter
     def exchange(self, value: Exchange) -> None:
@@ -182,6 +184,43 @@ class RecordRead(ExchangeRead):
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
+
+
+class _RecordExchange(Exchange):
+    """A record's exchange (`RecordRead.exchange`), its messages made when asked for: most who ask
+    want its index."""
+
+    __slots__ = ("_read",)
+
+    # (an exchange of a log record has no meta, no preread and no format of its own)
+    meta = NO_META
+    read = format = None
+
+    def __init__(self, read: RecordRead) -> None:
+        self._read, self.index = read, read._index
+
+    @property
+    def request(self) -> Message | None:
+        read = self._read
+        if read._lines.sides[read._index]:
+            return read._lines.record(read.opened) if read.opened is not None else None
+        return read._lines.record(read._index)
+
+    @request.setter
+    def request(self, value: Message | None) -> None:
+        raise AttributeError("a log record's exchange is made from its line")
+
+    @property
+    def response(self) -> Message | None:
+        read = self._read
+        return read._lines.record(read._index) if read._lines.sides[read._index] else None
+
+    @response.setter
+    def response(self, value: Message | None) -> None:
+        raise AttributeError("a log record's exchange is made from its line")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _RecordExchange, (self._read,)
 
 
 #: A line of the log: (its number, where it starts and ends in the file's bytes), as
