@@ -48,7 +48,7 @@ from ..records.lines import json_records
 from ..shorten import plain
 from ..source import Side, Source
 from .base import Built, Peek
-from .session import NO_META, Branch, Line, Session
+from .session import Branch, Line, Session
 
 NAME = "claude-code"
 TITLE = "Claude Code session"
@@ -162,7 +162,7 @@ class _Reader:
         if self._continues(branch, "assistant", message):
             self.session.extend(branch, parts, finish_reason, usage)
             return
-        self.session.answer(branch, index, Turn(role="assistant", parts=parts, source=at, meta=NO_META),
+        self.session.answer(branch, index, Turn(role="assistant", parts=parts, source=at),
                             _string(message.get("model")), finish_reason=finish_reason, usage=usage)
         mid = message.get("id")
         if isinstance(mid, str):

@@ -39,7 +39,7 @@ from ..model import Json, Part, Result, Text, Turn
 from ..records.lines import json_records
 from ..source import Side, Source
 from .base import Built, Peek
-from .session import NO_META, Branch, Line, Session
+from .session import Branch, Line, Session
 
 NAME = "codex"
 TITLE = "Codex rollout"
@@ -183,7 +183,7 @@ class _Reader:
             return
         items, self.output = self.output, []
         parts = tuple(p for t in group_read((i[:3] for i in items), [], prior=_AFTER_START) for p in t.parts)
-        turn = Turn(role="assistant", parts=parts, source=items[0][1], meta=NO_META)
+        turn = Turn(role="assistant", parts=parts, source=items[0][1])
         self.session.answer(self.branch, items[0][3], turn, self.model)
 
     def built(self) -> Built:

@@ -30,7 +30,7 @@ from typing import Any
 from ..formats.base import ApiError, Request, Response
 from ..formats.reading import Linker
 from ..jsonio import loads
-from ..model import Conversation, Part, Turn
+from ..model import NO_META, Conversation, Part, Turn
 from ..records.containers import Exchange, Message
 from ..source import Side, Source
 from ..timeline import ExchangeRead
@@ -58,19 +58,6 @@ class Branch:
         return len(self.turns)
 
 
-class _Empty(dict[str, Any]):
-    """An empty dict that refuses to be changed: one serves every node that has no meta (`NO_META`)."""
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("a log record's headers and its exchange's meta are empty, not to be changed")
-
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
-
-
-#: The meta of what a log reader makes that has none — a record's headers, its exchange's, a model
-#: call's request and response, an answer's turn: one empty dict for all (a dict each was a tenth of a
-#: long log's size again); a change to it raises, so it is shared with no one.
-NO_META = _Empty()
 
 
 class Record(Message):
