@@ -30,7 +30,7 @@ from typing import Any
 from ..formats.base import ApiError, Request, Response
 from ..formats.reading import Linker
 from ..jsonio import loads
-from ..model import NO_META, Conversation, Part, Turn
+from ..model import NO_META, Conversation, Invocation, Part, Result, Turn
 from ..records.containers import Exchange, Message
 from ..source import Side, Source
 from ..timeline import ExchangeRead
@@ -210,6 +210,11 @@ class _RecordExchange(Exchange):
         return _RecordExchange, (self._read,)
 
 
+#: The fields `Session._shared` sets on the parts a reader has just made (through their slots).
+_SET_CALL_NAME = vars(Invocation)["name"].__set__
+_SET_RESULT_ID = vars(Result)["wire_id"].__set__
+
+
 #: A line of the log: (its number, where it starts and ends in the file's bytes), as
 #: `records.lines.json_records` gives it.
 Line = tuple[int, int, int]
@@ -226,6 +231,7 @@ class Session:
         self.branches: list[Branch] = []
         self._location = (0, "")  # the last line named, and its name
         self._upcoming = 0
+        self._strings: dict[str, str] = {}  # the calls' names and ids read so far, each once
 
     # -- records ---------------------------------------------------------------------------------
 
@@ -287,7 +293,7 @@ class Session:
             return
         if branch.opened is None or branch.answer is not None:  # a new call's first input
             branch.start, branch.opened, branch.answer = branch.tail, record, None
-        for turn in branch.linker.link_read(turns):
+        for turn in self._shared(branch.linker.link_read(turns)):
             last = branch.turns[-1] if branch.turns else None
             if last is not None and last.role == turn.role == "tool" and branch.tail > branch.start:
                 branch.turns[-1] = _joined(last, turn.parts)
@@ -302,7 +308,7 @@ class Session:
         read = self.reads[record]
         assert isinstance(read, RecordRead)
         if turn is not None:
-            turn = branch.linker.link_read((turn,))[0]
+            turn = self._shared(branch.linker.link_read((turn,)))[0]
         read.request = Request(turns=tuple(branch.turns[branch.start:]), model=model, system=branch.system,
                                meta=NO_META)
         read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
@@ -321,12 +327,27 @@ class Session:
         its parts joined to it, and its finish reason and usage, when given, the answer's now."""
         read = branch.answer
         assert read is not None and read.responses and read.responses[0].turn is not None
-        linked = branch.linker.link_read((Turn(role="assistant", parts=parts),))[0]
+        linked = self._shared(branch.linker.link_read((Turn(role="assistant", parts=parts),)))[0]
         turn = branch.turns[-1] = _joined(branch.turns[-1], linked.parts)
         previous = read.responses[0]
         read.responses = (Response(turn=turn, finish_reason=finish_reason or previous.finish_reason,
                                    model=previous.model, usage=usage or previous.usage,
                                    error=previous.error, meta=previous.meta),)
+
+    def _shared(self, turns: tuple[Turn, ...]) -> tuple[Turn, ...]:
+        """Turns just read and linked (nothing else holds their parts yet) with their calls' names
+        and ids, and their results' call ids, the very strings the calls before held: each line's
+        were read anew, a twentieth of a long log's size again."""
+        strings = self._strings
+        for turn in turns:
+            for part in turn.parts:
+                if type(part) is Invocation:
+                    _SET_CALL_NAME(part, strings.setdefault(part.name, part.name))
+                    if part.wire_id is not None:
+                        strings.setdefault(part.wire_id, part.wire_id)
+                elif type(part) is Result and part.wire_id is not None:
+                    _SET_RESULT_ID(part, strings.get(part.wire_id, part.wire_id))
+        return turns
 
     def built(self, lacks: tuple[str, ...] = ()) -> Built:
         """The file read. Input logged after the last answer (results of a call still running, a
