@@ -109,11 +109,6 @@ class Lines:
         self._last: Record | None = None
         self._made: _RecordExchange | None = None  # the last exchange asked for
 
-    def add(self, side: Side, line: Line) -> None:
-        number, start, end = line
-        self.offsets.extend((start, end, number))
-        self.sides.append(side == "response")
-
     def span(self, index: int) -> tuple[int, int]:
         return self.offsets[3 * index], self.offsets[3 * index + 1]
 
@@ -243,23 +238,23 @@ class Session:
 
     def record(self, side: Side, line: Line) -> int:
         """A record of the file that gives turns: its index, which its turns' sources name."""
-        index = self._next()
-        self.lines.add(side, line)
-        self.reads.append(RecordRead(self.lines, index))
+        index = len(self.reads)
+        if index == self._upcoming:
+            index = self._upcoming  # (the number object the sources read before it hold: `upcoming`)
+        number, start, end = line
+        lines = self.lines
+        lines.offsets.extend((start, end, number))
+        lines.sides.append(side == "response")
+        self.reads.append(RecordRead(lines, index))
         return index
-
-    def _next(self) -> int:
-        """The index the next record will have: one number object for the record and the sources
-        read before it is added (one each, past 256, was 28 bytes a line)."""
-        if self._upcoming != len(self.reads):
-            self._upcoming = len(self.reads)
-        return self._upcoming
 
     def upcoming(self, side: Side, number: int, pointer: str = "") -> Source:
         """Where a node is in the record `record` will add next, line `number` (read before it is
-        added)."""
-        return Source(file=self.path, exchange=self._next(), side=side, location=self.location(number),
-                      pointer=pointer)
+        added). Its index is one number object for the record and every source read before it (one
+        each, past 256, was 28 bytes a line)."""
+        if self._upcoming != len(self.reads):
+            self._upcoming = len(self.reads)
+        return Source(self.path, self._upcoming, side, self.location(number), pointer)
 
     def source(self, record: int, pointer: str = "") -> Source:
         """Where in record `record` a node is."""
