@@ -127,7 +127,8 @@ class Source:
 _new_source = object.__new__
 #: One tuple for each of the tokens most children add alone, shared by those children (a tuple each
 #: was a twentieth of a long agent log's size again: three sources a line).
-_TOKENS = {(t,): (t,) for t in (*range(64), "content", "output", "message", "parts", "input", "arguments")}
+_TOKENS: dict[tuple[str | int, ...], tuple[str | int, ...]] = {
+    (t,): (t,) for t in (*range(64), "content", "output", "message", "parts", "input", "arguments")}
 
 
 def escape_pointer(token: str | int) -> str:
