@@ -13,7 +13,8 @@ as the file has it, so each turn's source names its line and the JSON pointer in
 shows that line. The model calls are the exchanges of the records that hold the answers; the others
 carry no request or response of their own (they belong to no conversation's exchanges). A record's
 parsed value is not kept (`Record`): the turns keep what they read of it, and its line is parsed
-again when the wire view or a rule asks for it.
+again when the wire view or a rule asks for it. Nor are its exchange and message: a record is one
+object (`RecordRead`) and its place in the file (`Lines`), its exchange made when asked for.
 
 A log can branch — an edited prompt, a rewind — and then its later records go on from an earlier
 record: `Branch.fork` starts a conversation that shares the turns up to there (the same objects, so
