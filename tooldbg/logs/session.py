@@ -96,9 +96,11 @@ class Record(Message):
 
 class Lines:
     """The file's bytes and, for each record that gives turns, where its line is in them, the line's
-    number and the side of an exchange the record is: record k's line is line `offsets[3k + 2]`,
-    `data[offsets[3k]:offsets[3k + 1]]`, its side `sides[k]` (1: the response). Kept in arrays
-    rather than on objects a record (an object each, past 256, was 60 bytes a line)."""
+    number, the side of an exchange the record is and, for a model call's record, the record that
+    opened the call: record k's line is line `offsets[4k + 2]`, `data[offsets[4k]:offsets[4k + 1]]`,
+    the call's first record `offsets[4k + 3]` (-1: none), its side `sides[k]` (1: the response).
+    Kept in arrays rather than on objects a record (an object each, past 256, was 60 bytes a line;
+    a slot more on each record, 16 with the allocator's rounding)."""
 
     __slots__ = ("data", "offsets", "sides", "_last", "_made")
 
@@ -111,13 +113,18 @@ class Lines:
         self._made: _RecordExchange | None = None  # the last exchange asked for
 
     def span(self, index: int) -> tuple[int, int]:
-        return self.offsets[3 * index], self.offsets[3 * index + 1]
+        return self.offsets[4 * index], self.offsets[4 * index + 1]
 
     def side(self, index: int) -> Side:
         return "response" if self.sides[index] else "request"
 
     def number(self, index: int) -> int:
-        return self.offsets[3 * index + 2]
+        return self.offsets[4 * index + 2]
+
+    def opened(self, index: int) -> int | None:
+        """The record that opened the model call record `index` answers, if it answers one."""
+        opened = self.offsets[4 * index + 3]
+        return opened if opened >= 0 else None
 
     def record(self, index: int) -> Record:
         """Record `index` as a message; the same object while no other is asked for (a rule that
@@ -135,13 +142,12 @@ class RecordRead(ExchangeRead):
     """A record of the log as an exchange read: its exchange (`Exchange`, its message a `Record`)
     made each time it is asked for, from the record's place in `Lines`, not kept: an exchange and a
     message held for every line were a fifth of a long log's size again, and few are looked at
-    (the wire view's, a finding's). A model call's record also names the record that opened the
-    call (`opened`): the request side of its exchange."""
+    (the wire view's, a finding's)."""
 
-    __slots__ = ("_lines", "_index", "opened")
+    __slots__ = ("_lines", "_index")
 
-    def __init__(self, lines: Lines, index: int, opened: int | None = None) -> None:
-        self._lines, self._index, self.opened = lines, index, opened
+    def __init__(self, lines: Lines, index: int) -> None:
+        self._lines, self._index = lines, index
         self.format = self.request = self.conversation = self.follows = None
         self.responses = self.streams = ()
         self.stored = 0
@@ -162,7 +168,7 @@ class RecordRead(ExchangeRead):
 
     def __reduce__(self) -> tuple[Any, ...]:
         state = {f.name: getattr(self, f.name) for f in fields(ExchangeRead) if f.name != "exchange"}
-        return RecordRead, (self._lines, self._index, self.opened), state
+        return RecordRead, (self._lines, self._index), state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
@@ -186,7 +192,8 @@ class _RecordExchange(Exchange):
     def request(self) -> Message | None:
         read = self._read
         if read._lines.sides[read._index]:
-            return read._lines.record(read.opened) if read.opened is not None else None
+            opened = read._lines.opened(read._index)
+            return read._lines.record(opened) if opened is not None else None
         return read._lines.record(read._index)
 
     @request.setter
@@ -244,7 +251,7 @@ class Session:
             index = self._upcoming  # (the number object the sources read before it hold: `upcoming`)
         number, start, end = line
         lines = self.lines
-        lines.offsets.extend((start, end, number))
+        lines.offsets.extend((start, end, number, -1))
         lines.sides.append(side == "response")
         self.reads.append(RecordRead(lines, index))
         return index
@@ -302,13 +309,13 @@ class Session:
         """The model's answer to the call under way, read from `record`: its turn, or none and an
         error (the provider rejected the call)."""
         read = self.reads[record]
-        assert isinstance(read, RecordRead)
         if turn is not None:
             turn = self._shared(branch.linker.link_read((turn,)))[0]
         read.request = Request(turns=tuple(branch.turns[branch.start:]), model=model, system=branch.system,
                                meta=NO_META)
         read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
-        read.opened = branch.opened
+        if branch.opened is not None:
+            self.lines.offsets[4 * record + 3] = branch.opened
         read.responses = (Response(turn=turn, finish_reason=finish_reason, model=model, usage=usage,
                                    error=error, meta=NO_META),)
         if turn is not None:
