@@ -97,33 +97,35 @@ class Record(Message):
 class Lines:
     """The file's bytes and, for each record that gives turns, where its line is in them, the line's
     number, the side of an exchange the record is and, for a model call's record, the record that
-    opened the call: record k's line is line `offsets[4k + 2]`, `data[offsets[4k]:offsets[4k + 1]]`,
-    the call's first record `offsets[4k + 3]` (-1: none), its side `sides[k]` (1: the response).
-    Kept in arrays rather than on objects a record (an object each, past 256, was 60 bytes a line;
-    a slot more on each record, 16 with the allocator's rounding)."""
+    opened the call: record k's line is `data[offsets[2k]:offsets[2k + 1]]`, line `numbers[2k]`, the
+    call's first record `numbers[2k + 1]` (-1: none), its side `sides[k]` (1: the response). Kept in
+    arrays rather than on objects a record (an object each, past 256, was 60 bytes a line; a slot
+    more on each record, 16 with the allocator's rounding)."""
 
-    __slots__ = ("data", "offsets", "sides", "_last", "_made")
+    __slots__ = ("data", "offsets", "numbers", "sides", "_last", "_made")
 
-    def __init__(self, data: bytes, offsets: array[int] | None = None,
+    def __init__(self, data: bytes, offsets: array[int] | None = None, numbers: array[int] | None = None,
                  sides: bytearray | None = None) -> None:
         self.data = data
         self.offsets = array("q") if offsets is None else offsets
+        # (32 bits: 2**31 lines are 2 GB of newlines, a file read whole into memory three times)
+        self.numbers = array("i") if numbers is None else numbers
         self.sides = bytearray() if sides is None else sides
         self._last: Record | None = None
         self._made: _RecordExchange | None = None  # the last exchange asked for
 
     def span(self, index: int) -> tuple[int, int]:
-        return self.offsets[4 * index], self.offsets[4 * index + 1]
+        return self.offsets[2 * index], self.offsets[2 * index + 1]
 
     def side(self, index: int) -> Side:
         return "response" if self.sides[index] else "request"
 
     def number(self, index: int) -> int:
-        return self.offsets[4 * index + 2]
+        return self.numbers[2 * index]
 
     def opened(self, index: int) -> int | None:
         """The record that opened the model call record `index` answers, if it answers one."""
-        opened = self.offsets[4 * index + 3]
+        opened = self.numbers[2 * index + 1]
         return opened if opened >= 0 else None
 
     def record(self, index: int) -> Record:
@@ -134,8 +136,8 @@ class Lines:
             last = self._last = Record(f"line {self.number(index)}", self, index)
         return last
 
-    def __reduce__(self) -> tuple[type[Lines], tuple[bytes, array[int], bytearray]]:
-        return Lines, (self.data, self.offsets, self.sides)
+    def __reduce__(self) -> tuple[type[Lines], tuple[bytes, array[int], array[int], bytearray]]:
+        return Lines, (self.data, self.offsets, self.numbers, self.sides)
 
 
 class RecordRead(ExchangeRead):
@@ -251,7 +253,8 @@ class Session:
             index = self._upcoming  # (the number object the sources read before it hold: `upcoming`)
         number, start, end = line
         lines = self.lines
-        lines.offsets.extend((start, end, number, -1))
+        lines.offsets.extend((start, end))
+        lines.numbers.extend((number, -1))
         lines.sides.append(side == "response")
         self.reads.append(RecordRead(lines, index))
         return index
@@ -315,7 +318,7 @@ class Session:
                                meta=NO_META)
         read.stored, read.format, read.conversation = branch.start, branch.format, branch.id
         if branch.opened is not None:
-            self.lines.offsets[4 * record + 3] = branch.opened
+            self.lines.numbers[2 * record + 1] = branch.opened
         read.responses = (Response(turn=turn, finish_reason=finish_reason, model=model, usage=usage,
                                    error=error, meta=NO_META),)
         if turn is not None:
