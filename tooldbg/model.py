@@ -28,6 +28,27 @@ from .source import NO_SOURCE, Source
 
 CANONICAL_FORMAT = "tooldbg.canonical/1"
 
+
+class _NoMeta(dict[str, Any]):
+    """An empty meta that refuses to be changed (`NO_META`)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("NO_META is shared by every node without meta: make a new dict instead")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> str:
+        return "NO_META"  # (unpickled as the one object, not a copy)
+
+
+#: The meta of every node that has none: one empty dict for all (a dict each was a tenth of a long
+#: agent log's size again, the nodes it reads most having none).
+NO_META: dict[str, Any] = _NoMeta()
+
+
+def _no_meta() -> dict[str, Any]:
+    return NO_META  # (a factory: a dataclass field may not default to a dict itself)
+
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 
@@ -58,7 +79,7 @@ class Part:
     """Base of every part. `meta` holds format-specific details keyed by format name."""
 
     type: ClassVar[str] = ""
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=_no_meta)
     source: Source = field(default=NO_SOURCE, compare=False, repr=False)
 
 
@@ -157,7 +178,7 @@ class Turn:
 
     role: Role
     parts: tuple[Part, ...] = ()
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=_no_meta)
     source: Source = field(default=NO_SOURCE, compare=False, repr=False)
 
     def invocations(self) -> Iterator[Invocation]:
@@ -178,7 +199,7 @@ class Tool:
     kind: str = "function"
     origin: str | None = None
     raw: Any = None
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=_no_meta)
     source: Source = field(default=NO_SOURCE, compare=False, repr=False)
 
 
@@ -222,7 +243,7 @@ class Conversation:
     tools: tuple[Tool, ...] = ()
     tool_choice: ToolChoice | None = None
     turns: tuple[Turn, ...] = ()
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=_no_meta)
 
     def invocations(self) -> dict[str, Invocation]:
         return {p.id: p for t in self.turns for p in t.invocations()}

@@ -79,7 +79,7 @@ class Source:
         """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
         child = _new_source(Source)
         child._where, child._chunk, child._pointer, child._parent, child._tokens = \
-            self._where, self._chunk, None, self, tokens
+            self._where, self._chunk, None, self, _TOKENS.get(tokens, tokens)
         return child
 
     def rebased(self, body: Source) -> Source:
@@ -125,6 +125,10 @@ class Source:
 
 
 _new_source = object.__new__
+#: One tuple for each of the tokens most children add alone, shared by those children (a tuple each
+#: was a twentieth of a long agent log's size again: three sources a line).
+_TOKENS: dict[tuple[str | int, ...], tuple[str | int, ...]] = {
+    (t,): (t,) for t in (*range(64), "content", "output", "message", "parts", "input", "arguments")}
 
 
 def escape_pointer(token: str | int) -> str:

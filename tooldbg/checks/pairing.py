@@ -287,7 +287,7 @@ class Paired:
 
 def paired(ctx: Context, conv: Conversation) -> Paired:
     """`conv`'s pairing, kept for the run: each rule that asks shares it."""
-    return ctx.shared(f"pairing.{id(conv)}", lambda: Paired(conv), until="TD304")
+    return ctx.shared(f"pairing.{id(conv)}", lambda: Paired(conv), until="TD108")
 
 
 def continues_unseen(ctx: Context, conv: Conversation) -> bool:

@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from ..model import Conversation, Part, Tool, Turn
+from ..model import NO_META, Conversation, Part, Tool, Turn
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
 
@@ -26,14 +26,14 @@ def unmodeled(obj: Mapping[str, Any], modeled: Collection[str], *, empty: bool =
 
 def meta_for(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """A node's `meta` holding format `name`'s details: `{name: values}`, or {} when there are none."""
-    return {name: dict(values)} if values else {}
+    return {name: dict(values)} if values else NO_META
 
 
 def meta_of(name: str, obj: Mapping[str, Any], modeled: frozenset[str]) -> dict[str, Any]:
     """`meta_for(name, unmodeled(obj, modeled))`, the `meta` of a node read from `obj`: at once when
     `obj` has no key but the modeled ones, as most wire objects have not."""
     if obj.keys() <= modeled:
-        return {}
+        return NO_META
     return meta_for(name, unmodeled(obj, modeled))
 
 
