@@ -1174,7 +1174,7 @@ def test_the_pre_flight_an_export_leaves_to_its_caller_still_finds_a_dropped_cal
     assert export([answered], "anthropic").blanks == ()
 
 
-def test_a_custom_tool_call_has_no_safe_repair_for_a_target_without_freeform_tools(tmp_path, capsys):
+def test_a_custom_tool_call_goes_to_a_target_without_freeform_tools_as_a_function_of_its_text(tmp_path, capsys):
     path = tmp_path / "custom.jsonl"
     path.write_bytes(log(exchange(OPENAI, {"model": "gpt-5", "messages": [
         {"role": "user", "content": "Count users."},
@@ -1182,10 +1182,11 @@ def test_a_custom_tool_call_has_no_safe_repair_for_a_target_without_freeform_too
             {"id": "call_1", "type": "custom", "custom": {"name": "run_sql", "input": "SELECT count(*) FROM users"}}]},
         {"role": "tool", "tool_call_id": "call_1", "content": "42"}],
         "tools": [{"type": "custom", "custom": {"name": "run_sql"}}]}, chat_answer())))
-    code, _, err = run_fix(capsys, "convert", path, "--to", "anthropic")
-    assert code == 1 and err.splitlines()[0] == (
-        "tooldbg: c1 turn 1 part 0: the freeform input of custom tool 'run_sql'; anthropic needs an object and would "
-        "get {}; no safe repair: anthropic has no freeform tools")
+    code, out, err = run_fix(capsys, "convert", path, "--to", "anthropic")
+    assert code == 0 and json.loads(out)["messages"][1]["content"][0]["input"] == {
+        "input": "SELECT count(*) FROM users"}  # (formats.freeform: as Codex's JSON apply_patch)
+    assert "loss: c1 turn 1 part 0: the freeform input of custom tool 'run_sql' is written as the argument " \
+           "`input` of a function (the format has no freeform tools)" in err.splitlines()
 
 
 def test_json_output_lists_each_refusal_in_full(capsys):

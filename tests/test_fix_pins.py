@@ -131,6 +131,7 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
     "claude-trace/log-2026-03-05-09-02-00.jsonl": NOTHING,
     "codex/rollout-bare-layout.jsonl": NOTHING,
     "codex/rollout.jsonl": NOTHING,
+    "codex/rollout-freeform-patch.jsonl": NOTHING,
     "defects/TD101-claude-trace-client-resends-a-stale-result.jsonl": {
         "*": (
             'repair TD101 c1 turn 2 part 1: result \'toolu_01Zz9Yy8Xx7Ww6Vv5Uu4Tt3S\' "src/app.py:3" → '

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from .. import formats
 from ..formats.base import Assembled
+from ..formats.freeform import is_freeform
 from ..jsonio import dumps, dumps_str, resolve, try_loads
 from ..model import Conversation, Invocation, Tool, Turn
 from ..records.containers import Message
@@ -61,7 +62,7 @@ class Call:
     wire: Any
     first: bool
     broken_stream: bool = False
-    #: A freeform (custom) tool call, whose input is plain text by design (`is_custom`).
+    #: A freeform (custom) tool call, whose input is plain text by design (`formats.freeform.is_freeform`).
     custom: bool = False
     #: How the call's wire format carries arguments (`Facts.arguments`): a JSON-encoded `string` or
     #: an `object`; None for a call with no wire format (a canonical document).
@@ -89,14 +90,6 @@ class Call:
         return self.call.raw_arguments
 
 
-def is_custom(call: Invocation) -> bool:
-    """A freeform (custom) tool call, whose input is plain text by design."""
-    chat = call.meta.get("openai-chat")
-    responses = call.meta.get("openai-responses")
-    return (isinstance(chat, Mapping) and chat.get("type") == "custom") or (
-        isinstance(responses, Mapping) and responses.get("custom") is True)
-
-
 def calls(ctx: Context) -> list[Call]:
     """Every tool call of the file, in log order (see the module docstring), gathered once for all
     the rules that ask."""
@@ -115,7 +108,7 @@ def _calls(ctx: Context) -> Iterator[Call]:
             for t, _, p, part in ctx.parts(whole):
                 if isinstance(part, Invocation):
                     yield Call(whole, t, p, part, None, whole.tools, None,
-                               MISSING, _first(seen, whole, t, p, part), custom=is_custom(part))
+                               MISSING, _first(seen, whole, t, p, part), custom=is_freeform(part))
         return
     #: Each conversation's latest request turns: the next request's first turns are mostly the
     #: very same objects, visited then, and skipped as a run rather than looked up one by one.
@@ -197,7 +190,7 @@ def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int
     if type(wire) is dict and wire is not part.arguments and dumps(wire) == dumps(part.arguments):
         wire = part.arguments  # the same JSON: one copy kept (a session log's record was parsed again)
     first = not broken and _first(seen, conv, t, p, part)
-    return Call(conv, t, p, part, read.format, tools, path, wire, first, broken, is_custom(part), encoding)
+    return Call(conv, t, p, part, read.format, tools, path, wire, first, broken, is_freeform(part), encoding)
 
 
 def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 from ..fit import describe, passes
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
 from .catalog import FACTS
+from .freeform import as_functions
 from .origins import Origin, Origins
 from .profiles import wire_format
 from .settings import Paths, lifted, report_parameters, request_loss, write_model, write_settings
@@ -35,11 +36,15 @@ def loss_for(losses: list[Loss], message: str, turn: int | None = None,
 
 class Writer:
     """What a writer class starts from: the conversation it writes, the losses it reports and the
-    origins of what it emits (`carries`)."""
+    origins of what it emits (`carries`). A format without freeform (custom) tools writes them as
+    functions of one string (`freeform.as_functions`)."""
+
+    #: Whether the format declares freeform (custom) tools and writes their calls' text as it is.
+    FREEFORM = False
 
     def __init__(self, conversation: Conversation) -> None:
-        self.conv = conversation
         self.losses: list[Loss] = []
+        self.conv = conversation if self.FREEFORM else as_functions(conversation, self.lose)
         self.marks = Origins()
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:

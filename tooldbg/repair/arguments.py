@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ..checks.arguments import decode_levels, is_custom
+from ..checks.arguments import decode_levels
 from ..formats import facts
+from ..formats.freeform import is_freeform
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation
 from ..shorten import quote
@@ -28,7 +29,7 @@ def decode_arguments(conv: Conversation, log: Log) -> Outcome:
         parts = list(turn.parts)
         changed = False
         for p, part in enumerate(parts):
-            if not isinstance(part, Invocation) or is_custom(part) or not isinstance(part.arguments, str):
+            if not isinstance(part, Invocation) or is_freeform(part) or not isinstance(part.arguments, str):
                 continue
             levels, value = decode_levels(part.arguments)
             if levels < 1 or not isinstance(value, dict | list):
@@ -51,7 +52,7 @@ def empty_arguments(conv: Conversation, log: Log) -> Outcome:
         parts = list(turn.parts)
         changed = False
         for p, part in enumerate(parts):
-            if not isinstance(part, Invocation) or is_custom(part):
+            if not isinstance(part, Invocation) or is_freeform(part):
                 continue
             raw = part.raw_arguments
             if raw is None or raw.strip():

@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..checks.arguments import decode_levels, is_custom
+from ..checks.arguments import decode_levels
 from ..checks.arguments import describe as kind_of
 from ..checks.pairing import Paired
 from ..formats import facts
+from ..formats.freeform import is_freeform
 from ..formats.origins import carried as carried_parts
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Result
@@ -75,7 +76,7 @@ def kept(conv: Conversation, target: str) -> list[str]:
     out = []
     for t, turn in enumerate(conv.turns):
         for p, call in enumerate(turn.parts):
-            if not isinstance(call, Invocation) or is_custom(call):
+            if not isinstance(call, Invocation) or is_freeform(call):
                 continue
             if isinstance(call.arguments, str):
                 levels, value = decode_levels(call.arguments)
@@ -122,9 +123,8 @@ def _arguments(t: int, p: int, call: Invocation, target: str) -> Blank | None:
     arguments = call.arguments
     if arguments is None or isinstance(arguments, dict):
         return None
-    if is_custom(call):
-        return Blank(t, p, f"the freeform input of custom tool {quote(call.name)}; {needs}", None,
-                     f"{target} has no freeform tools")
+    if is_freeform(call):  # written as the function argument `input` (`formats.freeform`)
+        return None
     if isinstance(arguments, str):
         levels, value = decode_levels(arguments)
         if levels >= 1 and isinstance(value, dict):

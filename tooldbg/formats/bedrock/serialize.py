@@ -45,7 +45,7 @@ def write(conversation: Conversation, *, target: str | None = None) -> Written:
 class _Writer(Writer):
     def __init__(self, conv: Conversation, target: str) -> None:
         super().__init__(conv)
-        self.calls = conv.invocations()
+        self.calls = self.conv.invocations()
         self.fit = Fitting(conv, target, self.losses, id_prefix="tooluse_")  # toolUseIds and names
 
     def run(self) -> Written:

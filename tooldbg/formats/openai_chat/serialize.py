@@ -9,6 +9,7 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
 from ..base import Written
+from ..freeform import is_freeform
 from ..meta import own_meta
 from ..writer import Fitting, Writer, history_ends_on_call, is_own_opaque, report_foreign, writer_target
 from .common import FACTS, NAME, _audio_type, _choice
@@ -35,6 +36,8 @@ class _Out:
 
 class _Writer(Writer):
     """Turns → messages (with where each came from), then the pairing rules, tools and params."""
+
+    FREEFORM = True  # (`{"type": "custom", "custom": {"name", "input"}}`)
 
     def __init__(self, conversation: Conversation, target: str) -> None:
         super().__init__(conversation)
@@ -300,7 +303,7 @@ class _Writer(Writer):
         key = part.id or f"@{t}.{p}"
         if part.meta:
             own = own_meta(NAME, part.meta)
-            custom = own.pop("type", None) == "custom"
+            custom = own.pop("type", None) == "custom" or is_freeform(part)  # (a Responses custom call too)
             legacy = own.pop("function_call", False)
         else:  # (the usual call)
             own, custom, legacy = {}, False, False

@@ -8,6 +8,7 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
 from ..base import Written
+from ..freeform import is_freeform
 from ..meta import own_meta
 from ..settings import request_loss
 from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
@@ -25,6 +26,8 @@ def write(conversation: Conversation, *, target: str | None = None) -> Written:
 
 
 class _Writer(Writer):
+    FREEFORM = True  # (`custom_tool_call` and its `input`)
+
     def __init__(self, conv: Conversation, target: str) -> None:
         super().__init__(conv)
         self.fit = Fitting(conv, target, self.losses, id_prefix="call_")  # call_ids and tool names
@@ -227,7 +230,7 @@ class _Writer(Writer):
         self.pairs.append((True, call_id, t, p))
         fields = own_meta(NAME, part.meta)
         item_id = fields.pop("id", None)
-        custom = fields.pop("custom", False)
+        custom = fields.pop("custom", False) or is_freeform(part)  # (Chat's custom call too)
         item: dict[str, Any] = {"type": "custom_tool_call" if custom else "function_call"}
         if item_id is not None and after_reasoning:
             item["id"] = item_id
