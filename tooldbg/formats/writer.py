@@ -169,39 +169,44 @@ class Fitting:
         self.losses = losses
         self._limits = _limits(target)
         names = [t.name for t in conv.tools]
-        names += [p.name for t in conv.turns for p in t.parts
-                  if (type(p) is Invocation or type(p) is Result) and p.name is not None]
-        if conv.tool_choice is not None and conv.tool_choice.name is not None:
-            names.append(conv.tool_choice.name)
-        self._names_used: set[str] = set()
-        self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
         # Id slots: a wire id shared by several calls is one slot unless ids must be unique; the
         # calls' own ids come first, so an id made up for a call without one never takes theirs.
+        # (One pass over the parts gathers the tool names too, in the order they appear.)
         slots: dict[tuple[str, str], str] = {}
         made: dict[tuple[str, str], str] = {}
         self._slot: dict[str, tuple[str, str]] = {}  # call key → its slot
         self._wire: dict[str, str | None] = {}  # call key → the call's own wire id
+        wire_ids, slot_of = self._wire, self._slot
         for t, turn in enumerate(conv.turns):
             for p, part in enumerate(turn.parts):
-                if isinstance(part, Invocation):
+                if type(part) is Invocation:
+                    if part.name is not None:
+                        names.append(part.name)
                     key = part.id or f"@{t}.{p}"
-                    self._wire[key] = part.wire_id
-                    if part.wire_id is not None:
-                        slot = ("call", key) if unique_ids else ("wire", part.wire_id)
-                        slots.setdefault(slot, part.wire_id)
+                    wire_id = part.wire_id
+                    wire_ids[key] = wire_id
+                    if wire_id is not None:
+                        slot = ("call", key) if unique_ids else ("wire", wire_id)
+                        slots.setdefault(slot, wire_id)
                     elif id_prefix is not None:
                         slot = ("call", key)
                         made[slot] = id_prefix + ("".join(c for c in key if c.isascii() and c.isalnum())
                                                   or str(len(made)))
                     else:
                         continue
-                    self._slot[key] = slot
-                elif isinstance(part, Result) and (part.invocation_id is None
-                                                   or part.invocation_id not in self._wire):
-                    if part.wire_id is not None:  # a result answering no call: its own id, fitted
-                        slots.setdefault(("wire", part.wire_id), part.wire_id)
-                    elif id_prefix is not None:
-                        made[("result", f"@{t}.{p}")] = f"{id_prefix}{t}_{p}"
+                    slot_of[key] = slot
+                elif type(part) is Result:
+                    if part.name is not None:
+                        names.append(part.name)
+                    if part.invocation_id is None or part.invocation_id not in wire_ids:
+                        if part.wire_id is not None:  # a result answering no call: its own id, fitted
+                            slots.setdefault(("wire", part.wire_id), part.wire_id)
+                        elif id_prefix is not None:
+                            made[("result", f"@{t}.{p}")] = f"{id_prefix}{t}_{p}"
+        if conv.tool_choice is not None and conv.tool_choice.name is not None:
+            names.append(conv.tool_choice.name)
+        self._names_used: set[str] = set()
+        self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
         self._ids = fit_call_ids(target, {**slots, **made})
 
     @property
