@@ -342,7 +342,7 @@ class _Writer(Writer):
 
     def tool_use(self, part: Invocation, ti: int, pi: int) -> dict[str, Any]:
         if not part.meta and part.raw_arguments is None and type(part.arguments) is dict:  # the usual call
-            name = self.tool_name(part.name, ti, pi)
+            name = self.fit.name(part.name, ti, pi)
             self.names[part.id] = (part.name, name)
             return {"type": "tool_use", "id": self.fit.call_id(part, ti, pi) or "", "name": name,
                     "input": part.arguments}
@@ -398,8 +398,9 @@ class _Writer(Writer):
         config = body.get("thinking")
         enabled = isinstance(config, dict) and config.get("type") in ("enabled", "adaptive")
         with_calls = [k for k, (role, items) in enumerate(messages)
-                      if role == "assistant" and any(b.get("type") == "tool_use" for b, _, _ in items)]
-        if enabled and with_calls and with_calls[-1] >= len(messages) - 2 \
+                      if role == "assistant" and any(b.get("type") == "tool_use" for b, _, _ in items)
+                      ] if enabled else []
+        if with_calls and with_calls[-1] >= len(messages) - 2 \
                 and _type(messages[with_calls[-1]][1][0][0]) not in _THINKING_BLOCKS:
             del body["thinking"]
             enabled = False

@@ -69,13 +69,14 @@ class _Writer(Writer):
         """Decide every call's written id first, so results can name it wherever they are."""
         written_name, written_id = self.fit.written_name, self.fit.written_id
         for t, turn in enumerate(self.conv.turns):
-            calls = [(p, x) for p, x in enumerate(turn.parts) if isinstance(x, Invocation)]
-            for p, call in calls:
+            for p, call in enumerate(turn.parts):
+                if type(call) is not Invocation:
+                    continue
                 key = call.id or _key(call, t, p)
                 self.call_names[key] = written_name(call.name)
                 self.called[key] = call.name
-                if call.meta and own_meta(NAME, call.meta).get("function_call") and len(calls) == 1 \
-                        and call.wire_id is None:
+                if call.meta and own_meta(NAME, call.meta).get("function_call") and call.wire_id is None \
+                        and sum(type(x) is Invocation for x in turn.parts) == 1:
                     self.legacy.add(key)
                 else:
                     self.ids[key] = written_id(key) or ""
