@@ -30,13 +30,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from threading import RLock
 
-#: Objects made while the collector was held off above which they are frozen. A freeze and the
-#: thaw that ends it (`thaw_after`'s finalizer) cost one to two microseconds; a young collection
-#: walks an object in 20–70 ns, and again in the older collections while it lives, so past a few
-#: hundred objects the walk costs more (a request body `convert` reads makes about 700: walked, that
-#: was a tenth of the conversion). Below it (a file of a few messages) the next young collection
-#: walks them.
-FREEZE_AT = 500
+#: Objects made while the collector was held off above which they are frozen: past this, a walk
+#: over them costs more than a few milliseconds (about a microsecond an object on a parsed log).
+#: Below it (a small file, a request body `convert` checks) the next young collection walks them.
+FREEZE_AT = 10_000
 
 
 @dataclass(slots=True)
