@@ -4,19 +4,19 @@ names made to fit that target."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar
 
 from ..fit import describe, passes
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
 from .catalog import FACTS
-from .origins import Origin, Origins
+from .origins import Origin, Origins, Unrecorded
 from .profiles import wire_format
 from .settings import Paths, lifted, report_parameters, request_loss, write_model, write_settings
 
 if TYPE_CHECKING:
     from ..targets import Table
-    from .base import Facts
+    from .base import Facts, Written
 
 _Emitted = TypeVar("_Emitted")
 
@@ -40,7 +40,15 @@ class Writer:
     def __init__(self, conversation: Conversation) -> None:
         self.conv = conversation
         self.losses: list[Loss] = []
-        self.marks = Origins()
+        self.marks: Origins | Unrecorded = Origins()
+
+    def recording(self, origins: bool, again: Callable[[], Written]) -> Self:
+        """This writer, recording where each node it emits came from unless `origins` is false (a
+        format's `write(…, origins=False)`): `origins` then writes again with `again` when first
+        read (`origins.Unrecorded`)."""
+        if not origins:
+            self.marks = Unrecorded(again)
+        return self
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
         loss_for(self.losses, message, turn, part)

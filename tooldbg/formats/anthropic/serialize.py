@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import partial
 from itertools import groupby
 from operator import itemgetter
 from typing import Any
@@ -23,9 +24,10 @@ _THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 _CHOICE_TYPES = {mode: wire for wire, mode in _CHOICE_MODES.items()}  # canonical mode → wire type
 
 
-def write(conversation: Conversation, *, target: str | None = None) -> Written:
+def write(conversation: Conversation, *, target: str | None = None, origins: bool = True) -> Written:
     """The request body that replays `conversation`, and what Anthropic cannot carry."""
-    return _Writer(conversation, writer_target(NAME, target)).write()
+    return _Writer(conversation, writer_target(NAME, target)).recording(
+        origins, partial(write, conversation, target=target)).write()
 
 
 _Item = tuple[dict[str, Any], int, int]  # a wire block, with the canonical turn and part it came from

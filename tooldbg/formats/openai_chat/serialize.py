@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from ...jsonio import dumps_str
@@ -15,10 +16,11 @@ from .common import FACTS, NAME, _audio_type, _choice
 from .reasoning import FIELD, is_detail, visible, write_detail
 
 
-def write(conversation: Conversation, *, target: str | None = None) -> Written:
+def write(conversation: Conversation, *, target: str | None = None, origins: bool = True) -> Written:
     """The request body that replays `conversation` for `target` (openai-chat, or a provider
     profile that speaks it: `mistral`, `deepseek`, `kimi`), and what it could not carry."""
-    return _Writer(conversation, writer_target(NAME, target)).run()
+    return _Writer(conversation, writer_target(NAME, target)).recording(
+        origins, partial(write, conversation, target=target)).run()
 
 
 @dataclass(slots=True)
