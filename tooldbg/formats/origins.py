@@ -7,12 +7,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from copy import copy
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ..source import escape_pointer
-
-if TYPE_CHECKING:
-    from .base import Written
 
 _Emitted = TypeVar("_Emitted")
 
@@ -192,13 +189,14 @@ def _token(key: str | int) -> str | int:
 class Unrecorded:
     """`Origins` for a write whose origins are seldom asked for (`convert.export`: only the
     debugger's views and the blank guard look at them): nothing is recorded as the writer emits,
-    and when the origins are read after all, the conversation is written again by `again`,
-    recording them. A writer writes the same body from the same conversation, so the pointers found
-    in the second body are those of the first. (Recording cost a writer a tenth of its time.)"""
+    and when the origins are read after all, `again` writes the conversation again, recording
+    them, and gives their mapping. A writer writes the same body from the same conversation, so
+    the pointers found in the second body are those of the first. (Recording cost a writer a
+    tenth of its time.)"""
 
     __slots__ = ("_again", "_written")
 
-    def __init__(self, again: Callable[[], Written]) -> None:
+    def __init__(self, again: Callable[[], Mapping[str, Origin]]) -> None:
         self._again = again
         self._written: Mapping[str, Origin] | None = None
 
@@ -216,7 +214,7 @@ class Unrecorded:
     def _origins(self) -> Mapping[str, Origin]:
         written = self._written
         if written is None:
-            written = self._written = self._again().origins
+            written = self._written = self._again()
         return written
 
     def resolve(self, body: dict[str, Any]) -> dict[str, Origin]:

@@ -47,7 +47,7 @@ class Writer:
         format's `write(…, origins=False)`): `origins` then writes again with `again` when first
         read (`origins.Unrecorded`)."""
         if not origins:
-            self.marks = Unrecorded(again)
+            self.marks = Unrecorded(lambda: again().origins)
         return self
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
