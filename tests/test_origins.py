@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tests.paths import SAMPLES
 from tests.strategies import conversations
 from tooldbg import formats
+from tooldbg.convert import export
 from tooldbg.formats.base import Written
 from tooldbg.formats.origins import Origins, carried
 from tooldbg.load import load_file
@@ -93,6 +94,21 @@ def test_every_carried_part_of_a_generated_conversation_has_its_origin(target: s
     after it)."""
     conv = data.draw(conversations(reasoning_origin=target))
     assert_origins_carry(conv, formats.get(target).write(conv))
+
+
+@pytest.mark.parametrize("target", formats.WIRE_FORMATS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_convert_finds_the_origins_the_writer_records(target: str, data: st.DataObject):
+    """`export` writes without recording where the nodes came from, and writes again when they
+    are asked for: the same body, the same parts carried (what the blank guard asks first), the
+    same pointers."""
+    conv = data.draw(conversations(reasoning_origin=target))
+    recorded = formats.get(target).write(conv)
+    exported = export([conv], target, allow_blanks=True)
+    assert exported.body == recorded.body
+    assert carried(exported.origins) == carried(recorded.origins)
+    assert dict(exported.origins) == dict(recorded.origins)
 
 
 def test_origins_are_found_where_the_nodes_end_up():

@@ -101,7 +101,8 @@ def export(conversations: list[Conversation], target: str, *, model: str | None 
     if len(conversations) != 1:
         raise ValueError("a wire format holds exactly one conversation")
     conv, wire = conversations[0], wire_format(target)
-    written = formats.get(wire).write(conv, target=target)
+    # (where each node came from is found when `Export.origins` is first read: see `origins.Unrecorded`)
+    written = formats.get(wire).write(conv, target=target, origins=False)
     key = formats.facts(wire).model_key
     result = Export(target, written.body, written.losses, written.origins,
                     missing=("model",) if key is not None and not written.body.get(key) else (),

@@ -19,15 +19,18 @@ class Source:
 
     Immutable and compared by those six values, like a frozen dataclass. A reader makes one per node
     it reads, and most are never looked at (only a finding or a view asks where a node came from):
-    `child` keeps the parent and the tokens, and the pointer string is made the first time it is
-    read (a third of a conversion's reading was spent building pointer strings).
+    `child` keeps only the parent and the tokens, and the place (file, exchange, side, location,
+    chunk: the parent's) and the pointer string are worked out the first time they are read (a
+    third of a conversion's reading was spent building pointer strings, and a child was a tenth).
     """
 
     __slots__ = ("_where", "_chunk", "_pointer", "_parent", "_tokens")
 
+    # A child has only `_parent` and `_tokens` until its place or pointer is read (`_place`,
+    # `pointer`): reading an unset slot raises AttributeError, which costs nothing when it is set.
     _where: tuple[str, int | None, Side | None, str]  # (file, exchange, side, location)
     _chunk: int | None
-    _pointer: str | None  # None until worked out from `_parent` and `_tokens`
+    _pointer: str
     _parent: Source | None
     _tokens: tuple[str | int, ...]
 
@@ -39,62 +42,72 @@ class Source:
         self._parent = None
         self._tokens = ()
 
+    def _place(self) -> tuple[tuple[str, int | None, Side | None, str], int | None]:
+        """(file, exchange, side, location) and the chunk: a child's are its parent's."""
+        try:
+            return self._where, self._chunk
+        except AttributeError:
+            assert self._parent is not None
+            self._where, self._chunk = place = self._parent._place()
+            return place
+
     @property
     def file(self) -> str:
-        return self._where[0]
+        return self._place()[0][0]
 
     @property
     def exchange(self) -> int | None:
-        return self._where[1]
+        return self._place()[0][1]
 
     @property
     def side(self) -> Side | None:
-        return self._where[2]
+        return self._place()[0][2]
 
     @property
     def location(self) -> str:
-        return self._where[3]
+        return self._place()[0][3]
 
     @property
     def chunk(self) -> int | None:
-        return self._chunk
+        return self._place()[1]
 
     @property
     def pointer(self) -> str:
-        pointer = self._pointer
-        if pointer is None:
+        try:
+            return self._pointer
+        except AttributeError:
             assert self._parent is not None
             pointer = self._parent.pointer
             for token in self._tokens:
                 pointer += "/" + escape_pointer(token)
             self._pointer = pointer
-        return pointer
+            return pointer
 
     def at(self, pointer: str, chunk: int | None = None) -> Source:
         """The same body, another pointer (and optionally the chunk that carried it)."""
-        file, exchange, side, location = self._where
-        return Source(file, exchange, side, location, pointer, chunk if chunk is not None else self._chunk)
+        (file, exchange, side, location), own = self._place()
+        return Source(file, exchange, side, location, pointer, chunk if chunk is not None else own)
 
     def child(self, *tokens: str | int) -> Source:
         """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
         child = _new_source(Source)
-        child._where, child._chunk, child._pointer, child._parent, child._tokens = \
-            self._where, self._chunk, None, self, _TOKENS.get(tokens, tokens)
+        child._parent, child._tokens = self, _TOKENS.get(tokens, tokens)
         return child
 
     def rebased(self, body: Source) -> Source:
         """The same place (pointer and chunk) in another body: `body`'s file, exchange and location."""
-        file, exchange, side, location = body._where
-        return Source(file, exchange, side, location, self.pointer, self._chunk)
+        file, exchange, side, location = body._place()[0]
+        return Source(file, exchange, side, location, self.pointer, self._place()[1])
 
     @property
     def address(self) -> str:
         """`location#pointer`, as the JSON output and error lines print it."""
-        return f"{self.location}#{self.pointer}" if self.location else self.pointer
+        location = self.location
+        return f"{location}#{self.pointer}" if location else self.pointer
 
     def _key(self) -> tuple[str, int | None, Side | None, str, str, int | None]:
-        file, exchange, side, location = self._where
-        return file, exchange, side, location, self.pointer, self._chunk
+        (file, exchange, side, location), chunk = self._place()
+        return file, exchange, side, location, self.pointer, chunk
 
     def __eq__(self, other: object) -> bool:
         if other is self:
@@ -113,9 +126,7 @@ class Source:
         return Source, self._key()
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in (("file", self.file), ("exchange", self.exchange), ("side", self.side),
-                                  ("location", self.location), ("pointer", self.pointer),
-                                  ("chunk", self.chunk)) if v is not None and v != ""}
+        return {k: v for k, v in zip(_FIELDS, self._key(), strict=True) if v is not None and v != ""}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Source:
@@ -124,6 +135,7 @@ class Source:
                    chunk=data.get("chunk"))
 
 
+_FIELDS = ("file", "exchange", "side", "location", "pointer", "chunk")  # (the order of `_key`)
 _new_source = object.__new__
 #: One tuple for each of the tokens most children add alone, shared by those children (a tuple each
 #: was a twentieth of a long agent log's size again: three sources a line).

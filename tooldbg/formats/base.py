@@ -18,11 +18,13 @@ same public names, like msgspec's per-format modules:
                                            `messageStart`…) split into one event list per response
     assemble_stream(events, source) -> Assembled   one response's events → the equivalent response
                                            body, exactly as the official SDK accumulates them
-    write(conversation, *, target=None) -> Written   canonical → the request body that replays it
-                                           (for `target`, a profile of the format such as
-                                           `mistral`; the format itself by default), + losses,
-                                           + where each wire item came from (`Written.origins`,
-                                           recorded with `Writer.carries` as items are made)
+    write(conversation, *, target=None, origins=True) -> Written   canonical → the request body
+                                           that replays it (for `target`, a profile of the format
+                                           such as `mistral`; the format itself by default),
+                                           + losses, + where each wire item came from
+                                           (`Written.origins`, recorded with `Writer.carries` as
+                                           items are made; with `origins` false, found by writing
+                                           again when first read: `origins.Unrecorded`)
 
 `Format` below spells these out as a protocol: the registry in `formats/__init__.py` holds modules
 typed by it, so a module missing a name, or with a signature that does not fit, fails type checking.
@@ -267,5 +269,6 @@ class Format(Protocol):
 
     def assemble_stream(self, events: list[StreamEvent], source: Source, /) -> Assembled: ...
 
-    def write(self, conversation: Conversation, /, *, target: str | None = None) -> Written: ...
+    def write(self, conversation: Conversation, /, *, target: str | None = None,
+              origins: bool = True) -> Written: ...
 

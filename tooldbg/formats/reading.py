@@ -246,8 +246,10 @@ class ReadOnce:
 
     def __init__(self, read: Callable[[Any, Source], tuple[Tool, ...]]) -> None:
         self._read = read
-        #: (the value read last, its JSON text, where in its body it was read, the tools read)
-        self._last: tuple[Any, bytes, tuple[str, int | None], tuple[Tool, ...]] | None = None
+        #: (the value read last, its JSON text or None until a comparison needed it, where in its
+        #: body it was read, the tools read): a value read once and never met again (a request
+        #: body converted on its own) is not written out as JSON for nothing.
+        self._last: list[Any] | None = None
         _READ_ONCE.append(self)
 
     def forget(self) -> None:
@@ -256,12 +258,18 @@ class ReadOnce:
     def __call__(self, value: Any, source: Source) -> tuple[Tool, ...]:
         last = self._last
         where = (source.pointer, source.chunk)
+        text = None
         if last is not None and last[2] == where:
-            known, text, _, tools = last
-            if known is value or text == dumps(value):
+            known, known_text, _, tools = last
+            if known is value:
+                return tuple(replace(t, source=t.source.rebased(source)) for t in tools)
+            if known_text is None:
+                known_text = last[1] = dumps(known)
+            text = dumps(value)
+            if known_text == text:
                 return tuple(replace(t, source=t.source.rebased(source)) for t in tools)
         tools = self._read(value, source)
-        self._last = (value, dumps(value), where, tools)
+        self._last = [value, text, where, tools]
         return tools
 
 

@@ -4,20 +4,20 @@ names made to fit that target."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar
 
 from ..fit import describe, passes
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
 from .catalog import FACTS
 from .freeform import as_functions
-from .origins import Origin, Origins
+from .origins import Origin, Origins, Unrecorded
 from .profiles import wire_format
 from .settings import Paths, lifted, report_parameters, request_loss, write_model, write_settings
 
 if TYPE_CHECKING:
     from ..targets import Table
-    from .base import Facts
+    from .base import Facts, Written
 
 _Emitted = TypeVar("_Emitted")
 
@@ -45,7 +45,15 @@ class Writer:
     def __init__(self, conversation: Conversation) -> None:
         self.losses: list[Loss] = []
         self.conv = conversation if self.FREEFORM else as_functions(conversation, self.lose)
-        self.marks = Origins()
+        self.marks: Origins | Unrecorded = Origins()
+
+    def recording(self, origins: bool, again: Callable[[], Written]) -> Self:
+        """This writer, recording where each node it emits came from unless `origins` is false (a
+        format's `write(…, origins=False)`): `origins` then writes again with `again` when first
+        read (`origins.Unrecorded`)."""
+        if not origins:
+            self.marks = Unrecorded(lambda: again().origins)
+        return self
 
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
         loss_for(self.losses, message, turn, part)
@@ -174,39 +182,44 @@ class Fitting:
         self.losses = losses
         self._limits = _limits(target)
         names = [t.name for t in conv.tools]
-        names += [p.name for t in conv.turns for p in t.parts
-                  if (type(p) is Invocation or type(p) is Result) and p.name is not None]
-        if conv.tool_choice is not None and conv.tool_choice.name is not None:
-            names.append(conv.tool_choice.name)
-        self._names_used: set[str] = set()
-        self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
         # Id slots: a wire id shared by several calls is one slot unless ids must be unique; the
         # calls' own ids come first, so an id made up for a call without one never takes theirs.
+        # (One pass over the parts gathers the tool names too, in the order they appear.)
         slots: dict[tuple[str, str], str] = {}
         made: dict[tuple[str, str], str] = {}
         self._slot: dict[str, tuple[str, str]] = {}  # call key → its slot
         self._wire: dict[str, str | None] = {}  # call key → the call's own wire id
+        wire_ids, slot_of = self._wire, self._slot
         for t, turn in enumerate(conv.turns):
             for p, part in enumerate(turn.parts):
-                if isinstance(part, Invocation):
+                if type(part) is Invocation:
+                    if part.name is not None:
+                        names.append(part.name)
                     key = part.id or f"@{t}.{p}"
-                    self._wire[key] = part.wire_id
-                    if part.wire_id is not None:
-                        slot = ("call", key) if unique_ids else ("wire", part.wire_id)
-                        slots.setdefault(slot, part.wire_id)
+                    wire_id = part.wire_id
+                    wire_ids[key] = wire_id
+                    if wire_id is not None:
+                        slot = ("call", key) if unique_ids else ("wire", wire_id)
+                        slots.setdefault(slot, wire_id)
                     elif id_prefix is not None:
                         slot = ("call", key)
                         made[slot] = id_prefix + ("".join(c for c in key if c.isascii() and c.isalnum())
                                                   or str(len(made)))
                     else:
                         continue
-                    self._slot[key] = slot
-                elif isinstance(part, Result) and (part.invocation_id is None
-                                                   or part.invocation_id not in self._wire):
-                    if part.wire_id is not None:  # a result answering no call: its own id, fitted
-                        slots.setdefault(("wire", part.wire_id), part.wire_id)
-                    elif id_prefix is not None:
-                        made[("result", f"@{t}.{p}")] = f"{id_prefix}{t}_{p}"
+                    slot_of[key] = slot
+                elif type(part) is Result:
+                    if part.name is not None:
+                        names.append(part.name)
+                    if part.invocation_id is None or part.invocation_id not in wire_ids:
+                        if part.wire_id is not None:  # a result answering no call: its own id, fitted
+                            slots.setdefault(("wire", part.wire_id), part.wire_id)
+                        elif id_prefix is not None:
+                            made[("result", f"@{t}.{p}")] = f"{id_prefix}{t}_{p}"
+        if conv.tool_choice is not None and conv.tool_choice.name is not None:
+            names.append(conv.tool_choice.name)
+        self._names_used: set[str] = set()
+        self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
         self._ids = fit_call_ids(target, {**slots, **made})
 
     @property

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import partial
 from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from ...jsonio import dumps_str
-from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool
+from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
 from ...shorten import clip
 from ..base import Written
 from ..meta import own_meta
@@ -22,9 +24,10 @@ _THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 _CHOICE_TYPES = {mode: wire for wire, mode in _CHOICE_MODES.items()}  # canonical mode → wire type
 
 
-def write(conversation: Conversation, *, target: str | None = None) -> Written:
+def write(conversation: Conversation, *, target: str | None = None, origins: bool = True) -> Written:
     """The request body that replays `conversation`, and what Anthropic cannot carry."""
-    return _Writer(conversation, writer_target(NAME, target)).write()
+    return _Writer(conversation, writer_target(NAME, target)).recording(
+        origins, partial(write, conversation, target=target)).write()
 
 
 _Item = tuple[dict[str, Any], int, int]  # a wire block, with the canonical turn and part it came from
@@ -37,6 +40,10 @@ class _Writer(Writer):
         # (anthropics/claude-code#28515).
         self.fit = Fitting(conversation, target, self.losses, id_prefix="toolu_", unique_ids=True)
         self.names: dict[str, tuple[str, str]] = {}  # canonical invocation id → (its name, as written)
+        turns = conversation.turns
+        #: The index of the final turn when it is the model's (the one message Anthropic accepts
+        #: empty), else -1.
+        self.final = len(turns) - 1 if turns and turns[-1].role == "assistant" else -1
 
     def write(self) -> Written:
         conv = self.conv
@@ -147,14 +154,14 @@ class _Writer(Writer):
         group before it; every call must be answered in that group and every result must answer a
         call of it (the API's two pairing 400s, quoted in anthropics/claude-code#8210 and #18947)."""
         turns = self.conv.turns
-        groups = [(side, [i for i, _ in run]) for side, run in groupby(
-            enumerate(turns), key=lambda it: _SIDES.get(it[1].role, it[1].role))]
+        groups = _groups(turns)
         out: list[tuple[str, list[_Item]]] = []
         calls: set[str] = set()  # the calls of the assistant group just written
         for g, (side, indices) in enumerate(groups):
             if side == "assistant":
                 following = groups[g + 1] if g + 1 < len(groups) else None
-                answered = ({p.invocation_id for i in following[1] for p in turns[i].results()}
+                answered = ({p.invocation_id for i in following[1] for p in turns[i].parts
+                             if type(p) is Result}
                             if following and following[0] == "user" else set())
                 messages, calls = self.assistant(indices, answered, last=following is None)
                 out += messages
@@ -168,14 +175,20 @@ class _Writer(Writer):
         return out
 
     def each_part(self, indices: list[int]) -> Iterable[tuple[int, int, Part]]:
-        """(turn, part index, part) over the turns; an empty turn is reported as dropped, but for
-        a final assistant turn, the one message Anthropic accepts empty (anthropics/claude-code#6774)."""
+        """(turn, part index, part) over the turns (see `parts_of`)."""
         for ti in indices:
-            report_foreign(NAME, self.conv.turns[ti].meta, self.losses, ti)
-            if not self.conv.turns[ti].parts and not self.final_assistant(ti):
-                self.lose("empty turn dropped: Anthropic rejects a message without content", ti)
-            for pi, part in enumerate(self.conv.turns[ti].parts):
+            for pi, part in enumerate(self.parts_of(ti)):
                 yield ti, pi, part
+
+    def parts_of(self, ti: int) -> tuple[Part, ...]:
+        """Turn `ti`'s parts; an empty turn is reported as dropped, but for a final assistant turn,
+        the one message Anthropic accepts empty (anthropics/claude-code#6774)."""
+        turn = self.conv.turns[ti]
+        if turn.meta:
+            report_foreign(NAME, turn.meta, self.losses, ti)
+        if not turn.parts and ti != self.final:
+            self.lose("empty turn dropped: Anthropic rejects a message without content", ti)
+        return turn.parts
 
     def assistant(self, indices: list[int], answered: set[str | None],
                   last: bool) -> tuple[list[tuple[str, list[_Item]]], set[str]]:
@@ -187,25 +200,28 @@ class _Writer(Writer):
         items: list[_Item] = []
         calls: set[str] = set()
         called = after_call = False  # whether a tool_use block was written, and a block after one
-        for ti, pi, part in self.each_part(indices):
-            if not isinstance(part, Invocation):
-                block = self.block(part, "assistant", ti, pi)
-                if block is None:
+        for ti in indices:
+            for pi, part in enumerate(self.parts_of(ti)):
+                if type(part) is not Invocation:
+                    block = self.block(part, "assistant", ti, pi)
+                    if block is None:
+                        continue
+                    is_call = _type(block) == "tool_use"
+                elif last or part.id in answered:
+                    block, is_call = self.tool_use(part, ti, pi), True
+                    calls.add(part.id)
+                else:
+                    self.lose(f"call {part.name!r} has no result in the next message; dropped "
+                              f"(Anthropic rejects an unanswered tool_use)", ti, pi)
                     continue
-                is_call = _type(block) == "tool_use"
-            elif last or part.id in answered:
-                block, is_call = self.tool_use(part, ti, pi), True
-                calls.add(part.id)
-            else:
-                self.lose(f"call {part.name!r} has no result in the next message; dropped "
-                          f"(Anthropic rejects an unanswered tool_use)", ti, pi)
-                continue
-            after_call = after_call or (called and not is_call)
-            called = called or is_call
-            items.append((block, ti, pi))
+                if is_call:
+                    called = True
+                elif called:
+                    after_call = True
+                items.append((block, ti, pi))
         if not after_call:
             messages = _per_turn("assistant", items)
-            if self.final_assistant(indices[-1]) and not (items and items[-1][1] == indices[-1]):
+            if indices[-1] == self.final and not (items and items[-1][1] == indices[-1]):
                 messages.append(("assistant", []))  # the final turn, empty or emptied
             return messages, calls
         first_call = next(k for k, item in enumerate(items) if _type(item[0]) == "tool_use")
@@ -217,9 +233,6 @@ class _Writer(Writer):
         tool_uses = [item for item in items[first_call:] if _type(item[0]) == "tool_use"]
         return [("assistant", items[:first_call] + moved + tool_uses)], calls
 
-    def final_assistant(self, ti: int) -> bool:
-        return ti == len(self.conv.turns) - 1 and self.conv.turns[ti].role == "assistant"
-
     def user(self, indices: list[int], calls: set[str]) -> list[tuple[str, list[_Item]]]:
         """User and tool turns. With results they form one message, results first (Anthropic's
         guide, https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls, as
@@ -227,25 +240,27 @@ class _Writer(Writer):
         results: list[_Item] = []
         others: list[_Item] = []
         answered: set[str | None] = set()
-        for ti, pi, part in self.each_part(indices):
-            if not isinstance(part, Result):
-                block = self.block(part, "user", ti, pi)
-                if block is not None:
-                    others.append((block, ti, pi))
-            elif part.invocation_id not in calls:
-                self.lose("result answers no tool_use of the previous assistant message; dropped "
-                          "(Anthropic rejects it)", ti, pi)
-            elif part.invocation_id in answered:
-                self.lose("a second result for the same call; dropped", ti, pi)
-            else:
-                answered.add(part.invocation_id)
-                results.append((self.tool_result(part, ti, pi), ti, pi))
+        for ti in indices:
+            for pi, part in enumerate(self.parts_of(ti)):
+                if type(part) is not Result:
+                    block = self.block(part, "user", ti, pi)
+                    if block is not None:
+                        others.append((block, ti, pi))
+                elif part.invocation_id not in calls:
+                    self.lose("result answers no tool_use of the previous assistant message; dropped "
+                              "(Anthropic rejects it)", ti, pi)
+                elif part.invocation_id in answered:
+                    self.lose("a second result for the same call; dropped", ti, pi)
+                else:
+                    answered.add(part.invocation_id)
+                    results.append((self.tool_result(part, ti, pi), ti, pi))
         if not results:
             return _per_turn("user", others)
         turns = self.conv.turns
-        clean = ([turns[ti].role for ti in indices] in (["tool"], ["tool", "user"])
-                 and all(isinstance(p, Result) for p in turns[indices[0]].parts)
-                 and not any(isinstance(p, Result) for ti in indices[1:] for p in turns[ti].parts))
+        first = turns[indices[0]]
+        clean = (first.role == "tool" and all(type(p) is Result for p in first.parts)
+                 and (len(indices) == 1 or len(indices) == 2 and turns[indices[1]].role == "user"
+                      and not any(type(p) is Result for p in turns[indices[1]].parts)))
         if not clean:  # reading the message back gives other turns than these
             for ti in indices:
                 self.lose("merged into one user message, tool results first (Anthropic requires them "
@@ -329,7 +344,7 @@ class _Writer(Writer):
 
     def tool_use(self, part: Invocation, ti: int, pi: int) -> dict[str, Any]:
         if not part.meta and part.raw_arguments is None and type(part.arguments) is dict:  # the usual call
-            name = self.tool_name(part.name, ti, pi)
+            name = self.fit.name(part.name, ti, pi)
             self.names[part.id] = (part.name, name)
             return {"type": "tool_use", "id": self.fit.call_id(part, ti, pi) or "", "name": name,
                     "input": part.arguments}
@@ -385,8 +400,9 @@ class _Writer(Writer):
         config = body.get("thinking")
         enabled = isinstance(config, dict) and config.get("type") in ("enabled", "adaptive")
         with_calls = [k for k, (role, items) in enumerate(messages)
-                      if role == "assistant" and any(b.get("type") == "tool_use" for b, _, _ in items)]
-        if enabled and with_calls and with_calls[-1] >= len(messages) - 2 \
+                      if role == "assistant" and any(b.get("type") == "tool_use" for b, _, _ in items)
+                      ] if enabled else []
+        if with_calls and with_calls[-1] >= len(messages) - 2 \
                 and _type(messages[with_calls[-1]][1][0][0]) not in _THINKING_BLOCKS:
             del body["thinking"]
             enabled = False
@@ -443,7 +459,23 @@ _SIDES = {"tool": "user"}
 
 def _per_turn(role: str, items: list[_Item]) -> list[tuple[str, list[_Item]]]:
     """One message per canonical turn."""
-    return [(role, list(run)) for _, run in groupby(items, key=lambda item: item[1])]
+    if not items or items[0][1] == items[-1][1]:  # (the usual group: one turn)
+        return [(role, items)] if items else []
+    return [(role, list(run)) for _, run in groupby(items, key=itemgetter(1))]
+
+
+def _groups(turns: tuple[Turn, ...]) -> list[tuple[str, list[int]]]:
+    """The turns' indices in runs of one side (`_SIDES`: user and tool turns are one side)."""
+    groups: list[tuple[str, list[int]]] = []
+    last = None
+    for i, turn in enumerate(turns):
+        side = _SIDES.get(turn.role, turn.role)
+        if side == last:
+            groups[-1][1].append(i)
+        else:
+            groups.append((side, [i]))
+            last = side
+    return groups
 
 
 def _restore(block: dict[str, Any], meta: Any) -> dict[str, Any]:

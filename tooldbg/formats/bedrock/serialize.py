@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ...jsonio import dumps_str
@@ -37,9 +38,10 @@ class _Entry:
     id: str | None = None
 
 
-def write(conversation: Conversation, *, target: str | None = None) -> Written:
+def write(conversation: Conversation, *, target: str | None = None, origins: bool = True) -> Written:
     """The Converse request replaying `conversation`; what Bedrock cannot carry is reported."""
-    return _Writer(conversation, writer_target(NAME, target)).run()
+    return _Writer(conversation, writer_target(NAME, target)).recording(
+        origins, partial(write, conversation, target=target)).run()
 
 
 class _Writer(Writer):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from ...jsonio import dumps_str
@@ -31,9 +32,10 @@ _END_OF_HISTORY = ("Gemini rejects a history that ends on a model turn; append a
                    "sending")
 
 
-def write(conversation: Conversation, *, target: str | None = None) -> Written:
+def write(conversation: Conversation, *, target: str | None = None, origins: bool = True) -> Written:
     """The request body that replays `conversation`, and what it could not carry."""
-    return _Writer(conversation, writer_target(NAME, target)).run()
+    return _Writer(conversation, writer_target(NAME, target)).recording(
+        origins, partial(write, conversation, target=target)).run()
 
 
 class _Writer(Writer):

@@ -163,9 +163,9 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
     if message.keys() <= _PLAIN_ASSISTANT:  # the usual message: no reasoning, refusal nor extras
         content, calls = message.get("content"), message.get("tool_calls")
         parts = _content(content, at.child("content"), "assistant") if content is not None else []
-        if calls is not None:
-            parts.extend(_tool_calls(calls, at))
-        return Turn(role="assistant", parts=tuple(parts), source=at)
+        if calls is None:
+            return Turn(role="assistant", parts=tuple(parts), source=at)
+        return Turn(role="assistant", parts=(*parts, *_tool_calls(calls, at)), source=at)
     parts = []
     modeled = {"role", "content", "refusal", "tool_calls", "function_call"}
     details = message.get(FIELD)
@@ -201,9 +201,10 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
 
 def _tool_calls(calls: Any, message_at: Source) -> list[Part]:
     """A message's `tool_calls`."""
-    at = message_at.child("tool_calls")
+    if type(calls) is not list:
+        expect_list(calls, message_at.child("tool_calls"), "tool_calls")
     child = Source.child
-    return [_tool_call(c, child(at, k)) for k, c in enumerate(expect_list(calls, at, "tool_calls"))]
+    return [_tool_call(c, child(message_at, "tool_calls", k)) for k, c in enumerate(calls)]
 
 
 #: The keys of the usual tool call (`index`, `custom` or any other key takes the long way).
@@ -254,6 +255,9 @@ def _result(message: dict[str, Any], at: Source, *, legacy: bool) -> Result:
     wire_id = message.get("tool_call_id")
     if not legacy and message.keys() <= _PLAIN_RESULT and (wire_id is None or type(wire_id) is str):
         content = message.get("content")
+        if type(content) is str:  # (the usual content: a string)
+            return Result(wire_id=wire_id, content=(Text(text=content, source=at.child("content")),)
+                          if content else (), source=at)
         parts = _content(content, at.child("content"), "tool") if content is not None else ()
         return Result(wire_id=wire_id, content=tuple(parts), source=at)
     extras = _extras(message, ("role", "tool_call_id", "content", "name"))

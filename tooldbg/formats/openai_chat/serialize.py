@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from ...jsonio import dumps_str
@@ -16,10 +17,11 @@ from .common import FACTS, NAME, _audio_type, _choice
 from .reasoning import FIELD, is_detail, visible, write_detail
 
 
-def write(conversation: Conversation, *, target: str | None = None) -> Written:
+def write(conversation: Conversation, *, target: str | None = None, origins: bool = True) -> Written:
     """The request body that replays `conversation` for `target` (openai-chat, or a provider
     profile that speaks it: `mistral`, `deepseek`, `kimi`), and what it could not carry."""
-    return _Writer(conversation, writer_target(NAME, target)).run()
+    return _Writer(conversation, writer_target(NAME, target)).recording(
+        origins, partial(write, conversation, target=target)).run()
 
 
 @dataclass(slots=True)
@@ -72,13 +74,14 @@ class _Writer(Writer):
         """Decide every call's written id first, so results can name it wherever they are."""
         written_name, written_id = self.fit.written_name, self.fit.written_id
         for t, turn in enumerate(self.conv.turns):
-            calls = [(p, x) for p, x in enumerate(turn.parts) if isinstance(x, Invocation)]
-            for p, call in calls:
+            for p, call in enumerate(turn.parts):
+                if type(call) is not Invocation:
+                    continue
                 key = call.id or _key(call, t, p)
                 self.call_names[key] = written_name(call.name)
                 self.called[key] = call.name
-                if call.meta and own_meta(NAME, call.meta).get("function_call") and len(calls) == 1 \
-                        and call.wire_id is None:
+                if call.meta and own_meta(NAME, call.meta).get("function_call") and call.wire_id is None \
+                        and sum(type(x) is Invocation for x in turn.parts) == 1:
                     self.legacy.add(key)
                 else:
                     self.ids[key] = written_id(key) or ""

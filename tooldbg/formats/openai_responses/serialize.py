@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from functools import partial
 from typing import Any
 
 from ...jsonio import dumps_str
@@ -18,9 +19,10 @@ from .common import _MODES, FACTS, NAME, _media_type, _read_choice, _text_type
 _STATEFUL = ("previous_response_id", "conversation")
 
 
-def write(conversation: Conversation, *, target: str | None = None) -> Written:
+def write(conversation: Conversation, *, target: str | None = None, origins: bool = True) -> Written:
     """The stateless request that replays the conversation (`store` and the like come from meta)."""
-    writer = _Writer(conversation, writer_target(NAME, target))
+    writer = _Writer(conversation, writer_target(NAME, target)).recording(
+        origins, partial(write, conversation, target=target))
     body = writer.body()
     return Written(body=body, losses=tuple(writer.losses), origins=writer.origins(body))
 
