@@ -16,6 +16,7 @@ from tests.paths import SAMPLES
 from tests.strategies import conversations
 from tooldbg import formats
 from tooldbg.convert import export
+from tooldbg.formats.anthropic import serialize
 from tooldbg.formats.base import Written
 from tooldbg.formats.origins import Origins, carried
 from tooldbg.load import load_file
@@ -109,6 +110,20 @@ def test_a_convert_finds_the_origins_the_writer_records(target: str, data: st.Da
     assert exported.body == recorded.body
     assert carried(exported.origins) == carried(recorded.origins)
     assert dict(exported.origins) == dict(recorded.origins)
+
+
+@pytest.mark.parametrize(("asked", "writes"), [(True, 1), (None, 2)])
+def test_a_caller_that_reads_the_origins_asks_for_them_and_the_body_is_written_once(monkeypatch, asked, writes):
+    """The CLI and the debugger read the origins (the pre-flight, the views): asked up front, the
+    writer records them as it writes; unasked, reading them writes the body again."""
+    conv = load_file(SAMPLES / "openai-chat" / "parallel-calls.jsonl").conversations[0]
+    recorded = formats.get("anthropic").write(conv)
+    writer, made = serialize._Writer, []
+    write = writer.write
+    monkeypatch.setattr(writer, "write", lambda self: made.append(1) or write(self))
+    exported = export([conv], "anthropic", allow_blanks=True, origins=asked)
+    assert exported.blanks == () and dict(exported.origins) == dict(recorded.origins)
+    assert len(made) == writes
 
 
 def test_origins_are_found_where_the_nodes_end_up():

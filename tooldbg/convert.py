@@ -86,14 +86,20 @@ class NotWritten(ToolDbgError):
 
 
 def export(conversations: list[Conversation], target: str, *, model: str | None = None,
-           allow_blanks: bool = False) -> Export:
+           allow_blanks: bool = False, origins: bool | None = None) -> Export:
     """One conversation to a wire format, or to a provider profile of one (`mistral` writes OpenAI
     Chat Completions with the ids and tool names Mistral accepts), or any number to the canonical
     document. `model` replaces the conversations' model (`convert --model`).
 
     Raises `NotWritten` where the body would hold an empty value in place of recorded content,
     unless `allow_blanks` (a caller that shows `Export.blanks` and refuses on its own: the
-    pre-flight is then run when `Export.blanks` is first read)."""
+    pre-flight is then run when `Export.blanks` is first read).
+
+    `origins`: whether the writer records where each node came from as it writes (`Export.origins`,
+    which the pre-flight reads too). Unasked, only when the pre-flight runs here; a caller that
+    converts without looking at them does not pay for them, and one that reads them later (the
+    CLI's and the debugger's pre-flight, their views) has the body written again then
+    (`origins.Unrecorded`) — so a caller that will read them says `origins=True`."""
     if model is not None:
         conversations = [replace(conv, model=model) for conv in conversations]
     if target == "canonical":
@@ -101,8 +107,8 @@ def export(conversations: list[Conversation], target: str, *, model: str | None 
     if len(conversations) != 1:
         raise ValueError("a wire format holds exactly one conversation")
     conv, wire = conversations[0], wire_format(target)
-    # (where each node came from is found when `Export.origins` is first read: see `origins.Unrecorded`)
-    written = formats.get(wire).write(conv, target=target, origins=False)
+    written = formats.get(wire).write(conv, target=target,
+                                      origins=origins if origins is not None else not allow_blanks)
     key = formats.facts(wire).model_key
     result = Export(target, written.body, written.losses, written.origins,
                     missing=("model",) if key is not None and not written.body.get(key) else (),

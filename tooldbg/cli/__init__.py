@@ -252,7 +252,7 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
     # Ids written are the ones the user sees: FILE#c1 when a folder's files are merged.
     conversations = [replace(n.conversation, id=n.name) if n.name != n.conversation.id else n.conversation
                      for n in chosen]
-    result = export(conversations, target, model=model, allow_blanks=True)
+    result = export(conversations, target, model=model, allow_blanks=True, origins=True)
     if target != "canonical":  # before the losses: a body that is not written loses nothing
         refuse_blanks(chosen[0].name, target, result, fixed=repair)
     for loss in result.losses:

@@ -159,7 +159,8 @@ def write_fixed(fixed: list[Fixed], target: str, where: str, *, redact: bool = T
 
     rule_target = _target(target)
     for round_ in range(1, ROUNDS + 1):
-        result = export([replace(f.conversation, id=f.name) for f in fixed], target, allow_blanks=True)
+        result = export([replace(f.conversation, id=f.name) for f in fixed], target, allow_blanks=True,
+                        origins=True)
         text = result.text(redact=redact)
         if target != "canonical" and result.blanks:
             return Rewritten(fixed, result, text, None)

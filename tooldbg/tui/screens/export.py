@@ -321,7 +321,8 @@ class ExportScreen(ModalScreen[Path | None]):
                                         target, self.loaded.path)
                 fixed, result = rewritten.fixed[0], rewritten.export
             else:
-                result = export([conversation], target, allow_blanks=True)  # blanks: listed below
+                # (blanks listed below; origins read by the pre-flight and the view)
+                result = export([conversation], target, allow_blanks=True, origins=True)
             findings = preflight(result.body, target) if target != "canonical" else []
             blanked = list(result.blanks)
         except Exception as err:  # noqa: BLE001 - a writer failing on odd input is shown, not raised
