@@ -17,6 +17,7 @@ of order) is left to the TD5xx stream rules, which point at the chunk that broke
 
 from __future__ import annotations
 
+from _blake2 import blake2b  # hashlib.blake2b itself, without loading OpenSSL (see stitch.py)
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -195,8 +196,10 @@ def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int
 
 def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int,
            part: Invocation) -> bool:
-    key = (conv.id if conv else None, t, p, part.name, part.wire_id, part.raw_arguments,
-           dumps_str(part.arguments, sort_keys=True))
+    """Whether this call (its place and its content) is seen for the first time. Its content is
+    kept as a digest: the arguments as JSON were kept for every call of the file, as long as they."""
+    content = dumps([part.name, part.wire_id, part.raw_arguments, part.arguments], sort_keys=True)
+    key = (conv.id if conv else None, t, p, blake2b(content, digest_size=16).digest())
     if key in seen:
         return False
     seen.add(key)
