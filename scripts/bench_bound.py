@@ -1,7 +1,7 @@
 """The least a Python reader of an agent session log can cost, against the benchmark's floor.
 
-    python3 scripts/bench_bound.py                     # claude-code and codex at 10 and 100 MB
-    python3 scripts/bench_bound.py --sizes 10 --captures codex
+    .venv/bin/python scripts/bench_bound.py            # claude-code and codex at 10 and 100 MB
+    .venv/bin/python scripts/bench_bound.py --sizes 10 --captures codex
 
 Issue 20 asks `check` of a 100 MB Claude Code session or Codex rollout to stay within 2× the
 floor (`orjson.loads` of every line: `bench.FLOOR`). This measures, on the same generated logs
