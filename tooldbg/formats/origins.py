@@ -187,8 +187,8 @@ def _token(key: str | int) -> str | int:
 
 
 class Unrecorded:
-    """`Origins` for a write whose origins are seldom asked for (`convert.export`: only the
-    debugger's views and the blank guard look at them): nothing is recorded as the writer emits,
+    """`Origins` for a write whose origins may never be asked for (`convert.export` for a caller that
+    does not say it will read them: a library's conversion): nothing is recorded as the writer emits,
     and when the origins are read after all, `again` writes the conversation again, recording
     them, and gives their mapping. A writer writes the same body from the same conversation, so
     the pointers found in the second body are those of the first. (Recording cost a writer a
