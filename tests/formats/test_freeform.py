@@ -24,9 +24,8 @@ CHAT = {"request": {"method": "POST", "url": "https://api.openai.com/v1/chat/com
             {"id": "call_P4", "type": "custom", "custom": {"name": "apply_patch", "input": PATCH}}]},
         {"role": "tool", "tool_call_id": "call_P4", "content": "Done."},
         {"role": "user", "content": "Thanks; run the tests."}],
-    "tools": [{"type": "custom", "custom": {"name": "apply_patch", "description": "Edit files",
-                                            "format": {"type": "grammar", "syntax": "lark",
-                                                       "definition": "start: /.+/"}}}]}}}
+    "tools": [{"type": "custom", "custom": {"name": "apply_patch", "description": "Edit files", "format": {
+        "type": "grammar", "grammar": {"syntax": "lark", "definition": "start: /.+/"}}}}]}}}
 SAMPLE = paths.SAMPLES / "codex" / "rollout-freeform-patch.jsonl"
 
 
@@ -70,6 +69,25 @@ def test_a_format_with_freeform_tools_writes_the_call_as_one(target):
     written = export([conversation()], target)
     assert CUSTOM_INPUT[target](written.body) == PATCH
     assert not any("freeform" in loss.message for loss in written.losses)
+
+
+#: The custom tool of `CHAT` as each OpenAI format declares it (openai-python
+#: `chat_completion_custom_tool_param.py`; `responses/custom_tool_param.py`).
+DECLARED = {"openai-chat": CHAT["request"]["body"]["tools"][0],
+            "openai-responses": {"type": "custom", "name": "apply_patch", "description": "Edit files",
+                                 "format": {"type": "grammar", "syntax": "lark", "definition": "start: /.+/"}}}
+
+
+@pytest.mark.parametrize(("source", "target"), [("openai-chat", "openai-responses"),
+                                                ("openai-responses", "openai-chat")])
+def test_a_custom_tool_is_declared_in_the_other_openai_format_as_it_declares_one(source, target):
+    conv = conversation()
+    if source == "openai-responses":  # the same conversation, read from its Responses form
+        body = {**export([conv], source).body, "tools": [DECLARED[source]]}
+        [conv] = load_bytes("request.json", json.dumps(body).encode()).conversations
+    written = export([conv], target)
+    assert written.body["tools"] == [DECLARED[target]]
+    assert not any("tool" in loss.message and "dropped" in loss.message for loss in written.losses)
 
 
 def test_a_conversation_without_freeform_tools_is_written_as_it_is():

@@ -9,6 +9,13 @@ function whose one string parameter `input` holds the same text, its handler tak
 `create_apply_patch_json_tool`). A writer for a format without freeform tools writes a custom tool
 and its calls that way (`Writer`, `as_functions`), and says so: the text travels whole, the tool's
 grammar or format does not.
+
+The two OpenAI formats declare the same custom tool in two shapes, and their grammars too: Chat
+Completions `{"type": "custom", "custom": {"name", "description", "format": {"type": "grammar",
+"grammar": {"definition", "syntax"}}}}` (openai-python `types/chat/chat_completion_custom_tool_param.py`),
+Responses `{"type": "custom", "name", "description", "format": {"type": "grammar", "definition",
+"syntax"}}` (`types/responses/custom_tool_param.py`, `types/shared_params/custom_tool_input_format.py`):
+`chat_tool` and `responses_tool` turn one into the other, nothing lost.
 """
 
 from __future__ import annotations
@@ -84,3 +91,24 @@ def _declared(tool: Any, lose: Callable[[str, int | None, int | None], None]) ->
     lose(f"custom tool {tool.name!r} is declared as a function of one string, `{INPUT}`: its freeform "
          f"format is dropped (the format has no freeform tools)", None, None)
     return replace(tool, kind="function", parameters=SCHEMA, origin=None, raw=None)
+
+
+def chat_tool(declared: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """A Responses custom tool declaration as Chat Completions declares it, named `name`."""
+    custom = {k: v for k, v in declared.items() if k != "type"}
+    custom["name"] = name
+    if isinstance(custom.get("format"), Mapping) and custom["format"].get("type") == "grammar":
+        form = custom["format"]
+        custom["format"] = {"type": "grammar", "grammar": {k: v for k, v in form.items() if k != "type"}}
+    return {"type": "custom", "custom": custom}
+
+
+def responses_tool(declared: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """A Chat Completions custom tool declaration as Responses declares it, named `name`."""
+    custom = declared.get("custom")
+    out: dict[str, Any] = {"type": "custom", **(custom if isinstance(custom, Mapping) else {}), "name": name}
+    form = out.get("format")
+    grammar = form.get("grammar") if isinstance(form, Mapping) and form.get("type") == "grammar" else None
+    if isinstance(grammar, Mapping):
+        out["format"] = {"type": "grammar", **grammar}
+    return out

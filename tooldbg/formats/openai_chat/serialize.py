@@ -10,7 +10,7 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
 from ..base import Written
-from ..freeform import is_freeform
+from ..freeform import chat_tool, is_freeform
 from ..meta import own_meta
 from ..writer import Fitting, Writer, history_ends_on_call, is_own_opaque, report_foreign, writer_target
 from .common import FACTS, NAME, _audio_type, _choice
@@ -471,6 +471,10 @@ class _Writer(Writer):
             report_foreign(NAME, tool.meta, self.losses)
             if tool.raw is not None and tool.origin == NAME:
                 written.append(tool.raw)
+                kinds[tool.name] = tool.kind
+                continue
+            if tool.kind == "custom" and tool.origin == "openai-responses" and isinstance(tool.raw, Mapping):
+                written.append(chat_tool(tool.raw, self.fit.name(tool.name, None, None)))
                 kinds[tool.name] = tool.kind
                 continue
             if tool.raw is not None or tool.kind != "function":

@@ -9,7 +9,7 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
 from ..base import Written
-from ..freeform import is_freeform
+from ..freeform import is_freeform, responses_tool
 from ..meta import own_meta
 from ..settings import request_loss
 from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
@@ -96,6 +96,8 @@ class _Writer(Writer):
             return {**out, "parameters": tool.parameters, **own_meta(NAME, tool.meta)}
         if tool.origin == NAME and isinstance(tool.raw, dict):
             return copy.deepcopy(tool.raw)
+        if tool.kind == "custom" and tool.origin == "openai-chat" and isinstance(tool.raw, dict):
+            return responses_tool(tool.raw, self.fit.name(tool.name))
         self.lose(f"tool {index} ({tool.origin or 'unknown'} {tool.kind} {tool.name!r}) dropped: "
                   "Responses cannot declare it", None)
         return None
