@@ -21,10 +21,11 @@ Responses `{"type": "custom", "name", "description", "format": {"type": "grammar
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from copy import deepcopy
 from dataclasses import replace
 from typing import Any
 
-from ..model import Conversation, Invocation, Result, Turn
+from ..model import Conversation, Invocation, Result, Tool, Turn
 
 #: The one parameter a freeform tool is declared with as a function, as Codex names it.
 INPUT = "input"
@@ -87,10 +88,11 @@ def _unmarked(meta: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _declared(tool: Any, lose: Callable[[str, int | None, int | None], None]) -> Any:
+def _declared(tool: Tool, lose: Callable[[str, int | None, int | None], None]) -> Tool:
     lose(f"custom tool {tool.name!r} is declared as a function of one string, `{INPUT}`: its freeform "
          f"format is dropped (the format has no freeform tools)", None, None)
-    return replace(tool, kind="function", parameters=SCHEMA, origin=None, raw=None)
+    # (a schema of its own: a body written from it may be changed by its reader)
+    return replace(tool, kind="function", parameters=deepcopy(SCHEMA), origin=None, raw=None)
 
 
 def chat_tool(declared: Mapping[str, Any], name: str) -> dict[str, Any]:
