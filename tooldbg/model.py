@@ -49,6 +49,7 @@ NO_META: dict[str, Any] = _NoMeta()
 def _no_meta() -> dict[str, Any]:
     return NO_META  # (a factory: a dataclass field may not default to a dict itself)
 
+
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 

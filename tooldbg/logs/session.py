@@ -59,8 +59,6 @@ class Branch:
         return len(self.turns)
 
 
-
-
 class Record(Message):
     """A line of the log as the message of its exchange, its parsed value not kept: `body` parses
     the line again from the file's bytes each time it is asked for. A parsed record held its

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import dumps_str
-from ...model import NO_META, Invocation, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
+from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
 from ...shorten import quote
 from ...source import NO_SOURCE, Source
 from ..base import ApiError, Request, Response
@@ -204,7 +204,7 @@ _TEXT = frozenset({"type", "text"})
 def _text(block: dict[str, Any], source: Source) -> Part:
     text = block.get("text")
     return Text(text=text if type(text) is str else required_field(block, "text", str, source),
-                meta=NO_META if block.keys() <= _TEXT else meta_of(NAME, block, _TEXT), source=source)
+                meta=meta_of(NAME, block, _TEXT), source=source)
 
 
 def _media(block: dict[str, Any], source: Source) -> Part:
@@ -242,7 +242,7 @@ def _tool_use(block: dict[str, Any], source: Source) -> Part:
         if raw is None:
             extra["string_input"] = True
     return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id,
-                      meta=meta_for(NAME, extra) if extra else {}, source=source)
+                      meta=meta_for(NAME, extra), source=source)
 
 
 _TOOL_RESULT = frozenset({"type", "tool_use_id", "content", "is_error"})
@@ -254,7 +254,7 @@ def _tool_result(block: dict[str, Any], source: Source) -> Part:
         wire_id = optional_field(block, "tool_use_id", str, source)
         is_error = optional_field(block, "is_error", bool, source)
     return Result(wire_id=wire_id, is_error=is_error or False,
-                  meta=NO_META if block.keys() <= _TOOL_RESULT else meta_of(NAME, block, _TOOL_RESULT),
+                  meta=meta_of(NAME, block, _TOOL_RESULT),
                   content=(Text(text=content, source=source.child("content")),) if type(content) is str
                   else read_content(content, source.child("content"), _RESULT_BLOCKS), source=source)
 

@@ -306,7 +306,8 @@ class _Writer(Writer):
         key = part.id or f"@{t}.{p}"
         if part.meta:
             own = own_meta(NAME, part.meta)
-            custom = own.pop("type", None) == "custom" or is_freeform(part)  # (a Responses custom call too)
+            own.pop("type", None)
+            custom = is_freeform(part)  # (a Responses custom call too)
             legacy = own.pop("function_call", False)
         else:  # (the usual call)
             own, custom, legacy = {}, False, False

@@ -234,7 +234,8 @@ class _Writer(Writer):
         self.pairs.append((True, call_id, t, p))
         fields = own_meta(NAME, part.meta)
         item_id = fields.pop("id", None)
-        custom = fields.pop("custom", False) or is_freeform(part)  # (Chat's custom call too)
+        fields.pop("custom", None)
+        custom = is_freeform(part)  # (Chat's custom call too)
         item: dict[str, Any] = {"type": "custom_tool_call" if custom else "function_call"}
         if item_id is not None and after_reasoning:
             item["id"] = item_id
