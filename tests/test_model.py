@@ -1,5 +1,7 @@
 """The canonical model: its JSON form reads back equal, and linking binds results to calls."""
 
+from dataclasses import fields
+
 import pytest
 from hypothesis import given, settings
 
@@ -9,6 +11,7 @@ from tooldbg.formats.reading import link
 from tooldbg.jsonio import dumps, loads
 from tooldbg.model import (
     CANONICAL_FORMAT,
+    PART_TYPES,
     Conversation,
     Invocation,
     Media,
@@ -19,6 +22,7 @@ from tooldbg.model import (
     Tool,
     ToolChoice,
     Turn,
+    constructor,
     conversation_to_dict,
     document,
     read_document,
@@ -141,3 +145,22 @@ def test_a_source_below_another_escapes_each_token_and_keeps_the_rest():
                                   location="/log/entries/3", pointer="/b", chunk=7)
     assert src.at("/b", 2).chunk == 2 and src.at("/b").pointer == "/b"
 
+
+
+@settings(max_examples=50)
+@given(conversations())
+def test_a_constructor_makes_the_node_its_class_makes(conv):
+    """`constructor(cls)` takes the class's keywords and defaults and sets every field."""
+    source = Source(file="log.har", pointer="/messages/0")
+    nodes = [conv, *conv.system, *conv.tools, *conv.turns, *(p for t in conv.turns for p in t.parts)]
+    for node in nodes:
+        values = {f.name: source if f.name == "source" else getattr(node, f.name) for f in fields(node)}
+        made = constructor(type(node))(**values)
+        assert type(made) is type(node) and made == node and repr(made) == repr(node)
+        assert all(getattr(made, k) is v for k, v in values.items())
+    required = {Text: {"text": "a"}, Invocation: {"name": "f"}, Opaque: {"origin": "x"},
+                Turn: {"role": "user"}, Tool: {"name": "f"}}
+    for cls in (*PART_TYPES.values(), Turn, Tool, Conversation):
+        made, expected = constructor(cls)(**required.get(cls, {})), cls(**required.get(cls, {}))
+        assert [getattr(made, f.name) for f in fields(cls)] == [getattr(expected, f.name) for f in fields(cls)]
+        assert made.meta is expected.meta
