@@ -33,7 +33,7 @@ class Source:
     _chunk: int | None
     _pointer: str | None
     _parent: Source | None
-    _tokens: tuple[str | int, ...]
+    _tokens: str | int | tuple[str | int, ...]  # (one token alone, as most children have: no tuple)
 
     def __init__(self, file: str = "", exchange: int | None = None, side: Side | None = None,
                  location: str = "", pointer: str = "", chunk: int | None = None) -> None:
@@ -78,8 +78,12 @@ class Source:
         if pointer is None:
             assert self._parent is not None
             pointer = self._parent.pointer
-            for token in self._tokens:
-                pointer += "/" + escape_pointer(token)
+            tokens = self._tokens
+            if isinstance(tokens, tuple):
+                for token in tokens:
+                    pointer += "/" + escape_pointer(token)
+            else:
+                pointer += "/" + escape_pointer(tokens)
             self._pointer = pointer
         return pointer
 
@@ -88,11 +92,12 @@ class Source:
         (file, exchange, side, location), own = self._place()
         return Source(file, exchange, side, location, pointer, chunk if chunk is not None else own)
 
-    def child(self, *tokens: str | int) -> Source:
+    def child(self, token: str | int, *more: str | int) -> Source:
         """A pointer below this one (`/messages` + 3 + `content` → `/messages/3/content`)."""
         child = _new_source(Source)
         child._where = child._pointer = None
-        child._parent, child._tokens = self, _TOKENS.get(tokens, tokens)
+        child._parent = self
+        child._tokens = (token, *more) if more else token
         return child
 
     def rebased(self, body: Source) -> Source:
@@ -138,10 +143,6 @@ class Source:
 
 _FIELDS = ("file", "exchange", "side", "location", "pointer", "chunk")  # (the order of `_key`)
 _new_source = object.__new__
-#: One tuple for each of the tokens most children add alone, shared by those children (a tuple each
-#: was a twentieth of a long agent log's size again: three sources a line).
-_TOKENS: dict[tuple[str | int, ...], tuple[str | int, ...]] = {
-    (t,): (t,) for t in (*range(64), "content", "output", "message", "parts", "input", "arguments")}
 
 
 def escape_pointer(token: str | int) -> str:
