@@ -85,6 +85,45 @@ class Linker:
         return _link_after(self._state, turns, fresh=True)
 
 
+class ReadLinker:
+    """`link_read` done as a reader reads, for a reader that knows where its turns end: a call is
+    made with its own id (`next_id`, then kept in `calls` until its turn ends) and a result with the
+    call it answers (`bind`), instead of both being made first and then walked again to be given
+    them (that walk was a seventh of reading a request). Linked so, turns are what `linked_after`
+    makes of them: a turn ends at the end of each message and before a run of results, as
+    `split_results` splits them."""
+
+    __slots__ = ("_state", "calls")
+
+    def __init__(self, prior: tuple[Turn, ...] = ()) -> None:
+        self._state = _state_after(prior)
+        #: The calls of the turn being read.
+        self.calls: list[Invocation] = []
+
+    def next_id(self) -> str:
+        """The own id of the next call."""
+        return self._state.next_id()
+
+    def bind(self, wire_id: str | None) -> tuple[str | None, str | None]:
+        """(the own id of the call a result with `wire_id` and no name of its own answers, or None;
+        that call's name). The calls read before a result end their turn."""
+        if self.calls:
+            self.end_turn()
+        return self._state.bind(wire_id, None)
+
+    def end_turn(self) -> None:
+        if self.calls:
+            self._state.called(self.calls)
+            self.calls = []
+
+    def linked(self, prior: tuple[Turn, ...], turns: Sequence[Turn]) -> tuple[Turn, ...]:
+        """`prior` and the `turns` read with this linker: what `linked_after(prior, turns)` gives."""
+        self.end_turn()
+        linked = (*prior, *turns)
+        _remember(linked, self._state)
+        return linked
+
+
 #: The fields `link_read` fills in on the parts a reader has just made (through their slots).
 _SET_CALL_ID = vars(Invocation)["id"].__set__
 _SET_BOUND = vars(Result)["invocation_id"].__set__
@@ -95,7 +134,6 @@ def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Tu
     """`turns` linked after what `state` knows, which learns them as they go (`fresh`: see
     `link_read`)."""
     out = []
-    by_wire, answered, names = state.by_wire, state.answered, state.names
     for turn in turns:
         parts: list[Part] | None = None  # the linked parts, once one differs (never when `fresh`)
         calls: list[Invocation] = []
@@ -106,8 +144,7 @@ def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Tu
                     parts.append(part)
                 continue
             if type(part) is Invocation:
-                state.counter += 1
-                own = f"i{state.counter}"
+                own = state.next_id()
                 if part.id != own:
                     if fresh:
                         _SET_CALL_ID(part, own)
@@ -115,13 +152,7 @@ def _link_after(state: _Linking, turns: Sequence[Turn], fresh: bool) -> tuple[Tu
                         linked = replace(part, id=own)
                 calls.append(linked)  # type: ignore[arg-type]  # (an Invocation)
             elif type(part) is Result:
-                wire_id = part.wire_id
-                bound = by_wire.get(wire_id) if wire_id is not None else None  # (the usual result)
-                if bound is not None:
-                    answered.add(bound)
-                else:
-                    bound = _bind(part, by_wire, state.last_calls, answered)
-                name = part.name if part.name is not None or bound is None else names[bound]
+                bound, name = state.bind(part.wire_id, part.name)
                 if part.invocation_id != bound or part.name != name:
                     if fresh:
                         _SET_BOUND(part, bound)
@@ -159,6 +190,21 @@ class _Linking:
         for r in turn.results():
             if r.invocation_id:
                 self.answered.add(r.invocation_id)
+
+    def next_id(self) -> str:
+        """The own id of the next call (counted)."""
+        self.counter = n = self.counter + 1
+        return _call_id(n)
+
+    def bind(self, wire_id: str | None, name: str | None) -> tuple[str | None, str | None]:
+        """(the own id of the call a result answers, or None; the result's name, its call's when it
+        has none of its own), the call marked answered."""
+        bound = self.by_wire.get(wire_id) if wire_id is not None else None  # (the usual result)
+        if bound is not None:
+            self.answered.add(bound)
+        else:
+            bound = _bind(wire_id, name, self.by_wire, self.last_calls, self.answered)
+        return bound, name if name is not None or bound is None else self.names[bound]
 
     def called(self, calls: list[Invocation]) -> None:
         """Learn the calls of a turn, already counted (none: the latest calls stay the latest)."""
@@ -208,24 +254,39 @@ def forget_links() -> None:
         memo.forget()
 
 
+#: `i1`, `i2`, …: the own ids counted so far, made once (formatting a number was a quarter of
+#: linking a call), and shared by every call that has one.
+_CALL_IDS = ["i0"]
+_CALL_IDS_LOCK = Lock()
+
+
+def _call_id(n: int) -> str:
+    try:
+        return _CALL_IDS[n]
+    except IndexError:
+        with _CALL_IDS_LOCK:
+            _CALL_IDS.extend(f"i{k}" for k in range(len(_CALL_IDS), 2 * n))
+        return _CALL_IDS[n]
+
+
 def _remember(turns: tuple[Turn, ...], state: _Linking) -> None:
     with _KNOWN_LOCK:
         _KNOWN.append((turns, state))
 
 
-def _bind(result: Result, by_wire: dict[str, str], last_calls: list[Invocation],
+def _bind(wire_id: str | None, name: str | None, by_wire: dict[str, str], last_calls: list[Invocation],
           answered: set[str]) -> str | None:
-    if result.wire_id is not None:
-        found = by_wire.get(result.wire_id)
+    if wire_id is not None:
+        found = by_wire.get(wire_id)
         if found is not None:
             answered.add(found)
             return found
         # The wire named an id no call has: an orphan, unless the calls carried no ids at all. An
         # empty or blank id names nothing: the result is paired by position, like one without an id.
-        if result.wire_id.strip() and any(c.wire_id is not None for c in last_calls):
+        if wire_id.strip() and any(c.wire_id is not None for c in last_calls):
             return None
     for call in last_calls:
-        if call.id not in answered and (result.name is None or call.name == result.name):
+        if call.id not in answered and (name is None or call.name == name):
             answered.add(call.id)
             return call.id
     return None

@@ -8,17 +8,29 @@ from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import dumps_str
-from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
+from ...model import (
+    Invocation,
+    Media,
+    Opaque,
+    Part,
+    Reasoning,
+    Result,
+    Text,
+    Tool,
+    ToolChoice,
+    Turn,
+    constructor,
+)
 from ...shorten import quote
 from ...source import NO_SOURCE, Source
 from ..base import ApiError, Request, Response
 from ..foreign import foreign_media
 from ..meta import meta_for, meta_of, unmodeled
 from ..reading import (
+    ReadLinker,
     expect_dict,
     expect_list,
     link_read,
-    linked_after,
     listed_from,
     optional_field,
     optional_list,
@@ -51,6 +63,10 @@ _OPENAI_KEYS = frozenset({"max_completion_tokens", "response_format", "parallel_
 _OPENAI_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
 _OPENAI_MESSAGE_KEYS = frozenset({"tool_calls", "function_call", "tool_call_id"})
 _NO_TYPE = object()  # (a block without `type`: Bedrock Converse's)
+
+# The nodes a request is mostly made of, made without a class call's cost (see `constructor`).
+_Text, _Invocation = constructor(Text), constructor(Invocation)
+_Result, _Turn = constructor(Result), constructor(Turn)
 
 
 # ------------------------------------------------------------------------------------ sniffing
@@ -113,6 +129,7 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
     messages = expect_list(body.get("messages"), listed, "messages")
     system = list(read_content(body.get("system"), source.child("system"), _SYSTEM_BLOCKS))
     turns: list[Turn] = []
+    linker = ReadLinker(prior)  # (each message's calls and results linked as they are read)
     child = Source.child
     for i, message in listed_from(messages, start):
         src = child(listed, i)
@@ -120,13 +137,17 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
             expect_dict(message, src, "a message")
         role = message.get("role")
         if role == "assistant":  # (no results to split off: one turn)
-            parts = read_content(message.get("content"), child(src, "content"), MESSAGE_BLOCKS)
+            parts = read_content(message.get("content"), child(src, "content"), MESSAGE_BLOCKS, linker)
+            if linker.calls:
+                linker.end_turn()
             if not any(type(part) is Result for part in parts):
-                turns.append(Turn(role="assistant", parts=parts, source=src))
+                turns.append(_Turn(role="assistant", parts=parts, source=src))
                 continue
         elif role in ("user", "system"):
             parts = read_content(message.get("content"), child(src, "content"),
-                                 _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS)
+                                 _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS, linker)
+            if linker.calls:
+                linker.end_turn()
         else:
             raise FormatError(f"unknown message role {quote(role)}", src.child("role").pointer)
         if role == "system" and not (turns or prior):
@@ -140,7 +161,7 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
     params = without(unmodeled(body, _REQUEST_KEYS), taken)
     if unknown_choice is not None:
         params["tool_choice"] = unknown_choice
-    return Request(turns=linked_after(prior, turns), system=tuple(system), tools=tools, tool_choice=choice,
+    return Request(turns=linker.linked(prior, turns), system=tuple(system), tools=tools, tool_choice=choice,
                    model=optional_field(body, "model", str, source), stream=body.get("stream") is True,
                    meta=meta_for(NAME, params), settings=settings)
 
@@ -164,13 +185,15 @@ def read_response(body: Any, source: Source = NO_SOURCE) -> Response:
                                                       "usage"))))
 
 
-def read_content(content: Any, source: Source, allowed: frozenset[str]) -> tuple[Part, ...]:
+def read_content(content: Any, source: Source, allowed: frozenset[str],
+                 linker: ReadLinker | None = None) -> tuple[Part, ...]:
     """`content` (or `system`): absent, a string, or a list of blocks (`allowed`: the block types
-    read at this position, `MESSAGE_BLOCKS` in a request's message, `RESPONSE_BLOCKS` in a response)."""
+    read at this position, `MESSAGE_BLOCKS` in a request's message, `RESPONSE_BLOCKS` in a response;
+    `linker`: the calls and results linked as they are read, else left to `link_read`)."""
     if content is None:
         return ()
     if type(content) is str:
-        return (Text(text=content, source=source),)
+        return (_Text(text=content, source=source),)
     if type(content) is not list:
         raise FormatError(f"content must be a string or a list of blocks, not {type_name(content)}",
                           source.pointer)
@@ -180,18 +203,18 @@ def read_content(content: Any, source: Source, allowed: frozenset[str]) -> tuple
         at = child(source, i)
         kind = block.get("type") if type(block) is dict else None
         # (the usual block: a dict whose type is read at this position; anything else: `_part`)
-        parts.append(_READERS[kind](block, at) if type(kind) is str and kind in allowed
-                     else _part(block, at, allowed))
+        parts.append(_READERS[kind](block, at, linker) if type(kind) is str and kind in allowed
+                     else _part(block, at, allowed, linker))
     return tuple(parts)
 
 
-def _part(block: Any, source: Source, allowed: frozenset[str]) -> Part:
+def _part(block: Any, source: Source, allowed: frozenset[str], linker: ReadLinker | None) -> Part:
     block = expect_dict(block, source, "a content block")
     kind = block.get("type")
     if type(kind) is not str:
         raise FormatError("a content block needs a string `type`", source.pointer)
     if kind in allowed:
-        return _READERS[kind](block, source)
+        return _READERS[kind](block, source, linker)
     # another format's media block forwarded unconverted (a Chat `image_url` part): read for
     # what it means (see `foreign`); TD404 reports it
     foreign = foreign_media(block, source) if kind not in MESSAGE_BLOCKS else None
@@ -201,13 +224,13 @@ def _part(block: Any, source: Source, allowed: frozenset[str]) -> Part:
 _TEXT = frozenset({"type", "text"})
 
 
-def _text(block: dict[str, Any], source: Source) -> Part:
+def _text(block: dict[str, Any], source: Source, linker: ReadLinker | None) -> Part:
     text = block.get("text")
-    return Text(text=text if type(text) is str else required_field(block, "text", str, source),
+    return _Text(text=text if type(text) is str else required_field(block, "text", str, source),
                 meta=meta_of(NAME, block, _TEXT), source=source)
 
 
-def _media(block: dict[str, Any], source: Source) -> Part:
+def _media(block: dict[str, Any], source: Source, linker: ReadLinker | None) -> Part:
     wire = expect_dict(block.get("source"), source.child("source"), f"a {block['type']} source")
     at = source.child("source")
     fields: dict[str, Any]
@@ -227,7 +250,7 @@ def _media(block: dict[str, Any], source: Source) -> Part:
 _TOOL_USE = frozenset({"type", "id", "name", "input"})
 
 
-def _tool_use(block: dict[str, Any], source: Source) -> Part:
+def _tool_use(block: dict[str, Any], source: Source, linker: ReadLinker | None) -> Part:
     name, wire_id, arguments = block.get("name"), block.get("id"), block.get("input")
     if type(name) is not str or not (wire_id is None or type(wire_id) is str):
         name, wire_id = required_field(block, "name", str, source), optional_field(block, "id", str, source)
@@ -241,31 +264,35 @@ def _tool_use(block: dict[str, Any], source: Source) -> Part:
         arguments, raw = parse_arguments(arguments)
         if raw is None:
             extra["string_input"] = True
-    return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id,
-                      meta=meta_for(NAME, extra), source=source)
+    call = _Invocation(id="" if linker is None else linker.next_id(), name=name, arguments=arguments,
+                       raw_arguments=raw, wire_id=wire_id, meta=meta_for(NAME, extra), source=source)
+    if linker is not None:
+        linker.calls.append(call)
+    return call
 
 
 _TOOL_RESULT = frozenset({"type", "tool_use_id", "content", "is_error"})
 
 
-def _tool_result(block: dict[str, Any], source: Source) -> Part:
+def _tool_result(block: dict[str, Any], source: Source, linker: ReadLinker | None) -> Part:
     wire_id, is_error, content = block.get("tool_use_id"), block.get("is_error"), block.get("content")
     if not (wire_id is None or type(wire_id) is str) or not (is_error is None or type(is_error) is bool):
         wire_id = optional_field(block, "tool_use_id", str, source)
         is_error = optional_field(block, "is_error", bool, source)
-    return Result(wire_id=wire_id, is_error=is_error or False,
-                  meta=meta_of(NAME, block, _TOOL_RESULT),
-                  content=(Text(text=content, source=source.child("content")),) if type(content) is str
-                  else read_content(content, source.child("content"), _RESULT_BLOCKS), source=source)
+    bound, name = (None, None) if linker is None else linker.bind(wire_id)
+    return _Result(wire_id=wire_id, invocation_id=bound, name=name, is_error=is_error or False,
+                   meta=meta_of(NAME, block, _TOOL_RESULT),
+                   content=(_Text(text=content, source=source.child("content")),) if type(content) is str
+                   else read_content(content, source.child("content"), _RESULT_BLOCKS), source=source)
 
 
-def _thinking(block: dict[str, Any], source: Source) -> Part:
+def _thinking(block: dict[str, Any], source: Source, linker: ReadLinker | None) -> Part:
     return Reasoning(text=required_field(block, "thinking", str, source),
                      signature=optional_field(block, "signature", str, source), origin=NAME,
                      meta=meta_for(NAME, unmodeled(block, ("type", "thinking", "signature"))), source=source)
 
 
-def _redacted_thinking(block: dict[str, Any], source: Source) -> Part:
+def _redacted_thinking(block: dict[str, Any], source: Source, linker: ReadLinker | None) -> Part:
     return Reasoning(redacted=required_field(block, "data", str, source), origin=NAME,
                      meta=meta_for(NAME, unmodeled(block, ("type", "data"))), source=source)
 
