@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
 from ..jsonio import dumps, try_loads
-from ..model import Invocation, Part, Result, Text, Tool, Turn, is_role
+from ..model import Invocation, Part, Result, Text, Tool, Turn, constructor, is_role
 from ..shorten import quote
 from ..source import Source
 
@@ -93,16 +93,14 @@ class ReadLinker:
     makes of them: a turn ends at the end of each message and before a run of results, as
     `split_results` splits them."""
 
-    __slots__ = ("_state", "calls")
+    __slots__ = ("_state", "calls", "next_id")
 
     def __init__(self, prior: tuple[Turn, ...] = ()) -> None:
         self._state = _state_after(prior)
         #: The calls of the turn being read.
         self.calls: list[Invocation] = []
-
-    def next_id(self) -> str:
-        """The own id of the next call."""
-        return self._state.next_id()
+        #: The own id of the next call (the state's own method: one call a call, not two).
+        self.next_id: Callable[[], str] = self._state.next_id
 
     def bind(self, wire_id: str | None) -> tuple[str | None, str | None]:
         """(the own id of the call a result with `wire_id` and no name of its own answers, or None;
@@ -194,7 +192,7 @@ class _Linking:
     def next_id(self) -> str:
         """The own id of the next call (counted)."""
         self.counter = n = self.counter + 1
-        return _call_id(n)
+        return _CALL_IDS[n] if n < len(_CALL_IDS) else _more_call_ids(n)
 
     def bind(self, wire_id: str | None, name: str | None) -> tuple[str | None, str | None]:
         """(the own id of the call a result answers, or None; the result's name, its call's when it
@@ -260,13 +258,11 @@ _CALL_IDS = ["i0"]
 _CALL_IDS_LOCK = Lock()
 
 
-def _call_id(n: int) -> str:
-    try:
-        return _CALL_IDS[n]
-    except IndexError:
-        with _CALL_IDS_LOCK:
-            _CALL_IDS.extend(f"i{k}" for k in range(len(_CALL_IDS), 2 * n))
-        return _CALL_IDS[n]
+def _more_call_ids(n: int) -> str:
+    """The own id of call `n`, `_CALL_IDS` made long enough to hold it."""
+    with _CALL_IDS_LOCK:
+        _CALL_IDS.extend(f"i{k}" for k in range(len(_CALL_IDS), 2 * n))
+    return _CALL_IDS[n]
 
 
 def _remember(turns: tuple[Turn, ...], state: _Linking) -> None:
@@ -439,11 +435,11 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     if not is_role(role):
         raise FormatError(f"unknown role {quote(role)}", source.child("role").pointer)
     parts = tuple(parts)
-    flags = [type(part) is Result for part in parts]
-    if not any(flags):  # (the usual message: no result, or nothing but results)
-        return [Turn(role=role, parts=parts, source=source)]
-    if all(flags):
-        return [Turn(role="tool", parts=parts, source=source)]
+    kinds = set(map(type, parts))
+    if Result not in kinds:  # (the usual message: no result, or nothing but results)
+        return [_Turn(role=role, parts=parts, source=source)]
+    if len(kinds) == 1:
+        return [_Turn(role="tool", parts=parts, source=source)]
     turns: list[Turn] = []
     run: list[Part] = []
     results = False  # whether `run` holds results
@@ -457,6 +453,9 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     if run or not turns:
         turns.append(Turn(role="tool" if results else role, parts=tuple(run), source=source))
     return turns
+
+
+_Turn = constructor(Turn)  # (`split_results` makes a turn a message: see `constructor`)
 
 
 def event_type(event: StreamEvent) -> str | None:

@@ -140,7 +140,7 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
             parts = read_content(message.get("content"), child(src, "content"), MESSAGE_BLOCKS, linker)
             if linker.calls:
                 linker.end_turn()
-            if not any(type(part) is Result for part in parts):
+            if Result not in map(type, parts):
                 turns.append(_Turn(role="assistant", parts=parts, source=src))
                 continue
         elif role in ("user", "system"):
