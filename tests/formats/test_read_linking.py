@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tooldbg.formats.anthropic import read_request
+from tooldbg.formats.anthropic.read import read_request
 from tooldbg.formats.reading import link
 from tooldbg.model import Invocation, Result, Turn
 from tooldbg.source import Source
