@@ -1,5 +1,6 @@
 """The canonical model: its JSON form reads back equal, and linking binds results to calls."""
 
+import pickle
 from dataclasses import fields
 
 import pytest
@@ -144,6 +145,17 @@ def test_a_source_below_another_escapes_each_token_and_keeps_the_rest():
     assert src.at("/b") == Source(file="log.har", exchange=3, side="request",
                                   location="/log/entries/3", pointer="/b", chunk=7)
     assert src.at("/b", 2).chunk == 2 and src.at("/b").pointer == "/b"
+
+
+def test_a_source_below_another_is_the_source_made_with_its_values():
+    """`child` makes its sources its own cheaper way: they compare, hash, print and pickle as the
+    source made with the same values."""
+    src = Source(file="log.har", exchange=3, side="request", location="/log/entries/3", pointer="/a")
+    below = src.child(0).child("content")
+    made = Source(file="log.har", exchange=3, side="request", location="/log/entries/3",
+                  pointer="/a/0/content")
+    assert below == made and made == below and hash(below) == hash(made) and repr(below) == repr(made)
+    assert pickle.loads(pickle.dumps(below)) == made and isinstance(below, Source)
 
 
 
