@@ -143,7 +143,7 @@ class Source:
 
 class _Below(Source):
     """A `Source` as `child` makes it: made by the class call, which skips `Source.__init__` here
-    (`object.__new__(Source)` cost half as much again, and a reader makes one source a node)."""
+    (`object.__new__(Source)` cost a third more, and a reader makes one source a node)."""
 
     __slots__ = ()
     __init__ = object.__init__
