@@ -113,10 +113,11 @@ class _Validator:
         if value is None and schema.get("nullable") is True:
             return
         types = _types(schema.get("type"))
-        if types is not None and not any(_is_type(value, t) for t in types):
+        if types is not None and not _is_any_type(value, types):
             yield f"{_at(path)}: expected {' or '.join(sorted(types))}, got {type_of(value)}"
             return  # one clear message rather than a cascade about the wrong-typed value
-        yield from self.combinators(value, schema, path, depth)
+        if not _COMBINATORS.isdisjoint(schema):  # (each keyword group looked at only when present)
+            yield from self.combinators(value, schema, path, depth)
         if "const" in schema and not _equal(value, schema["const"]):
             yield f"{_at(path)}: expected {_show(schema['const'])}, got {_show(value)}"
         enum = schema.get("enum")
@@ -128,9 +129,11 @@ class _Validator:
         elif isinstance(value, list):
             yield from self.array(value, schema, path, depth)
         elif isinstance(value, str):
-            yield from _string(value, schema, path)
+            if not _STRING_KEYWORDS.isdisjoint(schema):
+                yield from _string(value, schema, path)
         elif isinstance(value, int | float) and not isinstance(value, bool):
-            yield from _number(value, schema, path)
+            if not _NUMBER_KEYWORDS.isdisjoint(schema):
+                yield from _number(value, schema, path)
 
     def combinators(self, value: Any, schema: Mapping[str, Any], path: Path, depth: int) -> Iterator[str]:
         for key in ("allOf",):
@@ -221,6 +224,17 @@ def _types(value: Any) -> frozenset[str] | None:
 
 _KNOWN = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 _ONE_TYPE = {name: frozenset({name}) for name in _KNOWN}
+#: The keywords `combinators`, `_string` and `_number` read: a node with none of them skips the step.
+_COMBINATORS = frozenset({"allOf", "anyOf", "oneOf"})
+_STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern"})
+_NUMBER_KEYWORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+
+
+def _is_any_type(value: Any, names: frozenset[str]) -> bool:
+    for name in names:
+        if _is_type(value, name):
+            return True
+    return False
 
 
 def _is_type(value: Any, name: str) -> bool:
