@@ -101,6 +101,8 @@ class Pair:
     def _match(self, kind: type[_Wired],
                index_of: Callable[[], dict[str, list[Placed]]]) -> list[tuple[_Wired, Placed | None]]:
         originals = [p for p in self.original.parts if isinstance(p, kind)]
+        if not originals:  # (an answer has no results: nothing to pair, nothing to look through)
+            return []
         local = [(ti, pi, p) for ti, pi, p in self.replayed_parts() if isinstance(p, kind)]
         used: set[int] = set()
         found: dict[int, Placed] = {}
