@@ -274,11 +274,16 @@ def _pairs(replay: Replay) -> Replay:
         j += 1
     run = tuple((i, new[i]) for i in range(k, j))
     trusted = exact and len(new) > k
-    merged = Turn(role="assistant", parts=tuple(p for _, t in run for p in t.parts))
     replay.pairs.append(Pair(replay, answer, k, True, run,
-                             anchored=bool(run) and (trusted or anchored(answer, merged)),
+                             anchored=bool(run) and (trusted or anchored(answer, _merged(run))),
                              trusted=trusted))
     return replay
+
+
+def _merged(run: tuple[tuple[int, Turn], ...]) -> Turn:
+    """A run of assistant turns as the one turn they replay (made only when the answer is not
+    trusted to be there: most are)."""
+    return Turn(role="assistant", parts=tuple(p for _, t in run for p in t.parts))
 
 
 # -------------------------------------------------------------------------------- sameness
