@@ -274,8 +274,10 @@ class Stitcher:
         hash equal): the answer a request replays was hashed when the response came."""
         known = self._hashes.get(id(turn))
         if known is None or known[0] is not turn:
-            there = thread.conversation.turns[at] if thread is not None and at < len(thread.hashes) else None
-            digest = thread.hashes[at] if there is not None and there == turn else turn_hash(turn)
+            if thread is not None and at < len(thread.hashes) and thread.conversation.turns[at] == turn:
+                digest = thread.hashes[at]
+            else:
+                digest = turn_hash(turn)
             known = self._hashes[id(turn)] = (turn, digest)
         return known[1]
 
