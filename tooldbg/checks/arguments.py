@@ -212,15 +212,15 @@ def _arguments_path(fmt: str | None, part: Invocation, container: Any) -> tuple[
     (custom tools, OpenAI's legacy `function_call`, Gemini's snake_case `function_call`)."""
     if fmt is None:
         return None
-    if fmt in ("openai-chat", "openai-responses") and part.meta:  # (no meta: no ABC check)
-        own = part.meta.get(fmt)
-        own = own if isinstance(own, Mapping) else {}
-        if fmt == "openai-chat":
-            if own.get("type") == "custom":
-                return ("custom", "input")
-            if own.get("function_call"):
-                return ("arguments",)
-        elif own.get("custom") is True:
+    own = part.meta.get(fmt) if part.meta else None  # (most calls have no meta: no ABC check)
+    own = own if own is not None and isinstance(own, Mapping) else {}
+    if fmt == "openai-chat":
+        if own.get("type") == "custom":
+            return ("custom", "input")
+        if own.get("function_call"):
+            return ("arguments",)
+    elif fmt == "openai-responses":
+        if own.get("custom") is True:
             return ("input",)
     elif fmt == "gemini":
         if isinstance(container, dict) and "functionCall" not in container and "function_call" in container:
