@@ -653,3 +653,24 @@ def test_a_part_of_another_type_with_the_same_value_hashes_apart():
     hashes = {turn_hash(Turn(role="tool", parts=(part,)))
               for part in (Text(text=said), Json(value=said), Reasoning(text=said))}
     assert len(hashes) == 3
+
+
+@pytest.mark.parametrize("replayed_city", ["Oslo", "Bergen"])
+def test_a_replayed_answer_hashes_as_turn_hash_would(replayed_city):
+    """A request's turn equal to the answer the thread holds at its place takes that answer's hash
+    (it is not hashed again); a replay that changed the answer is hashed as it was sent. Either way
+    the thread's hashes are those `turn_hash` gives its timeline."""
+    stitcher = Stitcher()
+    stitcher.add(0, request(user("Weather?", 0, 0)),
+                 (Response(turn=call(0, "response", "/choices/0/message")),))
+    replayed = Turn(role="assistant", parts=(Invocation(name="get_weather", arguments={"city": replayed_city},
+                                                        wire_id="call_1"),),
+                    source=src(1, "request", "/messages/1"))
+    thread = stitcher.add(1, request(user("Weather?", 1, 0), replayed, result(1, 2)),
+                          (Response(turn=answer(1, "It is 12C.")),))
+    assert thread.hashes == [turn_hash(t) for t in thread.conversation.turns]
+    # (the answer kept where the replay is equal; the replay, pointing at its request, where it changed)
+    assert thread.conversation.turns[1].source.exchange == (0 if replayed_city == "Oslo" else 1)
+    later = stitcher.add(2, request(user("Weather?", 2, 0), replayed, result(2, 2),
+                                    answer(2, "It is 12C."), user("Thanks", 2, 4)), ())
+    assert later is thread and thread.hashes == [turn_hash(t) for t in thread.conversation.turns]

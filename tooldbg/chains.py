@@ -74,7 +74,7 @@ def stored_key(request: Request) -> tuple[str, str] | None:
     """The stored state a request continues: `("previous_response_id", id)` or `("conversation",
     id)` (a string or `{"id": …}` on the wire), or None for a request that replays its history."""
     meta = request.meta.get(FORMAT)
-    if not isinstance(meta, Mapping):
+    if meta is None or not isinstance(meta, Mapping):  # (most requests: no ABC check)
         return None
     previous = meta.get("previous_response_id")
     if isinstance(previous, str) and previous:

@@ -261,17 +261,24 @@ class Stitcher:
             if n == len(known):
                 break
         chain = chains[-1] if chains else b""
-        for turn in turns[same:]:
-            hashes.append(self._hash(turn))
+        for at in range(same, len(turns)):
+            hashes.append(self._hash(turns[at], self._by_chain.get(chain), at))
             chain = _chain(chain, hashes[-1])
             chains.append(chain)
         self._recent = [*self._recent[-7:], (turns, hashes, chains)]
         return list(hashes), list(chains)
 
-    def _hash(self, turn: Turn) -> bytes:
+    def _hash(self, turn: Turn, thread: Thread | None = None, at: int = 0) -> bytes:
+        """The turn's hash, made once per turn object; for a turn at place `at` after the history a
+        `thread` is indexed at, that thread's hash there when its turn there is equal (equal turns
+        hash equal): the answer a request replays was hashed when the response came."""
         known = self._hashes.get(id(turn))
         if known is None or known[0] is not turn:
-            known = self._hashes[id(turn)] = (turn, turn_hash(turn))
+            if thread is not None and at < len(thread.hashes) and thread.conversation.turns[at] == turn:
+                digest = thread.hashes[at]
+            else:
+                digest = turn_hash(turn)
+            known = self._hashes[id(turn)] = (turn, digest)
         return known[1]
 
     def _new(self, exchange: int, conversation: Conversation, hashes: list[bytes]) -> Thread:

@@ -212,8 +212,8 @@ def _arguments_path(fmt: str | None, part: Invocation, container: Any) -> tuple[
     (custom tools, OpenAI's legacy `function_call`, Gemini's snake_case `function_call`)."""
     if fmt is None:
         return None
-    own = part.meta.get(fmt)
-    own = own if isinstance(own, Mapping) else {}
+    own = part.meta.get(fmt) if part.meta else None  # (most calls have no meta: no ABC check)
+    own = own if own is not None and isinstance(own, Mapping) else {}
     if fmt == "openai-chat":
         if own.get("type") == "custom":
             return ("custom", "input")

@@ -99,8 +99,10 @@ def missing_id(reads: Sequence[ExchangeRead], part: Invocation | Result) -> tupl
     without an id; None when it has one, was not read from a wire format, or its format has no such
     requirement: Gemini's ids are optional, and the legacy Chat Completions `function_call` and
     `role: "function"` message (as the reader marks them) predate call ids."""
+    if part.wire_id is not None:  # (most parts: their source's place is not worked out)
+        return None
     exchange = part.source.exchange
-    if part.wire_id is not None or exchange is None or not 0 <= exchange < len(reads):
+    if exchange is None or not 0 <= exchange < len(reads):
         return None
     fmt = reads[exchange].format
     keys = formats.facts(fmt).call_id_keys if fmt is not None else None

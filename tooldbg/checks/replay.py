@@ -101,6 +101,8 @@ class Pair:
     def _match(self, kind: type[_Wired],
                index_of: Callable[[], dict[str, list[Placed]]]) -> list[tuple[_Wired, Placed | None]]:
         originals = [p for p in self.original.parts if isinstance(p, kind)]
+        if not originals:  # (an answer has no results: nothing to pair, nothing to look through)
+            return []
         local = [(ti, pi, p) for ti, pi, p in self.replayed_parts() if isinstance(p, kind)]
         used: set[int] = set()
         found: dict[int, Placed] = {}
@@ -272,11 +274,16 @@ def _pairs(replay: Replay) -> Replay:
         j += 1
     run = tuple((i, new[i]) for i in range(k, j))
     trusted = exact and len(new) > k
-    merged = Turn(role="assistant", parts=tuple(p for _, t in run for p in t.parts))
     replay.pairs.append(Pair(replay, answer, k, True, run,
-                             anchored=bool(run) and (trusted or anchored(answer, merged)),
+                             anchored=bool(run) and (trusted or anchored(answer, _merged(run))),
                              trusted=trusted))
     return replay
+
+
+def _merged(run: tuple[tuple[int, Turn], ...]) -> Turn:
+    """A run of assistant turns as the one turn they replay (made only when the answer is not
+    trusted to be there: most are)."""
+    return Turn(role="assistant", parts=tuple(p for _, t in run for p in t.parts))
 
 
 # -------------------------------------------------------------------------------- sameness

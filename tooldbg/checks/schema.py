@@ -9,6 +9,7 @@ validator reads all three and checks the keywords tool schemas use: `type` (a na
 `items` (a schema or, draft-4 style, a list), `prefixItems`, `anyOf` / `oneOf` / `allOf`, `minimum` /
 `maximum` and their exclusive forms, `minLength` / `maxLength`, `minItems` / `maxItems`, `pattern`,
 and local `$ref`s (`#/$defs/…`, `#/definitions/…`). `format` and everything else is ignored.
+Schemas and values are parsed JSON: an object is a `dict` (tested as one, not as any `Mapping`).
 
 Decisions a careful user expects:
 
@@ -44,7 +45,7 @@ _BUDGET = 20_000
 def validate(value: Any, schema: Any, *, limit: int = 20) -> list[str]:
     """Every way `value` breaks `schema` (at most `limit`), each `location: what is wrong`."""
     out: list[str] = []
-    for error in _Validator(schema).check(value, schema, "$", 0):
+    for error in _Validator(schema).check(value, schema, (), 0):
         out.append(error)
         if len(out) >= limit:
             break
@@ -68,13 +69,26 @@ def type_of(value: Any) -> str:
     return type(value).__name__
 
 
-def child(path: str, key: str | int) -> str:
-    """`$` + `city` → `$.city`; `$.stops` + 2 → `$.stops[2]`; odd keys are quoted."""
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    if _IDENT.fullmatch(key):
-        return f"{path}.{key}"
-    return f"{path}[{quote(key)}]"
+#: Where a value is, as the validator goes down: () for the root, else (the parent's path, the key
+#: or index). Written out (`_at`) only for an error: most values fit, and their paths are never read.
+Path = tuple[Any, ...]
+
+
+def _at(path: Path) -> str:
+    """The path as messages show it: `$`, `$.city`, `$.stops[2]`, odd keys quoted (`$['odd key']`)."""
+    keys: list[str | int] = []
+    while path:
+        path, key = path
+        keys.append(key)
+    out = "$"
+    for key in reversed(keys):
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif _IDENT.fullmatch(key):
+            out += f".{key}"
+        else:
+            out += f"[{quote(key)}]"
+    return out
 
 
 class _Validator:
@@ -82,14 +96,14 @@ class _Validator:
         self.root = root
         self.budget = _BUDGET
 
-    def check(self, value: Any, schema: Any, path: str, depth: int) -> Iterator[str]:
+    def check(self, value: Any, schema: Any, path: Path, depth: int) -> Iterator[str]:
         self.budget -= 1
         if depth > _MAX_DEPTH or self.budget < 0:
             return
         if schema is False:
-            yield f"{path}: no value is allowed here"
+            yield f"{_at(path)}: no value is allowed here"
             return
-        if not isinstance(schema, Mapping):
+        if not isinstance(schema, dict):
             return  # `true`, `{}` or a malformed schema: anything goes
         ref = schema.get("$ref")
         if isinstance(ref, str):
@@ -99,26 +113,29 @@ class _Validator:
         if value is None and schema.get("nullable") is True:
             return
         types = _types(schema.get("type"))
-        if types is not None and not any(_is_type(value, t) for t in types):
-            yield f"{path}: expected {' or '.join(sorted(types))}, got {type_of(value)}"
+        if types is not None and not _is_any_type(value, types):
+            yield f"{_at(path)}: expected {' or '.join(sorted(types))}, got {type_of(value)}"
             return  # one clear message rather than a cascade about the wrong-typed value
-        yield from self.combinators(value, schema, path, depth)
+        if not _COMBINATORS.isdisjoint(schema):  # (each keyword group looked at only when present)
+            yield from self.combinators(value, schema, path, depth)
         if "const" in schema and not _equal(value, schema["const"]):
-            yield f"{path}: expected {_show(schema['const'])}, got {_show(value)}"
+            yield f"{_at(path)}: expected {_show(schema['const'])}, got {_show(value)}"
         enum = schema.get("enum")
         if isinstance(enum, list) and enum and not any(_equal(value, e) for e in enum):
             choices = ", ".join(_show(e) for e in enum[:8]) + (", …" if len(enum) > 8 else "")
-            yield f"{path}: {_show(value)} is not one of {choices}"
+            yield f"{_at(path)}: {_show(value)} is not one of {choices}"
         if isinstance(value, dict):
             yield from self.object(value, schema, path, depth)
         elif isinstance(value, list):
             yield from self.array(value, schema, path, depth)
         elif isinstance(value, str):
-            yield from _string(value, schema, path)
+            if not _STRING_KEYWORDS.isdisjoint(schema):
+                yield from _string(value, schema, path)
         elif isinstance(value, int | float) and not isinstance(value, bool):
-            yield from _number(value, schema, path)
+            if not _NUMBER_KEYWORDS.isdisjoint(schema):
+                yield from _number(value, schema, path)
 
-    def combinators(self, value: Any, schema: Mapping[str, Any], path: str, depth: int) -> Iterator[str]:
+    def combinators(self, value: Any, schema: Mapping[str, Any], path: Path, depth: int) -> Iterator[str]:
         for key in ("allOf",):
             branches = schema.get(key)
             if isinstance(branches, list):
@@ -128,56 +145,56 @@ class _Validator:
             branches = schema.get(key)
             if isinstance(branches, list) and branches and not any(
                     next(iter(self.check(value, b, path, depth + 1)), None) is None for b in branches):
-                yield f"{path}: {_show(value, 40)} matches none of the {key} alternatives"
+                yield f"{_at(path)}: {_show(value, 40)} matches none of the {key} alternatives"
 
-    def object(self, value: dict[str, Any], schema: Mapping[str, Any], path: str,
+    def object(self, value: dict[str, Any], schema: Mapping[str, Any], path: Path,
                depth: int) -> Iterator[str]:
         properties = schema.get("properties")
-        properties = properties if isinstance(properties, Mapping) else {}
+        properties = properties if isinstance(properties, dict) else {}
         required = schema.get("required")
         if isinstance(required, list):
             for name in required:
                 if isinstance(name, str) and name not in value:
-                    yield f"{child(path, name)}: required property is missing"
+                    yield f"{_at((path, name))}: required property is missing"
         patterns = schema.get("patternProperties")
-        patterns = patterns if isinstance(patterns, Mapping) else {}
+        patterns = patterns if isinstance(patterns, dict) else {}
         extra = schema.get("additionalProperties")
         for key, item in value.items():
             if key in properties:
-                yield from self.check(item, properties[key], child(path, key), depth + 1)
+                yield from self.check(item, properties[key], (path, key), depth + 1)
                 continue
             matched = False
             for pattern, sub in patterns.items():
                 compiled = _compile(pattern)
                 if compiled is not None and compiled.search(key):
                     matched = True
-                    yield from self.check(item, sub, child(path, key), depth + 1)
+                    yield from self.check(item, sub, (path, key), depth + 1)
             if matched:
                 continue
             if extra is False:
-                yield f"{child(path, key)}: property is not declared (additionalProperties is false)"
-            elif isinstance(extra, Mapping):
-                yield from self.check(item, extra, child(path, key), depth + 1)
+                yield f"{_at((path, key))}: property is not declared (additionalProperties is false)"
+            elif isinstance(extra, dict):
+                yield from self.check(item, extra, (path, key), depth + 1)
 
-    def array(self, value: list[Any], schema: Mapping[str, Any], path: str, depth: int) -> Iterator[str]:
+    def array(self, value: list[Any], schema: Mapping[str, Any], path: Path, depth: int) -> Iterator[str]:
         low, high = _count(schema.get("minItems")), _count(schema.get("maxItems"))
         if low is not None and len(value) < low:
-            yield f"{path}: {len(value)} items, fewer than minItems {low}"
+            yield f"{_at(path)}: {len(value)} items, fewer than minItems {low}"
         if high is not None and len(value) > high:
-            yield f"{path}: {len(value)} items, more than maxItems {high}"
+            yield f"{_at(path)}: {len(value)} items, more than maxItems {high}"
         items, prefix = schema.get("items"), schema.get("prefixItems")
         if isinstance(items, list):  # draft-4 tuple form
             prefix, items = items, schema.get("additionalItems")
         start = 0
         if isinstance(prefix, list):
             for i, (item, sub) in enumerate(zip(value, prefix, strict=False)):
-                yield from self.check(item, sub, child(path, i), depth + 1)
+                yield from self.check(item, sub, (path, i), depth + 1)
             start = len(prefix)
         if items is False and len(value) > start:
-            yield f"{path}: {len(value)} items, at most {start} allowed"
-        elif isinstance(items, Mapping):
+            yield f"{_at(path)}: {len(value)} items, at most {start} allowed"
+        elif isinstance(items, dict):
             for i in range(start, len(value)):
-                yield from self.check(value[i], items, child(path, i), depth + 1)
+                yield from self.check(value[i], items, (path, i), depth + 1)
 
     def resolve(self, ref: str) -> Any:
         """A local reference (`#`, `#/$defs/x`, `#/definitions/x`); anything else is not followed."""
@@ -186,24 +203,38 @@ class _Validator:
         node = self.root
         for token in ref[1:].lstrip("/").split("/") if ref != "#" else ():
             token = token.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping) and token in node:
+            if isinstance(node, dict) and token in node:
                 node = node[token]
             else:
                 return None
         return node
 
 
-def _types(value: Any) -> set[str] | None:
+def _types(value: Any) -> frozenset[str] | None:
     """`type` as a set of lower-case names (Gemini writes `STRING`); None when absent or unknown."""
-    names = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if isinstance(value, str):  # (most schema nodes: one name, its set made once)
+        return _ONE_TYPE.get(value.lower())
+    names = value if isinstance(value, list) else None
     if not names:
         return None
     out = {n.lower() for n in names if isinstance(n, str)}
     out.discard("type_unspecified")
-    return out if out and out <= _KNOWN else None
+    return frozenset(out) if out and out <= _KNOWN else None
 
 
 _KNOWN = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
+_ONE_TYPE = {name: frozenset({name}) for name in _KNOWN}
+#: The keywords `combinators`, `_string` and `_number` read: a node with none of them skips the step.
+_COMBINATORS = frozenset({"allOf", "anyOf", "oneOf"})
+_STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern"})
+_NUMBER_KEYWORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+
+
+def _is_any_type(value: Any, names: frozenset[str]) -> bool:
+    for name in names:
+        if _is_type(value, name):
+            return True
+    return False
 
 
 def _is_type(value: Any, name: str) -> bool:
@@ -223,36 +254,36 @@ def _is_type(value: Any, name: str) -> bool:
     return isinstance(value, dict)
 
 
-def _string(value: str, schema: Mapping[str, Any], path: str) -> Iterator[str]:
+def _string(value: str, schema: Mapping[str, Any], path: Path) -> Iterator[str]:
     low, high = _count(schema.get("minLength")), _count(schema.get("maxLength"))
     if low is not None and len(value) < low:
-        yield f"{path}: {len(value)} characters, fewer than minLength {low}"
+        yield f"{_at(path)}: {len(value)} characters, fewer than minLength {low}"
     if high is not None and len(value) > high:
-        yield f"{path}: {len(value)} characters, more than maxLength {high}"
+        yield f"{_at(path)}: {len(value)} characters, more than maxLength {high}"
     pattern = schema.get("pattern")
     compiled = _compile(pattern) if isinstance(pattern, str) else None
     if compiled is not None and not compiled.search(value):
-        yield f"{path}: {_show(value, 40)} does not match pattern {quote(pattern)}"
+        yield f"{_at(path)}: {_show(value, 40)} does not match pattern {quote(pattern)}"
 
 
-def _number(value: int | float, schema: Mapping[str, Any], path: str) -> Iterator[str]:
+def _number(value: int | float, schema: Mapping[str, Any], path: Path) -> Iterator[str]:
     low, high = _bound(schema.get("minimum")), _bound(schema.get("maximum"))
     ex_low, ex_high = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
     if low is not None:
         if ex_low is True and value <= low:  # draft-4 boolean form
-            yield f"{path}: {_show(value)} is not greater than {_show(low)}"
+            yield f"{_at(path)}: {_show(value)} is not greater than {_show(low)}"
         elif value < low:
-            yield f"{path}: {_show(value)} is less than minimum {_show(low)}"
+            yield f"{_at(path)}: {_show(value)} is less than minimum {_show(low)}"
     if high is not None:
         if ex_high is True and value >= high:
-            yield f"{path}: {_show(value)} is not less than {_show(high)}"
+            yield f"{_at(path)}: {_show(value)} is not less than {_show(high)}"
         elif value > high:
-            yield f"{path}: {_show(value)} is greater than maximum {_show(high)}"
+            yield f"{_at(path)}: {_show(value)} is greater than maximum {_show(high)}"
     ex_low, ex_high = _bound(ex_low), _bound(ex_high)
     if ex_low is not None and value <= ex_low:
-        yield f"{path}: {_show(value)} is not greater than exclusiveMinimum {_show(ex_low)}"
+        yield f"{_at(path)}: {_show(value)} is not greater than exclusiveMinimum {_show(ex_low)}"
     if ex_high is not None and value >= ex_high:
-        yield f"{path}: {_show(value)} is not less than exclusiveMaximum {_show(ex_high)}"
+        yield f"{_at(path)}: {_show(value)} is not less than exclusiveMaximum {_show(ex_high)}"
 
 
 def _bound(value: Any) -> int | float | None:

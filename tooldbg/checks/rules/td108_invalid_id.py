@@ -110,6 +110,8 @@ def _why(ctx: Context, node: Invocation | Result) -> str | None:
     why = invalid_id(node.wire_id)
     if why is not None:
         return f"has an id that is {why}: {short(node.wire_id)}"
+    if node.wire_id is not None:  # (an id that is fine: where the node came from is not asked)
+        return None
     missing = missing_id(ctx.reads, node) if node.source.chunk is None else None  # streamed: TD503's
     if missing is None:
         return None
