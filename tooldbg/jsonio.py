@@ -184,15 +184,39 @@ def _printed(value: Any, limit: int) -> bytes | None:
     above `limit` prints only when it is no deeper. None also when orjson cannot print it for
     another reason: then `ensure_depth` walks it (the walk, in Python, costs twice what orjson
     takes to print a body and visits the same values)."""
-    spare = _printed_levels() - limit
-    if spare < 0:
-        return None
-    for _ in range(spare):
-        value = [value]
+    levels = _printed_levels()
+    spare = levels - limit
+    if not 0 < spare <= levels:  # (no list to wrap it in, or past the ones made: `limit` < 0)
+        return _dumped(value) if spare == 0 else None
+    nest = _NESTS.pop() if _NESTS else _nest()
+    try:
+        nest[0].append(value)
+        return _dumped(nest[spare - 1])
+    finally:
+        nest[0].clear()
+        _NESTS.append(nest)
+
+
+def _dumped(value: Any) -> bytes | None:
     try:
         return orjson.dumps(value)  # (no OPT_NON_STR_KEYS: a third slower, and parsed JSON keys are strings)
     except (TypeError, orjson.JSONEncodeError):
         return None
+
+
+#: Lists nested as deep as orjson prints, made once (`_nest`) and reused by `_printed`: making the
+#: fifty-odd lists it wraps a value in cost as much, per call, as printing a few kilobytes. One
+#: is taken from here while in use, so each thread wraps in lists of its own.
+_NESTS: list[list[list[Any]]] = []
+
+
+def _nest() -> list[list[Any]]:
+    """Lists nested `_printed_levels()` deep, innermost first, the innermost empty: wrapping a value
+    in n lists is appending it to the first and printing the n-th."""
+    nest: list[list[Any]] = [[]]
+    while len(nest) < _printed_levels():
+        nest.append([nest[-1]])
+    return nest
 
 
 def checked_lists(value: Any, levels: int = 3) -> dict[int, bytes]:
