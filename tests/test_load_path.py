@@ -1,8 +1,9 @@
 """The fixed work of loading a file made cheaper gives what the general path gives: the depth guard
-that prints in ready-made lists."""
+that prints in ready-made lists, the HAR entry walked rather than printed."""
 
 from __future__ import annotations
 
+import json
 import threading
 
 import orjson
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from tooldbg import jsonio
 from tooldbg.jsonio import MAX_DEPTH, TooDeep
+from tooldbg.load import load_bytes
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10, 10) | st.text(max_size=5),
@@ -64,3 +66,34 @@ def test_threads_printing_at_once_each_get_their_own_value():
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def _entry(extra: object) -> dict:
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
+    return {"startedDateTime": "2026-01-05T11:00:00Z",
+            "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "headers": [],
+                        "postData": {"mimeType": "application/json", "text": json.dumps(body)}},
+            "response": {"status": 200, "headers": [], "content": {"mimeType": "application/json",
+                                                                  "text": '{"type": "message", "content": []}'}},
+            "_extra": extra}
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 5])
+@pytest.mark.parametrize("kind", [list, dict])
+def test_a_har_entry_walked_for_depth_is_refused_as_a_printed_one_was(depth, kind):
+    """A HAR entry is walked (its bodies are texts), not printed: an entry nested past the limit is
+    still its error, at the pointer the printing guard gives, and the other entries are read."""
+    extra: object = 1
+    for _ in range(depth):
+        extra = [extra] if kind is list else {"k": extra}
+    entry = _entry(extra)
+    try:
+        jsonio.ensure_depth(entry, "/log/entries/1")
+        expected = []
+    except TooDeep as refused:
+        expected = [(refused.pointer, refused.message)]
+    document = {"log": {"version": "1.2", "entries": [_entry(None), entry, _entry(None)]}}
+    loaded = load_bytes("x.har", json.dumps(document).encode())
+    assert [(e.location, e.message) for e in loaded.errors] == expected
+    assert len(loaded.reads) == 3 - len(expected)
+    assert (depth + 1 > MAX_DEPTH) == bool(expected)  # (the entry is a level of its own)

@@ -185,15 +185,16 @@ def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
         raise InputError(path, err.pointer, err.message) from None
 
 
-def _record_ok(capture: Capture, record: Any, where: str) -> bool:
+def _record_ok(capture: Capture, record: Any, where: str, *, texts: bool = False) -> bool:
     """One record of a container, checked for depth: too deep, it is reported and skipped. So is a
     record that came as its error (`entries.Split.entries`, `entries.Walked.entries`: too deep to
-    parse, or found in the text of a document too deep to parse whole and not JSON itself)."""
+    parse, or found in the text of a document too deep to parse whole and not JSON itself).
+    `texts`: its bodies are texts (`ensure_depth`)."""
     if isinstance(record, FormatError):
         capture.errors.append(InputError(capture.path, where + record.pointer, record.message))
         return False
     try:
-        ensure_depth(record, where)
+        ensure_depth(record, where, texts=texts)
     except TooDeep as err:
         capture.errors.append(InputError(capture.path, err.pointer, err.message))
         return False
@@ -516,7 +517,7 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
     path, made = capture.path, 0
     for i, entry in enumerate(entries):
         where = f"/log/entries/{i}"
-        if not _record_ok(capture, entry, where):
+        if not _record_ok(capture, entry, where, texts=True):  # (a body is its entry's text)
             continue
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {kind(entry)}"))
