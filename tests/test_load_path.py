@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooldbg import jsonio
+from tooldbg.errors import InputError
 from tooldbg.jsonio import MAX_DEPTH, TooDeep
 from tooldbg.load import load_bytes
+from tooldbg.records.fields import header_map
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10, 10) | st.text(max_size=5),
@@ -97,3 +99,23 @@ def test_a_har_entry_walked_for_depth_is_refused_as_a_printed_one_was(depth, kin
     assert [(e.location, e.message) for e in loaded.errors] == expected
     assert len(loaded.reads) == 3 - len(expected)
     assert (depth + 1 > MAX_DEPTH) == bool(expected)  # (the entry is a level of its own)
+
+
+@pytest.mark.parametrize(("headers", "where", "message"), [
+    ({"X-Id": {"a": 1}}, "/h/X-Id", "header 'X-Id' must be a string, not an object"),
+    ([{"name": "a", "value": "1"}, {"name": "b", "value": [1]}], "/h/1", "header 'b' must be a string, not a list"),
+    ([{"name": 5, "value": "1"}], "/h/0", "a header name must be a string, not a number"),
+    ([{"name": 5, "value": "1"}, "x"], "/h/1", "a header must be an object, not a string"),
+    ("x", "/h", "headers must be an object or a list, not a string"),
+])
+def test_a_header_of_the_wrong_shape_is_an_error_at_its_pointer(headers, where, message):
+    with pytest.raises(InputError) as info:
+        header_map("f", headers, "/h")
+    assert (info.value.location, info.value.message) == (where, message)
+
+
+def test_headers_are_lower_cased_and_scalars_written_as_json():
+    assert header_map("f", {"A": "1", "B": 2, "C": True, "D": None, "E": 1.5}, "/h") == \
+        {"a": "1", "b": "2", "c": "true", "d": "null", "e": "1.5"}
+    assert header_map("f", [{"name": "A", "value": "1"}, {"name": "a", "value": 2}, {}], "/h") == \
+        {"a": "2", "": ""}
