@@ -229,21 +229,23 @@ def checked_lists(value: Any, levels: int = 3) -> dict[int, bytes]:
     there were two). Raises TooDeep as `ensure_depth` does; a list orjson could not print is left
     out."""
     printed: dict[int, bytes] = {}
-    stack: list[tuple[Any, int, int]] = [(value, 1, levels)]  # (node, its level, object levels left)
-    while stack:
-        node, level, left = stack.pop()
-        if left > 0 and type(node) is dict:
-            stack.extend((child, level + 1, left - 1) for child in node.values()
-                         if isinstance(child, _CONTAINERS))
-            continue
+    nodes, level = [value], 1
+    while nodes:  # one level at a time: its objects opened (down to `levels`), the rest printed
         limit = MAX_DEPTH - level + 1  # (the levels above it count)
-        text = _printed(node, limit)
-        if text is None:
-            ensure_depth(value)  # the walk: TooDeep at its pointer, or nothing too deep after all
-            return {}
-        if type(node) is list:
-            spare = _printed_levels() - limit
-            printed[id(node)] = text[spare:len(text) - spare]
+        opened = []
+        for node in nodes:
+            if level <= levels and type(node) is dict:
+                opened.append(node)
+                continue
+            text = _printed(node, limit)
+            if text is None:
+                ensure_depth(value)  # the walk: TooDeep at its pointer, or nothing too deep after all
+                return {}
+            if type(node) is list:
+                spare = _printed_levels() - limit
+                printed[id(node)] = text[spare:len(text) - spare]
+        nodes = [child for node in opened for child in node.values() if isinstance(child, _CONTAINERS)]
+        level += 1
     return printed
 
 
