@@ -1,5 +1,6 @@
 """The fixed work of loading a file made cheaper gives what the general path gives: the depth guard
-that prints in ready-made lists, the HAR entry walked rather than printed."""
+that prints in ready-made lists, the HAR entry walked rather than printed, headers checked, the
+first lines of JSON Lines parsed once."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tooldbg import jsonio
+from tooldbg import jsonio, logs
 from tooldbg.errors import InputError
 from tooldbg.jsonio import MAX_DEPTH, TooDeep
 from tooldbg.load import load_bytes
+from tooldbg.records.containers import open_capture
 from tooldbg.records.fields import header_map
 
 json_values = st.recursive(
@@ -119,3 +121,36 @@ def test_headers_are_lower_cased_and_scalars_written_as_json():
         {"a": "1", "b": "2", "c": "true", "d": "null", "e": "1.5"}
     assert header_map("f", [{"name": "A", "value": "1"}, {"name": "a", "value": 2}, {}], "/h") == \
         {"a": "2", "": ""}
+
+
+_RECORD = json.dumps({"request": {"url": "https://api.anthropic.com/v1/messages", "body": {
+    "model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}}})
+_LINES = [_RECORD, " " + _RECORD, _RECORD + "\x0c", _RECORD[:40] + "\r" + _RECORD[40:], _RECORD + "\r",
+          '{"request": ', "", "  ", '{"type": "ping"}', "null", _RECORD.replace('"hi"', '"h\\u0069"')]
+
+
+def _read(data: bytes, parsed: dict | None) -> tuple[list, list]:
+    capture = open_capture("f.jsonl", data, parsed=parsed)
+    exchanges = [(e.index, e.request and (e.request.location, e.request.body), e.response and
+                  (e.response.location, e.response.body, e.response.events)) for e in capture.exchanges]
+    return exchanges, [(err.location, err.message) for err in capture.errors]
+
+
+@settings(max_examples=150, deadline=None)
+@given(picked=st.lists(st.sampled_from(_LINES), min_size=2, max_size=12), bom=st.booleans(),
+       ending=st.sampled_from(["\n", "\r\n"]), last=st.booleans())
+def test_lines_detection_parsed_are_read_as_the_container_parses_them(picked, bom, ending, last):
+    """The first lines `logs.peek` parsed are taken by the JSON Lines container, not parsed again:
+    the exchanges and errors are those it makes parsing every line itself, whatever the blank
+    space, line endings and broken lines around them."""
+    data = (("\ufeff" if bom else "") + ending.join(picked) + (ending if last else "")).encode()
+    parsed: dict = {}
+    logs.peek(data, parsed)
+    try:
+        expected = _read(data, None)
+    except InputError as err:
+        with pytest.raises(InputError) as info:
+            _read(data, parsed)
+        assert (info.value.location, info.value.message) == (err.location, err.message)
+        return
+    assert _read(data, parsed) == expected
