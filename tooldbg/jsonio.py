@@ -148,14 +148,16 @@ def _may_be_deep(data: bytes | memoryview | str) -> bool:
     return raw.count(b"{") + raw.count(b"[") > MAX_DEPTH
 
 
-def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
+def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH, *, texts: bool = False) -> None:
     """Raise TooDeep, at the pointer below `pointer` of the first value nested past `limit`
-    (`value` itself is level 1), when there is one. Iterative; linear in the number of containers."""
+    (`value` itself is level 1), when there is one. Iterative; linear in the number of containers.
+    The value is printed to tell (`_within`), unless it is known to hold its bulk in long `texts`
+    among few containers (a HAR entry, whose bodies are strings): then walking is cheaper."""
     if not isinstance(value, _CONTAINERS):
         if limit < 1:
             raise _too_deep(limit, pointer)
         return
-    if _within(value, limit):
+    if not texts and _within(value, limit):
         return
     level, depth = [value], 1
     containers = _CONTAINERS  # (a local: the test below runs for every value of every record)
@@ -184,15 +186,39 @@ def _printed(value: Any, limit: int) -> bytes | None:
     above `limit` prints only when it is no deeper. None also when orjson cannot print it for
     another reason: then `ensure_depth` walks it (the walk, in Python, costs twice what orjson
     takes to print a body and visits the same values)."""
-    spare = _printed_levels() - limit
-    if spare < 0:
-        return None
-    for _ in range(spare):
-        value = [value]
+    levels = _printed_levels()
+    spare = levels - limit
+    if not 0 < spare <= levels:  # (no list to wrap it in, or past the ones made: `limit` < 0)
+        return _dumped(value) if spare == 0 else None
+    nest = _NESTS.pop() if _NESTS else _nest()
+    try:
+        nest[0].append(value)
+        return _dumped(nest[spare - 1])
+    finally:
+        nest[0].clear()
+        _NESTS.append(nest)
+
+
+def _dumped(value: Any) -> bytes | None:
     try:
         return orjson.dumps(value)  # (no OPT_NON_STR_KEYS: a third slower, and parsed JSON keys are strings)
     except (TypeError, orjson.JSONEncodeError):
         return None
+
+
+#: Lists nested as deep as orjson prints, made once (`_nest`) and reused by `_printed`: making the
+#: fifty-odd lists it wraps a value in cost as much, per call, as printing a few kilobytes. One
+#: is taken from here while in use, so each thread wraps in lists of its own.
+_NESTS: list[list[list[Any]]] = []
+
+
+def _nest() -> list[list[Any]]:
+    """Lists nested `_printed_levels()` deep, innermost first, the innermost empty: wrapping a value
+    in n lists is appending it to the first and printing the n-th."""
+    nest: list[list[Any]] = [[]]
+    while len(nest) < _printed_levels():
+        nest.append([nest[-1]])
+    return nest
 
 
 def checked_lists(value: Any, levels: int = 3) -> dict[int, bytes]:
@@ -203,21 +229,23 @@ def checked_lists(value: Any, levels: int = 3) -> dict[int, bytes]:
     there were two). Raises TooDeep as `ensure_depth` does; a list orjson could not print is left
     out."""
     printed: dict[int, bytes] = {}
-    stack: list[tuple[Any, int, int]] = [(value, 1, levels)]  # (node, its level, object levels left)
-    while stack:
-        node, level, left = stack.pop()
-        if left > 0 and type(node) is dict:
-            stack.extend((child, level + 1, left - 1) for child in node.values()
-                         if isinstance(child, _CONTAINERS))
-            continue
+    nodes, level = [value], 1
+    while nodes:  # one level at a time: its objects opened (down to `levels`), the rest printed
         limit = MAX_DEPTH - level + 1  # (the levels above it count)
-        text = _printed(node, limit)
-        if text is None:
-            ensure_depth(value)  # the walk: TooDeep at its pointer, or nothing too deep after all
-            return {}
-        if type(node) is list:
-            spare = _printed_levels() - limit
-            printed[id(node)] = text[spare:len(text) - spare]
+        opened = []
+        for node in nodes:
+            if level <= levels and type(node) is dict:
+                opened.append(node)
+                continue
+            text = _printed(node, limit)
+            if text is None:
+                ensure_depth(value)  # the walk: TooDeep at its pointer, or nothing too deep after all
+                return {}
+            if type(node) is list:
+                spare = _printed_levels() - limit
+                printed[id(node)] = text[spare:len(text) - spare]
+        nodes = [child for node in opened for child in node.values() if isinstance(child, _CONTAINERS)]
+        level += 1
     return printed
 
 

@@ -200,13 +200,14 @@ def _load_bytes(name: str, data: bytes, input_format: str | None, progress: Prog
     """One file's bytes: uncompressed, read by the agent-log format they are (`tooldbg.logs`; named
     by `input_format`, else detected), else split into exchanges by their container."""
     log = logs.get(input_format) if input_format is not None else None
+    parsed: dict[tuple[int, int], Any] = {}  # the first lines detection parsed, for the container
     try:
         data = unpack(name, data)
         if log is None and input_format is None:
-            log = logs.detect(logs.peek(data))
+            log = logs.detect(logs.peek(data, parsed))
         if log is not None:
             return _read_log(log, name, data, None, progress)
-        capture = open_capture(name, data, whole=whole)
+        capture = open_capture(name, data, whole=whole, parsed=parsed)
         if capture.document is not None and input_format is None:
             log = logs.detect_document(capture.document, data[:HEAD])
             if log is not None:

@@ -32,10 +32,15 @@ def facts(name: str) -> Facts:
     return FORMATS[name].FACTS
 
 
+#: Each format's URL hints with its name, in detection order: one loop to find the first that matches.
+_URL_HINTS: tuple[tuple[str, str], ...] = tuple((hint, name) for name, module in FORMATS.items()
+                                                for hint in module.URL_HINTS)
+
+
 def detect_url(url: str) -> str | None:
     """The format an endpoint URL names, if any (`/v1/messages` → anthropic)."""
-    for name, module in FORMATS.items():
-        if any(hint in url for hint in module.URL_HINTS):
+    for hint, name in _URL_HINTS:
+        if hint in url:
             return name
     return None
 

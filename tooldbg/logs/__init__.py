@@ -36,17 +36,23 @@ def detect_document(document: Any, head: bytes) -> LogFormat | None:
 PEEKED = 8
 
 
-def peek(data: bytes) -> Peek:
+def peek(data: bytes, parsed: dict[tuple[int, int], Any] | None = None) -> Peek:
     """The file's first bytes, and its first lines parsed while each is a JSON value of its own (JSON
-    Lines); a one-line or pretty-printed document is looked at once parsed (`detect_document`)."""
+    Lines); a one-line or pretty-printed document is looked at once parsed (`detect_document`).
+    Each line parsed is put in `parsed` too, by its span (`records.lines.lines`) when it is all the
+    line holds but its ending: the container reading the file takes it there, not parsing it again."""
     head = data[:4096]
     at = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     records: list[Any] = []
+    view = memoryview(data)
     while len(records) < PEEKED:
         end = data.find(b"\n", at)
         if end < 0 or (not records and BLANK.fullmatch(data, end)):  # (not a copy of the file)
             break  # the last line (or the only one: a document, parsed once, by the container)
-        line = data[at:end].strip()
+        start, line_end = at, end - 1 if end > at and data[end - 1] == 13 else end
+        # (a line that neither begins nor ends with blank space is parsed in place, not copied)
+        bare = start < line_end and data[start] not in _BLANKS and data[line_end - 1] not in _BLANKS
+        line = view[start:line_end] if bare else data[at:end].strip()
         at = end + 1
         if not line:
             continue
@@ -54,4 +60,10 @@ def peek(data: bytes) -> Peek:
             records.append(loads(line, check_depth=False))
         except FormatError:
             break
+        if parsed is not None and bare:
+            parsed[start, line_end] = records[-1]
     return Peek(head, tuple(records), data=data)
+
+
+#: What `bytes.strip` strips.
+_BLANKS = b" \t\n\r\x0b\x0c"

@@ -43,6 +43,8 @@ from .text import check_utf8, utf8
 
 #: Bodies larger than this are still read; the number only bounds error-message excerpts.
 _EXCERPT = 60
+#: A line not parsed yet (`jsonl_value`).
+_UNPARSED: Any = object()
 
 
 @dataclass(slots=True)
@@ -130,11 +132,14 @@ def read_capture(path: str, data: bytes) -> Capture:
     return capture
 
 
-def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
+def open_capture(path: str, data: bytes, *, whole: bool = False,
+                 parsed: dict[tuple[int, int], Any] | None = None) -> Capture:
     """Split one file's bytes into exchanges, made as `exchanges` is iterated. Raises InputError
     when the file cannot be read as a whole, and at the end of `exchanges` when no record could.
     A HAR's entries are found in its bytes (`entries.split_har`) unless `whole`; when they turn out
-    not to parse one by one, iterating raises `Reread`: open the file again with `whole`."""
+    not to parse one by one, iterating raises `Reread`: open the file again with `whole`. `parsed`:
+    lines parsed already, by their span (`logs.peek`), taken from it rather than parsed again."""
+    parsed = {} if parsed is None else parsed
     if BLANK.fullmatch(data):  # (not `data.strip()`: that copies the file)
         raise InputError(path, "", "empty file")
     if eventstream.looks_like_eventstream(data):
@@ -152,10 +157,10 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
     first, second = next(found, None), next(found, None)
     jsonl = first is not None and second is not None and \
         data[first[1]:first[1] + 64].lstrip().startswith((b"{", b"["))
-    if jsonl and first is not None and parses(memoryview(data)[first[1]:first[2]]):
+    if jsonl and first is not None and (first[1:] in parsed or parses(memoryview(data)[first[1]:first[2]])):
         # A whole first line and more: JSON Lines (read as one document it could only fail, and
         # orjson's error for that holds several copies of the file).
-        return _jsonl(path, data, skip)
+        return _jsonl(path, data, skip, parsed)
     split = None if whole else split_har(data, skip)
     if split is not None:
         return _split_har(path, split)
@@ -170,7 +175,7 @@ def open_capture(path: str, data: bytes, *, whole: bool = False) -> Capture:
         return _json_document(path, walked.document if walked.path else items, walked)
     except FormatError as whole_err:
         if jsonl and record_shaped(data, skip):
-            return _jsonl(path, data, skip)
+            return _jsonl(path, data, skip, parsed)
         raise InputError(path, "", whole_err.message) from None
     return _json_document(path, value)
 
@@ -185,15 +190,16 @@ def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
         raise InputError(path, err.pointer, err.message) from None
 
 
-def _record_ok(capture: Capture, record: Any, where: str) -> bool:
+def _record_ok(capture: Capture, record: Any, where: str, *, texts: bool = False) -> bool:
     """One record of a container, checked for depth: too deep, it is reported and skipped. So is a
     record that came as its error (`entries.Split.entries`, `entries.Walked.entries`: too deep to
-    parse, or found in the text of a document too deep to parse whole and not JSON itself)."""
+    parse, or found in the text of a document too deep to parse whole and not JSON itself).
+    `texts`: its bodies are texts (`ensure_depth`)."""
     if isinstance(record, FormatError):
         capture.errors.append(InputError(capture.path, where + record.pointer, record.message))
         return False
     try:
-        ensure_depth(record, where)
+        ensure_depth(record, where, texts=texts)
     except TooDeep as err:
         capture.errors.append(InputError(capture.path, err.pointer, err.message))
         return False
@@ -288,23 +294,25 @@ def _single_stream(path: str, container: str, events: list[StreamEvent],
                                                                  text=text))])
 
 
-def _jsonl(path: str, data: bytes, skip: int) -> Capture:
+def _jsonl(path: str, data: bytes, skip: int, parsed: dict[tuple[int, int], Any]) -> Capture:
     """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream."""
     capture = Capture(path, "jsonl", records=sum(1 for _ in lines(data, skip)))
-    capture.exchanges = _jsonl_exchanges(capture, data, skip)
+    capture.exchanges = _jsonl_exchanges(capture, data, skip, parsed)
     return capture
 
 
-def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Exchange]:
+def _jsonl_exchanges(capture: Capture, data: bytes, skip: int,
+                     parsed: dict[tuple[int, int], Any]) -> Iterator[Exchange]:
     """Each line parsed when the exchange before it has been taken, from a view into the file's
-    bytes (no copy of the text); lines that are not exchanges are the events of one stream, the
-    last exchange. Raises at the end when no line was read."""
+    bytes (no copy of the text), unless it is in `parsed` already (by its span: taken from there);
+    lines that are not exchanges are the events of one stream, the last exchange. Raises at the end
+    when no line was read."""
     path, count = capture.path, 0
     events: list[StreamEvent] = []
     view = memoryview(data)
     for number, start, end in lines(data, skip):
         try:
-            value, lists = jsonl_value(path, view[start:end], number)
+            value, lists = jsonl_value(path, view[start:end], number, parsed.pop((start, end), _UNPARSED))
         except InputError as err:
             capture.errors.append(err)
             continue
@@ -320,11 +328,13 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int) -> Iterator[Excha
         raise InputError(path, "", capture.errors[0].message if capture.errors else "no records")
 
 
-def jsonl_value(path: str, line: bytes | memoryview, number: int) -> tuple[Any, dict[int, bytes]]:
-    """One JSON Lines record parsed and checked for depth, with the lists the check printed
-    (`checked_lists`); raises InputError at `line N`."""
+def jsonl_value(path: str, line: bytes | memoryview, number: int,
+                value: Any = _UNPARSED) -> tuple[Any, dict[int, bytes]]:
+    """One JSON Lines record parsed (unless its `value` is given: parsed already) and checked for
+    depth, with the lists the check printed (`checked_lists`); raises InputError at `line N`."""
     try:
-        value = loads(line, check_depth=False)
+        if value is _UNPARSED:
+            value = loads(line, check_depth=False)
         return value, checked_lists(value)  # (printing it: cheaper than counting a line's bytes)
     except FormatError as err:
         raise InputError(path, f"line {number}{err.pointer}", err.message) from None
@@ -516,7 +526,7 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
     path, made = capture.path, 0
     for i, entry in enumerate(entries):
         where = f"/log/entries/{i}"
-        if not _record_ok(capture, entry, where):
+        if not _record_ok(capture, entry, where, texts=True):  # (a body is its entry's text)
             continue
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {kind(entry)}"))

@@ -4,6 +4,7 @@ field and the type it had."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..errors import InputError
@@ -42,26 +43,32 @@ def status_code(path: str, value: Any, location: str) -> int | None:
 def header_map(path: str, value: Any, location: str) -> dict[str, str]:
     """Headers as a dict with lower-case names, from a dict or HAR's `[{name, value}]`. A header
     value that is a number or a boolean is written as JSON writes it; any other shape is an error
-    for the record."""
+    for the record (at the header's pointer, made only then)."""
     if value is None:
         return {}
     if isinstance(value, dict):
-        pairs = [(k, v, f"{location}/{k}") for k, v in value.items()]
+        pairs: Iterable[tuple[Any, Any]] = value.items()
     elif isinstance(value, list):
-        pairs = []
         for i, h in enumerate(value):
             if not isinstance(h, dict):
                 raise InputError(path, f"{location}/{i}", f"a header must be an object, not {kind(h)}")
-            pairs.append((h.get("name", ""), h.get("value", ""), f"{location}/{i}"))
+        pairs = [(h.get("name", ""), h.get("value", "")) for h in value]
     else:
         raise InputError(path, location, f"headers must be an object or a list, not {kind(value)}")
     out = {}
-    for name, val, where in pairs:
+    for i, (name, val) in enumerate(pairs):
         if not isinstance(name, str):
-            raise InputError(path, where, f"a header name must be a string, not {kind(name)}")
-        if isinstance(val, bool | int | float) or val is None:
+            raise InputError(path, _header_at(location, value, i, name),
+                             f"a header name must be a string, not {kind(name)}")
+        if not isinstance(val, str):
+            if not isinstance(val, bool | int | float) and val is not None:
+                raise InputError(path, _header_at(location, value, i, name),
+                                 f"header {quote(name)} must be a string, not {kind(val)}")
             val = dumps_str(val)
-        elif not isinstance(val, str):
-            raise InputError(path, where, f"header {quote(name)} must be a string, not {kind(val)}")
         out[name.lower()] = val
     return out
+
+
+def _header_at(location: str, headers: dict[Any, Any] | list[Any], index: int, name: Any) -> str:
+    """The pointer of a header: by its name in an object, its index in a list."""
+    return f"{location}/{name}" if isinstance(headers, dict) else f"{location}/{index}"
