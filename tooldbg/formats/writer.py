@@ -103,6 +103,8 @@ class Writer:
 
     def report_parameters(self, facts: Facts) -> None:
         """Each request parameter another format kept in the conversation's meta, as not carried."""
+        if not self.conv.meta:  # (none kept)
+            return
         settings, meta = lifted(self.conv, facts.name, _settings_paths)
         report_parameters(facts.name, facts.title, settings, meta, self.losses, _settings_paths)
 
@@ -201,7 +203,9 @@ class Fitting:
         #: Call key (its canonical id, or `@turn.part` when it has none) → the call's own tool name,
         #: for a writer that checks a result's name against its call's.
         self.called: dict[str | None, str] = {}
-        wire_ids, slot_of, called = self._wire, self._slot, self.called
+        #: Every call, with its turn and part, in order: a writer's plan need not walk every part again.
+        self.calls: list[tuple[int, int, Invocation]] = []
+        wire_ids, slot_of, called, calls = self._wire, self._slot, self.called, self.calls
         for t, turn in enumerate(conv.turns):
             for p, part in enumerate(turn.parts):
                 if type(part) is Invocation:
@@ -209,6 +213,7 @@ class Fitting:
                         names.append(part.name)
                     key = part.id or f"@{t}.{p}"
                     called[key] = part.name
+                    calls.append((t, p, part))
                     wire_id = part.wire_id
                     wire_ids[key] = wire_id
                     if wire_id is not None:
@@ -234,10 +239,12 @@ class Fitting:
         self._names_used: set[str] = set()
         self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
         self._ids = ids = fit_call_ids(target, {**slots, **made})
-        # Each call's written id, worked out once per call rather than at each of its occurrences (its
-        # call and every result naming it); a call without a slot has no id (`_wire` holds None).
+        # Each call's fitted id (None: it cannot be made to fit) and written id, worked out once per
+        # call rather than at each of its occurrences (its call and every result naming it); a call
+        # without a slot has no id (`_wire` holds None).
+        self._fitted: dict[str, str | None] = {key: ids[slot] for key, slot in slot_of.items()}
         self._written: dict[str | None, str | None] = {
-            key: ids[slot] if ids[slot] is not None else wire_ids[key] for key, slot in slot_of.items()}
+            key: fitted if fitted is not None else wire_ids[key] for key, fitted in self._fitted.items()}
 
     @property
     def _name_rules(self) -> str:
@@ -303,6 +310,16 @@ class Fitting:
                    else "is already used")
             self.losses.append(Loss(f"call id {old!r} {why}; wrote {written!r}", turn, part))
         return written
+
+    def written_call_id(self, call: Invocation, turn: int, part: int) -> str | None:
+        """`call_id` (its rewrite reported), but the id every call with its key is written with
+        (`written_id`): in one look-up for the usual call, whose own id fits."""
+        key = call.id or f"@{turn}.{part}"
+        fitted = self._fitted.get(key)
+        if fitted is not None and fitted == call.wire_id:
+            return fitted  # (what `call_id` returns, reporting nothing; `written_id` too)
+        self.call_id(call, turn, part)
+        return self._written.get(key)
 
     def result_id(self, result: Result, turn: int | None, part: int) -> str | None:
         """The id to write for `result`: its call's written id (None when its call has none), or,

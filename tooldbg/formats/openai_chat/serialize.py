@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
 from ...jsonio import dumps, dumps_str
@@ -71,9 +72,9 @@ class _Writer(Writer):
     def plan_calls(self) -> None:
         """Find the calls written as a legacy `function_call` first, so a result answering one is
         told wherever it is."""
-        self.legacy = {call.id or f"@{t}.{p}" for t, turn in enumerate(self.conv.turns)
-                       for p, call in enumerate(turn.parts)
-                       if call.meta and type(call) is Invocation and _legacy(call, turn)}
+        turns = self.conv.turns
+        self.legacy = {call.id or f"@{t}.{p}" for t, p, call in self.fit.calls
+                       if call.meta and _legacy(call, turns[t])}
 
     # ---- the pairing rules, enforced as messages are written
 
@@ -85,7 +86,7 @@ class _Writer(Writer):
             self.unanswered(at_end=False)
         self.owner, self.owner_turn, self.calls = message, turn, calls
         if calls:
-            self.keys = {k for k, _ in calls}
+            self.keys = set(map(_pairing_key, calls))
             self.answered = set()
         if self.mark is not None:
             self.mark(message, turn, None)
@@ -144,42 +145,44 @@ class _Writer(Writer):
         self.send({**extras, "role": role, "content": _text_content(items)}, None)
 
     def turn(self, t: int, turn: Turn) -> None:
-        """One canonical turn → its messages; each Result becomes its own tool message."""
+        """One canonical turn → its messages: each Result its own tool message, each run of other
+        parts one message."""
         if turn.meta:
             report_foreign(NAME, turn.meta, self.losses, t)
         parts = turn.parts
         if Result not in map(type, parts):  # (most turns: one message)
             if parts or turn.role != "tool":
-                self.message(t, turn, list(enumerate(parts)))
+                self.message(t, turn, 0, len(parts))
             else:
                 self.lose("an empty tool turn has no message", t)
             return
-        run: list[tuple[int, Part]] = []
+        start = 0  # where the run of parts that are not results began
         for p, part in enumerate(parts):
             if type(part) is Result:
-                if run:
-                    self.message(t, turn, run)
-                    run = []
+                if start < p:
+                    self.message(t, turn, start, p)
                 self.tool_message(t, p, part)
-            else:
-                run.append((p, part))
-        if run:
-            self.message(t, turn, run)
+                start = p + 1
+        if start < len(parts):
+            self.message(t, turn, start, len(parts))
 
-    def message(self, t: int, turn: Turn, parts: list[tuple[int, Part]]) -> None:
+    def message(self, t: int, turn: Turn, start: int, stop: int) -> None:
+        """Parts `start` to `stop` of turn `t`, none of them a result, as one message."""
         extras = own_meta(NAME, turn.meta) if turn.meta else {}
+        parts = enumerate(turn.parts[start:stop], start)
         if turn.role == "assistant":
             return self.assistant(t, parts, extras)
-        for p, part in parts:
+        run = list(parts)
+        for p, part in run:
             if part.meta:
                 report_foreign(NAME, part.meta, self.losses, t, p)
         if turn.role == "system":
-            items = [self.carries(self.text_item(part, t, p, "a system message"), t, p) for p, part in parts]
+            items = [self.carries(self.text_item(part, t, p, "a system message"), t, p) for p, part in run]
             role = extras.pop("role", "system")
             return self.send(self.with_content({**extras, "role": role}, items), t)
         if turn.role == "tool":
-            self.lose("tool turn content that is not a result written as a user message", t, parts[0][0])
-        items = [self.carries(self.user_item(part, t, p), t, p) for p, part in parts]
+            self.lose("tool turn content that is not a result written as a user message", t, start)
+        items = [self.carries(self.user_item(part, t, p), t, p) for p, part in run]
         return self.send(self.with_content({**extras, "role": "user"}, items), t)
 
     def with_content(self, message: dict[str, Any], items: list[dict[str, Any] | None]) -> dict[str, Any]:
@@ -242,7 +245,7 @@ class _Writer(Writer):
         self.lose(f"{_describe(part)} cannot be sent in a user message; dropped", t, p)
         return None
 
-    def assistant(self, t: int, parts: list[tuple[int, Part]], extras: dict[str, Any]) -> None:
+    def assistant(self, t: int, parts: Iterable[tuple[int, Part]], extras: dict[str, Any]) -> None:
         """Reasoning, content and calls go to separate fields: their relative order is fixed."""
         message = {**extras, "role": "assistant"}
         calls: list[tuple[str, int]] = []  # the pairing keys of its calls (`send`)
@@ -259,11 +262,15 @@ class _Writer(Writer):
                 block = {"type": "text", "text": part.text}
                 content.append(block if mark is None else mark(block, t, p))
                 here = 1
-            elif isinstance(part, Invocation) or (is_own_opaque(part, NAME)
-                                                  and own_meta(NAME, part.meta).get("field") == "tool_calls"):
+            elif type(part) is Invocation:
                 entry = self.call(message, calls, part, t, p)
                 if entry is not None:
                     entries.append(entry if mark is None else mark(entry, t, p))
+                here = 3
+            elif is_own_opaque(part, NAME) and own_meta(NAME, part.meta).get("field") == "tool_calls":
+                call_id = part.value.get("id")
+                calls.append((call_id if isinstance(call_id, str) else f"@{t}.{p}", p))
+                entries.append(part.value if mark is None else mark(part.value, t, p))
                 here = 3
             elif (isinstance(part, Reasoning) and part.origin == NAME) or is_detail(part):
                 reasoning.append((p, part))
@@ -325,15 +332,10 @@ class _Writer(Writer):
             if kept:
                 self.lose(f"reasoning {', '.join(kept)} not carried by {field_name}", t, p)
 
-    def call(self, message: dict[str, Any], calls: list[tuple[str, int]], part: Part, t: int,
+    def call(self, message: dict[str, Any], calls: list[tuple[str, int]], part: Invocation, t: int,
              p: int) -> dict[str, Any] | None:
         """One `tool_calls` entry (None for a legacy `function_call`, set on `message`), its pairing
         key added to `calls`."""
-        if isinstance(part, Opaque):
-            call_id = part.value.get("id")
-            calls.append((call_id if isinstance(call_id, str) else f"@{t}.{p}", p))
-            return part.value
-        assert isinstance(part, Invocation)
         key = part.id or f"@{t}.{p}"
         if part.meta:
             own = own_meta(NAME, part.meta)
@@ -355,8 +357,7 @@ class _Writer(Writer):
             return None
         if legacy:
             self.lose("a legacy function_call written as a tool call", t, p)
-        self.fit.call_id(part, t, p)  # said here if rewritten or made up
-        call_id = self.fit.written_id(key) or ""
+        call_id = self.fit.written_call_id(part, t, p) or ""  # said here if rewritten or made up
         calls.append((call_id, p))
         if custom:
             return {**own, "id": call_id, "type": "custom", "custom": {"name": name, "input": arguments}}
@@ -534,12 +535,15 @@ def _legacy(call: Invocation, turn: Turn) -> bool:
         and sum(type(x) is Invocation for x in turn.parts) == 1
 
 
+_pairing_key = itemgetter(0)  # of a (pairing key, part) pair
+_PLAIN = frozenset({"type", "text"})  # the keys of a plain text item
+
+
 def _text_content(items: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
     """One plain text → a string; none → ""; otherwise the content array."""
     if not items:
         return ""
-    if len(items) == 1 and set(items[0]) == {"type", "text"} and items[0]["type"] == "text" \
-            and items[0]["text"]:
+    if len(items) == 1 and items[0].keys() == _PLAIN and items[0]["type"] == "text" and items[0]["text"]:
         return items[0]["text"]
     return items
 
