@@ -36,6 +36,7 @@ class _Writer(Writer):
         # Call ids and tool names as the target accepts them (ids are otherwise opaque here).
         self.fit = Fitting(conversation, target, self.losses, id_prefix="call_")
         self.legacy: set[str] = set()  # call keys written as a legacy `function_call`
+        self.renamed: set[str] = set()  # see `plan_calls`
         self.called = self.fit.called  # call key → the call's own (canonical) name
         self.messages: list[dict[str, Any]] = []  # the messages kept so far
         # The pairing: the assistant message the tool messages that follow must answer, the
@@ -75,6 +76,8 @@ class _Writer(Writer):
         turns = self.conv.turns
         self.legacy = {call.id or f"@{t}.{p}" for t, p, call in self.fit.calls
                        if call.meta and _legacy(call, turns[t])}
+        # The tools whose calls' name a result does not read back as it is (asked once per tool)
+        self.renamed = {name for name in set(self.called.values()) if self.fit.written_name(name) != name}
 
     # ---- the pairing rules, enforced as messages are written
 
@@ -377,9 +380,9 @@ class _Writer(Writer):
             own, legacy_meta, named = {}, False, False
         key = result.invocation_id
         parts = result.content
-        if len(parts) == 1 and type(parts[0]) is Text and not parts[0].meta and parts[0].text \
-                and not result.is_error:
-            content: str | list[dict[str, Any]] = parts[0].text  # (the usual result: one plain text)
+        first = parts[0] if len(parts) == 1 else None
+        if type(first) is Text and first.text and not first.meta and not result.is_error:
+            content: str | list[dict[str, Any]] = first.text  # (the usual result: one plain text)
         else:
             content = self.result_content(result, t, p)
         if key in self.legacy:
@@ -397,7 +400,7 @@ class _Writer(Writer):
             said = result.name
             if named and said is not None:
                 message["name"] = self.fit.name(said, t, p)  # the wire had one: it carries the name
-            elif said is not None and (self.called.get(key) != said or self.fit.written_name(said) != said):
+            elif said is not None and (self.called.get(key) != said or said in self.renamed):
                 self.result_name(result, key, t, p)  # (not the usual: its call's name, written as it is)
             message["content"] = content
         if self.calls and answers in self.keys:  # (the pairing: see `send`)
