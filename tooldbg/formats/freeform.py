@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from copy import deepcopy
 from dataclasses import replace
+from operator import attrgetter
 from typing import Any
 
 from ..model import Conversation, Invocation, Result, Tool, Turn
@@ -55,14 +56,18 @@ def as_functions(conv: Conversation, lose: Callable[[str, int | None, int | None
     tools = tuple(_declared(tool, lose) if tool.kind == "custom" else tool for tool in conv.tools)
     turns: list[Turn] | None = None
     for t, turn in enumerate(conv.turns):
+        if not any(map(_meta, turn.parts)):  # (most turns: no reader marked a part; looked at in C)
+            continue
         parts = None
         for p, part in enumerate(turn.parts):
+            if not part.meta:
+                continue
             if type(part) is Invocation and is_freeform(part) and isinstance(part.arguments, str):
                 parts = parts if parts is not None else list(turn.parts)
                 parts[p] = replace(part, arguments={INPUT: part.arguments}, meta=_unmarked(part.meta))
                 lose(f"the freeform input of custom tool {part.name!r} is written as the argument "
                      f"`{INPUT}` of a function (the format has no freeform tools)", t, p)
-            elif type(part) is Result and part.meta and _marked(part.meta.get("openai-responses")):
+            elif type(part) is Result and _marked(part.meta.get("openai-responses")):
                 parts = parts if parts is not None else list(turn.parts)  # (its call's loss says it)
                 parts[p] = replace(part, meta=_unmarked(part.meta))
         if parts is not None:
@@ -71,6 +76,9 @@ def as_functions(conv: Conversation, lose: Callable[[str, int | None, int | None
     if turns is None and tools == conv.tools:
         return conv
     return replace(conv, tools=tools, turns=tuple(turns) if turns is not None else conv.turns)
+
+
+_meta = attrgetter("meta")
 
 
 def _unmarked(meta: Mapping[str, Any]) -> dict[str, Any]:

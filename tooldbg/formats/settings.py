@@ -118,6 +118,8 @@ def lifted(conv: Conversation, own: str,
     written before `settings` existed kept them there: `{"anthropic": {"max_tokens": 1024}}`), the
     writer's `own` format first; and the meta without them. A value that disagrees with the one
     taken stays in the meta, to be reported. `paths_of(origin)`: the origin's `Facts.settings`."""
+    if not conv.meta:  # (most conversations: nothing to complete them from)
+        return conv.settings, {}
     values = dict(conv.settings.items())
     rest: dict[str, Any] = {}
     for origin in sorted(conv.meta, key=lambda name: name != own):

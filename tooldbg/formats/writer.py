@@ -5,6 +5,7 @@ names made to fit that target."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar
 
 from ..fit import describe, passes
@@ -55,6 +56,12 @@ class Writer:
             self.marks = Unrecorded(lambda: again().origins)
         return self
 
+    @property
+    def marker(self) -> Callable[[Any, int | None, int | None], Any] | None:
+        """`Origins.mark` when origins are recorded, else None: read once, it lets a writer's loop over
+        the nodes do nothing per node for origins nobody asked for (`marker is None`)."""
+        return self.marks.mark if isinstance(self.marks, Origins) else None
+
     def lose(self, message: str, turn: int | None = None, part: int | None = None) -> None:
         loss_for(self.losses, message, turn, part)
 
@@ -96,6 +103,8 @@ class Writer:
 
     def report_parameters(self, facts: Facts) -> None:
         """Each request parameter another format kept in the conversation's meta, as not carried."""
+        if not self.conv.meta:  # (none kept)
+            return
         settings, meta = lifted(self.conv, facts.name, _settings_paths)
         report_parameters(facts.name, facts.title, settings, meta, self.losses, _settings_paths)
 
@@ -105,8 +114,10 @@ class Writer:
         return self.marks.later(body)
 
 
+@cache
 def _limits(target: str) -> Table:
-    """Target `target`'s limit table (empty for a target without limits)."""
+    """Target `target`'s limit table (empty for a target without limits), looked up once: an import
+    in a function costs as much as a dozen calls each time it runs."""
     from ..targets import Table, table  # the tables load when something is written, not with the registry
 
     return table(target) or Table()
@@ -189,13 +200,20 @@ class Fitting:
         made: dict[tuple[str, str], str] = {}
         self._slot: dict[str, tuple[str, str]] = {}  # call key → its slot
         self._wire: dict[str, str | None] = {}  # call key → the call's own wire id
-        wire_ids, slot_of = self._wire, self._slot
+        #: Call key (its canonical id, or `@turn.part` when it has none) → the call's own tool name,
+        #: for a writer that checks a result's name against its call's.
+        self.called: dict[str | None, str] = {}
+        #: Every call, with its turn and part, in order: a writer's plan need not walk every part again.
+        self.calls: list[tuple[int, int, Invocation]] = []
+        wire_ids, slot_of, called, calls = self._wire, self._slot, self.called, self.calls
         for t, turn in enumerate(conv.turns):
             for p, part in enumerate(turn.parts):
                 if type(part) is Invocation:
                     if part.name is not None:
                         names.append(part.name)
                     key = part.id or f"@{t}.{p}"
+                    called[key] = part.name
+                    calls.append((t, p, part))
                     wire_id = part.wire_id
                     wire_ids[key] = wire_id
                     if wire_id is not None:
@@ -220,7 +238,13 @@ class Fitting:
             names.append(conv.tool_choice.name)
         self._names_used: set[str] = set()
         self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
-        self._ids = fit_call_ids(target, {**slots, **made})
+        self._ids = ids = fit_call_ids(target, {**slots, **made})
+        # Each call's fitted id (None: it cannot be made to fit) and written id, worked out once per
+        # call rather than at each of its occurrences (its call and every result naming it); a call
+        # without a slot has no id (`_wire` holds None).
+        self._fitted: dict[str, str | None] = {key: ids[slot] for key, slot in slot_of.items()}
+        self._written: dict[str | None, str | None] = {
+            key: fitted if fitted is not None else wire_ids[key] for key, fitted in self._fitted.items()}
 
     @property
     def _name_rules(self) -> str:
@@ -265,11 +289,7 @@ class Fitting:
     def written_id(self, invocation_id: str | None) -> str | None:
         """The id written for the call with canonical id `invocation_id` (None: it has none, or
         there is no such call), without reporting anything."""
-        if invocation_id is None or invocation_id not in self._wire:
-            return None
-        slot = self._slot.get(invocation_id)
-        written = self._ids.get(slot) if slot is not None else None
-        return written if written is not None else self._wire[invocation_id]
+        return self._written.get(invocation_id)
 
     def call_id(self, call: Invocation, turn: int | None, part: int) -> str | None:
         """The id to write for `call` (None when it has none and none is made: Gemini)."""
@@ -291,11 +311,21 @@ class Fitting:
             self.losses.append(Loss(f"call id {old!r} {why}; wrote {written!r}", turn, part))
         return written
 
+    def written_call_id(self, call: Invocation, turn: int, part: int) -> str | None:
+        """`call_id` (its rewrite reported), but the id every call with its key is written with
+        (`written_id`): in one look-up for the usual call, whose own id fits."""
+        key = call.id or f"@{turn}.{part}"
+        fitted = self._fitted.get(key)
+        if fitted is not None and fitted == call.wire_id:
+            return fitted  # (what `call_id` returns, reporting nothing; `written_id` too)
+        self.call_id(call, turn, part)
+        return self._written.get(key)
+
     def result_id(self, result: Result, turn: int | None, part: int) -> str | None:
         """The id to write for `result`: its call's written id (None when its call has none), or,
         for a result that answers no call, its own id made to fit."""
         if result.invocation_id is not None and result.invocation_id in self._wire:
-            written = self.written_id(result.invocation_id)
+            written = self._written.get(result.invocation_id)
             if written is not None and written != result.wire_id:
                 self.losses.append(Loss(f"result had no id; wrote {written!r}, its call's id"
                                         if result.wire_id is None else

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
-from ...jsonio import dumps_str
+from ...jsonio import dumps, dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
 from ..base import Written
 from ..freeform import chat_tool, is_freeform
@@ -24,20 +25,9 @@ def write(conversation: Conversation, *, target: str | None = None, origins: boo
         origins, partial(write, conversation, target=target)).run()
 
 
-@dataclass(slots=True)
-class _Out:
-    """A written message and where it came from; `calls` are the pairing keys of its tool calls,
-    `answers` the key a tool/function message answers."""
-
-    message: dict[str, Any]
-    turn: int | None
-    calls: list[tuple[str, int]] = field(default_factory=list)
-    answers: str | None = None
-    part: int | None = None
-
-
 class _Writer(Writer):
-    """Turns → messages (with where each came from), then the pairing rules, tools and params."""
+    """Turns → messages (with where each came from), paired as they are written (`send`,
+    `tool_message`), then tools and params."""
 
     FREEFORM = True  # (`{"type": "custom", "custom": {"name", "input"}}`)
 
@@ -45,19 +35,29 @@ class _Writer(Writer):
         super().__init__(conversation)
         # Call ids and tool names as the target accepts them (ids are otherwise opaque here).
         self.fit = Fitting(conversation, target, self.losses, id_prefix="call_")
-        self.ids: dict[str, str] = {}  # call key → written id
         self.legacy: set[str] = set()  # call keys written as a legacy `function_call`
-        self.call_names: dict[str, str] = {}  # call key → written tool name
-        self.called: dict[str, str] = {}  # call key → the call's own (canonical) name
+        self.renamed: set[str] = set()  # see `plan_calls`
+        self.called = self.fit.called  # call key → the call's own (canonical) name
+        self.messages: list[dict[str, Any]] = []  # the messages kept so far
+        # The pairing: the assistant message the tool messages that follow must answer, the
+        # pairing keys of its calls (with their parts), and those answered so far.
+        self.owner: dict[str, Any] | None = None
+        self.owner_turn: int | None = None
+        self.calls: Sequence[tuple[str, int]] = ()
+        self.keys: set[str] = set()
+        self.answered: set[str] = set()
 
     def run(self) -> Written:
+        self.mark = self.marker
         self.plan_calls()
         body: dict[str, Any] = {}
         self.write_model(body, FACTS)
-        outs = self.system_messages()
+        self.system_messages()
         for t, turn in enumerate(self.conv.turns):
-            outs.extend(self.turn(t, turn))
-        body["messages"] = self.pair(outs)
+            self.turn(t, turn)
+        if self.calls:
+            self.unanswered(at_end=self.messages[-1] is self.owner)
+        body["messages"] = self.messages
         self.tools(body)
         params = own_meta(NAME, self.conv.meta)
         params.pop("tool_choice", None)
@@ -71,38 +71,71 @@ class _Writer(Writer):
     # ---- ids and names
 
     def plan_calls(self) -> None:
-        """Decide every call's written id first, so results can name it wherever they are."""
-        written_name, written_id = self.fit.written_name, self.fit.written_id
-        for t, turn in enumerate(self.conv.turns):
-            for p, call in enumerate(turn.parts):
-                if type(call) is not Invocation:
-                    continue
-                key = call.id or _key(call, t, p)
-                self.call_names[key] = written_name(call.name)
-                self.called[key] = call.name
-                if call.meta and own_meta(NAME, call.meta).get("function_call") and call.wire_id is None \
-                        and sum(type(x) is Invocation for x in turn.parts) == 1:
-                    self.legacy.add(key)
-                else:
-                    self.ids[key] = written_id(key) or ""
+        """Find the calls written as a legacy `function_call` first, so a result answering one is
+        told wherever it is."""
+        turns = self.conv.turns
+        self.legacy = {call.id or f"@{t}.{p}" for t, p, call in self.fit.calls
+                       if call.meta and _legacy(call, turns[t])}
+        # The tools whose calls' name a result does not read back as it is (asked once per tool)
+        self.renamed = {name for name in set(self.called.values()) if self.fit.written_name(name) != name}
+
+    # ---- the pairing rules, enforced as messages are written
+
+    def send(self, message: dict[str, Any], turn: int | None, calls: Sequence[tuple[str, int]] = ()) -> None:
+        """Keep a system, user or assistant message (`calls`: the pairing keys of its calls, with
+        their parts; never changed). Chat Completions rejects a call no tool message right after it
+        answers: those of the assistant message before are dropped first (a history may end on calls)."""
+        if self.calls and len(self.answered) < len(self.calls):
+            self.unanswered(at_end=False)
+        self.owner, self.owner_turn, self.calls = message, turn, calls
+        if calls:
+            self.keys = set(map(_pairing_key, calls))
+            self.answered = set()
+        if self.mark is not None:
+            self.mark(message, turn, None)
+        self.messages.append(message)
+
+    def unanswered(self, *, at_end: bool) -> None:
+        """The owner's calls no tool message answered: a history that ends on them says so; others
+        are dropped."""
+        missing = [(k, p) for k, p in self.calls if k not in self.answered]
+        if at_end:
+            for _, p in missing:
+                self.lose(history_ends_on_call("Chat Completions", "a tool message"), self.owner_turn, p)
+            return
+        for _, p in missing:
+            self.lose("this call has no result right after it (Chat Completions rejects that); "
+                      "dropped", self.owner_turn, p)
+        if not missing:
+            return
+        message = self.owner
+        assert message is not None
+        if any(k.startswith("legacy:") for k, _ in missing):
+            del message["function_call"]
+        gone = {k for k, _ in missing}
+        entries = [k for k, _ in self.calls if not k.startswith("legacy:")]
+        calls = [c for c, k in zip(message.get("tool_calls", []), entries, strict=True) if k not in gone]
+        message.pop("tool_calls", None)
+        if calls:
+            message["tool_calls"] = calls
+        elif message.get("content") is None and "function_call" not in message:
+            message["content"] = ""
 
     # ---- messages
 
-    def system_messages(self) -> list[_Out]:
+    def system_messages(self) -> None:
         """Leading system parts, one message per run of parts that came from one message."""
-        outs: list[_Out] = []
         group: list[tuple[int, Part]] = []
         for p, part in enumerate(self.conv.system):
             message = own_meta(NAME, part.meta).get("message")
             if group and own_meta(NAME, group[-1][1].meta).get("message") != message:
-                outs.append(self.system_message(group))
+                self.system_message(group)
                 group = []
             group.append((p, part))
         if group:
-            outs.append(self.system_message(group))
-        return outs
+            self.system_message(group)
 
-    def system_message(self, group: list[tuple[int, Part]]) -> _Out:
+    def system_message(self, group: list[tuple[int, Part]]) -> None:
         message = own_meta(NAME, group[0][1].meta).get("message")
         extras = dict(message) if isinstance(message, Mapping) else {}
         items = []
@@ -112,48 +145,48 @@ class _Writer(Writer):
             if item is not None:
                 items.append(item)
         role = extras.pop("role", "system")
-        return _Out({**extras, "role": role, "content": _text_content(items)}, None)
+        self.send({**extras, "role": role, "content": _text_content(items)}, None)
 
-    def turn(self, t: int, turn: Turn) -> list[_Out]:
-        """One canonical turn → its messages; each Result becomes its own tool message."""
+    def turn(self, t: int, turn: Turn) -> None:
+        """One canonical turn → its messages: each Result its own tool message, each run of other
+        parts one message."""
         if turn.meta:
             report_foreign(NAME, turn.meta, self.losses, t)
-        outs: list[_Out] = []
-        run: list[tuple[int, Part]] = []
-        for p, part in enumerate(turn.parts):
-            if type(part) is Result:
-                if run:
-                    outs.append(self.message(t, turn, run))
-                    run = []
-                outs.append(self.tool_message(t, p, part))
+        parts = turn.parts
+        if Result not in map(type, parts):  # (most turns: one message)
+            if parts or turn.role != "tool":
+                self.message(t, turn, 0, len(parts))
             else:
-                run.append((p, part))
-        if run:
-            outs.append(self.message(t, turn, run))
-        elif not outs and turn.role == "tool":
-            self.lose("an empty tool turn has no message", t)
-        elif not outs:
-            outs.append(self.message(t, turn, run))
-        mark = self.marks.mark
-        for out in outs:
-            mark(out.message, t, out.part)
-        return outs
+                self.lose("an empty tool turn has no message", t)
+            return
+        start = 0  # where the run of parts that are not results began
+        for p, part in enumerate(parts):
+            if type(part) is Result:
+                if start < p:
+                    self.message(t, turn, start, p)
+                self.tool_message(t, p, part)
+                start = p + 1
+        if start < len(parts):
+            self.message(t, turn, start, len(parts))
 
-    def message(self, t: int, turn: Turn, parts: list[tuple[int, Part]]) -> _Out:
+    def message(self, t: int, turn: Turn, start: int, stop: int) -> None:
+        """Parts `start` to `stop` of turn `t`, none of them a result, as one message."""
         extras = own_meta(NAME, turn.meta) if turn.meta else {}
+        parts = enumerate(turn.parts[start:stop], start)
         if turn.role == "assistant":
             return self.assistant(t, parts, extras)
-        for p, part in parts:
+        run = list(parts)
+        for p, part in run:
             if part.meta:
                 report_foreign(NAME, part.meta, self.losses, t, p)
         if turn.role == "system":
-            items = [self.carries(self.text_item(part, t, p, "a system message"), t, p) for p, part in parts]
+            items = [self.carries(self.text_item(part, t, p, "a system message"), t, p) for p, part in run]
             role = extras.pop("role", "system")
-            return _Out(self.with_content({**extras, "role": role}, items), t)
+            return self.send(self.with_content({**extras, "role": role}, items), t)
         if turn.role == "tool":
-            self.lose("tool turn content that is not a result written as a user message", t, parts[0][0])
-        items = [self.carries(self.user_item(part, t, p), t, p) for p, part in parts]
-        return _Out(self.with_content({**extras, "role": "user"}, items), t)
+            self.lose("tool turn content that is not a result written as a user message", t, start)
+        items = [self.carries(self.user_item(part, t, p), t, p) for p, part in run]
+        return self.send(self.with_content({**extras, "role": "user"}, items), t)
 
     def with_content(self, message: dict[str, Any], items: list[dict[str, Any] | None]) -> dict[str, Any]:
         """The message with its content: the items, or the text of the one plain text item."""
@@ -215,26 +248,32 @@ class _Writer(Writer):
         self.lose(f"{_describe(part)} cannot be sent in a user message; dropped", t, p)
         return None
 
-    def assistant(self, t: int, parts: list[tuple[int, Part]], extras: dict[str, Any]) -> _Out:
+    def assistant(self, t: int, parts: Iterable[tuple[int, Part]], extras: dict[str, Any]) -> None:
         """Reasoning, content and calls go to separate fields: their relative order is fixed."""
-        out = _Out({**extras, "role": "assistant"}, t)
+        message = {**extras, "role": "assistant"}
+        calls: list[tuple[str, int]] = []  # the pairing keys of its calls (`send`)
         reasoning: list[tuple[int, Part]] = []
         content: list[dict[str, Any]] = []
         refusals: list[str] = []
-        calls: list[dict[str, Any]] = []
+        entries: list[dict[str, Any]] = []
         slot = 0
-        mark = self.marks.mark
+        mark = self.mark
         for p, part in parts:
             if part.meta:
                 report_foreign(NAME, part.meta, self.losses, t, p)
             if type(part) is Text and not part.meta:  # plain text: the usual part
-                content.append(mark({"type": "text", "text": part.text}, t, p))
+                block = {"type": "text", "text": part.text}
+                content.append(block if mark is None else mark(block, t, p))
                 here = 1
-            elif isinstance(part, Invocation) or (is_own_opaque(part, NAME)
-                                                  and own_meta(NAME, part.meta).get("field") == "tool_calls"):
-                entry = self.call(out, part, t, p)
+            elif type(part) is Invocation:
+                entry = self.call(message, calls, part, t, p)
                 if entry is not None:
-                    calls.append(mark(entry, t, p))
+                    entries.append(entry if mark is None else mark(entry, t, p))
+                here = 3
+            elif is_own_opaque(part, NAME) and own_meta(NAME, part.meta).get("field") == "tool_calls":
+                call_id = part.value.get("id")
+                calls.append((call_id if isinstance(call_id, str) else f"@{t}.{p}", p))
+                entries.append(part.value if mark is None else mark(part.value, t, p))
                 here = 3
             elif (isinstance(part, Reasoning) and part.origin == NAME) or is_detail(part):
                 reasoning.append((p, part))
@@ -245,7 +284,7 @@ class _Writer(Writer):
                 continue
             elif isinstance(part, Text) and own_meta(NAME, part.meta).get("field") == "refusal":
                 if not refusals:
-                    self.carries(out.message, t, p, "/refusal")
+                    self.carries(message, t, p, "/refusal")
                 refusals.append(part.text)
                 here = 2
             else:
@@ -259,18 +298,18 @@ class _Writer(Writer):
             else:
                 slot = here
         if reasoning:
-            self.write_reasoning(out.message, reasoning, t)
+            self.write_reasoning(message, reasoning, t)
         written = _text_content(content)
-        out.message["content"] = None if written == "" and (out.calls or refusals) else written
-        if isinstance(written, str) and content:
-            self.marks.moved(content[0], out.message, "/content")
+        message["content"] = None if written == "" and (calls or refusals) else written
+        if mark is not None and isinstance(written, str) and content:
+            self.moved(content[0], message, "/content")
         if refusals:
-            out.message["refusal"] = "".join(refusals)
+            message["refusal"] = "".join(refusals)
             if len(refusals) > 1:
                 self.lose("several refusals joined into one", t)
-        if calls:
-            out.message["tool_calls"] = calls
-        return out
+        if entries:
+            message["tool_calls"] = entries
+        self.send(message, t, calls)
 
     def write_reasoning(self, message: dict[str, Any], reasoning: list[tuple[int, Part]], t: int) -> None:
         """Plain reasoning → `reasoning_content` (or OpenRouter's `reasoning`); blocks read from
@@ -296,13 +335,10 @@ class _Writer(Writer):
             if kept:
                 self.lose(f"reasoning {', '.join(kept)} not carried by {field_name}", t, p)
 
-    def call(self, out: _Out, part: Part, t: int, p: int) -> dict[str, Any] | None:
-        """One `tool_calls` entry (None for a legacy `function_call`), recorded for pairing."""
-        if isinstance(part, Opaque):
-            call_id = part.value.get("id")
-            out.calls.append((call_id if isinstance(call_id, str) else f"@{t}.{p}", p))
-            return part.value
-        assert isinstance(part, Invocation)
+    def call(self, message: dict[str, Any], calls: list[tuple[str, int]], part: Invocation, t: int,
+             p: int) -> dict[str, Any] | None:
+        """One `tool_calls` entry (None for a legacy `function_call`, set on `message`), its pairing
+        key added to `calls`."""
         key = part.id or f"@{t}.{p}"
         if part.meta:
             own = own_meta(NAME, part.meta)
@@ -317,24 +353,24 @@ class _Writer(Writer):
         elif custom and isinstance(part.arguments, str):
             arguments = part.arguments
         else:
-            arguments = dumps_str(part.arguments)
+            arguments = dumps(part.arguments).decode()
         if key in self.legacy:
-            out.message["function_call"] = self.carries({"name": name, "arguments": arguments}, t, p)
-            out.calls.append(("legacy:" + key, p))
+            message["function_call"] = self.carries({"name": name, "arguments": arguments}, t, p)
+            calls.append(("legacy:" + key, p))
             return None
         if legacy:
             self.lose("a legacy function_call written as a tool call", t, p)
-        self.fit.call_id(part, t, p)  # the id planned in `plan_calls`: said here if rewritten or made up
-        call_id = self.ids[key]
-        out.calls.append((call_id, p))
+        call_id = self.fit.written_call_id(part, t, p) or ""  # said here if rewritten or made up
+        calls.append((call_id, p))
         if custom:
             return {**own, "id": call_id, "type": "custom", "custom": {"name": name, "input": arguments}}
         function = {"name": name, "arguments": arguments}
         return {**own, "id": call_id, "type": "function", "function": function} if own else \
             {"id": call_id, "type": "function", "function": function}
 
-    def tool_message(self, t: int, p: int, result: Result) -> _Out:
-        """A Result → a `tool` message (a `function` message answering a legacy call)."""
+    def tool_message(self, t: int, p: int, result: Result) -> None:
+        """A Result → a `tool` message (a `function` message answering a legacy call), kept only
+        when it answers a call of the assistant message right before its run (a 400 otherwise)."""
         if result.meta:
             report_foreign(NAME, result.meta, self.losses, t, p)
             own = own_meta(NAME, result.meta)
@@ -343,48 +379,58 @@ class _Writer(Writer):
         else:  # (the usual result)
             own, legacy_meta, named = {}, False, False
         key = result.invocation_id
-        content = self.result_content(result, t, p)
+        parts = result.content
+        first = parts[0] if len(parts) == 1 else None
+        if type(first) is Text and first.text and not first.meta and not result.is_error:
+            content: str | list[dict[str, Any]] = first.text  # (the usual result: one plain text)
+        else:
+            content = self.result_content(result, t, p)
         if key in self.legacy:
-            name = self.call_names[key]
+            name = self.fit.written_name(self.called[key])
             if result.name is not None and result.name != name:
                 self.lose(f"result name {result.name!r} written as its call's {name!r}", t, p)
-            return _Out({**own, "role": "function", "name": name, "content": content}, t,
-                        answers="legacy:" + key, part=p)
-        if legacy_meta:
-            self.lose("a legacy function message written as a tool message", t, p)
-        call_id = self.fit.result_id(result, t, p) or ""
-        message: dict[str, Any] = {**own, "role": "tool", "tool_call_id": call_id} if own else \
-            {"role": "tool", "tool_call_id": call_id}
-        if named and result.name is not None:
-            message["name"] = self.fit.name(result.name, t, p)  # the wire had one: it carries the name
-        elif result.name is not None:
-            self.result_name(result, key, t, p)
-        message["content"] = content
-        return _Out(message, t, answers=call_id, part=p)
+            message: dict[str, Any] = {**own, "role": "function", "name": name, "content": content}
+            answers = "legacy:" + key
+        else:
+            if legacy_meta:
+                self.lose("a legacy function message written as a tool message", t, p)
+            answers = self.fit.result_id(result, t, p) or ""
+            message = {**own, "role": "tool", "tool_call_id": answers} if own else \
+                {"role": "tool", "tool_call_id": answers}
+            said = result.name
+            if named and said is not None:
+                message["name"] = self.fit.name(said, t, p)  # the wire had one: it carries the name
+            elif said is not None and (self.called.get(key) != said or said in self.renamed):
+                self.result_name(result, key, t, p)  # (not the usual: its call's name, written as it is)
+            message["content"] = content
+        if self.calls and answers in self.keys:  # (the pairing: see `send`)
+            self.answered.add(answers)
+            if self.mark is not None:
+                self.mark(message, t, p)
+            self.messages.append(message)
+        else:
+            self.lose("this result answers no call of the assistant message right before it "
+                      "(Chat Completions rejects it); dropped", t, p)
 
     def result_name(self, result: Result, key: str | None, t: int, p: int) -> None:
         """A tool message without `name` reads back with its call's written name (None unbound):
         report a name that differs from its call's, or one that changes with its call's."""
         if result.name is None:
             return
-        called = self.called.get(key) if key is not None else None
-        written = self.call_names.get(key) if key is not None else None
+        called = self.called.get(key)
         if called is None:
             self.lose(f"the result's tool name {result.name!r} is not carried (tool messages bind by id)",
                       t, p)
         elif result.name != called:
             self.lose(f"the result's tool name {result.name!r} differs from its call's {called!r} and "
                       "is not carried (tool messages bind by id)", t, p)
-        elif written != called:
+        elif (written := self.fit.written_name(called)) != called:
             self.lose(f"the result's tool name {result.name!r} reads back as its call's written name "
                       f"{written!r}", t, p)
 
     def result_content(self, result: Result, t: int, p: int) -> str | list[dict[str, Any]]:
         """Result content as text: structured values become JSON text, media is dropped."""
         content = result.content
-        if len(content) == 1 and type(content[0]) is Text and not content[0].meta and content[0].text \
-                and not result.is_error:
-            return content[0].text  # (the usual result: one plain text)
         items: list[dict[str, Any]] = []
         for part in content:
             report_foreign(NAME, part.meta, self.losses, t, p)
@@ -410,55 +456,6 @@ class _Writer(Writer):
             self.lose("is_error has no field here: " + ("the text already says so" if said else
                                                         "folded into the text as an 'Error' prefix"), t, p)
         return _text_content(items)
-
-    def pair(self, outs: list[_Out]) -> list[dict[str, Any]]:
-        """Enforce the 400 rules: every tool message answers a call of the assistant message right
-        before its run, and every call is answered in that run (a history may end on calls)."""
-        kept: list[_Out] = []
-        owner: _Out | None = None
-        answered: set[str] = set()
-        keys: set[str] = set()  # the pairing keys of the owner's calls
-        for out in outs:
-            if out.answers is not None:
-                if owner is not None and out.answers in keys:
-                    answered.add(out.answers)
-                    kept.append(out)
-                else:
-                    self.lose("this result answers no call of the assistant message right before it "
-                              "(Chat Completions rejects it); dropped", out.turn, out.part)
-                continue
-            if owner is not None and len(answered) < len(owner.calls):
-                self.unanswered(owner, answered, at_end=False)
-            owner, answered = (out, set()) if out.calls else (None, answered)
-            if owner is not None:
-                keys = {k for k, _ in out.calls}
-            kept.append(out)
-        if owner is not None:
-            self.unanswered(owner, answered, at_end=kept[-1] is owner)
-        return [out.message for out in kept]
-
-    def unanswered(self, owner: _Out, answered: set[str], *, at_end: bool) -> None:
-        missing = [(k, p) for k, p in owner.calls if k not in answered]
-        if at_end:
-            for _, p in missing:
-                self.lose(history_ends_on_call("Chat Completions", "a tool message"), owner.turn, p)
-            return
-        for _, p in missing:
-            self.lose("this call has no result right after it (Chat Completions rejects that); "
-                      "dropped", owner.turn, p)
-        if not missing:
-            return
-        message = owner.message
-        if any(k.startswith("legacy:") for k, _ in missing):
-            del message["function_call"]
-        gone = {k for k, _ in missing}
-        entries = [k for k, _ in owner.calls if not k.startswith("legacy:")]
-        calls = [c for c, k in zip(message.get("tool_calls", []), entries, strict=True) if k not in gone]
-        message.pop("tool_calls", None)
-        if calls:
-            message["tool_calls"] = calls
-        elif message.get("content") is None and "function_call" not in message:
-            message["content"] = ""
 
     # ---- tools
 
@@ -535,17 +532,21 @@ class _Writer(Writer):
                 body["parallel_tool_calls"] = choice.parallel
 
 
-def _key(call: Invocation, turn: int, part: int) -> str:
-    """A call's own id, or its position when it has none."""
-    return call.id or f"@{turn}.{part}"
+def _legacy(call: Invocation, turn: Turn) -> bool:
+    """A call read from a legacy `function_call` (it has no id), still the only call of its turn."""
+    return bool(own_meta(NAME, call.meta).get("function_call")) and call.wire_id is None \
+        and sum(type(x) is Invocation for x in turn.parts) == 1
+
+
+_pairing_key = itemgetter(0)  # of a (pairing key, part) pair
+_PLAIN = frozenset({"type", "text"})  # the keys of a plain text item
 
 
 def _text_content(items: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
     """One plain text → a string; none → ""; otherwise the content array."""
     if not items:
         return ""
-    if len(items) == 1 and set(items[0]) == {"type", "text"} and items[0]["type"] == "text" \
-            and items[0]["text"]:
+    if len(items) == 1 and items[0].keys() == _PLAIN and items[0]["type"] == "text" and items[0]["text"]:
         return items[0]["text"]
     return items
 
