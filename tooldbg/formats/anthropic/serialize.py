@@ -271,11 +271,13 @@ class _Writer(Writer):
 
     def block(self, part: Part, where: str, ti: int | None, pi: int) -> dict[str, Any] | None:
         """One non-call part in `where` (system, user, assistant or result content), or None."""
-        if type(part) is Text and not part.meta and part.text.strip():  # the usual part: plain text
+        # (`text and not text.isspace()`: whether it has more than whitespace, without the copy of
+        # a long text `strip()` makes when it ends on a newline)
+        if type(part) is Text and not part.meta and part.text and not part.text.isspace():  # the usual part
             return {"type": "text", "text": part.text}
         report_foreign(NAME, part.meta, self.losses, ti, pi)
         if isinstance(part, Text):
-            if part.text.strip():
+            if part.text and not part.text.isspace():
                 return _restore({"type": "text", "text": part.text}, part.meta)
             self.lose("empty text block dropped: Anthropic rejects it", ti, pi)
         elif isinstance(part, Media) and where in ("user", "result"):
@@ -381,7 +383,7 @@ class _Writer(Writer):
                          f"; it reads back as {written_name!r}, its call's written name"), ti, pi)
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": wire_id}
         only = part.content[0] if len(part.content) == 1 else None
-        if type(only) is Text and not only.meta and only.text.strip():  # the usual result: one plain text
+        if type(only) is Text and not only.meta and only.text and not only.text.isspace():  # the usual result
             block["content"] = only.text
         elif content := [b for p in part.content if (b := self.block(p, "result", ti, pi)) is not None]:
             if len(content) == 1 and content[0].keys() == {"type", "text"} and content[0]["type"] == "text":
