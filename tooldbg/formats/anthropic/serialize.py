@@ -40,7 +40,9 @@ class _Writer(Writer):
         # Ids and tool names as the target accepts them; tool_use ids must be unique in the request
         # (anthropics/claude-code#28515).
         self.fit = Fitting(conversation, target, self.losses, id_prefix="toolu_", unique_ids=True)
-        self.names: dict[str, tuple[str, str]] = {}  # canonical invocation id → (its name, as written)
+        #: Canonical invocation id → the call's name, its name as written and its id as written (None:
+        #: a call without a canonical id, which no result names as `Fitting` knows it).
+        self.names: dict[str, tuple[str, str, str | None]] = {}
         turns = conversation.turns
         #: The index of the final turn when it is the model's (the one message Anthropic accepts
         #: empty), else -1.
@@ -205,7 +207,7 @@ class _Writer(Writer):
         items: list[_Item] = []
         calls: set[str] = set()
         called = after_call = False  # whether a tool_use block was written, and a block after one
-        block, tool_use = self.block, self.tool_use
+        block, name_of, call_id, names = self.block, self.fit.name, self.fit.call_id, self.names
         for ti in indices:
             for pi, part in enumerate(self.parts_of(ti)):
                 if type(part) is Invocation:
@@ -213,7 +215,14 @@ class _Writer(Writer):
                         self.lose(f"call {part.name!r} has no result in the next message; dropped "
                                   f"(Anthropic rejects an unanswered tool_use)", ti, pi)
                         continue
-                    items.append((tool_use(part, ti, pi), ti, pi))
+                    if not part.meta and part.raw_arguments is None and type(part.arguments) is dict:
+                        # the usual call, as `tool_use` writes it without its checks
+                        name, wire_id = name_of(part.name, ti, pi), call_id(part, ti, pi)
+                        names[part.id] = (part.name, name, wire_id if part.id else None)
+                        items.append(({"type": "tool_use", "id": wire_id or "", "name": name,
+                                       "input": part.arguments}, ti, pi))
+                    else:
+                        items.append((self.tool_use(part, ti, pi), ti, pi))
                     calls.add(part.id)
                     called = True
                 elif (written := block(part, "assistant", ti, pi)) is not None:
@@ -352,11 +361,8 @@ class _Writer(Writer):
                         part.meta)
 
     def tool_use(self, part: Invocation, ti: int, pi: int) -> dict[str, Any]:
-        if not part.meta and part.raw_arguments is None and type(part.arguments) is dict:  # the usual call
-            name = self.fit.name(part.name, ti, pi)
-            self.names[part.id] = (part.name, name)
-            return {"type": "tool_use", "id": self.fit.call_id(part, ti, pi) or "", "name": name,
-                    "input": part.arguments}
+        """A call that is not the usual one `assistant` writes itself: meta, or arguments that are not
+        an object."""
         report_foreign(NAME, part.meta, self.losses, ti, pi)
         own = own_meta(NAME, part.meta)
         if own.pop("string_input", None):
@@ -371,19 +377,21 @@ class _Writer(Writer):
                       f"arguments are {type_name(arguments)}, not an object; input written as {{}}",
                       ti, pi)
             arguments = {}
-        name = self.tool_name(part.name, ti, pi)
-        block = {"type": "tool_use", "id": self.fit.call_id(part, ti, pi) or "", "name": name,
-                 "input": arguments}
-        self.names[part.id] = (part.name, name)
+        name, wire_id = self.tool_name(part.name, ti, pi), self.fit.call_id(part, ti, pi)
+        self.names[part.id] = (part.name, name, wire_id if part.id else None)
+        block = {"type": "tool_use", "id": wire_id or "", "name": name, "input": arguments}
         return _restore(block, {NAME: own})
 
     def tool_result(self, part: Result, ti: int, pi: int) -> dict[str, Any]:
         if part.meta:
             report_foreign(NAME, part.meta, self.losses, ti, pi)
-        wire_id = self.fit.result_id(part, ti, pi) or ""  # its call's tool_use id
+        call_name, written_name, written_id = self.names[part.invocation_id]  # type: ignore[index]
+        # its call's tool_use id: as written for the call when the result has it already (nothing to
+        # report; `Fitting.result_id` would find the same), else as `Fitting` says
+        wire_id = (written_id if written_id is not None and written_id == part.wire_id else
+                   self.fit.result_id(part, ti, pi) or "")
         # A tool_result names only its call's id, so it reads back under its call's written name:
         # a loss only when that is not the name the result had.
-        call_name, written_name = self.names[part.invocation_id]  # type: ignore[index]
         if part.name is not None and part.name != written_name:
             self.lose(f"result name {part.name!r} not carried: a tool_result names only its call's id"
                       + (f" (its call is {call_name!r})" if part.name != call_name else

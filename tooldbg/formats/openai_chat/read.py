@@ -200,14 +200,27 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
 
 
 def _tool_calls(calls: Any, message_at: Source) -> list[Part]:
-    """A message's `tool_calls`."""
+    """A message's `tool_calls`: the usual call read here, any other by `_tool_call`."""
     if type(calls) is not list:
         expect_list(calls, message_at.child("tool_calls"), "tool_calls")
     child = Source.child
-    return [_tool_call(c, child(message_at, "tool_calls", k)) for k, c in enumerate(calls)]
+    parts: list[Part] = []
+    for k, call in enumerate(calls):
+        at = child(message_at, "tool_calls", k)
+        # the usual call (`index`, `custom` or any other key takes the long way), as `_tool_call`
+        # reads it, without the lookups that find nothing to keep or report (Mistral omits `type`)
+        if type(call) is dict and call.keys() <= _CALL and (call.get("type") or "function") == "function" \
+                and type(fn := call.get("function")) is dict and type(name := fn.get("name")) is str \
+                and ((wire_id := call.get("id")) is None or type(wire_id) is str):
+            arguments, raw = parse_arguments(fn.get("arguments"))
+            parts.append(Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id,
+                                    source=at))
+        else:
+            parts.append(_tool_call(call, at))
+    return parts
 
 
-#: The keys of the usual tool call (`index`, `custom` or any other key takes the long way).
+#: The keys of the usual tool call.
 _CALL = frozenset({"id", "type", "function"})
 
 
@@ -216,12 +229,6 @@ def _tool_call(call: Any, at: Source) -> Part:
     if type(call) is not dict:
         expect_dict(call, at, "a tool call")
     kind = call.get("type") or "function"  # Mistral omits `type`
-    fn, wire_id = call.get("function"), call.get("id")
-    if kind == "function" and call.keys() <= _CALL and type(fn) is dict and \
-            (wire_id is None or type(wire_id) is str) and type(name := fn.get("name")) is str:
-        # the usual call, as below without the lookups that find nothing to keep or report
-        arguments, raw = parse_arguments(fn.get("arguments"))
-        return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id, source=at)
     # `index` is a stream artifact DeepSeek leaves in non-streamed bodies: not worth replaying.
     extras = _extras(call, ("id", "type", "function", "custom", "index"))
     wire_id = optional_field(call, "id", str, at)
