@@ -14,6 +14,7 @@ from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reason
 from ...shorten import clip
 from ..base import Written
 from ..meta import own_meta
+from ..origins import Unrecorded
 from ..reading import split_data_url, type_name
 from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
 from .common import _CHOICE_MODES, FACTS, NAME, _type
@@ -39,7 +40,9 @@ class _Writer(Writer):
         # Ids and tool names as the target accepts them; tool_use ids must be unique in the request
         # (anthropics/claude-code#28515).
         self.fit = Fitting(conversation, target, self.losses, id_prefix="toolu_", unique_ids=True)
-        self.names: dict[str, tuple[str, str]] = {}  # canonical invocation id → (its name, as written)
+        #: Canonical invocation id → the call's name, its name as written and its id as written (None:
+        #: a call without a canonical id, which no result names as `Fitting` knows it).
+        self.names: dict[str, tuple[str, str, str | None]] = {}
         turns = conversation.turns
         #: The index of the final turn when it is the model's (the one message Anthropic accepts
         #: empty), else -1.
@@ -60,18 +63,24 @@ class _Writer(Writer):
         system += self.leading_system(messages)
         self.thinking_rules(body, messages)
         body.update((k, v) for k, v in (("system", system), ("tools", tools), ("tool_choice", choice)) if v)
-        body["messages"] = [self.message(role, items) for role, items in messages]
-        if not body["messages"]:
+        written = body["messages"] = [{"role": role, "content": [block for block, _, _ in items]}
+                                      for role, items in messages]
+        self.mark_messages(written, messages)
+        if not written:
             self.lose("no message to send; Anthropic requires at least one")
         self.ends_on_calls(FACTS.title, "a tool_result")
         return Written(body=body, losses=tuple(self.losses), origins=self.origins(body))
 
-    def message(self, role: str, items: list[_Item]) -> dict[str, Any]:
+    def mark_messages(self, written: list[dict[str, Any]], messages: list[tuple[str, list[_Item]]]) -> None:
+        """What each written message and block carries, when origins are recorded (`Writer.recording`):
+        marked once the body is final, and not at all when nothing records them."""
+        if isinstance(self.marks, Unrecorded):
+            return
         mark = self.marks.mark
-        message = {"role": role, "content": [mark(block, ti, pi) for block, ti, pi in items]}
-        if not items:  # the final assistant turn, empty or emptied (rule 8)
-            self.carries(message, len(self.conv.turns) - 1)
-        return message
+        for message, (_, items) in zip(written, messages, strict=True):
+            message["content"] = [mark(block, ti, pi) for block, ti, pi in items]
+            if not items:  # the final assistant turn, empty or emptied (rule 8)
+                mark(message, len(self.conv.turns) - 1)
 
     # -- conversation level
 
@@ -157,21 +166,19 @@ class _Writer(Writer):
         groups = _groups(turns)
         out: list[tuple[str, list[_Item]]] = []
         calls: set[str] = set()  # the calls of the assistant group just written
+        last = len(groups) - 1
         for g, (side, indices) in enumerate(groups):
             if side == "assistant":
-                following = groups[g + 1] if g + 1 < len(groups) else None
-                answered = ({p.invocation_id for i in following[1] for p in turns[i].parts
+                answered = ({p.invocation_id for i in groups[g + 1][1] for p in turns[i].parts
                              if type(p) is Result}
-                            if following and following[0] == "user" else set())
-                messages, calls = self.assistant(indices, answered, last=following is None)
-                out += messages
-                continue
-            if side == "user":
-                out += self.user(indices, calls)
+                            if g < last and groups[g + 1][0] == "user" else set())
+                calls = self.assistant(indices, answered, g == last, out)
+            elif side == "user":
+                self.user(indices, calls, out)
             else:
-                out += _per_turn("system", [(b, ti, pi) for ti, pi, p in self.each_part(indices)
-                                            if (b := self.block(p, "system", ti, pi)) is not None])
-            calls = set()
+                _per_turn("system", [(b, ti, pi) for ti, pi, p in self.each_part(indices)
+                                     if (b := self.block(p, "system", ti, pi)) is not None], out)
+                calls = set()
         return out
 
     def each_part(self, indices: list[int]) -> Iterable[tuple[int, int, Part]]:
@@ -190,40 +197,45 @@ class _Writer(Writer):
             self.lose("empty turn dropped: Anthropic rejects a message without content", ti)
         return turn.parts
 
-    def assistant(self, indices: list[int], answered: set[str | None],
-                  last: bool) -> tuple[list[tuple[str, list[_Item]]], set[str]]:
-        """Assistant turns (and the calls written), one message each, unless a block follows a call:
+    def assistant(self, indices: list[int], answered: set[str | None], last: bool,
+                  out: list[tuple[str, list[_Item]]]) -> set[str]:
+        """Assistant turns, one message each (added to `out`), unless a block follows a call:
         `tool_use` blocks must close the merged assistant message (a call followed by other blocks
         is rejected as unanswered: vercel/ai#13013, and the Anthropic recordings of anomalyco/opencode
         `packages/llm/test/fixtures/recordings/`), so then the turns become one message with the
-        calls moved last."""
+        calls moved last. Returns the calls written."""
         items: list[_Item] = []
         calls: set[str] = set()
         called = after_call = False  # whether a tool_use block was written, and a block after one
+        block, name_of, call_id, names = self.block, self.fit.name, self.fit.call_id, self.names
         for ti in indices:
             for pi, part in enumerate(self.parts_of(ti)):
-                if type(part) is not Invocation:
-                    block = self.block(part, "assistant", ti, pi)
-                    if block is None:
+                if type(part) is Invocation:
+                    if not last and part.id not in answered:
+                        self.lose(f"call {part.name!r} has no result in the next message; dropped "
+                                  f"(Anthropic rejects an unanswered tool_use)", ti, pi)
                         continue
-                    is_call = _type(block) == "tool_use"
-                elif last or part.id in answered:
-                    block, is_call = self.tool_use(part, ti, pi), True
+                    if not part.meta and part.raw_arguments is None and type(part.arguments) is dict:
+                        # the usual call, as `tool_use` writes it without its checks
+                        name, wire_id = name_of(part.name, ti, pi), call_id(part, ti, pi)
+                        names[part.id] = (part.name, name, wire_id if part.id else None)
+                        items.append(({"type": "tool_use", "id": wire_id or "", "name": name,
+                                       "input": part.arguments}, ti, pi))
+                    else:
+                        items.append((self.tool_use(part, ti, pi), ti, pi))
                     calls.add(part.id)
-                else:
-                    self.lose(f"call {part.name!r} has no result in the next message; dropped "
-                              f"(Anthropic rejects an unanswered tool_use)", ti, pi)
-                    continue
-                if is_call:
                     called = True
-                elif called:
-                    after_call = True
-                items.append((block, ti, pi))
+                elif (written := block(part, "assistant", ti, pi)) is not None:
+                    items.append((written, ti, pi))
+                    if written.get("type") == "tool_use":  # (an Anthropic block kept verbatim)
+                        called = True
+                    elif called:
+                        after_call = True
         if not after_call:
-            messages = _per_turn("assistant", items)
+            _per_turn("assistant", items, out)
             if indices[-1] == self.final and not (items and items[-1][1] == indices[-1]):
-                messages.append(("assistant", []))  # the final turn, empty or emptied
-            return messages, calls
+                out.append(("assistant", []))  # the final turn, empty or emptied
+            return calls
         first_call = next(k for k, item in enumerate(items) if _type(item[0]) == "tool_use")
         moved = [item for item in items[first_call:] if _type(item[0]) != "tool_use"]
         for _, ti, pi in moved:
@@ -231,51 +243,57 @@ class _Writer(Writer):
         for ti in sorted({ti for _, ti, _ in items} - {items[0][1]}):
             self.lose("merged into one assistant message with the turn before it", ti)
         tool_uses = [item for item in items[first_call:] if _type(item[0]) == "tool_use"]
-        return [("assistant", items[:first_call] + moved + tool_uses)], calls
+        out.append(("assistant", items[:first_call] + moved + tool_uses))
+        return calls
 
-    def user(self, indices: list[int], calls: set[str]) -> list[tuple[str, list[_Item]]]:
-        """User and tool turns. With results they form one message, results first (Anthropic's
-        guide, https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls, as
-        quoted in nearai/ironclaw#7274); without, one message per turn."""
+    def user(self, indices: list[int], calls: set[str], out: list[tuple[str, list[_Item]]]) -> None:
+        """User and tool turns (added to `out`). With results they form one message, results first
+        (Anthropic's guide, https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls,
+        as quoted in nearai/ironclaw#7274); without, one message per turn."""
         results: list[_Item] = []
         others: list[_Item] = []
         answered: set[str | None] = set()
+        block, tool_result = self.block, self.tool_result
         for ti in indices:
             for pi, part in enumerate(self.parts_of(ti)):
                 if type(part) is not Result:
-                    block = self.block(part, "user", ti, pi)
-                    if block is not None:
-                        others.append((block, ti, pi))
-                elif part.invocation_id not in calls:
+                    if (written := block(part, "user", ti, pi)) is not None:
+                        others.append((written, ti, pi))
+                    continue
+                call = part.invocation_id
+                if call not in calls:
                     self.lose("result answers no tool_use of the previous assistant message; dropped "
                               "(Anthropic rejects it)", ti, pi)
-                elif part.invocation_id in answered:
+                elif call in answered:
                     self.lose("a second result for the same call; dropped", ti, pi)
                 else:
-                    answered.add(part.invocation_id)
-                    results.append((self.tool_result(part, ti, pi), ti, pi))
+                    answered.add(call)
+                    results.append((tool_result(part, ti, pi), ti, pi))
         if not results:
-            return _per_turn("user", others)
+            _per_turn("user", others, out)
+            return
         turns = self.conv.turns
         first = turns[indices[0]]
-        clean = (first.role == "tool" and all(type(p) is Result for p in first.parts)
+        clean = (first.role == "tool" and set(map(type, first.parts)) <= _RESULTS
                  and (len(indices) == 1 or len(indices) == 2 and turns[indices[1]].role == "user"
-                      and not any(type(p) is Result for p in turns[indices[1]].parts)))
+                      and Result not in set(map(type, turns[indices[1]].parts))))
         if not clean:  # reading the message back gives other turns than these
             for ti in indices:
                 self.lose("merged into one user message, tool results first (Anthropic requires them "
                           "first)", ti)
-        return [("user", results + others)]
+        out.append(("user", results + others if others else results))
 
     # -- blocks
 
     def block(self, part: Part, where: str, ti: int | None, pi: int) -> dict[str, Any] | None:
         """One non-call part in `where` (system, user, assistant or result content), or None."""
-        if type(part) is Text and not part.meta and part.text.strip():  # the usual part: plain text
+        # (`text and not text.isspace()`: whether it has more than whitespace, without the copy of
+        # a long text `strip()` makes when it ends on a newline)
+        if type(part) is Text and not part.meta and part.text and not part.text.isspace():  # the usual part
             return {"type": "text", "text": part.text}
         report_foreign(NAME, part.meta, self.losses, ti, pi)
         if isinstance(part, Text):
-            if part.text.strip():
+            if part.text and not part.text.isspace():
                 return _restore({"type": "text", "text": part.text}, part.meta)
             self.lose("empty text block dropped: Anthropic rejects it", ti, pi)
         elif isinstance(part, Media) and where in ("user", "result"):
@@ -343,11 +361,8 @@ class _Writer(Writer):
                         part.meta)
 
     def tool_use(self, part: Invocation, ti: int, pi: int) -> dict[str, Any]:
-        if not part.meta and part.raw_arguments is None and type(part.arguments) is dict:  # the usual call
-            name = self.fit.name(part.name, ti, pi)
-            self.names[part.id] = (part.name, name)
-            return {"type": "tool_use", "id": self.fit.call_id(part, ti, pi) or "", "name": name,
-                    "input": part.arguments}
+        """A call that is not the usual one `assistant` writes itself: meta, or arguments that are not
+        an object."""
         report_foreign(NAME, part.meta, self.losses, ti, pi)
         own = own_meta(NAME, part.meta)
         if own.pop("string_input", None):
@@ -362,26 +377,28 @@ class _Writer(Writer):
                       f"arguments are {type_name(arguments)}, not an object; input written as {{}}",
                       ti, pi)
             arguments = {}
-        name = self.tool_name(part.name, ti, pi)
-        block = {"type": "tool_use", "id": self.fit.call_id(part, ti, pi) or "", "name": name,
-                 "input": arguments}
-        self.names[part.id] = (part.name, name)
+        name, wire_id = self.tool_name(part.name, ti, pi), self.fit.call_id(part, ti, pi)
+        self.names[part.id] = (part.name, name, wire_id if part.id else None)
+        block = {"type": "tool_use", "id": wire_id or "", "name": name, "input": arguments}
         return _restore(block, {NAME: own})
 
     def tool_result(self, part: Result, ti: int, pi: int) -> dict[str, Any]:
         if part.meta:
             report_foreign(NAME, part.meta, self.losses, ti, pi)
-        wire_id = self.fit.result_id(part, ti, pi) or ""  # its call's tool_use id
+        call_name, written_name, written_id = self.names[part.invocation_id]  # type: ignore[index]
+        # its call's tool_use id: as written for the call when the result has it already (nothing to
+        # report; `Fitting.result_id` would find the same), else as `Fitting` says
+        wire_id = (written_id if written_id is not None and written_id == part.wire_id else
+                   self.fit.result_id(part, ti, pi) or "")
         # A tool_result names only its call's id, so it reads back under its call's written name:
         # a loss only when that is not the name the result had.
-        call_name, written_name = self.names[part.invocation_id]  # type: ignore[index]
         if part.name is not None and part.name != written_name:
             self.lose(f"result name {part.name!r} not carried: a tool_result names only its call's id"
                       + (f" (its call is {call_name!r})" if part.name != call_name else
                          f"; it reads back as {written_name!r}, its call's written name"), ti, pi)
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": wire_id}
         only = part.content[0] if len(part.content) == 1 else None
-        if type(only) is Text and not only.meta and only.text.strip():  # the usual result: one plain text
+        if type(only) is Text and not only.meta and only.text and not only.text.isspace():  # the usual result
             block["content"] = only.text
         elif content := [b for p in part.content if (b := self.block(p, "result", ti, pi)) is not None]:
             if len(content) == 1 and content[0].keys() == {"type", "text"} and content[0]["type"] == "text":
@@ -455,13 +472,18 @@ def _lower_types(schema: Any) -> Any:
 
 #: The message side of a turn's role where it is not the role itself (tool results: the user's).
 _SIDES = {"tool": "user"}
+#: The part types of a turn of results only (a subset test of its parts' types).
+_RESULTS = frozenset({Result})
 
 
-def _per_turn(role: str, items: list[_Item]) -> list[tuple[str, list[_Item]]]:
-    """One message per canonical turn."""
-    if not items or items[0][1] == items[-1][1]:  # (the usual group: one turn)
-        return [(role, items)] if items else []
-    return [(role, list(run)) for _, run in groupby(items, key=itemgetter(1))]
+def _per_turn(role: str, items: list[_Item], out: list[tuple[str, list[_Item]]]) -> None:
+    """One message per canonical turn, added to `out`."""
+    if not items:
+        return
+    if items[0][1] == items[-1][1]:  # (the usual group: one turn)
+        out.append((role, items))
+    else:
+        out += [(role, list(run)) for _, run in groupby(items, key=itemgetter(1))]
 
 
 def _groups(turns: tuple[Turn, ...]) -> list[tuple[str, list[int]]]:

@@ -118,8 +118,8 @@ def _read_messages(messages: list[Any], src: Source, start: int,
         if type(message) is not dict:
             expect_dict(message, at, "a message")
         role = message.get("role")
-        if role in ("tool", "function"):
-            result = _result(message, at, legacy=role == "function")
+        if role == "tool" or role == "function":
+            result = _result(message, at, role == "function")
             if results:
                 results.append(result)
             elif turns and turns[-1].role == "tool":  # (results a user message held just before)
@@ -130,23 +130,23 @@ def _read_messages(messages: list[Any], src: Source, start: int,
         if results:
             turns.append(Turn(role="tool", parts=tuple(results), source=results_at))
             results = []
-        if role in ("system", "developer"):
+        if role == "assistant":
+            turns.append(_assistant_turn(message, at))
+        elif role == "user":
+            meta = meta_for(NAME, _extras(message, _ROLE_CONTENT))
             parts = _content(message.get("content"), at.child("content"), role)
-            extras = _extras(message, ("role", "content"))
+            # Anthropic `tool_result` blocks forwarded unconverted (see `foreign`) are results
+            turns.extend(t if t.role == "tool" or not meta else replace(t, meta=meta)
+                         for t in split_results(role, parts, at))
+        elif role == "system" or role == "developer":
+            parts = _content(message.get("content"), at.child("content"), role)
+            extras = _extras(message, _ROLE_CONTENT)
             if role == "developer":
                 extras["role"] = "developer"
             if turns or prior:
                 turns.append(Turn(role="system", parts=tuple(parts), meta=meta_for(NAME, extras), source=at))
             else:
                 system.extend(with_meta(NAME, p, {"message": extras}) if extras else p for p in parts)
-        elif role == "user":
-            meta = meta_for(NAME, _extras(message, ("role", "content")))
-            parts = _content(message.get("content"), at.child("content"), role)
-            # Anthropic `tool_result` blocks forwarded unconverted (see `foreign`) are results
-            turns.extend(t if t.role == "tool" else replace(t, meta=meta)
-                         for t in split_results(role, parts, at))
-        elif role == "assistant":
-            turns.append(_assistant_turn(message, at))
         else:
             raise FormatError(f"unknown message role {quote(role)}", at.child("role").pointer)
     if results:
@@ -154,6 +154,8 @@ def _read_messages(messages: list[Any], src: Source, start: int,
     return system, turns
 
 
+#: The keys of a user or system message the reader models.
+_ROLE_CONTENT = ("role", "content")
 #: The keys of the usual assistant message: content and calls, nothing else to look up or keep.
 _PLAIN_ASSISTANT = frozenset({"role", "content", "tool_calls"})
 
@@ -163,9 +165,9 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
     if message.keys() <= _PLAIN_ASSISTANT:  # the usual message: no reasoning, refusal nor extras
         content, calls = message.get("content"), message.get("tool_calls")
         parts = _content(content, at.child("content"), "assistant") if content is not None else []
-        if calls is None:
-            return Turn(role="assistant", parts=tuple(parts), source=at)
-        return Turn(role="assistant", parts=(*parts, *_tool_calls(calls, at)), source=at)
+        if calls is not None:
+            _tool_calls(calls, at, parts)
+        return Turn(role="assistant", parts=tuple(parts), source=at)
     parts = []
     modeled = {"role", "content", "refusal", "tool_calls", "function_call"}
     details = message.get(FIELD)
@@ -190,7 +192,7 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
                           source=at.child("refusal")))
     calls = message.get("tool_calls")
     if calls is not None:
-        parts.extend(_tool_calls(calls, at))
+        _tool_calls(calls, at, parts)
     legacy = message.get("function_call")
     if legacy is not None:
         parts.append(_function_call(expect_dict(legacy, at.child("function_call"), "function_call"),
@@ -199,15 +201,27 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
                 source=at)
 
 
-def _tool_calls(calls: Any, message_at: Source) -> list[Part]:
-    """A message's `tool_calls`."""
+def _tool_calls(calls: Any, message_at: Source, parts: list[Part]) -> None:
+    """A message's `tool_calls`, added to `parts`: the usual call read here, any other by
+    `_tool_call`."""
     if type(calls) is not list:
         expect_list(calls, message_at.child("tool_calls"), "tool_calls")
     child = Source.child
-    return [_tool_call(c, child(message_at, "tool_calls", k)) for k, c in enumerate(calls)]
+    for k, call in enumerate(calls):
+        at = child(message_at, "tool_calls", k)
+        # the usual call (`index`, `custom` or any other key takes the long way), as `_tool_call`
+        # reads it, without the lookups that find nothing to keep or report (Mistral omits `type`)
+        if type(call) is dict and call.keys() <= _CALL and (call.get("type") or "function") == "function" \
+                and type(fn := call.get("function")) is dict and type(name := fn.get("name")) is str \
+                and ((wire_id := call.get("id")) is None or type(wire_id) is str):
+            arguments, raw = parse_arguments(fn.get("arguments"))
+            parts.append(Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id,
+                                    source=at))
+        else:
+            parts.append(_tool_call(call, at))
 
 
-#: The keys of the usual tool call (`index`, `custom` or any other key takes the long way).
+#: The keys of the usual tool call.
 _CALL = frozenset({"id", "type", "function"})
 
 
@@ -216,12 +230,6 @@ def _tool_call(call: Any, at: Source) -> Part:
     if type(call) is not dict:
         expect_dict(call, at, "a tool call")
     kind = call.get("type") or "function"  # Mistral omits `type`
-    fn, wire_id = call.get("function"), call.get("id")
-    if kind == "function" and call.keys() <= _CALL and type(fn) is dict and \
-            (wire_id is None or type(wire_id) is str) and type(name := fn.get("name")) is str:
-        # the usual call, as below without the lookups that find nothing to keep or report
-        arguments, raw = parse_arguments(fn.get("arguments"))
-        return Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id, source=at)
     # `index` is a stream artifact DeepSeek leaves in non-streamed bodies: not worth replaying.
     extras = _extras(call, ("id", "type", "function", "custom", "index"))
     wire_id = optional_field(call, "id", str, at)
@@ -251,7 +259,7 @@ def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any], *, wire
 _PLAIN_RESULT = frozenset({"role", "tool_call_id", "content"})
 
 
-def _result(message: dict[str, Any], at: Source, *, legacy: bool) -> Result:
+def _result(message: dict[str, Any], at: Source, legacy: bool) -> Result:
     wire_id = message.get("tool_call_id")
     if not legacy and message.keys() <= _PLAIN_RESULT and (wire_id is None or type(wire_id) is str):
         content = message.get("content")
