@@ -5,6 +5,8 @@ answered with "stop", Gemini STOP, consecutive Anthropic messages, whole-call fr
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests import paths
 from tests.checks.helpers import DAMAGED, SYMPTOM, provider, run_rules
@@ -851,3 +853,15 @@ def test_td603_an_answer_the_client_retried_is_reported_at_its_exchange():
     loaded = load_bytes("log.jsonl", "\n".join(json.dumps(r) for r in (ignored, retried)).encode())
     assert [r.conversation for r in loaded.reads] == ["c1", "c2"]
     assert f.pointer == "line 1/response/body#/choices/0/message/content"
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000a.\u200b")))
+def test_a_blank_text_is_one_strip_would_empty(text):
+    """`blank` tells white space without `strip()`'s copy, and says what `strip()` said: every
+    character Python calls white space (the Unicode ones too), and not a zero-width space."""
+    from tooldbg.checks.structure import blank
+    from tooldbg.model import Invocation, Text
+
+    assert blank(Text(text=text)) is (not text.strip())
+    assert not blank(Invocation(name=text, arguments={}))

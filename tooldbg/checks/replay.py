@@ -40,6 +40,7 @@ from ..model import Conversation, Invocation, Json, Media, Part, Reasoning, Resu
 from ..shorten import clip, plain, quote
 from ..timeline import ExchangeRead
 from .base import Context, Finding, same_start
+from .structure import blank
 
 Placed = tuple[int, int, Any]  # (turn index in the replaying request, part index, part)
 _Wired = TypeVar("_Wired", Invocation, Result)  # the parts a wire id pairs
@@ -297,7 +298,7 @@ def anchored(a: Turn, b: Turn) -> bool:
     ids = {p.wire_id for p in a.parts if isinstance(p, Invocation | Result) and p.wire_id}
     if any(isinstance(p, Invocation | Result) and p.wire_id in ids for p in b.parts):
         return True
-    texts = {norm(p.text) for p in a.parts if isinstance(p, Text) and p.text.strip()}
+    texts = {norm(p.text) for p in a.parts if isinstance(p, Text) and not blank(p)}
     if any(isinstance(p, Text) and norm(p.text) in texts for p in b.parts):
         return True
     signatures = {signature_key(p) for p in a.parts if isinstance(p, Reasoning)} - {None}

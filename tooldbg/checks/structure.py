@@ -107,8 +107,11 @@ def _views(ctx: Context) -> Iterator[View]:
         yield View(conv, requested, fmt, sent, tuple(wire), tuple(units), tuple(roles))
 
 
-def blank(part: Part) -> bool:
-    return isinstance(part, Text) and not part.text.strip()
+def blank(part: Any) -> bool:
+    """A text part with nothing but white space (asked without `strip()`, which copies a long text
+    that starts or ends with white space: every line-numbered tool output)."""
+    text = part.text if isinstance(part, Text) else None
+    return text is not None and (not text or text.isspace())
 
 
 def whole_content(turn: Turn, part: Part) -> bool:

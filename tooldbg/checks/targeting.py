@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..formats.profiles import wire_format
-from ..model import Conversation, Invocation, Reasoning, Result, Text, Turn
+from ..model import Conversation, Invocation, Reasoning, Result, Turn
 from .base import Context
 
 if TYPE_CHECKING:  # the tables load when a target is checked, not with every rule
@@ -127,10 +127,6 @@ def param(conv: Conversation, target: str, path: tuple[str, ...]) -> Any:
     for key in path:
         value = value.get(key) if isinstance(value, dict) else None
     return value
-
-
-def blank(part: Any) -> bool:
-    return isinstance(part, Text) and not part.text.strip()
 
 
 def call_turns(conv: Conversation) -> Iterator[tuple[int, Turn, list[tuple[int, Invocation]]]]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from ...model import Invocation, Text
 from ..base import Context, Finding
 from ..replay import call_label, norm, origin, replays, snippet
+from ..structure import blank
 
 CODE = "TD301"
 NAME = "dropped-text"
@@ -37,7 +38,7 @@ replayed in exchange 1's request:
 def check(ctx: Context) -> Iterator[Finding]:
     for replay in replays(ctx):
         for pair in replay.pairs:
-            texts = [p for p in pair.original.parts if isinstance(p, Text) and p.text.strip()]
+            texts = [p for p in pair.original.parts if isinstance(p, Text) and not blank(p)]
             if not pair.anchored or not texts or not any(pair.original.invocations()):
                 continue
             kept = [(orig, hit) for orig, hit in pair.calls() if hit is not None]

@@ -15,7 +15,7 @@ from ...lacking import TOOLS
 from ...model import Part, Text
 from ...shorten import quote
 from ..base import Context, Finding
-from ..structure import answers, call_like, placed
+from ..structure import answers, blank, call_like, placed
 
 CODE = "TD603"
 NAME = "tools-ignored"
@@ -46,7 +46,7 @@ _STOPPED = frozenset({"refusal", "content_filter", "SAFETY", "RECITATION", "BLOC
 
 def _answer_text(part: Part) -> bool:
     """Text the model wrote as an answer (a refusal is not ignoring the tools)."""
-    if not isinstance(part, Text) or not part.text.strip():
+    if not isinstance(part, Text) or blank(part):
         return False
     return not any(isinstance(m, dict) and "refusal" in (m.get("field"), m.get("type"))
                    for m in part.meta.values())

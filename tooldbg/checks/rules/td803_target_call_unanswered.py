@@ -25,7 +25,8 @@ from collections.abc import Iterator
 from ...model import Invocation, Reasoning, Result
 from ...shorten import quote as shown
 from ..base import Context, Finding
-from ..targeting import blank, call_turns, quote, target_table
+from ..structure import blank
+from ..targeting import call_turns, quote, target_table
 
 CODE = "TD803"
 NAME = "target-call-unanswered"
