@@ -136,20 +136,14 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
         if type(message) is not dict:
             expect_dict(message, src, "a message")
         role = message.get("role")
-        if role == "assistant":  # (no results to split off: one turn)
-            parts = read_content(message.get("content"), child(src, "content"), MESSAGE_BLOCKS, linker)
-            if linker.calls:
-                linker.end_turn()
-            if Result not in map(type, parts):
-                turns.append(_Turn(role="assistant", parts=parts, source=src))
-                continue
-        elif role in ("user", "system"):
-            parts = read_content(message.get("content"), child(src, "content"),
-                                 _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS, linker)
-            if linker.calls:
-                linker.end_turn()
-        else:
+        if role not in ("assistant", "user", "system"):
             raise FormatError(f"unknown message role {quote(role)}", src.child("role").pointer)
+        parts = read_content(message.get("content"), child(src, "content"),
+                             _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS, linker)
+        linker.end_turn()
+        if role == "assistant" and Result not in map(type, parts):  # (no results to split off: one turn)
+            turns.append(_Turn(role="assistant", parts=parts, source=src))
+            continue
         if role == "system" and not (turns or prior):
             system.extend(parts)
         else:

@@ -14,7 +14,6 @@ from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reason
 from ...shorten import clip
 from ..base import Written
 from ..meta import own_meta
-from ..origins import Unrecorded
 from ..reading import split_data_url, type_name
 from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
 from .common import _CHOICE_MODES, FACTS, NAME, _type
@@ -74,13 +73,13 @@ class _Writer(Writer):
     def mark_messages(self, written: list[dict[str, Any]], messages: list[tuple[str, list[_Item]]]) -> None:
         """What each written message and block carries, when origins are recorded (`Writer.recording`):
         marked once the body is final, and not at all when nothing records them."""
-        if isinstance(self.marks, Unrecorded):
+        mark = self.marker
+        if mark is None:
             return
-        mark = self.marks.mark
         for message, (_, items) in zip(written, messages, strict=True):
             message["content"] = [mark(block, ti, pi) for block, ti, pi in items]
             if not items:  # the final assistant turn, empty or emptied (rule 8)
-                mark(message, len(self.conv.turns) - 1)
+                mark(message, len(self.conv.turns) - 1, None)
 
     # -- conversation level
 
