@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .. import formats
-from ..formats.base import Assembled
+from ..formats.base import Assembled, Facts
 from ..formats.freeform import is_freeform
 from ..jsonio import dumps, dumps_str, resolve, try_loads
 from ..model import Conversation, Invocation, Tool, Turn
@@ -54,9 +54,9 @@ class Call:
     part: int
     call: Invocation
     format: str | None
-    #: Tools the request of this exchange declared; None when no request was read (a
+    #: The tools the request of this exchange declared; None when no request was read (a
     #: response-only log).
-    tools: tuple[Tool, ...] | None
+    declared: Declared | None
     #: Where the arguments sit on the wire below the call's own node (`at`); None when unknown.
     path: tuple[str, ...] | None
     #: The arguments exactly as the wire held them; MISSING when absent or when there is no wire.
@@ -91,6 +91,37 @@ class Call:
         return self.call.raw_arguments
 
 
+class Declared:
+    """A request's tool list and what the rules ask of it (TD206, TD207), worked out once for the
+    request, on first use, rather than for each of its calls."""
+
+    __slots__ = ("tools", "_functions", "_names", "_dynamic")
+
+    def __init__(self, tools: tuple[Tool, ...]) -> None:
+        self.tools = tools
+        self._functions: dict[str, Tool] | None = None
+        self._names: list[str] | None = None
+        self._dynamic: bool | None = None
+
+    def functions(self) -> dict[str, Tool]:
+        """`function_tools(tools)`."""
+        if self._functions is None:
+            self._functions = function_tools(self.tools)
+        return self._functions
+
+    def names(self) -> list[str]:
+        """Every declared tool's name, once each, sorted."""
+        if self._names is None:
+            self._names = sorted({t.name for t in self.tools})
+        return self._names
+
+    def dynamic(self) -> bool:
+        """Tools that can bring further tools in at run time (tool search, a namespace)."""
+        if self._dynamic is None:
+            self._dynamic = any("tool_search" in t.kind or t.kind == "namespace" for t in self.tools)
+        return self._dynamic
+
+
 def calls(ctx: Context) -> list[Call]:
     """Every tool call of the file, in log order (see the module docstring), gathered once for all
     the rules that ask."""
@@ -106,9 +137,10 @@ def _calls(ctx: Context) -> Iterator[Call]:
     visited: set[tuple[int, str | None, int]] = set()
     if not ctx.reads:  # a canonical document: its conversations are all there is
         for whole in ctx.conversations:
+            document = Declared(whole.tools)
             for t, _, p, part in ctx.parts(whole):
                 if isinstance(part, Invocation):
-                    yield Call(whole, t, p, part, None, whole.tools, None,
+                    yield Call(whole, t, p, part, None, document, None,
                                MISSING, _first(seen, whole, t, p, part), custom=is_freeform(part))
         return
     #: Each conversation's latest request turns: the next request's first turns are mostly the
@@ -119,8 +151,8 @@ def _calls(ctx: Context) -> Iterator[Call]:
         if read.request is None and not read.responses:  # (a session log's record of no call)
             continue
         conv = ctx.loaded.conversation(read.conversation) if read.conversation else None
-        encoding = formats.facts(read.format).arguments if read.format is not None else None
-        tools = read.request.tools if read.request is not None else None
+        facts = formats.facts(read.format) if read.format is not None else None
+        declared = Declared(read.request.tools) if read.request is not None else None
         # (turn, the message or the assembled stream its sources point into, whether a broken
         # stream produced it), from the first turn not visited with the conversation's previous
         # request
@@ -147,7 +179,7 @@ def _calls(ctx: Context) -> Iterator[Call]:
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
                     body = bodies.of(part.source, read, wire)
-                    yield _occurrence(read, body, conv, t, p, part, tools, broken, seen, encoding)
+                    yield _occurrence(read, body, conv, t, p, part, declared, broken, seen, facts)
 
 
 class _Bodies:
@@ -174,11 +206,13 @@ class _Bodies:
 
 
 def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int, p: int,
-                part: Invocation, tools: tuple[Tool, ...] | None, broken: bool,
-                seen: set[tuple[Any, ...]], encoding: Literal["string", "object"] | None) -> Call:
+                part: Invocation, declared: Declared | None, broken: bool,
+                seen: set[tuple[Any, ...]], facts: Facts | None) -> Call:
     source = part.source
     container = resolve(body, source.pointer) if body is not None else None
-    path = _arguments_path(read.format, part, container)
+    fmt = read.format  # (its facts are given when it is not None)
+    path = _arguments_path(fmt, part, container, facts.arguments_path) \
+        if fmt is not None and facts is not None else None
     wire: Any = MISSING
     if path is not None and isinstance(container, dict):
         node: Any = container
@@ -191,7 +225,8 @@ def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int
     if type(wire) is dict and wire is not part.arguments and dumps(wire) == dumps(part.arguments):
         wire = part.arguments  # the same JSON: one copy kept (a session log's record was parsed again)
     first = not broken and _first(seen, conv, t, p, part)
-    return Call(conv, t, p, part, read.format, tools, path, wire, first, broken, is_freeform(part), encoding)
+    return Call(conv, t, p, part, read.format, declared, path, wire, first, broken,
+                is_freeform(part), facts.arguments if facts is not None else None)
 
 
 def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int,
@@ -206,12 +241,11 @@ def _first(seen: set[tuple[Any, ...]], conv: Conversation | None, t: int, p: int
     return True
 
 
-def _arguments_path(fmt: str | None, part: Invocation, container: Any) -> tuple[str, ...] | None:
+def _arguments_path(fmt: str, part: Invocation, container: Any,
+                    usual: tuple[str, ...]) -> tuple[str, ...] | None:
     """Where a call of `fmt` keeps its arguments, relative to the call's own wire node: the format's
-    `Facts.arguments_path`, but for the shapes beside its function calls that some readers accept
-    (custom tools, OpenAI's legacy `function_call`, Gemini's snake_case `function_call`)."""
-    if fmt is None:
-        return None
+    `Facts.arguments_path` (`usual`), but for the shapes beside its function calls that some readers
+    accept (custom tools, OpenAI's legacy `function_call`, Gemini's snake_case `function_call`)."""
     own = part.meta.get(fmt) if part.meta else None  # (most calls have no meta: no ABC check)
     own = own if own is not None and isinstance(own, Mapping) else {}
     if fmt == "openai-chat":
@@ -225,7 +259,7 @@ def _arguments_path(fmt: str | None, part: Invocation, container: Any) -> tuple[
     elif fmt == "gemini":
         if isinstance(container, dict) and "functionCall" not in container and "function_call" in container:
             return ("function_call", "args")
-    return formats.facts(fmt).arguments_path
+    return usual
 
 
 def finding(ctx: Context, call: Call, message: str, *, at: Source | None = None) -> Finding:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, NamedTuple
 
 from .. import formats
@@ -46,6 +46,11 @@ class Located(NamedTuple):
     node: Any
 
 
+#: `Located(*fields)` made from the tuple of its fields by a C call (a named tuple's own
+#: constructor is a Python function, called for each call and result).
+_located = partial(tuple.__new__, Located)
+
+
 @dataclass(frozen=True, slots=True)
 class Mismatch:
     """An unbound result whose id is a damaged copy of an unanswered call's id."""
@@ -55,25 +60,25 @@ class Mismatch:
     how: str
 
 
-def calls(conv: Conversation) -> Iterator[Located]:
+def located(conv: Conversation) -> tuple[list[Located], list[Located]]:
+    """The conversation's calls and its results, each in conversation order: one walk over its
+    parts for both."""
+    found: tuple[list[Located], list[Located]] = ([], [])
+    calls, results = found
     for t, turn in enumerate(conv.turns):
         for p, part in enumerate(turn.parts):
             if isinstance(part, Invocation):
-                yield Located(t, p, part)
-
-
-def results(conv: Conversation) -> Iterator[Located]:
-    for t, turn in enumerate(conv.turns):
-        for p, part in enumerate(turn.parts):
-            if isinstance(part, Result):
-                yield Located(t, p, part)
+                calls.append(_located((t, p, part)))
+            elif isinstance(part, Result):
+                results.append(_located((t, p, part)))
+    return found
 
 
 def results_by_call(conv: Conversation, found: Iterable[Located] | None = None) -> dict[str, list[Located]]:
-    """Own invocation id → the results bound to it, in conversation order (`found`: `results(conv)`,
-    when known)."""
+    """Own invocation id → the results bound to it, in conversation order (`found`: the results of
+    `located(conv)`, when known)."""
     out: dict[str, list[Located]] = {}
-    for r in found if found is not None else results(conv):
+    for r in found if found is not None else located(conv)[1]:
         if r.node.invocation_id is not None:
             out.setdefault(r.node.invocation_id, []).append(r)
     return out
@@ -154,8 +159,8 @@ def mismatches(conv: Conversation, by_call: Mapping[str, Any] | None = None,
                found: tuple[list[Located], list[Located]] | None = None) -> list[Mismatch]:
     """Every unbound result whose id is a near miss of an unanswered call in the latest turn with
     calls before it (each call claimed once). `by_call`: `results_by_call(conv)`, and `found`:
-    `(calls(conv), results(conv))`, when known."""
-    located_calls, located_results = found if found is not None else (list(calls(conv)), list(results(conv)))
+    `located(conv)`, when known."""
+    located_calls, located_results = found if found is not None else located(conv)
     answered = set(by_call if by_call is not None else results_by_call(conv, located_results))
     out: list[Mismatch] = []
     claimed: set[str] = set()
@@ -211,7 +216,7 @@ def extra_results(conv: Conversation, by_call: Mapping[str, Any] | None = None,
     calls was answered: (the extra results, each with those calls) and the continuations among them
     (the call's previous result announced more with `willContinue`, not a defect). `by_call` and
     `found`: as for `mismatches`."""
-    located_calls, located_results = found if found is not None else (list(calls(conv)), list(results(conv)))
+    located_calls, located_results = found if found is not None else located(conv)
     answered = set(by_call if by_call is not None else results_by_call(conv, located_results))
     extra: list[tuple[Located, list[Located]]] = []
     continued: list[Located] = []
@@ -252,12 +257,16 @@ class Paired:
         self.conv = conv
 
     @cached_property
+    def located(self) -> tuple[list[Located], list[Located]]:
+        return located(self.conv)
+
+    @cached_property
     def calls(self) -> list[Located]:
-        return list(calls(self.conv))
+        return self.located[0]
 
     @cached_property
     def results(self) -> list[Located]:
-        return list(results(self.conv))
+        return self.located[1]
 
     @cached_property
     def results_by_call(self) -> dict[str, list[Located]]:
@@ -265,11 +274,11 @@ class Paired:
 
     @cached_property
     def mismatches(self) -> list[Mismatch]:
-        return mismatches(self.conv, self.results_by_call, (self.calls, self.results))
+        return mismatches(self.conv, self.results_by_call, self.located)
 
     @cached_property
     def extra_results(self) -> tuple[list[tuple[Located, list[Located]]], list[Located]]:
-        return extra_results(self.conv, self.results_by_call, (self.calls, self.results))
+        return extra_results(self.conv, self.results_by_call, self.located)
 
     @cached_property
     def near_misses(self) -> set[tuple[int, int]]:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from ...lacking import TOOLS
 from ...shorten import quote
-from ..arguments import calls, finding, function_tools
+from ..arguments import calls, finding
 from ..base import Context, Finding
 from ..schema import validate
 
@@ -45,13 +45,13 @@ _SHOWN = 3
 
 def check(ctx: Context) -> Iterator[Finding]:
     for call in calls(ctx):
-        if not call.first or call.custom or call.broken_stream or call.tools is None:
+        if not call.first or call.custom or call.broken_stream or call.declared is None:
             continue
         args = call.call.arguments
         if args is None or isinstance(args, str) or call.call.raw_arguments is not None \
                 or (call.encoding == "object" and call.has_wire and not isinstance(call.wire, dict)):
             continue  # arguments of the wrong shape are TD201-TD205's
-        tool = function_tools(call.tools).get(call.name)
+        tool = call.declared.functions().get(call.name)
         if tool is None or not isinstance(tool.parameters, dict):
             continue
         errors = validate(args, tool.parameters)

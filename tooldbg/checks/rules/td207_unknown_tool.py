@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 
 from ...lacking import TOOLS
 from ...shorten import plain, quote
-from ..arguments import calls, finding, function_tools
+from ..arguments import calls, finding
 from ..base import Context, Finding
 
 CODE = "TD207"
@@ -41,13 +41,14 @@ _SHOWN = 6
 
 def check(ctx: Context) -> Iterator[Finding]:
     for call in calls(ctx):
-        if not call.first or call.tools is None or not call.name:
+        declared = call.declared
+        if not call.first or declared is None or not call.name:
             continue
-        if not function_tools(call.tools) or _dynamic(call.tools) or _namespaced(call.call.meta):
+        if not declared.functions() or declared.dynamic() or _namespaced(call.call.meta):
             continue
         # Provider-defined client tools (Anthropic `bash_20250124` → `bash`, `memory_20250818`…) are
         # called by their name like function tools.
-        names = sorted({t.name for t in call.tools})
+        names = declared.names()
         if call.name in names:
             continue
         listed = ", ".join(plain(n) for n in names[:_SHOWN])
@@ -55,11 +56,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             listed += f" and {len(names) - _SHOWN} more"
         yield finding(ctx, call, f"call to {quote(call.name)}, which the request does not declare "
                                  f"(it declares {listed})", at=call.call.source)
-
-
-def _dynamic(tools: tuple) -> bool:
-    """Tools that can bring further tools in at run time (tool search)."""
-    return any("tool_search" in t.kind or t.kind == "namespace" for t in tools)
 
 
 def _namespaced(meta: Mapping) -> bool:
