@@ -49,15 +49,17 @@ class Lost:
 
 def losses(pair: Pair) -> Iterator[Lost]:
     """Every reasoning part of a replayed tool-call response turn that did not come back intact."""
-    if not pair.from_response or not pair.anchored or not any(pair.original.invocations()):
+    if not pair.from_response or not pair.anchored:
         return
+    parts = pair.original.parts
+    if not any(isinstance(p, Reasoning) for p in parts) or not any(pair.original.invocations()):
+        return  # (most turns: no reasoning to lose, nothing to look for in the replay)
     calls = {id(c): hit for c, hit in pair.calls() if hit is not None}
     if not calls:
         return  # the calls are gone too: not a replayed tool-call turn
     near = [placed for placed in pair.parts_near(calls.values()) if isinstance(placed[2], Reasoning)]
     by_key = {signature_key(p): (ti, pi, p) for ti, pi, p in near if signature_key(p) is not None}
     by_id = {p.wire_id: (ti, pi, p) for ti, pi, p in near if p.wire_id and p.origin == RESPONSES}
-    parts = pair.original.parts
     originals = {signature_key(p) for p in parts if isinstance(p, Reasoning)}
     items = {p.wire_id for p in parts if isinstance(p, Reasoning) and p.wire_id and p.origin == RESPONSES}
     # Another signature in the replay, not the same Responses item re-sent with a fresh encrypted_content.

@@ -161,7 +161,11 @@ class _Validator:
         extra = schema.get("additionalProperties")
         for key, item in value.items():
             if key in properties:
-                yield from self.check(item, properties[key], (path, key), depth + 1)
+                sub = properties[key]
+                if _plainly_fits(item, sub):  # (most properties: a leaf of the right type)
+                    self.budget -= 1  # (as `check` counts it)
+                    continue
+                yield from self.check(item, sub, (path, key), depth + 1)
                 continue
             matched = False
             for pattern, sub in patterns.items():
@@ -228,6 +232,22 @@ _ONE_TYPE = {name: frozenset({name}) for name in _KNOWN}
 _COMBINATORS = frozenset({"allOf", "anyOf", "oneOf"})
 _STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern"})
 _NUMBER_KEYWORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+
+
+#: Keywords that constrain nothing the validator checks but the `type` beside them.
+_PLAIN_KEYWORDS = frozenset({"type", "description", "title", "format", "default", "examples"})
+
+
+def _plainly_fits(value: Any, schema: Any) -> bool:
+    """Does `value` fit `schema` for a reason seen at once: a schema node with no keyword but a
+    single `type` (and words), which the value has? `check` finds nothing wrong then (a property
+    test holds it to that), and is skipped: a generator per property was most of validating."""
+    if type(schema) is not dict or not schema.keys() <= _PLAIN_KEYWORDS:
+        return False
+    name = schema.get("type")
+    if name is None:
+        return True
+    return isinstance(name, str) and name.lower() in _KNOWN and _is_type(value, name.lower())
 
 
 def _is_any_type(value: Any, names: frozenset[str]) -> bool:
