@@ -178,38 +178,50 @@ def _calls(ctx: Context) -> Iterator[Call]:
             visited.add(place)
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
-                    body = bodies.of(part.source, read, wire)
-                    yield _occurrence(read, body, conv, t, p, part, declared, broken, seen, facts)
+                    container = bodies.node(part.source, read, wire)
+                    yield _occurrence(read, container, conv, t, p, part, declared, broken, seen, facts)
 
 
 class _Bodies:
     """The body each call's source points into, fetched only for calls (a log's record is parsed
-    again when asked: `logs.session.Record`), the last one kept for the calls beside it."""
+    again when asked: `logs.session.Record`), the last one kept for the calls beside it, with the
+    nodes that hold its calls (a message's `tool_calls`, its `content`) found once for them all."""
 
     def __init__(self, reads: list[ExchangeRead]) -> None:
         self._reads = reads
-        self._last: tuple[Any, Any] = (None, None)  # (the message or stream, its body)
+        self._wire: Message | Assembled | None = None  # the message or stream last asked for
+        self._body: Any = None  # its body
+        self._holders: dict[str, Any] = {}  # pointer in that body → the node there
 
-    def of(self, source: Source, read: ExchangeRead, wire: Message | Assembled | None) -> Any:
-        """The body of `wire` (`read`'s request or response, or a stream assembled from it), or,
-        for a call read from another record (an agent's session log builds a turn from a record
-        a block), of the message its source names."""
-        if source.exchange is not None and source.exchange != read.exchange.index \
-                and 0 <= source.exchange < len(self._reads):
-            exchange = self._reads[source.exchange].exchange
-            wire = exchange.request if source.side == "request" else exchange.response
+    def node(self, source: Source, read: ExchangeRead, wire: Message | Assembled | None) -> Any:
+        """The node `source` points at (`jsonio.resolve`) in the body of `wire` (`read`'s request or
+        response, or a stream assembled from it), or, for a call read from another record (an
+        agent's session log builds a turn from a record a block), of the message its source names;
+        None when there is no body."""
+        exchange = source.exchange
+        if exchange is not None and exchange != read.exchange.index and 0 <= exchange < len(self._reads):
+            other = self._reads[exchange].exchange
+            wire = other.request if source.side == "request" else other.response
         if wire is None:
             return None
-        if wire is not self._last[0]:
-            self._last = (wire, wire.body)
-        return self._last[1]
+        if wire is not self._wire:
+            self._wire, self._body, self._holders = wire, wire.body, {}
+        if self._body is None:
+            return None
+        pointer = source.pointer
+        if not pointer.startswith("/") or pointer.startswith("//"):  # (as `resolve` reads it: whole)
+            return resolve(self._body, pointer)
+        holder, _, token = pointer.rpartition("/")
+        if holder in self._holders:
+            node = self._holders[holder]
+        else:
+            node = self._holders[holder] = resolve(self._body, holder)
+        return resolve(node, "/" + token)
 
 
-def _occurrence(read: ExchangeRead, body: Any, conv: Conversation | None, t: int, p: int,
+def _occurrence(read: ExchangeRead, container: Any, conv: Conversation | None, t: int, p: int,
                 part: Invocation, declared: Declared | None, broken: bool,
                 seen: set[tuple[Any, ...]], facts: Facts | None) -> Call:
-    source = part.source
-    container = resolve(body, source.pointer) if body is not None else None
     fmt = read.format  # (its facts are given when it is not None)
     path = _arguments_path(fmt, part, container, facts.arguments_path) \
         if fmt is not None and facts is not None else None

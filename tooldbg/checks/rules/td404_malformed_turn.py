@@ -234,16 +234,20 @@ def _foreign_blocks(ctx: Context, view: View) -> Iterator[Finding]:
 def _undefined(content: Any, pointer: str, facts: Facts) -> Iterator[tuple[str, str]]:
     """(pointer, description) of each block of `content` the format does not define; the content of
     a defined tool result (Anthropic `tool_result`, Bedrock `toolResult`) is searched too."""
+    types = facts.content_types
     for j, block in enumerate(content if isinstance(content, list) else ()):
         if not isinstance(block, dict):
             continue
-        at, what = f"{pointer}/{j}", _foreign_shape(block, facts)
+        kind = block.get("type")
+        # (most blocks: of a type the format names as it is, asked without a call)
+        what = None if types is not None and type(kind) is str and kind in types else _foreign_shape(block, facts)
         if what is not None:
-            yield at, what
-        elif facts.content_types is not None:
-            yield from _undefined(block.get("content"), f"{at}/content", facts)
+            yield f"{pointer}/{j}", what
+        elif types is not None:
+            if isinstance(inner := block.get("content"), list):  # (a tool result's blocks)
+                yield from _undefined(inner, f"{pointer}/{j}/content", facts)
         elif isinstance(result := block.get("toolResult"), dict):
-            yield from _undefined(result.get("content"), f"{at}/toolResult/content", facts)
+            yield from _undefined(result.get("content"), f"{pointer}/{j}/toolResult/content", facts)
 
 
 def _foreign_shape(block: dict[str, Any], facts: Facts) -> str | None:
