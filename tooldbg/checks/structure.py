@@ -51,19 +51,15 @@ class View:
     wire: tuple[Turn, ...]
     units: tuple[int, ...]
     roles: tuple[str, ...]
+    #: (unit, the indices of its turns) for every wire message, in order: worked out with the view,
+    #: once for the several rules that walk them.
+    groups: tuple[tuple[int, tuple[int, ...]], ...]
 
     def source(self, t: int, p: int | None = None) -> Source:
         """Where turn `t` (part `p`) is in the request that sent it; its own source otherwise."""
         turn = self.wire[t] if t < len(self.wire) else self.conversation.turns[t]
         return turn.source if p is None else turn.parts[p].source
 
-    def groups(self) -> Iterator[tuple[int, list[int]]]:
-        """(unit, the indices of its turns) for every wire message, in order."""
-        start = 0
-        for t in range(1, len(self.units) + 1):
-            if t == len(self.units) or self.units[t] != self.units[start]:
-                yield self.units[start], list(range(start, t))
-                start = t
 
 
 def wire_role(turn: Turn) -> str:
@@ -104,7 +100,16 @@ def _views(ctx: Context) -> Iterator[View]:
                 roles.append(role)
             previous = key
         requested = last if last is not None and last.request is not None else None
-        yield View(conv, requested, fmt, sent, tuple(wire), tuple(units), tuple(roles))
+        yield View(conv, requested, fmt, sent, tuple(wire), tuple(units), tuple(roles), tuple(_groups(units)))
+
+
+def _groups(units: list[int]) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """(unit, the indices of its turns) for every wire message, in order (`View.groups`)."""
+    start = 0
+    for t in range(1, len(units) + 1):
+        if t == len(units) or units[t] != units[start]:
+            yield units[start], tuple(range(start, t))
+            start = t
 
 
 def blank(part: Any) -> bool:

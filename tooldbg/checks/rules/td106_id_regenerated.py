@@ -86,13 +86,16 @@ def check(ctx: Context) -> Iterator[Finding]:
         # Only a request that replays its history shows a call again (one chained on stored turns,
         # or an agent's own log, sends only what is new): those are searched for the replay.
         replaying = [(k, r.request) for k, r in enumerate(reads) if r.request is not None and not r.stored]
+        later = 0  # the first of `replaying` after exchange k (both in log order)
         for k, read in enumerate(reads):
+            while later < len(replaying) and replaying[later][0] <= k:
+                later += 1
             answers = [r.turn for r in read.responses if r.turn is not None]
             if not any(any(t.invocations()) for t in answers):
                 continue
             history = read.request.turns if read.request is not None else ()
-            following = next((request for j, request in replaying
-                              if j > k and len(request.turns) > len(history)), None)
+            following = next((request for _, request in replaying[later:]
+                              if len(request.turns) > len(history)), None)
             if following is None:
                 continue
             nxt = next(r for r in reads[k + 1:] if r.request is following)

@@ -43,7 +43,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if view.format != "anthropic":
             continue
         conv = view.conversation
-        for unit, turns in view.groups():
+        for unit, turns in view.groups:
             if view.roles[unit] != "user" or turns[0] >= view.sent:
                 continue
             found = _result_after_content(conv.turns, turns)
@@ -56,7 +56,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                          conversation=conv, turn=t, part=p, source=view.source(t, p))
 
 
-def _result_after_content(all_turns: tuple[Turn, ...], turns: list[int]) -> tuple[Any, Any] | None:
+def _result_after_content(all_turns: tuple[Turn, ...], turns: tuple[int, ...]) -> tuple[Any, Any] | None:
     """The first content block that is not a result, and the first result after it, in one user
     message (None when the results come first)."""
     before = None

@@ -132,7 +132,7 @@ def _gemini(ctx: Context, view: View) -> Iterator[Finding]:
     conv = view.conversation
     if view.request is not None:
         yield from _gemini_roles(ctx, view, view.request)
-    for unit, turns in view.groups():
+    for unit, turns in view.groups:
         t = turns[0]
         if t >= view.sent or view.roles[unit] != "assistant":
             continue
@@ -167,7 +167,7 @@ def _gemini_roles(ctx: Context, view: View, read: ExchangeRead) -> Iterator[Find
 def _bedrock(ctx: Context, view: View) -> Iterator[Finding]:
     conv = view.conversation
     previous = None
-    for unit, turns in view.groups():
+    for unit, turns in view.groups:
         t = turns[0]
         role = view.roles[unit]
         if t >= view.sent or role == "system":

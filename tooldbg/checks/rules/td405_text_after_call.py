@@ -55,7 +55,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if fmt is None or not formats.facts(fmt).calls_last:
             continue
         conv = view.conversation
-        for unit, turns in view.groups():
+        for unit, turns in view.groups:
             if view.roles[unit] != "assistant" or turns[0] >= view.sent:
                 continue
             call = None

@@ -43,7 +43,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if view.format is None or not formats.facts(view.format).rejects_blank_text:
             continue
         conv = view.conversation
-        for _, turns in view.groups():
+        for _, turns in view.groups:
             if turns[0] >= view.sent:
                 continue
             parts = [(t, p, part) for t in turns for p, part in enumerate(conv.turns[t].parts)]
