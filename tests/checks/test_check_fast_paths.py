@@ -1,17 +1,13 @@
 """Fast paths in the checks give what the general path they skip gives: the schema validator's
-plain-leaf test (`schema._plainly_fits`), the pairing's one walk for calls and results
-(`pairing.located`), the call nodes found below a node resolved once (`arguments._Bodies`)."""
+plain-leaf test (`schema._plainly_fits`) and the pairing's one walk for calls and results
+(`pairing.located`)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooldbg.checks import schema
-from tooldbg.checks.arguments import _Bodies
 from tooldbg.checks.pairing import Located, located
-from tooldbg.jsonio import resolve
 from tooldbg.model import Conversation, Invocation, Reasoning, Result, Text, Turn
-from tooldbg.records.containers import Message
-from tooldbg.source import Source
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-3, 3, allow_nan=False) | st.text(max_size=3),
@@ -92,18 +88,3 @@ def test_one_walk_finds_the_calls_and_results_two_walks_find(shape):
     assert results == [Located(t, p, part) for t, p, part in every if isinstance(part, Result)]
     assert all(type(found) is Located for found in calls + results)
 
-
-POINTERS = st.lists(st.sampled_from(["a", "b", "0", "1", "", "~0", "~1", "a~1b", "10"]), max_size=4).map(
-    lambda tokens: "".join("/" + t for t in tokens)) | st.sampled_from(["", "/", "//a", "a", "a/b", "//"])
-BODIES = st.recursive(st.none() | st.integers() | st.text(max_size=2), lambda inner: st.one_of(
-    st.lists(inner, max_size=3),
-    st.dictionaries(st.sampled_from(["a", "b", "0", "", "~", "/", "a/b"]), inner, max_size=4)), max_leaves=15)
-
-
-@given(BODIES, st.lists(POINTERS, min_size=1, max_size=6))
-def test_the_call_nodes_of_a_body_are_what_resolve_finds(body, pointers):
-    """`arguments._Bodies` resolves the node holding a call once for the calls beside it."""
-    bodies = _Bodies([])
-    wire = Message(location="", body=body)
-    for pointer in pointers:
-        assert bodies.node(Source(pointer=pointer), None, wire) is resolve(body, pointer)

@@ -184,39 +184,27 @@ def _calls(ctx: Context) -> Iterator[Call]:
 
 class _Bodies:
     """The body each call's source points into, fetched only for calls (a log's record is parsed
-    again when asked: `logs.session.Record`), the last one kept for the calls beside it, with the
-    nodes that hold its calls (a message's `tool_calls`, its `content`) found once for them all."""
+    again when asked: `logs.session.Record`), the last one kept for the calls beside it."""
 
     def __init__(self, reads: list[ExchangeRead]) -> None:
         self._reads = reads
-        self._wire: Message | Assembled | None = None  # the message or stream last asked for
-        self._body: Any = None  # its body
-        self._holders: dict[str, Any] = {}  # pointer in that body → the node there
+        self._last: tuple[Any, Any] = (None, None)  # (the message or stream, its body)
 
     def node(self, source: Source, read: ExchangeRead, wire: Message | Assembled | None) -> Any:
-        """The node `source` points at (`jsonio.resolve`) in the body of `wire` (`read`'s request or
-        response, or a stream assembled from it), or, for a call read from another record (an
-        agent's session log builds a turn from a record a block), of the message its source names;
-        None when there is no body."""
+        """The node `source` points at in the body of `wire` (`read`'s request or response, or a
+        stream assembled from it), or, for a call read from another record (an agent's session log
+        builds a turn from a record a block), of the message its source names; None when there is
+        no body."""
         exchange = source.exchange
         if exchange is not None and exchange != read.exchange.index and 0 <= exchange < len(self._reads):
             other = self._reads[exchange].exchange
             wire = other.request if source.side == "request" else other.response
         if wire is None:
             return None
-        if wire is not self._wire:
-            self._wire, self._body, self._holders = wire, wire.body, {}
-        if self._body is None:
-            return None
-        pointer = source.pointer
-        if not pointer.startswith("/") or pointer.startswith("//"):  # (as `resolve` reads it: whole)
-            return resolve(self._body, pointer)
-        holder, _, token = pointer.rpartition("/")
-        if holder in self._holders:
-            node = self._holders[holder]
-        else:
-            node = self._holders[holder] = resolve(self._body, holder)
-        return resolve(node, "/" + token)
+        if wire is not self._last[0]:
+            self._last = (wire, wire.body)
+        body = self._last[1]
+        return resolve(body, source.pointer) if body is not None else None
 
 
 def _occurrence(read: ExchangeRead, container: Any, conv: Conversation | None, t: int, p: int,
