@@ -297,8 +297,9 @@ class Paired:
 
 
 def paired(ctx: Context, conv: Conversation) -> Paired:
-    """`conv`'s pairing, kept for the run: each rule that asks shares it."""
-    return ctx.shared(f"pairing.{id(conv)}", lambda: Paired(conv), until="TD108")
+    """`conv`'s pairing, kept for the run: each rule that asks shares it (the TD1xx rules and TD304,
+    the last)."""
+    return ctx.shared(f"pairing.{id(conv)}", lambda: Paired(conv), until="TD304")
 
 
 def continues_unseen(ctx: Context, conv: Conversation) -> bool:
