@@ -231,7 +231,12 @@ class Fitting:
             names.append(conv.tool_choice.name)
         self._names_used: set[str] = set()
         self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
-        if not self._ids_fit(loose, id_prefix, unique_ids):
+        #: Every tool name the conversation uses is written as it is (`name` returns it, saying
+        #: nothing): a writer need not ask per call.
+        self.names_kept = all(fitted == name for name, fitted in self._names.items())
+        #: Every call's own wire id is written as it is (`written_call_id` returns it, saying nothing).
+        self.ids_kept = self._ids_fit(loose, id_prefix, unique_ids)
+        if not self.ids_kept:
             self._plan_ids(loose, id_prefix, unique_ids)
 
     def _ids_fit(self, loose: list[tuple[int, int, Result]], id_prefix: str | None, unique_ids: bool) -> bool:

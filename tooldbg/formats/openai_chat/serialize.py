@@ -339,15 +339,26 @@ class _Writer(Writer):
              p: int) -> dict[str, Any] | None:
         """One `tool_calls` entry (None for a legacy `function_call`, set on `message`), its pairing
         key added to `calls`."""
-        key = part.id or f"@{t}.{p}"
-        if part.meta:
-            own = own_meta(NAME, part.meta)
-            own.pop("type", None)
-            custom = is_freeform(part)  # (a Responses custom call too)
-            legacy = own.pop("function_call", False)
-        else:  # (the usual call)
-            own, custom, legacy = {}, False, False
+        if not part.meta and not self.legacy:  # (the usual call: a function's, nothing of its own)
+            fit = self.fit
+            name = part.name if fit.names_kept else fit.name(part.name, t, p)
+            call_id = (part.wire_id if fit.ids_kept else fit.written_call_id(part, t, p)) or ""
+            calls.append((call_id, p))
+            arguments = part.raw_arguments
+            if arguments is None:
+                arguments = dumps(part.arguments).decode()
+            return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        return self.any_call(message, calls, part, t, p)
+
+    def any_call(self, message: dict[str, Any], calls: list[tuple[str, int]], part: Invocation, t: int,
+                 p: int) -> dict[str, Any] | None:
+        """`call` for any call (legacy, freeform, with details of its own)."""
         name = self.fit.name(part.name, t, p)
+        key = part.id or f"@{t}.{p}"
+        own = own_meta(NAME, part.meta)
+        own.pop("type", None)
+        custom = is_freeform(part)  # (a Responses custom call too)
+        legacy = own.pop("function_call", False)
         if part.raw_arguments is not None:
             arguments = part.raw_arguments
         elif custom and isinstance(part.arguments, str):
@@ -371,39 +382,23 @@ class _Writer(Writer):
     def tool_message(self, t: int, p: int, result: Result) -> None:
         """A Result → a `tool` message (a `function` message answering a legacy call), kept only
         when it answers a call of the assistant message right before its run (a 400 otherwise)."""
-        if result.meta:
-            report_foreign(NAME, result.meta, self.losses, t, p)
-            own = own_meta(NAME, result.meta)
-            legacy_meta = own.pop("role", None) == "function"
-            named = own.pop("name", None) is True
-        else:  # (the usual result)
-            own, legacy_meta, named = {}, False, False
         key = result.invocation_id
         parts = result.content
         first = parts[0] if len(parts) == 1 else None
-        if type(first) is Text and first.text and not first.meta and not result.is_error:
-            content: str | list[dict[str, Any]] = first.text  # (the usual result: one plain text)
-        else:
-            content = self.result_content(result, t, p)
-        if key in self.legacy:
-            name = self.fit.written_name(self.called[key])
-            if result.name is not None and result.name != name:
-                self.lose(f"result name {result.name!r} written as its call's {name!r}", t, p)
-            message: dict[str, Any] = {**own, "role": "function", "name": name, "content": content}
-            answers = "legacy:" + key
-        else:
-            if legacy_meta:
-                self.lose("a legacy function message written as a tool message", t, p)
-            answers = self.fit.result_id(result, t, p) or ""
-            message = {**own, "role": "tool", "tool_call_id": answers} if own else \
-                {"role": "tool", "tool_call_id": answers}
-            said = result.name
-            if named and said is not None:
-                message["name"] = self.fit.name(said, t, p)  # the wire had one: it carries the name
-            elif said is not None and (self.called.get(key) != said or said in self.renamed):
-                self.result_name(result, key, t, p)  # (not the usual: its call's name, written as it is)
-            message["content"] = content
-        if self.calls and answers in self.keys:  # (the pairing: see `send`)
+        said = result.name
+        if not result.meta and type(first) is Text and first.text and not first.meta and not result.is_error \
+                and (answers := self.fit.written_id(key)) is not None and answers == result.wire_id \
+                and key not in self.legacy \
+                and (said is None or (said == self.called.get(key) and said not in self.renamed)):
+            # (the usual result: one plain text, answering its call by the call's own id and name)
+            message: dict[str, Any] = {"role": "tool", "tool_call_id": answers, "content": first.text}
+            return self.keep(message, answers, t, p)
+        return self.keep(*self.any_tool_message(t, p, result), t, p)
+
+    def keep(self, message: dict[str, Any], answers: str, t: int, p: int) -> None:
+        """Keep a tool message that answers a call of the assistant message right before its run
+        (the pairing: see `send`); drop it otherwise."""
+        if self.calls and answers in self.keys:
             self.answered.add(answers)
             if self.mark is not None:
                 self.mark(message, t, p)
@@ -411,6 +406,41 @@ class _Writer(Writer):
         else:
             self.lose("this result answers no call of the assistant message right before it "
                       "(Chat Completions rejects it); dropped", t, p)
+
+    def any_tool_message(self, t: int, p: int, result: Result) -> tuple[dict[str, Any], str]:
+        """`tool_message`'s message for any result (details of its own, content that is not one plain
+        text, a legacy call's, an id or name rewritten), and the pairing key it answers."""
+        if result.meta:
+            report_foreign(NAME, result.meta, self.losses, t, p)
+            own = own_meta(NAME, result.meta)
+            legacy_meta = own.pop("role", None) == "function"
+            named = own.pop("name", None) is True
+        else:
+            own, legacy_meta, named = {}, False, False
+        key = result.invocation_id
+        parts = result.content
+        first = parts[0] if len(parts) == 1 else None
+        if type(first) is Text and first.text and not first.meta and not result.is_error:
+            content: str | list[dict[str, Any]] = first.text  # (one plain text)
+        else:
+            content = self.result_content(result, t, p)
+        if key in self.legacy:
+            name = self.fit.written_name(self.called[key])
+            if result.name is not None and result.name != name:
+                self.lose(f"result name {result.name!r} written as its call's {name!r}", t, p)
+            return {**own, "role": "function", "name": name, "content": content}, "legacy:" + key
+        if legacy_meta:
+            self.lose("a legacy function message written as a tool message", t, p)
+        answers = self.fit.result_id(result, t, p) or ""
+        message: dict[str, Any] = {**own, "role": "tool", "tool_call_id": answers} if own else \
+            {"role": "tool", "tool_call_id": answers}
+        said = result.name
+        if named and said is not None:
+            message["name"] = self.fit.name(said, t, p)  # the wire had one: it carries the name
+        elif said is not None and (self.called.get(key) != said or said in self.renamed):
+            self.result_name(result, key, t, p)  # (not the usual: its call's name, written as it is)
+        message["content"] = content
+        return message, answers
 
     def result_name(self, result: Result, key: str | None, t: int, p: int) -> None:
         """A tool message without `name` reads back with its call's written name (None unbound):
