@@ -40,12 +40,13 @@ class _Writer(Writer):
         self.called = self.fit.called  # call key → the call's own (canonical) name
         self.messages: list[dict[str, Any]] = []  # the messages kept so far
         # The pairing: the assistant message the tool messages that follow must answer, the
-        # pairing keys of its calls (with their parts), and those answered so far.
+        # pairing keys of its calls (with their parts; none after any other message), and those
+        # no tool message has answered yet.
         self.owner: dict[str, Any] | None = None
         self.owner_turn: int | None = None
         self.calls: Sequence[tuple[str, int]] = ()
         self.keys: set[str] = set()
-        self.answered: set[str] = set()
+        self.waiting: set[str] = set()
 
     def run(self) -> Written:
         self.mark = self.marker
@@ -55,7 +56,7 @@ class _Writer(Writer):
         self.system_messages()
         for t, turn in enumerate(self.conv.turns):
             self.turn(t, turn)
-        if self.calls:
+        if self.waiting:
             self.unanswered(at_end=self.messages[-1] is self.owner)
         body["messages"] = self.messages
         self.tools(body)
@@ -85,12 +86,11 @@ class _Writer(Writer):
         """Keep a system, user or assistant message (`calls`: the pairing keys of its calls, with
         their parts; never changed). Chat Completions rejects a call no tool message right after it
         answers: those of the assistant message before are dropped first (a history may end on calls)."""
-        if self.calls and len(self.answered) < len(self.calls):
+        if self.waiting:
             self.unanswered(at_end=False)
         self.owner, self.owner_turn, self.calls = message, turn, calls
-        if calls:
-            self.keys = set(map(_pairing_key, calls))
-            self.answered = set()
+        self.keys = set(map(_pairing_key, calls))
+        self.waiting = self.keys.copy()
         if self.mark is not None:
             self.mark(message, turn, None)
         self.messages.append(message)
@@ -98,7 +98,7 @@ class _Writer(Writer):
     def unanswered(self, *, at_end: bool) -> None:
         """The owner's calls no tool message answered: a history that ends on them says so; others
         are dropped."""
-        missing = [(k, p) for k, p in self.calls if k not in self.answered]
+        missing = [(k, p) for k, p in self.calls if k in self.waiting]
         if at_end:
             for _, p in missing:
                 self.lose(history_ends_on_call("Chat Completions", "a tool message"), self.owner_turn, p)
@@ -154,7 +154,9 @@ class _Writer(Writer):
             report_foreign(NAME, turn.meta, self.losses, t)
         parts = turn.parts
         if Result not in map(type, parts):  # (most turns: one message)
-            if parts or turn.role != "tool":
+            if turn.role == "assistant":
+                self.assistant(t, turn, enumerate(parts))
+            elif parts or turn.role != "tool":
                 self.message(t, turn, 0, len(parts))
             else:
                 self.lose("an empty tool turn has no message", t)
@@ -171,10 +173,10 @@ class _Writer(Writer):
 
     def message(self, t: int, turn: Turn, start: int, stop: int) -> None:
         """Parts `start` to `stop` of turn `t`, none of them a result, as one message."""
-        extras = own_meta(NAME, turn.meta) if turn.meta else {}
         parts = enumerate(turn.parts[start:stop], start)
         if turn.role == "assistant":
-            return self.assistant(t, parts, extras)
+            return self.assistant(t, turn, parts)
+        extras = own_meta(NAME, turn.meta) if turn.meta else {}
         run = list(parts)
         for p, part in run:
             if part.meta:
@@ -248,9 +250,11 @@ class _Writer(Writer):
         self.lose(f"{_describe(part)} cannot be sent in a user message; dropped", t, p)
         return None
 
-    def assistant(self, t: int, parts: Iterable[tuple[int, Part]], extras: dict[str, Any]) -> None:
-        """Reasoning, content and calls go to separate fields: their relative order is fixed."""
-        message = {**extras, "role": "assistant"}
+    def assistant(self, t: int, turn: Turn, parts: Iterable[tuple[int, Part]]) -> None:
+        """Turn `t`'s `parts` as one assistant message. Reasoning, content and calls go to separate
+        fields: their relative order is fixed."""
+        message: dict[str, Any] = \
+            {**own_meta(NAME, turn.meta), "role": "assistant"} if turn.meta else {"role": "assistant"}
         calls: list[tuple[str, int]] = []  # the pairing keys of its calls (`send`)
         reasoning: list[tuple[int, Part]] = []
         content: list[dict[str, Any]] = []
@@ -398,8 +402,8 @@ class _Writer(Writer):
     def keep(self, message: dict[str, Any], answers: str, t: int, p: int) -> None:
         """Keep a tool message that answers a call of the assistant message right before its run
         (the pairing: see `send`); drop it otherwise."""
-        if self.calls and answers in self.keys:
-            self.answered.add(answers)
+        if answers in self.keys:
+            self.waiting.discard(answers)
             if self.mark is not None:
                 self.mark(message, t, p)
             self.messages.append(message)
