@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cache
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar
+from operator import countOf, itemgetter
+from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar, cast
 
 from ..fit import all_pass, describe, passes
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
@@ -246,18 +246,20 @@ class Fitting:
         wire_ids = self._wire
         if len(wire_ids) != len(self.calls):  # (calls sharing a canonical id)
             return False
-        own = [w for w in wire_ids.values() if w is not None]
-        made_up = len(own) < len(wire_ids) or any(r.wire_id is None for _, _, r in loose)
-        if made_up and id_prefix is not None:
-            return False
+        found = set(wire_ids.values())
+        every_call_has_one = None not in found
+        if id_prefix is not None and (not every_call_has_one or any(r.wire_id is None for _, _, r in loose)):
+            return False  # (an id would be made up)
+        found.discard(None)
+        distinct = cast("set[str]", found)  # (the calls' own ids, None left out)
         loose_ids = {r.wire_id for _, _, r in loose if r.wire_id is not None}
-        distinct = set(own)
-        if unique_ids and (len(distinct) < len(own) or not distinct.isdisjoint(loose_ids)):
+        if unique_ids and (len(distinct) < len(wire_ids) - countOf(wire_ids.values(), None)
+                           or not distinct.isdisjoint(loose_ids)):
             return False
         if not all_pass(distinct | loose_ids, self._limits.call_id):
             return False
         self._fitted = self._written = (
-            wire_ids if len(own) == len(wire_ids) else {k: w for k, w in wire_ids.items() if w is not None})
+            wire_ids if every_call_has_one else {k: w for k, w in wire_ids.items() if w is not None})
         self._ids = {("wire", w): w for w in loose_ids}
         return True
 

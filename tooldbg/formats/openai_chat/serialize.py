@@ -78,7 +78,8 @@ class _Writer(Writer):
         self.legacy = {call.id or f"@{t}.{p}" for t, p, call in self.fit.calls
                        if call.meta and _legacy(call, turns[t])}
         # The tools whose calls' name a result does not read back as it is (asked once per tool)
-        self.renamed = {name for name in set(self.called.values()) if self.fit.written_name(name) != name}
+        self.renamed = set() if self.fit.names_kept else \
+            {name for name in set(self.called.values()) if self.fit.written_name(name) != name}
 
     # ---- the pairing rules, enforced as messages are written
 
@@ -580,8 +581,10 @@ def _text_content(items: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
     """One plain text → a string; none → ""; otherwise the content array."""
     if not items:
         return ""
-    if len(items) == 1 and items[0].keys() == _PLAIN and items[0]["type"] == "text" and items[0]["text"]:
-        return items[0]["text"]
+    if len(items) == 1:
+        item = items[0]
+        if item.keys() == _PLAIN and item["type"] == "text" and item["text"]:
+            return item["text"]
     return items
 
 
