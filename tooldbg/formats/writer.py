@@ -234,7 +234,8 @@ class Fitting:
         #: Every tool name the conversation uses is written as it is (`name` returns it, saying
         #: nothing): a writer need not ask per call.
         self.names_kept = all(fitted == name for name, fitted in self._names.items())
-        #: Every call's own wire id is written as it is (`written_call_id` returns it, saying nothing).
+        #: Every call's own wire id is written as it is (`written_call_id` returns it, saying nothing;
+        #: a call without one has none, as no id is made up).
         self.ids_kept = self._ids_fit(loose, id_prefix, unique_ids)
         if not self.ids_kept:
             self._plan_ids(loose, id_prefix, unique_ids)
