@@ -376,7 +376,7 @@ def _spell(chars: frozenset[str], joiner: str, *, one: bool = False) -> str:
 
 
 
-def _all_pass(values: set[str], limits: tuple[Limit, ...]) -> bool:
+def all_pass(values: set[str], limits: tuple[Limit, ...]) -> bool:
     """Every value `passes` the limits, found a limit at a time over all of them (in C)."""
     for limit in limits:
         if limit.test == "empty":
@@ -398,7 +398,7 @@ def fit_each(values: Mapping[_K, str], limits: tuple[Limit, ...], *, fallback: s
     with one id get two). `used` (default: a new set) collects what was written."""
     used = set() if used is None else used
     distinct = set(values.values())
-    if len(distinct) == len(values) and used.isdisjoint(distinct) and _all_pass(distinct, limits):
+    if len(distinct) == len(values) and used.isdisjoint(distinct) and all_pass(distinct, limits):
         used |= distinct  # (the usual list: every value distinct and fitting already)
         return dict(values)
     out: dict[_K, str | None] = {}

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar
+from operator import countOf, itemgetter
+from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar, cast
 
-from ..fit import describe, passes
+from ..fit import all_pass, describe, passes
 from ..model import Conversation, Invocation, Loss, Opaque, Part, Result
 from .catalog import FACTS
 from .freeform import as_functions
@@ -114,6 +115,9 @@ class Writer:
         return self.marks.later(body)
 
 
+_place = itemgetter(0, 1)  # of a (turn, part, node) triple
+
+
 @cache
 def _limits(target: str) -> Table:
     """Target `target`'s limit table (empty for a target without limits), looked up once: an import
@@ -187,25 +191,28 @@ class Fitting:
 
     def __init__(self, conv: Conversation, target: str, losses: list[Loss], *,
                  id_prefix: str | None = "call_", unique_ids: bool = False) -> None:
-        from ..targets import fit_call_ids, fit_tool_names  # see `_limits`
+        from ..targets import fit_tool_names  # see `_limits`
 
         self.target = target
         self.losses = losses
         self._limits = _limits(target)
         names = [t.name for t in conv.tools]
-        # Id slots: a wire id shared by several calls is one slot unless ids must be unique; the
-        # calls' own ids come first, so an id made up for a call without one never takes theirs.
-        # (One pass over the parts gathers the tool names too, in the order they appear.)
-        slots: dict[tuple[str, str], str] = {}
-        made: dict[tuple[str, str], str] = {}
-        self._slot: dict[str, tuple[str, str]] = {}  # call key → its slot
-        self._wire: dict[str, str | None] = {}  # call key → the call's own wire id
         #: Call key (its canonical id, or `@turn.part` when it has none) → the call's own tool name,
         #: for a writer that checks a result's name against its call's.
         self.called: dict[str | None, str] = {}
         #: Every call, with its turn and part, in order: a writer's plan need not walk every part again.
         self.calls: list[tuple[int, int, Invocation]] = []
-        wire_ids, slot_of, called, calls = self._wire, self._slot, self.called, self.calls
+        self._wire: dict[str | None, str | None] = {}  # call key → the call's own wire id
+        # Each call's fitted id (None: it cannot be made to fit) and written id, worked out once per
+        # call rather than at each of its occurrences (its call and every result naming it); a call
+        # without an id slot has none (`_wire` holds None). `_ids`: the written id of each slot.
+        self._fitted: dict[str | None, str | None] = {}
+        self._written: dict[str | None, str | None] = {}
+        self._ids: Mapping[tuple[str, str], str | None] = {}
+        # One pass over the parts: the calls, the results that answer no call before them (their ids
+        # are fitted too) and the tool names, in the order they appear.
+        loose: list[tuple[int, int, Result]] = []
+        wire_ids, called, calls = self._wire, self.called, self.calls
         for t, turn in enumerate(conv.turns):
             for p, part in enumerate(turn.parts):
                 if type(part) is Invocation:
@@ -213,38 +220,84 @@ class Fitting:
                         names.append(part.name)
                     key = part.id or f"@{t}.{p}"
                     called[key] = part.name
+                    wire_ids[key] = part.wire_id
                     calls.append((t, p, part))
-                    wire_id = part.wire_id
-                    wire_ids[key] = wire_id
-                    if wire_id is not None:
-                        slot = ("call", key) if unique_ids else ("wire", wire_id)
-                        slots.setdefault(slot, wire_id)
-                    elif id_prefix is not None:
-                        slot = ("call", key)
-                        made[slot] = id_prefix + ("".join(c for c in key if c.isascii() and c.isalnum())
-                                                  or str(len(made)))
-                    else:
-                        continue
-                    slot_of[key] = slot
                 elif type(part) is Result:
                     if part.name is not None:
                         names.append(part.name)
                     if part.invocation_id is None or part.invocation_id not in wire_ids:
-                        if part.wire_id is not None:  # a result answering no call: its own id, fitted
-                            slots.setdefault(("wire", part.wire_id), part.wire_id)
-                        elif id_prefix is not None:
-                            made[("result", f"@{t}.{p}")] = f"{id_prefix}{t}_{p}"
+                        loose.append((t, p, part))
         if conv.tool_choice is not None and conv.tool_choice.name is not None:
             names.append(conv.tool_choice.name)
         self._names_used: set[str] = set()
         self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
-        self._ids = ids = fit_call_ids(target, {**slots, **made})
-        # Each call's fitted id (None: it cannot be made to fit) and written id, worked out once per
-        # call rather than at each of its occurrences (its call and every result naming it); a call
-        # without a slot has no id (`_wire` holds None).
-        self._fitted: dict[str, str | None] = {key: ids[slot] for key, slot in slot_of.items()}
-        self._written: dict[str | None, str | None] = {
-            key: fitted if fitted is not None else wire_ids[key] for key, fitted in self._fitted.items()}
+        #: Every tool name the conversation uses is written as it is (`name` returns it, saying
+        #: nothing): a writer need not ask per call.
+        self.names_kept = all(fitted == name for name, fitted in self._names.items())
+        #: Every call's own wire id is written as it is (`written_call_id` returns it, saying nothing;
+        #: a call without one has none, as no id is made up).
+        self.ids_kept = self._ids_fit(loose, id_prefix, unique_ids)
+        if not self.ids_kept:
+            self._plan_ids(loose, id_prefix, unique_ids)
+
+    def _ids_fit(self, loose: list[tuple[int, int, Result]], id_prefix: str | None, unique_ids: bool) -> bool:
+        """The usual log: every call has a key of its own and a wire id, none is made up, the ids
+        are distinct where they must be and fit the target — each is written as it is (what
+        `_plan_ids` would find, without a slot per call); false when any of that does not hold."""
+        wire_ids = self._wire
+        if len(wire_ids) != len(self.calls):  # (calls sharing a canonical id)
+            return False
+        found = set(wire_ids.values())
+        every_call_has_one = None not in found
+        if id_prefix is not None and (not every_call_has_one or any(r.wire_id is None for _, _, r in loose)):
+            return False  # (an id would be made up)
+        found.discard(None)
+        distinct = cast("set[str]", found)  # (the calls' own ids, None left out)
+        loose_ids = {r.wire_id for _, _, r in loose if r.wire_id is not None}
+        if unique_ids and (len(distinct) < len(wire_ids) - countOf(wire_ids.values(), None)
+                           or not distinct.isdisjoint(loose_ids)):
+            return False
+        if not all_pass(distinct | loose_ids, self._limits.call_id):
+            return False
+        self._fitted = self._written = (
+            wire_ids if every_call_has_one else {k: w for k, w in wire_ids.items() if w is not None})
+        self._ids = {("wire", w): w for w in loose_ids}
+        return True
+
+    def _plan_ids(self, loose: list[tuple[int, int, Result]], id_prefix: str | None,
+                  unique_ids: bool) -> None:
+        """Every call's written id, planned over the calls and loose results in the order they appear.
+
+        Id slots: a wire id shared by several calls is one slot unless ids must be unique; the
+        calls' own ids come first, so an id made up for a call without one never takes theirs."""
+        from ..targets import fit_call_ids  # see `_limits`
+
+        slots: dict[tuple[str, str], str] = {}
+        made: dict[tuple[str, str], str] = {}
+        slot_of: dict[str, tuple[str, str]] = {}  # call key → its slot
+        found: list[tuple[int, int, Invocation | Result]] = [*self.calls, *loose]
+        for t, p, part in sorted(found, key=_place):
+            if isinstance(part, Invocation):
+                key = part.id or f"@{t}.{p}"
+                wire_id = part.wire_id
+                if wire_id is not None:
+                    slot = ("call", key) if unique_ids else ("wire", wire_id)
+                    slots.setdefault(slot, wire_id)
+                elif id_prefix is not None:
+                    slot = ("call", key)
+                    made[slot] = id_prefix + ("".join(c for c in key if c.isascii() and c.isalnum())
+                                              or str(len(made)))
+                else:
+                    continue
+                slot_of[key] = slot
+            elif part.wire_id is not None:  # a result answering no call: its own id, fitted
+                slots.setdefault(("wire", part.wire_id), part.wire_id)
+            elif id_prefix is not None:
+                made[("result", f"@{t}.{p}")] = f"{id_prefix}{t}_{p}"
+        self._ids = ids = fit_call_ids(self.target, {**slots, **made})
+        self._fitted = {key: ids[slot] for key, slot in slot_of.items()}
+        self._written = {key: fitted if fitted is not None else self._wire[key]
+                         for key, fitted in self._fitted.items()}
 
     @property
     def _name_rules(self) -> str:
@@ -294,10 +347,9 @@ class Fitting:
     def call_id(self, call: Invocation, turn: int | None, part: int) -> str | None:
         """The id to write for `call` (None when it has none and none is made: Gemini)."""
         key = call.id or f"@{turn}.{part}"
-        slot = self._slot.get(key)
-        if slot is None:
+        if key not in self._fitted:
             return call.wire_id
-        written = self._ids[slot]
+        written = self._fitted[key]
         old = call.wire_id
         if written is None:
             self.losses.append(Loss(f"call id {old!r} cannot be made to fit {self.target} "

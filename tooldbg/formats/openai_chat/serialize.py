@@ -40,12 +40,13 @@ class _Writer(Writer):
         self.called = self.fit.called  # call key → the call's own (canonical) name
         self.messages: list[dict[str, Any]] = []  # the messages kept so far
         # The pairing: the assistant message the tool messages that follow must answer, the
-        # pairing keys of its calls (with their parts), and those answered so far.
+        # pairing keys of its calls (with their parts; none after any other message), and those
+        # no tool message has answered yet.
         self.owner: dict[str, Any] | None = None
         self.owner_turn: int | None = None
         self.calls: Sequence[tuple[str, int]] = ()
         self.keys: set[str] = set()
-        self.answered: set[str] = set()
+        self.waiting: set[str] = set()
 
     def run(self) -> Written:
         self.mark = self.marker
@@ -55,7 +56,7 @@ class _Writer(Writer):
         self.system_messages()
         for t, turn in enumerate(self.conv.turns):
             self.turn(t, turn)
-        if self.calls:
+        if self.waiting:
             self.unanswered(at_end=self.messages[-1] is self.owner)
         body["messages"] = self.messages
         self.tools(body)
@@ -77,7 +78,8 @@ class _Writer(Writer):
         self.legacy = {call.id or f"@{t}.{p}" for t, p, call in self.fit.calls
                        if call.meta and _legacy(call, turns[t])}
         # The tools whose calls' name a result does not read back as it is (asked once per tool)
-        self.renamed = {name for name in set(self.called.values()) if self.fit.written_name(name) != name}
+        self.renamed = set() if self.fit.names_kept else \
+            {name for name in set(self.called.values()) if self.fit.written_name(name) != name}
 
     # ---- the pairing rules, enforced as messages are written
 
@@ -85,12 +87,11 @@ class _Writer(Writer):
         """Keep a system, user or assistant message (`calls`: the pairing keys of its calls, with
         their parts; never changed). Chat Completions rejects a call no tool message right after it
         answers: those of the assistant message before are dropped first (a history may end on calls)."""
-        if self.calls and len(self.answered) < len(self.calls):
+        if self.waiting:
             self.unanswered(at_end=False)
         self.owner, self.owner_turn, self.calls = message, turn, calls
-        if calls:
-            self.keys = set(map(_pairing_key, calls))
-            self.answered = set()
+        self.keys = set(map(_pairing_key, calls))
+        self.waiting = self.keys.copy()
         if self.mark is not None:
             self.mark(message, turn, None)
         self.messages.append(message)
@@ -98,7 +99,7 @@ class _Writer(Writer):
     def unanswered(self, *, at_end: bool) -> None:
         """The owner's calls no tool message answered: a history that ends on them says so; others
         are dropped."""
-        missing = [(k, p) for k, p in self.calls if k not in self.answered]
+        missing = [(k, p) for k, p in self.calls if k in self.waiting]
         if at_end:
             for _, p in missing:
                 self.lose(history_ends_on_call("Chat Completions", "a tool message"), self.owner_turn, p)
@@ -154,7 +155,9 @@ class _Writer(Writer):
             report_foreign(NAME, turn.meta, self.losses, t)
         parts = turn.parts
         if Result not in map(type, parts):  # (most turns: one message)
-            if parts or turn.role != "tool":
+            if turn.role == "assistant":
+                self.assistant(t, turn, enumerate(parts))
+            elif parts or turn.role != "tool":
                 self.message(t, turn, 0, len(parts))
             else:
                 self.lose("an empty tool turn has no message", t)
@@ -171,10 +174,10 @@ class _Writer(Writer):
 
     def message(self, t: int, turn: Turn, start: int, stop: int) -> None:
         """Parts `start` to `stop` of turn `t`, none of them a result, as one message."""
-        extras = own_meta(NAME, turn.meta) if turn.meta else {}
         parts = enumerate(turn.parts[start:stop], start)
         if turn.role == "assistant":
-            return self.assistant(t, parts, extras)
+            return self.assistant(t, turn, parts)
+        extras = own_meta(NAME, turn.meta) if turn.meta else {}
         run = list(parts)
         for p, part in run:
             if part.meta:
@@ -248,9 +251,11 @@ class _Writer(Writer):
         self.lose(f"{_describe(part)} cannot be sent in a user message; dropped", t, p)
         return None
 
-    def assistant(self, t: int, parts: Iterable[tuple[int, Part]], extras: dict[str, Any]) -> None:
-        """Reasoning, content and calls go to separate fields: their relative order is fixed."""
-        message = {**extras, "role": "assistant"}
+    def assistant(self, t: int, turn: Turn, parts: Iterable[tuple[int, Part]]) -> None:
+        """Turn `t`'s `parts` as one assistant message. Reasoning, content and calls go to separate
+        fields: their relative order is fixed."""
+        message: dict[str, Any] = \
+            {**own_meta(NAME, turn.meta), "role": "assistant"} if turn.meta else {"role": "assistant"}
         calls: list[tuple[str, int]] = []  # the pairing keys of its calls (`send`)
         reasoning: list[tuple[int, Part]] = []
         content: list[dict[str, Any]] = []
@@ -339,15 +344,26 @@ class _Writer(Writer):
              p: int) -> dict[str, Any] | None:
         """One `tool_calls` entry (None for a legacy `function_call`, set on `message`), its pairing
         key added to `calls`."""
-        key = part.id or f"@{t}.{p}"
-        if part.meta:
-            own = own_meta(NAME, part.meta)
-            own.pop("type", None)
-            custom = is_freeform(part)  # (a Responses custom call too)
-            legacy = own.pop("function_call", False)
-        else:  # (the usual call)
-            own, custom, legacy = {}, False, False
+        if not part.meta and not self.legacy:  # (the usual call: a function's, nothing of its own)
+            fit = self.fit
+            name = part.name if fit.names_kept else fit.name(part.name, t, p)
+            call_id = (part.wire_id if fit.ids_kept else fit.written_call_id(part, t, p)) or ""
+            calls.append((call_id, p))
+            arguments = part.raw_arguments
+            if arguments is None:
+                arguments = dumps(part.arguments).decode()
+            return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        return self.any_call(message, calls, part, t, p)
+
+    def any_call(self, message: dict[str, Any], calls: list[tuple[str, int]], part: Invocation, t: int,
+                 p: int) -> dict[str, Any] | None:
+        """`call` for any call (legacy, freeform, with details of its own)."""
         name = self.fit.name(part.name, t, p)
+        key = part.id or f"@{t}.{p}"
+        own = own_meta(NAME, part.meta)
+        own.pop("type", None)
+        custom = is_freeform(part)  # (a Responses custom call too)
+        legacy = own.pop("function_call", False)
         if part.raw_arguments is not None:
             arguments = part.raw_arguments
         elif custom and isinstance(part.arguments, str):
@@ -371,46 +387,65 @@ class _Writer(Writer):
     def tool_message(self, t: int, p: int, result: Result) -> None:
         """A Result → a `tool` message (a `function` message answering a legacy call), kept only
         when it answers a call of the assistant message right before its run (a 400 otherwise)."""
-        if result.meta:
-            report_foreign(NAME, result.meta, self.losses, t, p)
-            own = own_meta(NAME, result.meta)
-            legacy_meta = own.pop("role", None) == "function"
-            named = own.pop("name", None) is True
-        else:  # (the usual result)
-            own, legacy_meta, named = {}, False, False
         key = result.invocation_id
         parts = result.content
         first = parts[0] if len(parts) == 1 else None
-        if type(first) is Text and first.text and not first.meta and not result.is_error:
-            content: str | list[dict[str, Any]] = first.text  # (the usual result: one plain text)
-        else:
-            content = self.result_content(result, t, p)
-        if key in self.legacy:
-            name = self.fit.written_name(self.called[key])
-            if result.name is not None and result.name != name:
-                self.lose(f"result name {result.name!r} written as its call's {name!r}", t, p)
-            message: dict[str, Any] = {**own, "role": "function", "name": name, "content": content}
-            answers = "legacy:" + key
-        else:
-            if legacy_meta:
-                self.lose("a legacy function message written as a tool message", t, p)
-            answers = self.fit.result_id(result, t, p) or ""
-            message = {**own, "role": "tool", "tool_call_id": answers} if own else \
-                {"role": "tool", "tool_call_id": answers}
-            said = result.name
-            if named and said is not None:
-                message["name"] = self.fit.name(said, t, p)  # the wire had one: it carries the name
-            elif said is not None and (self.called.get(key) != said or said in self.renamed):
-                self.result_name(result, key, t, p)  # (not the usual: its call's name, written as it is)
-            message["content"] = content
-        if self.calls and answers in self.keys:  # (the pairing: see `send`)
-            self.answered.add(answers)
+        said = result.name
+        if not result.meta and type(first) is Text and first.text and not first.meta and not result.is_error \
+                and (answers := self.fit.written_id(key)) is not None and answers == result.wire_id \
+                and key not in self.legacy \
+                and (said is None or (said == self.called.get(key) and said not in self.renamed)):
+            # (the usual result: one plain text, answering its call by the call's own id and name)
+            message: dict[str, Any] = {"role": "tool", "tool_call_id": answers, "content": first.text}
+            return self.keep(message, answers, t, p)
+        return self.keep(*self.any_tool_message(t, p, result), t, p)
+
+    def keep(self, message: dict[str, Any], answers: str, t: int, p: int) -> None:
+        """Keep a tool message that answers a call of the assistant message right before its run
+        (the pairing: see `send`); drop it otherwise."""
+        if answers in self.keys:
+            self.waiting.discard(answers)
             if self.mark is not None:
                 self.mark(message, t, p)
             self.messages.append(message)
         else:
             self.lose("this result answers no call of the assistant message right before it "
                       "(Chat Completions rejects it); dropped", t, p)
+
+    def any_tool_message(self, t: int, p: int, result: Result) -> tuple[dict[str, Any], str]:
+        """`tool_message`'s message for any result (details of its own, content that is not one plain
+        text, a legacy call's, an id or name rewritten), and the pairing key it answers."""
+        if result.meta:
+            report_foreign(NAME, result.meta, self.losses, t, p)
+            own = own_meta(NAME, result.meta)
+            legacy_meta = own.pop("role", None) == "function"
+            named = own.pop("name", None) is True
+        else:
+            own, legacy_meta, named = {}, False, False
+        key = result.invocation_id
+        parts = result.content
+        first = parts[0] if len(parts) == 1 else None
+        if type(first) is Text and first.text and not first.meta and not result.is_error:
+            content: str | list[dict[str, Any]] = first.text  # (one plain text)
+        else:
+            content = self.result_content(result, t, p)
+        if key in self.legacy:
+            name = self.fit.written_name(self.called[key])
+            if result.name is not None and result.name != name:
+                self.lose(f"result name {result.name!r} written as its call's {name!r}", t, p)
+            return {**own, "role": "function", "name": name, "content": content}, "legacy:" + key
+        if legacy_meta:
+            self.lose("a legacy function message written as a tool message", t, p)
+        answers = self.fit.result_id(result, t, p) or ""
+        message: dict[str, Any] = {**own, "role": "tool", "tool_call_id": answers} if own else \
+            {"role": "tool", "tool_call_id": answers}
+        said = result.name
+        if named and said is not None:
+            message["name"] = self.fit.name(said, t, p)  # the wire had one: it carries the name
+        elif said is not None and (self.called.get(key) != said or said in self.renamed):
+            self.result_name(result, key, t, p)  # (not the usual: its call's name, written as it is)
+        message["content"] = content
+        return message, answers
 
     def result_name(self, result: Result, key: str | None, t: int, p: int) -> None:
         """A tool message without `name` reads back with its call's written name (None unbound):
@@ -546,8 +581,10 @@ def _text_content(items: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
     """One plain text → a string; none → ""; otherwise the content array."""
     if not items:
         return ""
-    if len(items) == 1 and items[0].keys() == _PLAIN and items[0]["type"] == "text" and items[0]["text"]:
-        return items[0]["text"]
+    if len(items) == 1:
+        item = items[0]
+        if item.keys() == _PLAIN and item["type"] == "text" and item["text"]:
+            return item["text"]
     return items
 
 
