@@ -4,6 +4,7 @@ a `message` body → one assistant turn; an `error` body → `ApiError`.
 
 from __future__ import annotations
 
+from itertools import chain, repeat
 from typing import Any
 
 from ...errors import FormatError
@@ -82,17 +83,61 @@ def sniff(body: Any, side: str) -> bool:
     messages = body.get("messages")
     if not isinstance(messages, list) or _OPENAI_KEYS & body.keys():
         return False
-    # One pass over the messages and their blocks (every one is looked at when the answer is yes).
-    # A block without `type` is Bedrock Converse's; OpenAI markers anywhere mean no; then Anthropic's.
-    marked = bool(_ANTHROPIC_KEYS & body.keys())
-    system_message = False
+    try:
+        marked = _markers(messages)
+    except TypeError:  # (a message or a block not an object, a role or a type not hashable)
+        marked = _markers_walked(messages)
+    if marked is None:
+        return False
+    tools = [t for t in body["tools"] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
+    if any("function" in t or t.get("type") == "function" for t in tools):
+        return False
+    if (marked or _ANTHROPIC_KEYS & body.keys() or any("input_schema" in t for t in tools)
+            or _type(body.get("tool_choice")) in _CHOICE_MODES):
+        return True
+    # Plain text turns with `max_tokens` (required here, legacy in OpenAI Chat): read the same
+    # either way, unless OpenAI-style system messages say otherwise.
+    return "max_tokens" in body and not any(isinstance(m, dict) and m.get("role") == "system"
+                                            for m in messages)
+
+
+_OPENAI_ROLES = frozenset({"tool", "developer", "function"})
+_PLAIN_BLOCKS = frozenset({"text", "image"})  # (blocks OpenAI Chat has too, unless they hold a `source`)
+
+
+def _markers(messages: list[Any]) -> bool | None:
+    """Whether a block is Anthropic's, or None when a message or a block is OpenAI Chat's, found by
+    C loops (`map`) over the messages and their blocks, not by looking at each in turn (that walk
+    was a tenth of reading a request). Raises TypeError when a message or a block is not an
+    object, or a role or a type is not hashable (`_markers_walked` reads those)."""
+    if (any(map(_OPENAI_ROLES.__contains__, map(dict.get, messages, _ROLE_KEY)))
+            or not all(map(_OPENAI_MESSAGE_KEYS.isdisjoint, messages))):
+        return None
+    blocks = list(chain.from_iterable(
+        [content for content in map(dict.get, messages, _CONTENT_KEY) if isinstance(content, list)]))
+    kinds = set(map(dict.get, blocks, _TYPE_KEY, _NO_TYPES))
+    # A block without `type` is Bedrock Converse's; an OpenAI part means no; any other typed block
+    # but a plain text or image is Anthropic's, and so is a block with a `source`.
+    if _NO_TYPE in kinds or not kinds.isdisjoint(_OPENAI_PARTS):
+        return None
+    return (any(isinstance(kind, str) for kind in kinds - _PLAIN_BLOCKS)
+            or any(map(dict.__contains__, blocks, _SOURCE_KEY)))
+
+
+# (the arguments `map` passes `dict.get` for each message or block: endless, and so shared)
+_ROLE_KEY, _CONTENT_KEY, _TYPE_KEY = repeat("role"), repeat("content"), repeat("type")
+_NO_TYPES, _SOURCE_KEY = repeat(_NO_TYPE), repeat("source")
+
+
+def _markers_walked(messages: list[Any]) -> bool | None:
+    """`_markers`, for any messages: each message and block looked at in turn (what is not an
+    object skipped)."""
+    marked = False
     for m in messages:
         if not isinstance(m, dict):
             continue
-        role = m.get("role")
-        if role in ("tool", "developer", "function") or not _OPENAI_MESSAGE_KEYS.isdisjoint(m):
-            return False
-        system_message = system_message or role == "system"
+        if m.get("role") in _OPENAI_ROLES_LISTED or not _OPENAI_MESSAGE_KEYS.isdisjoint(m):
+            return None
         content = m.get("content")
         if isinstance(content, list):
             for b in content:
@@ -101,20 +146,16 @@ def sniff(body: Any, side: str) -> bool:
                 kind = b.get("type", _NO_TYPE)
                 if isinstance(kind, str):
                     if kind in _OPENAI_PARTS:
-                        return False
-                    marked = marked or kind not in ("text", "image") or "source" in b
+                        return None
+                    marked = marked or kind not in _PLAIN_BLOCKS or "source" in b
                 elif kind is _NO_TYPE:
-                    return False
+                    return None
                 else:
                     marked = marked or "source" in b
-    tools = [t for t in body["tools"] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
-    if any("function" in t or t.get("type") == "function" for t in tools):
-        return False
-    if marked or any("input_schema" in t for t in tools) or _type(body.get("tool_choice")) in _CHOICE_MODES:
-        return True
-    # Plain text turns with `max_tokens` (required here, legacy in OpenAI Chat): read the same
-    # either way, unless OpenAI-style system messages say otherwise.
-    return "max_tokens" in body and not system_message
+    return marked
+
+
+_OPENAI_ROLES_LISTED = tuple(_OPENAI_ROLES)  # (compared, not hashed: a role may be a list)
 
 
 # ------------------------------------------------------------------------------------- reading
