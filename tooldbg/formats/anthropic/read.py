@@ -10,17 +10,18 @@ from typing import Any
 from ...errors import FormatError
 from ...jsonio import dumps_str
 from ...model import (
-    Invocation,
     Media,
     Opaque,
     Part,
     Reasoning,
     Result,
-    Text,
     Tool,
     ToolChoice,
     Turn,
-    constructor,
+    new_invocation,
+    new_result,
+    new_text,
+    new_turn,
 )
 from ...shorten import quote
 from ...source import NO_SOURCE, Source
@@ -65,9 +66,6 @@ _OPENAI_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
 _OPENAI_MESSAGE_KEYS = frozenset({"tool_calls", "function_call", "tool_call_id"})
 _NO_TYPE = object()  # (a block without `type`: Bedrock Converse's)
 
-# The nodes a request is mostly made of, made without a class call's cost (see `constructor`).
-_Text, _Invocation = constructor(Text), constructor(Invocation)
-_Result, _Turn = constructor(Result), constructor(Turn)
 
 
 # ------------------------------------------------------------------------------------ sniffing
@@ -183,7 +181,7 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
                              _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS, linker)
         linker.end_turn()
         if role == "assistant" and Result not in map(type, parts):  # (no results to split off: one turn)
-            turns.append(_Turn(role="assistant", parts=parts, source=src))
+            turns.append(new_turn(role="assistant", parts=parts, source=src))
             continue
         if role == "system" and not (turns or prior):
             system.extend(parts)
@@ -228,7 +226,7 @@ def read_content(content: Any, source: Source, allowed: frozenset[str],
     if content is None:
         return ()
     if type(content) is str:
-        return (_Text(text=content, source=source),)
+        return (new_text(text=content, source=source),)
     if type(content) is not list:
         raise FormatError(f"content must be a string or a list of blocks, not {type_name(content)}",
                           source.pointer)
@@ -246,12 +244,12 @@ def read_content(content: Any, source: Source, allowed: frozenset[str],
         if kind == "text":
             text = block.get("text")
             if type(text) is str and len(block) == 2:
-                append(_Text(text=text, source=at))
+                append(new_text(text=text, source=at))
                 continue
         elif kind == "tool_use" and calls:
             name, wire_id, arguments = block.get("name"), block.get("id"), block.get("input")
             if type(arguments) is dict and type(name) is str and type(wire_id) is str and len(block) == 4:
-                call = _Invocation(id="" if linker is None else linker.next_id(), name=name,
+                call = new_invocation(id="" if linker is None else linker.next_id(), name=name,
                                    arguments=arguments, wire_id=wire_id, source=at)
                 if linker is not None:
                     linker.calls.append(call)
@@ -262,8 +260,8 @@ def read_content(content: Any, source: Source, allowed: frozenset[str],
             if type(text) is str and type(wire_id) is str and (
                     len(block) == 3 if is_error is None else type(is_error) is bool and len(block) == 4):
                 bound, name = (None, None) if linker is None else linker.bind(wire_id)
-                append(_Result(wire_id=wire_id, invocation_id=bound, name=name, is_error=is_error or False,
-                               content=(_Text(text=text, source=child(at, "content")),), source=at))
+                append(new_result(wire_id=wire_id, invocation_id=bound, name=name, is_error=is_error or False,
+                               content=(new_text(text=text, source=child(at, "content")),), source=at))
                 continue
         append(_part(block, at, allowed, linker))
     return tuple(parts)
@@ -287,7 +285,7 @@ _TEXT = frozenset({"type", "text"})
 
 def _text(block: dict[str, Any], source: Source, linker: ReadLinker | None) -> Part:
     text = block.get("text")
-    return _Text(text=text if type(text) is str else required_field(block, "text", str, source),
+    return new_text(text=text if type(text) is str else required_field(block, "text", str, source),
                 meta=meta_of(NAME, block, _TEXT), source=source)
 
 
@@ -325,7 +323,7 @@ def _tool_use(block: dict[str, Any], source: Source, linker: ReadLinker | None) 
         arguments, raw = parse_arguments(arguments)
         if raw is None:
             extra["string_input"] = True
-    call = _Invocation(id="" if linker is None else linker.next_id(), name=name, arguments=arguments,
+    call = new_invocation(id="" if linker is None else linker.next_id(), name=name, arguments=arguments,
                        raw_arguments=raw, wire_id=wire_id, meta=meta_for(NAME, extra), source=source)
     if linker is not None:
         linker.calls.append(call)
@@ -341,9 +339,9 @@ def _tool_result(block: dict[str, Any], source: Source, linker: ReadLinker | Non
         wire_id = optional_field(block, "tool_use_id", str, source)
         is_error = optional_field(block, "is_error", bool, source)
     bound, name = (None, None) if linker is None else linker.bind(wire_id)
-    return _Result(wire_id=wire_id, invocation_id=bound, name=name, is_error=is_error or False,
+    return new_result(wire_id=wire_id, invocation_id=bound, name=name, is_error=is_error or False,
                    meta=meta_of(NAME, block, _TOOL_RESULT),
-                   content=(_Text(text=content, source=source.child("content")),) if type(content) is str
+                   content=(new_text(text=content, source=source.child("content")),) if type(content) is str
                    else read_content(content, source.child("content"), _RESULT_BLOCKS), source=source)
 
 
