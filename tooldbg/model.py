@@ -213,6 +213,12 @@ class Turn:
         return (p for p in self.parts if isinstance(p, Result))
 
 
+#: The constructors (`constructor`) of the nodes readers make one of per wire node, made once and
+#: shared by every reader.
+new_text, new_invocation, new_result = constructor(Text), constructor(Invocation), constructor(Result)
+new_turn = constructor(Turn)
+
+
 @node
 class Tool:
     """A declared tool. Hosted tools (web search, code execution…) keep their wire form in `raw`,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
 from ..jsonio import dumps, try_loads
-from ..model import Invocation, Part, Result, Text, Tool, Turn, constructor, is_role
+from ..model import Invocation, Part, Result, Text, Tool, Turn, is_role, new_turn
 from ..shorten import quote
 from ..source import Source
 
@@ -437,9 +437,9 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     parts = tuple(parts)
     kinds = set(map(type, parts))
     if Result not in kinds:  # (the usual message: no result, or nothing but results)
-        return [_Turn(role=role, parts=parts, source=source)]
+        return [new_turn(role=role, parts=parts, source=source)]
     if len(kinds) == 1:
-        return [_Turn(role="tool", parts=parts, source=source)]
+        return [new_turn(role="tool", parts=parts, source=source)]
     turns: list[Turn] = []
     run: list[Part] = []
     results = False  # whether `run` holds results
@@ -454,8 +454,6 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
         turns.append(Turn(role="tool" if results else role, parts=tuple(run), source=source))
     return turns
 
-
-_Turn = constructor(Turn)  # (`split_results` makes a turn a message: see `constructor`)
 
 
 def event_type(event: StreamEvent) -> str | None:

@@ -4,22 +4,24 @@ a `message` body → one assistant turn; an `error` body → `ApiError`.
 
 from __future__ import annotations
 
+from itertools import chain, repeat
 from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import dumps_str
 from ...model import (
-    Invocation,
     Media,
     Opaque,
     Part,
     Reasoning,
     Result,
-    Text,
     Tool,
     ToolChoice,
     Turn,
-    constructor,
+    new_invocation,
+    new_result,
+    new_text,
+    new_turn,
 )
 from ...shorten import quote
 from ...source import NO_SOURCE, Source
@@ -64,9 +66,6 @@ _OPENAI_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
 _OPENAI_MESSAGE_KEYS = frozenset({"tool_calls", "function_call", "tool_call_id"})
 _NO_TYPE = object()  # (a block without `type`: Bedrock Converse's)
 
-# The nodes a request is mostly made of, made without a class call's cost (see `constructor`).
-_Text, _Invocation = constructor(Text), constructor(Invocation)
-_Result, _Turn = constructor(Result), constructor(Turn)
 
 
 # ------------------------------------------------------------------------------------ sniffing
@@ -82,17 +81,61 @@ def sniff(body: Any, side: str) -> bool:
     messages = body.get("messages")
     if not isinstance(messages, list) or _OPENAI_KEYS & body.keys():
         return False
-    # One pass over the messages and their blocks (every one is looked at when the answer is yes).
-    # A block without `type` is Bedrock Converse's; OpenAI markers anywhere mean no; then Anthropic's.
-    marked = bool(_ANTHROPIC_KEYS & body.keys())
-    system_message = False
+    try:
+        marked = _markers(messages)
+    except TypeError:  # (a message or a block not an object, a role or a type not hashable)
+        marked = _markers_walked(messages)
+    if marked is None:
+        return False
+    tools = [t for t in body["tools"] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
+    if any("function" in t or t.get("type") == "function" for t in tools):
+        return False
+    if (marked or _ANTHROPIC_KEYS & body.keys() or any("input_schema" in t for t in tools)
+            or _type(body.get("tool_choice")) in _CHOICE_MODES):
+        return True
+    # Plain text turns with `max_tokens` (required here, legacy in OpenAI Chat): read the same
+    # either way, unless OpenAI-style system messages say otherwise.
+    return "max_tokens" in body and not any(isinstance(m, dict) and m.get("role") == "system"
+                                            for m in messages)
+
+
+_OPENAI_ROLES = frozenset({"tool", "developer", "function"})
+_PLAIN_BLOCKS = frozenset({"text", "image"})  # (blocks OpenAI Chat has too, unless they hold a `source`)
+
+
+def _markers(messages: list[Any]) -> bool | None:
+    """Whether a block is Anthropic's, or None when a message or a block is OpenAI Chat's, found by
+    C loops (`map`) over the messages and their blocks, not by looking at each in turn (that walk
+    was a tenth of reading a request). Raises TypeError when a message or a block is not an
+    object, or a role or a type is not hashable (`_markers_walked` reads those)."""
+    if (any(map(_OPENAI_ROLES.__contains__, map(dict.get, messages, _ROLE_KEY)))
+            or not all(map(_OPENAI_MESSAGE_KEYS.isdisjoint, messages))):
+        return None
+    blocks = list(chain.from_iterable(
+        [content for content in map(dict.get, messages, _CONTENT_KEY) if isinstance(content, list)]))
+    kinds = set(map(dict.get, blocks, _TYPE_KEY, _NO_TYPES))
+    # A block without `type` is Bedrock Converse's; an OpenAI part means no; any other typed block
+    # but a plain text or image is Anthropic's, and so is a block with a `source`.
+    if _NO_TYPE in kinds or not kinds.isdisjoint(_OPENAI_PARTS):
+        return None
+    return (any(isinstance(kind, str) for kind in kinds - _PLAIN_BLOCKS)
+            or any(map(dict.__contains__, blocks, _SOURCE_KEY)))
+
+
+# (the arguments `map` passes `dict.get` for each message or block: endless, and so shared)
+_ROLE_KEY, _CONTENT_KEY, _TYPE_KEY = repeat("role"), repeat("content"), repeat("type")
+_NO_TYPES, _SOURCE_KEY = repeat(_NO_TYPE), repeat("source")
+
+
+def _markers_walked(messages: list[Any]) -> bool | None:
+    """`_markers`, for any messages: each message and block looked at in turn (what is not an
+    object skipped)."""
+    marked = False
     for m in messages:
         if not isinstance(m, dict):
             continue
-        role = m.get("role")
-        if role in ("tool", "developer", "function") or not _OPENAI_MESSAGE_KEYS.isdisjoint(m):
-            return False
-        system_message = system_message or role == "system"
+        if m.get("role") in _OPENAI_ROLES_LISTED or not _OPENAI_MESSAGE_KEYS.isdisjoint(m):
+            return None
         content = m.get("content")
         if isinstance(content, list):
             for b in content:
@@ -101,20 +144,16 @@ def sniff(body: Any, side: str) -> bool:
                 kind = b.get("type", _NO_TYPE)
                 if isinstance(kind, str):
                     if kind in _OPENAI_PARTS:
-                        return False
-                    marked = marked or kind not in ("text", "image") or "source" in b
+                        return None
+                    marked = marked or kind not in _PLAIN_BLOCKS or "source" in b
                 elif kind is _NO_TYPE:
-                    return False
+                    return None
                 else:
                     marked = marked or "source" in b
-    tools = [t for t in body["tools"] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
-    if any("function" in t or t.get("type") == "function" for t in tools):
-        return False
-    if marked or any("input_schema" in t for t in tools) or _type(body.get("tool_choice")) in _CHOICE_MODES:
-        return True
-    # Plain text turns with `max_tokens` (required here, legacy in OpenAI Chat): read the same
-    # either way, unless OpenAI-style system messages say otherwise.
-    return "max_tokens" in body and not system_message
+    return marked
+
+
+_OPENAI_ROLES_LISTED = tuple(_OPENAI_ROLES)  # (compared, not hashed: a role may be a list)
 
 
 # ------------------------------------------------------------------------------------- reading
@@ -142,7 +181,7 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
                              _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS, linker)
         linker.end_turn()
         if role == "assistant" and Result not in map(type, parts):  # (no results to split off: one turn)
-            turns.append(_Turn(role="assistant", parts=parts, source=src))
+            turns.append(new_turn(role="assistant", parts=parts, source=src))
             continue
         if role == "system" and not (turns or prior):
             system.extend(parts)
@@ -187,18 +226,44 @@ def read_content(content: Any, source: Source, allowed: frozenset[str],
     if content is None:
         return ()
     if type(content) is str:
-        return (_Text(text=content, source=source),)
+        return (new_text(text=content, source=source),)
     if type(content) is not list:
         raise FormatError(f"content must be a string or a list of blocks, not {type_name(content)}",
                           source.pointer)
-    parts = []
+    parts: list[Part] = []
+    append = parts.append
     child = Source.child
+    calls, results = "tool_use" in allowed, "tool_result" in allowed
     for i, block in enumerate(content):
         at = child(source, i)
+        # The usual blocks are read here, a call each being a tenth of reading a request: a text, a
+        # call with an object input, a result with a string content, each with its fields of their
+        # usual types and no other key (counted: the fields read are there). Any other block is
+        # read by `_part`, into the same node (tests/formats/test_anthropic_read_fast.py).
         kind = block.get("type") if type(block) is dict else None
-        # (the usual block: a dict whose type is read at this position; anything else: `_part`)
-        parts.append(_READERS[kind](block, at, linker) if type(kind) is str and kind in allowed
-                     else _part(block, at, allowed, linker))
+        if kind == "text":
+            text = block.get("text")
+            if type(text) is str and len(block) == 2:
+                append(new_text(text=text, source=at))
+                continue
+        elif kind == "tool_use" and calls:
+            name, wire_id, arguments = block.get("name"), block.get("id"), block.get("input")
+            if type(arguments) is dict and type(name) is str and type(wire_id) is str and len(block) == 4:
+                call = new_invocation(id="" if linker is None else linker.next_id(), name=name,
+                                   arguments=arguments, wire_id=wire_id, source=at)
+                if linker is not None:
+                    linker.calls.append(call)
+                append(call)
+                continue
+        elif kind == "tool_result" and results:
+            wire_id, is_error, text = block.get("tool_use_id"), block.get("is_error"), block.get("content")
+            if type(text) is str and type(wire_id) is str and (
+                    len(block) == 3 if is_error is None else type(is_error) is bool and len(block) == 4):
+                bound, name = (None, None) if linker is None else linker.bind(wire_id)
+                append(new_result(wire_id=wire_id, invocation_id=bound, name=name, is_error=is_error or False,
+                               content=(new_text(text=text, source=child(at, "content")),), source=at))
+                continue
+        append(_part(block, at, allowed, linker))
     return tuple(parts)
 
 
@@ -220,7 +285,7 @@ _TEXT = frozenset({"type", "text"})
 
 def _text(block: dict[str, Any], source: Source, linker: ReadLinker | None) -> Part:
     text = block.get("text")
-    return _Text(text=text if type(text) is str else required_field(block, "text", str, source),
+    return new_text(text=text if type(text) is str else required_field(block, "text", str, source),
                 meta=meta_of(NAME, block, _TEXT), source=source)
 
 
@@ -258,7 +323,7 @@ def _tool_use(block: dict[str, Any], source: Source, linker: ReadLinker | None) 
         arguments, raw = parse_arguments(arguments)
         if raw is None:
             extra["string_input"] = True
-    call = _Invocation(id="" if linker is None else linker.next_id(), name=name, arguments=arguments,
+    call = new_invocation(id="" if linker is None else linker.next_id(), name=name, arguments=arguments,
                        raw_arguments=raw, wire_id=wire_id, meta=meta_for(NAME, extra), source=source)
     if linker is not None:
         linker.calls.append(call)
@@ -274,9 +339,9 @@ def _tool_result(block: dict[str, Any], source: Source, linker: ReadLinker | Non
         wire_id = optional_field(block, "tool_use_id", str, source)
         is_error = optional_field(block, "is_error", bool, source)
     bound, name = (None, None) if linker is None else linker.bind(wire_id)
-    return _Result(wire_id=wire_id, invocation_id=bound, name=name, is_error=is_error or False,
+    return new_result(wire_id=wire_id, invocation_id=bound, name=name, is_error=is_error or False,
                    meta=meta_of(NAME, block, _TOOL_RESULT),
-                   content=(_Text(text=content, source=source.child("content")),) if type(content) is str
+                   content=(new_text(text=content, source=source.child("content")),) if type(content) is str
                    else read_content(content, source.child("content"), _RESULT_BLOCKS), source=source)
 
 
