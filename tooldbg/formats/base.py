@@ -81,12 +81,16 @@ class Response:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StreamEvent:
     """One event of a captured stream, at its position: `index` counts events from 0, `offset` is
     the byte (or character) offset of the event in the captured body, `name` the SSE `event:` field
     or the Bedrock `:event-type` header, `data` the parsed JSON payload (a str when it is not JSON,
-    e.g. `[DONE]`)."""
+    e.g. `[DONE]`).
+
+    Not frozen, though never changed once made: a frozen class stores each field through
+    `object.__setattr__`, which made an event cost three times as much, and a stream's events are
+    made by the hundred (its `data`, a dict, made it unhashable anyway)."""
 
     index: int
     data: Any
