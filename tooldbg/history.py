@@ -221,8 +221,8 @@ def _begins_with(whole: bytes, start: bytes) -> bool:
     the end of `whole` (a number is not complete before that: `[1` begins `[12]` but `[1]` does not)."""
     if start == b"[]":
         return True
-    cut = len(start) - 1
-    return whole.startswith(start[:cut]) and whole[cut:cut + 1] in (b",", b"]")
+    cut = len(start) - 1  # (a view of `start` but its `]`: a copy of it cost as much as the test)
+    return whole.startswith(memoryview(start)[:cut]) and whole[cut:cut + 1] in (b",", b"]")
 
 
 def _share_messages(messages: list[Any], digests: list[int], sent: Sent) -> int:
@@ -247,14 +247,19 @@ def _share_members(body: dict[str, Any], key: str, sent: Sent,
     theirs_written, written, printed = sent.listed.members, {}, lists or {}
     for name, value in body.items():
         theirs = sent.body.get(name)
-        if name == key or theirs is value or type(theirs) is not type(value) or theirs != value:
+        if name == key or theirs is value or type(theirs) is not type(value):
             continue
         if isinstance(value, str):
-            body[name] = theirs
+            if theirs == value:
+                body[name] = theirs
         elif isinstance(value, dict | list):
-            mine = written[name] = printed.get(name) or dumps(value)
-            known = theirs_written.get(name)
-            if mine == (known if known is not None else dumps(theirs)):  # 1 == 1.0 == True in Python
+            mine, known = printed.get(name), theirs_written.get(name)
+            if mine is None or known is None:  # (both printed: their bytes alone tell, no walk)
+                if theirs != value:
+                    continue
+                mine, known = mine or dumps(value), known or dumps(theirs)
+            written[name] = mine
+            if mine == known:  # 1 == 1.0 == True in Python: equal values may print apart
                 body[name] = theirs
     return written
 

@@ -1,7 +1,8 @@
 """Exchanges of one agent session → one conversation timeline.
 
 Each request of an agent loop replays the whole history, so exchange n+1's turns start with
-exchange n's. Turns are hashed once (canonical content, sources excluded) and chained; a request
+exchange n's. Turns are hashed once (their canonical content as JSON bytes, sources excluded: a
+dictionary key, compared exactly) and chained (each distinct prefix numbered once); a request
 continues the conversation whose last full request (or request + response) is a prefix of it. The
 lookup is one dictionary probe per turn, so stitching costs what reading costs: linear in the bytes
 of the log, never a comparison of every exchange with every other.
@@ -41,9 +42,6 @@ nothing: `chains.ResponseChains` stitches it after the stored turns (`Thread.sto
 
 from __future__ import annotations
 
-# hashlib's own BLAKE2b (`hashlib.blake2b` is this class), imported from its C module: `import hashlib`
-# loads OpenSSL's `_hashlib` too, a cost on every start-up for a hash tooldbg never asks of it.
-from _blake2 import blake2b
 from dataclasses import replace
 
 from .chains import ResponseChains
@@ -55,13 +53,11 @@ from .timeline import Thread
 
 
 def turn_hash(turn: Turn) -> bytes:
-    """A digest of what the turn's equality compares: equal turns read from two exchanges hash
-    equal, whatever their sources."""
-    return blake2b(dumps(turn_content(turn), sort_keys=True), digest_size=16).digest()
-
-
-def _chain(previous: bytes, turn: bytes) -> bytes:
-    return blake2b(previous + turn, digest_size=16).digest()
+    """What the turn's equality compares, as JSON bytes: equal turns read from two exchanges hash
+    equal, whatever their sources, and unequal ones never do. The bytes themselves, not a digest of
+    them: a dictionary probe hashes them (once: `bytes` keeps its hash) and compares them where the
+    hashes meet, which is exact — and a BLAKE2b digest of them cost twice their printing."""
+    return dumps(turn_content(turn), sort_keys=True)
 
 
 class Stitcher:
@@ -69,22 +65,26 @@ class Stitcher:
 
     def __init__(self) -> None:
         self.threads: list[Thread] = []
-        self._by_chain: dict[bytes, Thread] = {}
+        self._by_chain: dict[int, Thread] = {}
+        #: (A prefix's chain, the hash of the turn after it) → the chain of the longer prefix: each
+        #: distinct prefix is numbered once, from 1 (0 is the empty one), so equal prefixes — and
+        #: only they — have equal chains.
+        self._chain_numbers: dict[tuple[int, bytes], int] = {}
         #: Chain → the other threads indexed at it before the one `_by_chain` holds (sessions that
         #: began with the same messages), oldest first.
-        self._shared: dict[bytes, list[Thread]] = {}
+        self._shared: dict[int, list[Thread]] = {}
         self._chains = ResponseChains()
         #: id(turn) → (the turn, its hash): a turn object replayed from exchange to exchange (see
         #: `tooldbg.history`) is hashed once, not once per request that carries it.
         self._hashes: dict[int, tuple[Turn, bytes]] = {}
         #: The last few requests' turns with their hashes and chains: a request that keeps the turn
         #: objects of an earlier one takes their chains as they are and chains only its new turns.
-        self._recent: list[tuple[tuple[Turn, ...], list[bytes], list[bytes]]] = []
+        self._recent: list[tuple[tuple[Turn, ...], list[bytes], list[int]]] = []
         #: The thread of the first request, its request's turns and its answers, until they are
         #: hashed and indexed (`_settle`).
         self._unindexed: tuple[Thread, tuple[Turn, ...], tuple[Turn, ...]] | None = None
         #: The request `match` was last asked about, its hashes and chains, and the thread it found.
-        self._matched: tuple[Request, list[bytes], list[bytes], Thread | None] | None = None
+        self._matched: tuple[Request, list[bytes], list[int], Thread | None] | None = None
         #: Exchange → the conversation it was moved to (a refused request its retry branched off),
         #: since `branched` was last asked.
         self._moved: dict[int, str] = {}
@@ -183,19 +183,19 @@ class Stitcher:
             hashes, chains = self._chained(sent)
             self._index(thread, hashes, chains, answered)
 
-    def _index(self, thread: Thread, hashes: list[bytes], chains: list[bytes],
+    def _index(self, thread: Thread, hashes: list[bytes], chains: list[int],
                answered: tuple[Turn, ...]) -> None:
         """`thread`'s hashes and chains, after its request's (`hashes`, `chains`) come its answers':
         a later request that replays any prefix of them finds the thread."""
         thread.hashes = hashes + [self._hash(t) for t in answered]
         if chains:
             self._at(chains[-1], thread)
-        chain = chains[-1] if chains else b""
+        chain = chains[-1] if chains else 0
         for h in thread.hashes[len(hashes):]:
-            chain = _chain(chain, h)
+            chain = self._chain(chain, h)
             self._at(chain, thread)
 
-    def _at(self, chain: bytes, thread: Thread) -> None:
+    def _at(self, chain: int, thread: Thread) -> None:
         """Index `thread` at `chain`, keeping any other thread indexed there (`_shared`)."""
         before = self._by_chain.get(chain)
         if before is not None and before is not thread:
@@ -204,7 +204,7 @@ class Stitcher:
         self._by_chain[chain] = thread
 
     def _continued(self, request: Request, responses: tuple[Response, ...], hashes: list[bytes],
-                   chains: list[bytes]) -> Thread | None:
+                   chains: list[int]) -> Thread | None:
         """The thread `request` goes on with, among those indexed at the longest prefix it shares
         (several, when sessions began alike): the first whose last request it keeps whole
         (`_keeps`), else the first it departs from as a replay that changed its history
@@ -218,7 +218,7 @@ class Stitcher:
                 next((t for t in threads if _departs(t, kept, request.turns, hashes)), None)
         return None
 
-    def _follows(self, chains: list[bytes]) -> int | None:
+    def _follows(self, chains: list[int]) -> int | None:
         """For a request that starts a conversation of its own: the exchange whose answer ends the
         longest history it shares, unchanged, with a conversation indexed before (a session forking
         from another's after an answer both replay), when it goes on past that answer — the request
@@ -245,9 +245,11 @@ class Stitcher:
             return True  # a retry after a failure, or a retry that failed
         return [turn_hash(t) for t in link(answers, prior=request.turns)] == before
 
-    def _chained(self, turns: tuple[Turn, ...]) -> tuple[list[bytes], list[bytes]]:
+    def _chained(self, turns: tuple[Turn, ...]) -> tuple[list[bytes], list[int]]:
         """The hash of each turn and the chained hash of each prefix (new lists)."""
-        same, hashes, chains = 0, [], []
+        same: int = 0
+        hashes: list[bytes] = []
+        chains: list[int] = []
         for known, known_hashes, known_chains in reversed(self._recent):
             if not known or not turns or known[0] is not turns[0]:
                 continue
@@ -260,13 +262,18 @@ class Stitcher:
                 same, hashes, chains = n, known_hashes[:n], known_chains[:n]
             if n == len(known):
                 break
-        chain = chains[-1] if chains else b""
+        chain = chains[-1] if chains else 0
         for at in range(same, len(turns)):
             hashes.append(self._hash(turns[at], self._by_chain.get(chain), at))
-            chain = _chain(chain, hashes[-1])
+            chain = self._chain(chain, hashes[-1])
             chains.append(chain)
         self._recent = [*self._recent[-7:], (turns, hashes, chains)]
         return list(hashes), list(chains)
+
+    def _chain(self, previous: int, turn: bytes) -> int:
+        """The chain of a prefix: its number, given the chain of the prefix a turn shorter and the
+        hash of that turn (see `_chain_numbers`)."""
+        return self._chain_numbers.setdefault((previous, turn), len(self._chain_numbers) + 1)
 
     def _hash(self, turn: Turn, thread: Thread | None = None, at: int = 0) -> bytes:
         """The turn's hash, made once per turn object; for a turn at place `at` after the history a
@@ -275,10 +282,10 @@ class Stitcher:
         known = self._hashes.get(id(turn))
         if known is None or known[0] is not turn:
             if thread is not None and at < len(thread.hashes) and thread.conversation.turns[at] == turn:
-                digest = thread.hashes[at]
+                hashed = thread.hashes[at]
             else:
-                digest = turn_hash(turn)
-            known = self._hashes[id(turn)] = (turn, digest)
+                hashed = turn_hash(turn)
+            known = self._hashes[id(turn)] = (turn, hashed)
         return known[1]
 
     def _new(self, exchange: int, conversation: Conversation, hashes: list[bytes]) -> Thread:

@@ -89,10 +89,12 @@ class _Assembler:
 
     def feed(self, event: StreamEvent) -> None:
         self.last = event.index
-        kind = event_type(event)
+        data = event.data
+        kind = data.get("type") if isinstance(data, dict) else None  # `event_type`, inline (per event)
+        if not isinstance(kind, str) or not kind:
+            kind = event.name
         if kind == "ping":
             return
-        data = event.data
         if not isinstance(data, dict):
             self.problem("other", f"event payload is not a JSON object: {quote(data)}", event.index)
             return
@@ -150,21 +152,23 @@ class _Assembler:
         if not isinstance(delta, dict):
             self.problem("other", "content_block_delta without a delta object", at)
             return
-        latest = len(self.message["content"]) - 1  # type: ignore[index]
+        content = self.message["content"]  # type: ignore[index]
         if position not in self.open:
             self.problem("order", f"delta for content block {position} after its content_block_stop", at)
-        elif position < latest and position not in self.interleaved:  # reported once per block
+        elif position < len(content) - 1 and position not in self.interleaved:  # reported once per block
             self.interleaved.add(position)
-            self.problem("order", f"delta for content block {position} after block {latest} started "
-                                  "(interleaved blocks)", at)
-        spec = _DELTAS.get(_type(delta))  # type: ignore[arg-type]
-        block = self.message["content"][position]  # type: ignore[index]
+            self.problem("order", f"delta for content block {position} after block {len(content) - 1} "
+                                  "started (interleaved blocks)", at)
+        kind = delta.get("type")  # (`_type`, inline: a delta type and a block type per event)
+        spec = _DELTAS.get(kind) if isinstance(kind, str) else None
+        block = content[position]
         if spec is None:
-            self.problem("other", f"unknown delta type {quote(delta.get('type'))} ignored", at)
+            self.problem("other", f"unknown delta type {quote(kind)} ignored", at)
             return
         key, target, how, types = spec
-        if _type(block) not in types:
-            self.problem("other", f"{delta['type']} for a {block.get('type')} block ignored", at)
+        block_kind = block.get("type")
+        if not isinstance(block_kind, str) or block_kind not in types:
+            self.problem("other", f"{kind} for a {block_kind} block ignored", at)
             return
         value = delta.get(key)
         if how in ("append", "json") and not isinstance(value, str):
@@ -216,7 +220,11 @@ class _Assembler:
     def position(self, data: dict[str, Any], at: int) -> int | None:
         """The block a delta/stop event names: the latest block opened under its `index`, else the
         block at that position (one `message_start` carried)."""
-        index = as_index(data.get("index"))
+        index = data.get("index")
+        position = self.wire.get(index) if type(index) is int else None  # (`as_index` when it is one)
+        if position is not None:
+            return position
+        index = as_index(index)
         if index in self.wire:
             return self.wire[index]
         content = self.message["content"]  # type: ignore[index]
