@@ -17,7 +17,7 @@ of order) is left to the TD5xx stream rules, which point at the chunk that broke
 
 from __future__ import annotations
 
-from _blake2 import blake2b  # hashlib.blake2b itself, without loading OpenSSL (see stitch.py)
+from _blake2 import blake2b  # hashlib.blake2b itself (`import hashlib` loads OpenSSL)
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal

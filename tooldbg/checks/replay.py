@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from _blake2 import blake2b  # hashlib.blake2b itself, without loading OpenSSL (see stitch.py)
+from _blake2 import blake2b  # hashlib.blake2b itself (`import hashlib` loads OpenSSL)
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
