@@ -9,18 +9,29 @@ from functools import partial
 from typing import Any
 
 from ...errors import FormatError
-from ...model import Invocation, Media, Opaque, Part, Reasoning, Result, Text, Tool, ToolChoice, Turn
+from ...model import (
+    Invocation,
+    Media,
+    Opaque,
+    Part,
+    Reasoning,
+    Result,
+    Text,
+    Tool,
+    ToolChoice,
+    Turn,
+    constructor,
+)
 from ...shorten import quote
 from ...source import Source
 from ..base import Request, Response
 from ..foreign import foreign_part
 from ..meta import meta_for, unmodeled, with_meta
 from ..reading import (
+    ReadLinker,
     ReadOnce,
     expect_dict,
     expect_list,
-    link_read,
-    linked_after,
     listed_from,
     media_kind,
     optional_field,
@@ -38,6 +49,10 @@ from .reasoning import FIELD, mirrored, read_details, visible
 # Top-level request keys the reader models; every other key is a parameter kept in meta.
 _MODELED_PARAMS = frozenset({"model", "messages", "tools", "functions", "tool_choice",
                              "function_call", "parallel_tool_calls"})
+
+# The nodes a request is mostly made of, made without a class call's cost (see `constructor`).
+_Text, _Invocation = constructor(Text), constructor(Invocation)
+_Result, _Turn = constructor(Result), constructor(Turn)
 
 
 # ------------------------------------------------------------------------------------ sniffing
@@ -62,7 +77,9 @@ def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn
     `base.Format.read_request`)."""
     body = expect_dict(body, source, "a Chat Completions request")
     at = source.child("messages")
-    system, turns = _read_messages(expect_list(body.get("messages"), at, "messages"), at, start, prior)
+    linker = _Linker(prior)  # (each message's calls and results linked as they are read)
+    system, turns = _read_messages(expect_list(body.get("messages"), at, "messages"), at, start,
+                                   prior, linker)
     settings, taken = read_settings(body, FACTS.settings)
     params = without(unmodeled(body, _MODELED_PARAMS, defaults={"stream": False}), taken)
     choice, verbatim = _read_tool_choice(body, source)
@@ -71,7 +88,7 @@ def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn
     if "tool_choice" in body and body.get("function_call") is not None:
         params["function_call"] = body["function_call"]  # the modern choice wins; keep the other
     tools = _TOOLS((body.get("tools"), body.get("functions")), source)
-    return Request(turns=linked_after(prior, turns), system=tuple(system), tools=tools, tool_choice=choice,
+    return Request(turns=linker.linked(prior, turns), system=tuple(system), tools=tools, tool_choice=choice,
                    model=optional_field(body, "model", str, source), stream=body.get("stream") is True,
                    meta=meta_for(NAME, params), settings=settings)
 
@@ -89,7 +106,8 @@ def read_response(body: Any, source: Source) -> Response:
         choice = expect_dict(choices[0], at, "a choice")
         message_at = at.child("message")
         message = expect_dict(choice.get("message"), message_at, "a choice message")
-        turn = link_read([_assistant_turn(message, message_at)])[0]
+        linker = _Linker()
+        turn = linker.linked((), (_assistant_turn(message, message_at, linker),))[0]
         finish = optional_field(choice, "finish_reason", str, at)
         extras = _extras(choice, ("index", "message", "finish_reason"))
     usage = body.get("usage")
@@ -104,10 +122,11 @@ def read_response(body: Any, source: Source) -> Response:
                     usage=usage, error=error, meta=meta_for(NAME, meta))
 
 
-def _read_messages(messages: list[Any], src: Source, start: int,
-                   prior: tuple[Turn, ...]) -> tuple[list[Part], list[Turn]]:
+def _read_messages(messages: list[Any], src: Source, start: int, prior: tuple[Turn, ...],
+                   linker: _Linker) -> tuple[list[Part], list[Turn]]:
     """Leading system/developer messages → system parts; the rest → turns, consecutive tool
-    (and legacy function) messages merged into one `tool` turn (from `start`, after `prior`)."""
+    (and legacy function) messages merged into one `tool` turn (from `start`, after `prior`), their
+    calls and results linked by `linker` as they are read."""
     system: list[Part] = []
     turns: list[Turn] = []
     results: list[Part] = []  # the results of the run of tool messages being read (one turn)
@@ -119,7 +138,7 @@ def _read_messages(messages: list[Any], src: Source, start: int,
             expect_dict(message, at, "a message")
         role = message.get("role")
         if role == "tool" or role == "function":
-            result = _result(message, at, role == "function")
+            result = _result(message, at, role == "function", linker)
             if results:
                 results.append(result)
             elif turns and turns[-1].role == "tool":  # (results a user message held just before)
@@ -128,18 +147,18 @@ def _read_messages(messages: list[Any], src: Source, start: int,
                 results, results_at = [result], at
             continue
         if results:
-            turns.append(Turn(role="tool", parts=tuple(results), source=results_at))
+            turns.append(_Turn(role="tool", parts=tuple(results), source=results_at))
             results = []
         if role == "assistant":
-            turns.append(_assistant_turn(message, at))
+            turns.append(_assistant_turn(message, at, linker))
         elif role == "user":
             meta = meta_for(NAME, _extras(message, _ROLE_CONTENT))
-            parts = _content(message.get("content"), at.child("content"), role)
+            parts = _content(message.get("content"), at.child("content"), role, linker)
             # Anthropic `tool_result` blocks forwarded unconverted (see `foreign`) are results
             turns.extend(t if t.role == "tool" or not meta else replace(t, meta=meta)
                          for t in split_results(role, parts, at))
         elif role == "system" or role == "developer":
-            parts = _content(message.get("content"), at.child("content"), role)
+            parts = _content(message.get("content"), at.child("content"), role, linker)
             extras = _extras(message, _ROLE_CONTENT)
             if role == "developer":
                 extras["role"] = "developer"
@@ -150,8 +169,23 @@ def _read_messages(messages: list[Any], src: Source, start: int,
         else:
             raise FormatError(f"unknown message role {quote(role)}", at.child("role").pointer)
     if results:
-        turns.append(Turn(role="tool", parts=tuple(results), source=results_at))
+        turns.append(_Turn(role="tool", parts=tuple(results), source=results_at))
     return system, turns
+
+
+class _Linker(ReadLinker):
+    """`ReadLinker`, which also binds a result that names its tool: `link` binds such a result, by
+    position, to a call of that name only."""
+
+    __slots__ = ()
+
+    def bind_named(self, wire_id: str | None, name: str | None) -> tuple[str | None, str | None]:
+        """(the own id of the call a result with `wire_id` and `name` answers, or None; the result's
+        name, its call's when it has none)."""
+        if name is None:
+            return self.bind(wire_id)
+        self.end_turn()
+        return self._state.bind(wire_id, name)
 
 
 #: The keys of a user or system message the reader models.
@@ -160,14 +194,16 @@ _ROLE_CONTENT = ("role", "content")
 _PLAIN_ASSISTANT = frozenset({"role", "content", "tool_calls"})
 
 
-def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
-    """Reasoning, then content (text and refusal parts), the `refusal` field, then the calls."""
+def _assistant_turn(message: dict[str, Any], at: Source, linker: _Linker) -> Turn:
+    """Reasoning, then content (text and refusal parts), the `refusal` field, then the calls (the
+    message's turn ends `linker`'s)."""
     if message.keys() <= _PLAIN_ASSISTANT:  # the usual message: no reasoning, refusal nor extras
         content, calls = message.get("content"), message.get("tool_calls")
-        parts = _content(content, at.child("content"), "assistant") if content is not None else []
+        parts = _content(content, at.child("content"), "assistant", linker) if content is not None else []
         if calls is not None:
-            _tool_calls(calls, at, parts)
-        return Turn(role="assistant", parts=tuple(parts), source=at)
+            _tool_calls(calls, at, parts, linker)
+        linker.end_turn()
+        return _Turn(role="assistant", parts=tuple(parts), source=at)
     parts = []
     modeled = {"role", "content", "refusal", "tool_calls", "function_call"}
     details = message.get(FIELD)
@@ -185,28 +221,30 @@ def _assistant_turn(message: dict[str, Any], at: Source) -> Turn:
                 parts.append(Reasoning(text=text, origin=NAME, source=at.child(key),
                                        meta=meta_for(NAME, kept)))
     parts.extend(blocks)
-    parts.extend(_content(message.get("content"), at.child("content"), "assistant"))
+    parts.extend(_content(message.get("content"), at.child("content"), "assistant", linker))
     refusal = optional_field(message, "refusal", str, at)
     if refusal:
         parts.append(Text(text=refusal, meta=meta_for(NAME, {"field": "refusal"}),
                           source=at.child("refusal")))
     calls = message.get("tool_calls")
     if calls is not None:
-        _tool_calls(calls, at, parts)
+        _tool_calls(calls, at, parts, linker)
     legacy = message.get("function_call")
     if legacy is not None:
         parts.append(_function_call(expect_dict(legacy, at.child("function_call"), "function_call"),
-                                    at.child("function_call"), {"function_call": True}))
+                                    at.child("function_call"), {"function_call": True}, linker))
+    linker.end_turn()
     return Turn(role="assistant", parts=tuple(parts), meta=meta_for(NAME, _extras(message, modeled)),
                 source=at)
 
 
-def _tool_calls(calls: Any, message_at: Source, parts: list[Part]) -> None:
-    """A message's `tool_calls`, added to `parts`: the usual call read here, any other by
-    `_tool_call`."""
+def _tool_calls(calls: Any, message_at: Source, parts: list[Part], linker: _Linker) -> None:
+    """A message's `tool_calls`, added to `parts` (and to `linker`'s calls): the usual call read
+    here, any other by `_tool_call`."""
     if type(calls) is not list:
         expect_list(calls, message_at.child("tool_calls"), "tool_calls")
     child = Source.child
+    next_id, called = linker.next_id, linker.calls
     for k, call in enumerate(calls):
         at = child(message_at, "tool_calls", k)
         # the usual call (`index`, `custom` or any other key takes the long way), as `_tool_call`
@@ -215,17 +253,19 @@ def _tool_calls(calls: Any, message_at: Source, parts: list[Part]) -> None:
                 and type(fn := call.get("function")) is dict and type(name := fn.get("name")) is str \
                 and ((wire_id := call.get("id")) is None or type(wire_id) is str):
             arguments, raw = parse_arguments(fn.get("arguments"))
-            parts.append(Invocation(name=name, arguments=arguments, raw_arguments=raw, wire_id=wire_id,
-                                    source=at))
+            made = _Invocation(id=next_id(), name=name, arguments=arguments, raw_arguments=raw,
+                               wire_id=wire_id, source=at)
+            parts.append(made)
+            called.append(made)
         else:
-            parts.append(_tool_call(call, at))
+            parts.append(_tool_call(call, at, linker))
 
 
 #: The keys of the usual tool call.
 _CALL = frozenset({"id", "type", "function"})
 
 
-def _tool_call(call: Any, at: Source) -> Part:
+def _tool_call(call: Any, at: Source, linker: _Linker) -> Part:
     """A `function` or `custom` tool call; any other type stays verbatim as Opaque."""
     if type(call) is not dict:
         expect_dict(call, at, "a tool call")
@@ -236,60 +276,69 @@ def _tool_call(call: Any, at: Source) -> Part:
     if kind == "function":
         fn_at = at.child("function")
         fn = expect_dict(call.get("function"), fn_at, "a tool call's function")
-        return _function_call(fn, fn_at, extras, wire_id=wire_id, source=at)
+        return _function_call(fn, fn_at, extras, linker, wire_id=wire_id, source=at)
     if kind == "custom":
         custom = expect_dict(call.get("custom"), at.child("custom"), "a custom tool call")
-        return Invocation(name=optional_field(custom, "name", str, at.child("custom")) or "",
+        made = Invocation(id=linker.next_id(),
+                          name=optional_field(custom, "name", str, at.child("custom")) or "",
                           arguments=optional_field(custom, "input", str, at.child("custom")),
                           wire_id=wire_id, meta=meta_for(NAME, {"type": "custom", **extras}), source=at)
+        linker.calls.append(made)
+        return made
     return Opaque(origin=NAME, value=call, meta=meta_for(NAME, {"field": "tool_calls"}), source=at)
 
 
-def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any], *, wire_id: str | None = None,
-                   source: Source | None = None) -> Invocation:
+def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any], linker: _Linker, *,
+                   wire_id: str | None = None, source: Source | None = None) -> Invocation:
     """`{name, arguments}`: arguments parsed from their JSON string (kept raw when invalid); the
     call's `source` is `at` unless the object holding `fn` is given."""
     arguments, raw = parse_arguments(fn.get("arguments"))
-    return Invocation(name=optional_field(fn, "name", str, at) or "", arguments=arguments,
-                      raw_arguments=raw, wire_id=wire_id, meta=meta_for(NAME, meta),
+    made = Invocation(id=linker.next_id(), name=optional_field(fn, "name", str, at) or "",
+                      arguments=arguments, raw_arguments=raw, wire_id=wire_id, meta=meta_for(NAME, meta),
                       source=source if source is not None else at)
+    linker.calls.append(made)
+    return made
 
 
 #: The keys of the usual tool message: nothing else to look up or keep.
 _PLAIN_RESULT = frozenset({"role", "tool_call_id", "content"})
 
 
-def _result(message: dict[str, Any], at: Source, legacy: bool) -> Result:
+def _result(message: dict[str, Any], at: Source, legacy: bool, linker: _Linker) -> Result:
+    """A tool (or legacy `function`) message, bound to the call it answers."""
     wire_id = message.get("tool_call_id")
     if not legacy and message.keys() <= _PLAIN_RESULT and (wire_id is None or type(wire_id) is str):
         content = message.get("content")
+        bound, name = linker.bind(wire_id)
         if type(content) is str:  # (the usual content: a string)
-            return Result(wire_id=wire_id, content=(Text(text=content, source=at.child("content")),)
-                          if content else (), source=at)
-        parts = _content(content, at.child("content"), "tool") if content is not None else ()
-        return Result(wire_id=wire_id, content=tuple(parts), source=at)
+            return _Result(invocation_id=bound, name=name, wire_id=wire_id, source=at,
+                           content=(_Text(text=content, source=at.child("content")),) if content else ())
+        parts = _content(content, at.child("content"), "tool", linker) if content is not None else ()
+        return _Result(invocation_id=bound, name=name, wire_id=wire_id, content=tuple(parts), source=at)
     extras = _extras(message, ("role", "tool_call_id", "content", "name"))
     if legacy:
         extras["role"] = "function"
     elif message.get("name") is not None:
         extras["name"] = True  # a dialect's optional tool-message `name`: written back as it came
-    return Result(wire_id=optional_field(message, "tool_call_id", str, at),
-                  name=optional_field(message, "name", str, at),
-                  content=tuple(_content(message.get("content"), at.child("content"), "tool")),
-                  meta=meta_for(NAME, extras), source=at)
+    wire_id = optional_field(message, "tool_call_id", str, at)
+    name = optional_field(message, "name", str, at)
+    content = tuple(_content(message.get("content"), at.child("content"), "tool", linker))
+    bound, name = linker.bind_named(wire_id, name)
+    return _Result(wire_id=wire_id, invocation_id=bound, name=name, content=content,
+                   meta=meta_for(NAME, extras), source=at)
 
 
-def _content(content: Any, at: Source, role: str) -> list[Part]:
+def _content(content: Any, at: Source, role: str, linker: _Linker) -> list[Part]:
     """String content → one Text (none when empty); an array → one part per entry."""
     if content is None:
         return []
     if isinstance(content, str):
-        return [Text(text=content, source=at)] if content else []
+        return [_Text(text=content, source=at)] if content else []
     items = expect_list(content, at, "content")
-    return [_content_part(item, at.child(k), role) for k, item in enumerate(items)]
+    return [_content_part(item, at.child(k), role, linker) for k, item in enumerate(items)]
 
 
-def _content_part(item: Any, at: Source, role: str) -> Part:
+def _content_part(item: Any, at: Source, role: str, linker: _Linker) -> Part:
     item = expect_dict(item, at, "a content part")
     kind = item.get("type")
     if kind == "text":
@@ -317,7 +366,15 @@ def _content_part(item: Any, at: Source, role: str) -> Part:
                      meta=meta_for(NAME, {**_extras(item, ("type", "file")),
                                  **_extras(file, ("file_data", "file_id"))}))
     # a part of a type Chat Completions does not define: another format's, read for what it means
-    return foreign_part(item, at, role) or Opaque(origin=NAME, value=item, source=at)
+    # (a forwarded call or result linked as its message's own would be)
+    part = foreign_part(item, at, role)
+    if type(part) is Invocation:
+        part = replace(part, id=linker.next_id())
+        linker.calls.append(part)
+    elif type(part) is Result:
+        bound, name = linker.bind(part.wire_id)
+        part = replace(part, invocation_id=bound, name=name)
+    return part or Opaque(origin=NAME, value=item, source=at)
 
 
 def _image(item: dict[str, Any], at: Source) -> Media:
