@@ -102,12 +102,13 @@ class ReadLinker:
         #: The own id of the next call (the state's own method: one call a call, not two).
         self.next_id: Callable[[], str] = self._state.next_id
 
-    def bind(self, wire_id: str | None) -> tuple[str | None, str | None]:
-        """(the own id of the call a result with `wire_id` and no name of its own answers, or None;
-        that call's name). The calls read before a result end their turn."""
+    def bind(self, wire_id: str | None, name: str | None = None) -> tuple[str | None, str | None]:
+        """(the own id of the call a result with `wire_id` answers, or None; the result's name, its
+        call's when it has none: a result that names its tool is bound, by position, to a call of
+        that name only). The calls read before a result end their turn."""
         if self.calls:
             self.end_turn()
-        return self._state.bind(wire_id, None)
+        return self._state.bind(wire_id, name)
 
     def end_turn(self) -> None:
         if self.calls:

@@ -20,7 +20,10 @@ from ...model import (
     Tool,
     ToolChoice,
     Turn,
-    constructor,
+    new_invocation,
+    new_result,
+    new_text,
+    new_turn,
 )
 from ...shorten import quote
 from ...source import Source
@@ -50,9 +53,6 @@ from .reasoning import FIELD, mirrored, read_details, visible
 _MODELED_PARAMS = frozenset({"model", "messages", "tools", "functions", "tool_choice",
                              "function_call", "parallel_tool_calls"})
 
-# The nodes a request is mostly made of, made without a class call's cost (see `constructor`).
-_Text, _Invocation = constructor(Text), constructor(Invocation)
-_Result, _Turn = constructor(Result), constructor(Turn)
 
 
 # ------------------------------------------------------------------------------------ sniffing
@@ -77,7 +77,7 @@ def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn
     `base.Format.read_request`)."""
     body = expect_dict(body, source, "a Chat Completions request")
     at = source.child("messages")
-    linker = _Linker(prior)  # (each message's calls and results linked as they are read)
+    linker = ReadLinker(prior)  # (each message's calls and results linked as they are read)
     system, turns = _read_messages(expect_list(body.get("messages"), at, "messages"), at, start,
                                    prior, linker)
     settings, taken = read_settings(body, FACTS.settings)
@@ -106,7 +106,7 @@ def read_response(body: Any, source: Source) -> Response:
         choice = expect_dict(choices[0], at, "a choice")
         message_at = at.child("message")
         message = expect_dict(choice.get("message"), message_at, "a choice message")
-        linker = _Linker()
+        linker = ReadLinker()
         turn = linker.linked((), (_assistant_turn(message, message_at, linker),))[0]
         finish = optional_field(choice, "finish_reason", str, at)
         extras = _extras(choice, ("index", "message", "finish_reason"))
@@ -123,7 +123,7 @@ def read_response(body: Any, source: Source) -> Response:
 
 
 def _read_messages(messages: list[Any], src: Source, start: int, prior: tuple[Turn, ...],
-                   linker: _Linker) -> tuple[list[Part], list[Turn]]:
+                   linker: ReadLinker) -> tuple[list[Part], list[Turn]]:
     """Leading system/developer messages → system parts; the rest → turns, consecutive tool
     (and legacy function) messages merged into one `tool` turn (from `start`, after `prior`), their
     calls and results linked by `linker` as they are read."""
@@ -147,7 +147,7 @@ def _read_messages(messages: list[Any], src: Source, start: int, prior: tuple[Tu
                 results, results_at = [result], at
             continue
         if results:
-            turns.append(_Turn(role="tool", parts=tuple(results), source=results_at))
+            turns.append(new_turn(role="tool", parts=tuple(results), source=results_at))
             results = []
         if role == "assistant":
             turns.append(_assistant_turn(message, at, linker))
@@ -169,23 +169,8 @@ def _read_messages(messages: list[Any], src: Source, start: int, prior: tuple[Tu
         else:
             raise FormatError(f"unknown message role {quote(role)}", at.child("role").pointer)
     if results:
-        turns.append(_Turn(role="tool", parts=tuple(results), source=results_at))
+        turns.append(new_turn(role="tool", parts=tuple(results), source=results_at))
     return system, turns
-
-
-class _Linker(ReadLinker):
-    """`ReadLinker`, which also binds a result that names its tool: `link` binds such a result, by
-    position, to a call of that name only."""
-
-    __slots__ = ()
-
-    def bind_named(self, wire_id: str | None, name: str | None) -> tuple[str | None, str | None]:
-        """(the own id of the call a result with `wire_id` and `name` answers, or None; the result's
-        name, its call's when it has none)."""
-        if name is None:
-            return self.bind(wire_id)
-        self.end_turn()
-        return self._state.bind(wire_id, name)
 
 
 #: The keys of a user or system message the reader models.
@@ -194,7 +179,7 @@ _ROLE_CONTENT = ("role", "content")
 _PLAIN_ASSISTANT = frozenset({"role", "content", "tool_calls"})
 
 
-def _assistant_turn(message: dict[str, Any], at: Source, linker: _Linker) -> Turn:
+def _assistant_turn(message: dict[str, Any], at: Source, linker: ReadLinker) -> Turn:
     """Reasoning, then content (text and refusal parts), the `refusal` field, then the calls (the
     message's turn ends `linker`'s)."""
     if message.keys() <= _PLAIN_ASSISTANT:  # the usual message: no reasoning, refusal nor extras
@@ -203,7 +188,7 @@ def _assistant_turn(message: dict[str, Any], at: Source, linker: _Linker) -> Tur
         if calls is not None:
             _tool_calls(calls, at, parts, linker)
         linker.end_turn()
-        return _Turn(role="assistant", parts=tuple(parts), source=at)
+        return new_turn(role="assistant", parts=tuple(parts), source=at)
     parts = []
     modeled = {"role", "content", "refusal", "tool_calls", "function_call"}
     details = message.get(FIELD)
@@ -238,7 +223,7 @@ def _assistant_turn(message: dict[str, Any], at: Source, linker: _Linker) -> Tur
                 source=at)
 
 
-def _tool_calls(calls: Any, message_at: Source, parts: list[Part], linker: _Linker) -> None:
+def _tool_calls(calls: Any, message_at: Source, parts: list[Part], linker: ReadLinker) -> None:
     """A message's `tool_calls`, added to `parts` (and to `linker`'s calls): the usual call read
     here, any other by `_tool_call`."""
     if type(calls) is not list:
@@ -253,7 +238,7 @@ def _tool_calls(calls: Any, message_at: Source, parts: list[Part], linker: _Link
                 and type(fn := call.get("function")) is dict and type(name := fn.get("name")) is str \
                 and ((wire_id := call.get("id")) is None or type(wire_id) is str):
             arguments, raw = parse_arguments(fn.get("arguments"))
-            made = _Invocation(id=next_id(), name=name, arguments=arguments, raw_arguments=raw,
+            made = new_invocation(id=next_id(), name=name, arguments=arguments, raw_arguments=raw,
                                wire_id=wire_id, source=at)
             parts.append(made)
             called.append(made)
@@ -265,7 +250,7 @@ def _tool_calls(calls: Any, message_at: Source, parts: list[Part], linker: _Link
 _CALL = frozenset({"id", "type", "function"})
 
 
-def _tool_call(call: Any, at: Source, linker: _Linker) -> Part:
+def _tool_call(call: Any, at: Source, linker: ReadLinker) -> Part:
     """A `function` or `custom` tool call; any other type stays verbatim as Opaque."""
     if type(call) is not dict:
         expect_dict(call, at, "a tool call")
@@ -288,7 +273,7 @@ def _tool_call(call: Any, at: Source, linker: _Linker) -> Part:
     return Opaque(origin=NAME, value=call, meta=meta_for(NAME, {"field": "tool_calls"}), source=at)
 
 
-def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any], linker: _Linker, *,
+def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any], linker: ReadLinker, *,
                    wire_id: str | None = None, source: Source | None = None) -> Invocation:
     """`{name, arguments}`: arguments parsed from their JSON string (kept raw when invalid); the
     call's `source` is `at` unless the object holding `fn` is given."""
@@ -304,17 +289,17 @@ def _function_call(fn: dict[str, Any], at: Source, meta: dict[str, Any], linker:
 _PLAIN_RESULT = frozenset({"role", "tool_call_id", "content"})
 
 
-def _result(message: dict[str, Any], at: Source, legacy: bool, linker: _Linker) -> Result:
+def _result(message: dict[str, Any], at: Source, legacy: bool, linker: ReadLinker) -> Result:
     """A tool (or legacy `function`) message, bound to the call it answers."""
     wire_id = message.get("tool_call_id")
     if not legacy and message.keys() <= _PLAIN_RESULT and (wire_id is None or type(wire_id) is str):
         content = message.get("content")
         bound, name = linker.bind(wire_id)
         if type(content) is str:  # (the usual content: a string)
-            return _Result(invocation_id=bound, name=name, wire_id=wire_id, source=at,
-                           content=(_Text(text=content, source=at.child("content")),) if content else ())
+            return new_result(invocation_id=bound, name=name, wire_id=wire_id, source=at,
+                           content=(new_text(text=content, source=at.child("content")),) if content else ())
         parts = _content(content, at.child("content"), "tool", linker) if content is not None else ()
-        return _Result(invocation_id=bound, name=name, wire_id=wire_id, content=tuple(parts), source=at)
+        return new_result(invocation_id=bound, name=name, wire_id=wire_id, content=tuple(parts), source=at)
     extras = _extras(message, ("role", "tool_call_id", "content", "name"))
     if legacy:
         extras["role"] = "function"
@@ -323,22 +308,22 @@ def _result(message: dict[str, Any], at: Source, legacy: bool, linker: _Linker) 
     wire_id = optional_field(message, "tool_call_id", str, at)
     name = optional_field(message, "name", str, at)
     content = tuple(_content(message.get("content"), at.child("content"), "tool", linker))
-    bound, name = linker.bind_named(wire_id, name)
-    return _Result(wire_id=wire_id, invocation_id=bound, name=name, content=content,
+    bound, name = linker.bind(wire_id, name)
+    return new_result(wire_id=wire_id, invocation_id=bound, name=name, content=content,
                    meta=meta_for(NAME, extras), source=at)
 
 
-def _content(content: Any, at: Source, role: str, linker: _Linker) -> list[Part]:
+def _content(content: Any, at: Source, role: str, linker: ReadLinker) -> list[Part]:
     """String content → one Text (none when empty); an array → one part per entry."""
     if content is None:
         return []
     if isinstance(content, str):
-        return [_Text(text=content, source=at)] if content else []
+        return [new_text(text=content, source=at)] if content else []
     items = expect_list(content, at, "content")
     return [_content_part(item, at.child(k), role, linker) for k, item in enumerate(items)]
 
 
-def _content_part(item: Any, at: Source, role: str, linker: _Linker) -> Part:
+def _content_part(item: Any, at: Source, role: str, linker: ReadLinker) -> Part:
     item = expect_dict(item, at, "a content part")
     kind = item.get("type")
     if kind == "text":
