@@ -158,7 +158,6 @@ def test_a_source_below_another_is_the_source_made_with_its_values():
     assert pickle.loads(pickle.dumps(below)) == made and isinstance(below, Source)
 
 
-
 @settings(max_examples=50)
 @given(conversations())
 def test_a_constructor_makes_the_node_its_class_makes(conv):

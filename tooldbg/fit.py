@@ -375,7 +375,6 @@ def _spell(chars: frozenset[str], joiner: str, *, one: bool = False) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + joiner + names[-1]
 
 
-
 def all_pass(values: set[str], limits: tuple[Limit, ...]) -> bool:
     """Every value `passes` the limits, found a limit at a time over all of them (in C)."""
     for limit in limits:

@@ -717,7 +717,6 @@ def test_td602_legacy_function_call_finish_without_a_call():
                          "the calls were lost before the log" + DAMAGED)
 
 
-
 def test_td602_a_call_kept_verbatim_is_still_a_call():
     """A relay put Gemini's `functionCall` part into a Converse answer: the reader keeps the block
     verbatim, but the call the `tool_use` stop announces is there, so nothing was lost."""

@@ -61,7 +61,6 @@ class View:
         return turn.source if p is None else turn.parts[p].source
 
 
-
 def wire_role(turn: Turn) -> str:
     """The role of the wire message a turn came from: results ride in user messages."""
     return turn.role if turn.role in ("assistant", "system") else "user"

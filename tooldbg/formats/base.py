@@ -125,7 +125,6 @@ class Assembled:
     complete: bool = True
 
 
-
 @dataclass(frozen=True, slots=True)
 class Written:
     """A writer's output: the request body, everything it could not carry, and where each wire

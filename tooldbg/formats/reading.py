@@ -456,7 +456,6 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     return turns
 
 
-
 def event_type(event: StreamEvent) -> str | None:
     """The payload's `type`, else the SSE `event:` name."""
     kind = event.data.get("type") if isinstance(event.data, dict) else None

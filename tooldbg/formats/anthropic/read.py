@@ -67,7 +67,6 @@ _OPENAI_MESSAGE_KEYS = frozenset({"tool_calls", "function_call", "tool_call_id"}
 _NO_TYPE = object()  # (a block without `type`: Bedrock Converse's)
 
 
-
 # ------------------------------------------------------------------------------------ sniffing
 
 

@@ -89,12 +89,10 @@ class _Assembler:
 
     def feed(self, event: StreamEvent) -> None:
         self.last = event.index
-        data = event.data
-        kind = data.get("type") if isinstance(data, dict) else None  # `event_type`, inline (per event)
-        if not isinstance(kind, str) or not kind:
-            kind = event.name
+        kind = event_type(event)
         if kind == "ping":
             return
+        data = event.data
         if not isinstance(data, dict):
             self.problem("other", f"event payload is not a JSON object: {quote(data)}", event.index)
             return
@@ -159,16 +157,14 @@ class _Assembler:
             self.interleaved.add(position)
             self.problem("order", f"delta for content block {position} after block {len(content) - 1} "
                                   "started (interleaved blocks)", at)
-        kind = delta.get("type")  # (`_type`, inline: a delta type and a block type per event)
-        spec = _DELTAS.get(kind) if isinstance(kind, str) else None
+        spec = _DELTAS.get(_type(delta))  # type: ignore[arg-type]
         block = content[position]
         if spec is None:
-            self.problem("other", f"unknown delta type {quote(kind)} ignored", at)
+            self.problem("other", f"unknown delta type {quote(delta.get('type'))} ignored", at)
             return
         key, target, how, types = spec
-        block_kind = block.get("type")
-        if not isinstance(block_kind, str) or block_kind not in types:
-            self.problem("other", f"{kind} for a {block_kind} block ignored", at)
+        if _type(block) not in types:
+            self.problem("other", f"{delta['type']} for a {block.get('type')} block ignored", at)
             return
         value = delta.get(key)
         if how in ("append", "json") and not isinstance(value, str):

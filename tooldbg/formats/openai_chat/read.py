@@ -54,7 +54,6 @@ _MODELED_PARAMS = frozenset({"model", "messages", "tools", "functions", "tool_ch
                              "function_call", "parallel_tool_calls"})
 
 
-
 # ------------------------------------------------------------------------------------ sniffing
 
 
