@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -422,12 +422,25 @@ def resolve(value: Any, pointer: str) -> Any:
     """The value at a JSON pointer (RFC 6901); None when the path does not exist."""
     if not pointer:
         return value
-    for token in pointer.lstrip("/").split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
+    return descend(value, [token.replace("~1", "/").replace("~0", "~")
+                           for token in pointer.lstrip("/").split("/")])
+
+
+def descend(value: Any, tokens: Iterable[str | int]) -> Any:
+    """The value below `value` at pointer tokens, unescaped (`resolve`, `Source.tokens`); None when
+    the path does not exist."""
+    for token in tokens:
         if isinstance(value, dict):
-            value = value.get(token)
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-            value = value[int(token)]
-        else:
+            value = value.get(token if type(token) is str else str(token))
+        elif not isinstance(value, list):
             return None
+        elif type(token) is int:  # (an index as a source holds it: not printed to be read back)
+            if not 0 <= token < len(value):
+                return None
+            value = value[token]
+        else:
+            text = token if isinstance(token, str) else str(token)
+            if not (text.isdigit() and int(text) < len(value)):
+                return None
+            value = value[int(text)]
     return value

@@ -1,13 +1,23 @@
 """Fast paths in the checks give what the general path they skip gives: the schema validator's
-plain-leaf test (`schema._plainly_fits`) and the pairing's one walk for calls and results
-(`pairing.located`)."""
+plain-leaf test (`schema._plainly_fits`), the pairing's one walk for calls and results
+(`pairing.located`), the call index's walk from a source's tokens (`arguments.wire_node`) and the
+TD203/TD204 findings of a call judged once per place (`arguments.unique`)."""
+
+import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tooldbg.checks import schema
+from tests.checks.test_arguments import ANTHROPIC, CHAT, CHAT_TOOLS, chat_call, jsonl, record
+from tooldbg.checks import RULES, schema
+from tooldbg.checks.arguments import finding, wire_node
+from tooldbg.checks.base import Context
+from tooldbg.checks.rules import td203_arguments_not_string, td204_arguments_not_object
 from tooldbg.checks.pairing import Located, located
+from tooldbg.jsonio import resolve
+from tooldbg.load import load_bytes
 from tooldbg.model import Conversation, Invocation, Reasoning, Result, Text, Turn
+from tooldbg.source import Source
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-3, 3, allow_nan=False) | st.text(max_size=3),
@@ -88,3 +98,119 @@ def test_one_walk_finds_the_calls_and_results_two_walks_find(shape):
     assert results == [Located(t, p, part) for t, p, part in every if isinstance(part, Result)]
     assert all(type(found) is Located for found in calls + results)
 
+
+
+KEYS = st.sampled_from(["", "a", "0", "1", "01", "-1", "a/b", "~1", "~0a", "²"])
+TOKENS = KEYS | st.integers(-1, 3)
+BODIES = st.recursive(st.integers(0, 2) | st.text(max_size=2),
+                      lambda inner: st.lists(inner, min_size=1, max_size=3)
+                      | st.dictionaries(KEYS, inner, min_size=1, max_size=5),
+                      max_leaves=16)
+
+
+@st.composite
+def _below(draw, body):
+    """Tokens into `body`, most of them there (a key, an index as a number or as text), some not."""
+    tokens, node = [], body
+    for _ in range(draw(st.integers(0, 5))):
+        token = draw(TOKENS)
+        if isinstance(node, dict) and draw(st.integers(0, 3)):
+            token = draw(st.sampled_from(sorted(node)))
+            node = node[token]
+            if token in ("0", "1") and draw(st.booleans()):
+                token = int(token)  # (a key a source holds as a number)
+        elif isinstance(node, list) and draw(st.integers(0, 3)):
+            index = draw(st.integers(0, len(node) - 1))
+            token, node = draw(st.sampled_from([index, str(index)])), node[index]
+        tokens.append(token)
+    return tokens
+
+
+@settings(max_examples=500)
+@given(st.data(), BODIES, st.sampled_from(["", "", "", "/", "//", "/a", "//a", "/0", "a", "/a~1b"]))
+def test_a_walk_from_the_tokens_finds_what_the_printed_pointer_does(data, body, pointer):
+    tokens = data.draw(_below(resolve(body, pointer)))
+    source = Source(pointer=pointer)
+    while tokens:
+        cut = data.draw(st.integers(1, len(tokens)))
+        source, tokens = source.child(*tokens[:cut]), tokens[cut:]
+    assert _outcome(wire_node, body, source) == _outcome(resolve, body, source.pointer)
+
+
+def _outcome(find, body, where):
+    """What `find` returns, or the exception it raises (`resolve` reads `²` as a digit it cannot
+    make an index of)."""
+    try:
+        return "found", find(body, where)
+    except ValueError as err:
+        return "raised", str(err)
+
+
+ARGUMENTS = st.sampled_from([{"city": "Oslo"}, '{"city": "Oslo"}', "Oslo", None])
+#: Each exchange: its request's history (how many rounds of calls and results it replays, and the
+#: arguments each sends), the arguments of the call it is answered with, and whether it is rejected.
+EXCHANGES = st.lists(st.tuples(st.lists(ARGUMENTS, max_size=3), ARGUMENTS, st.booleans()),
+                     min_size=1, max_size=4)
+
+
+def _anthropic(history, answer, rejected):
+    messages = [{"role": "user", "content": "Weather?"}]
+    for k, value in enumerate(history):
+        messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_0{k}",
+                                                        "name": "get_weather", "input": value}]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_0{k}",
+                                                   "content": "4°C"}]}]
+    if rejected:
+        return record(ANTHROPIC, {"model": "claude-sonnet-4-5", "max_tokens": 9, "messages": messages},
+                      {"type": "error", "error": {"type": "invalid_request_error", "message":
+                       "messages.1.content.0.tool_use.input: Input should be a valid dictionary"}},
+                      status=400)
+    return record(ANTHROPIC, {"model": "claude-sonnet-4-5", "max_tokens": 9, "messages": messages},
+                  {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                   "stop_reason": "tool_use", "content": [
+                       {"type": "tool_use", "id": f"toolu_0{len(history)}", "name": "get_weather",
+                        "input": answer}]})
+
+
+def _chat(history, answer, rejected):
+    messages = [{"role": "user", "content": "Weather?"}]
+    for k, value in enumerate(history):
+        messages += [{"role": "assistant", "content": None, "tool_calls": [chat_call(value, call_id=f"c{k}")]},
+                     {"role": "tool", "tool_call_id": f"c{k}", "content": "4°C"}]
+    body = {"model": "gpt-4o-mini", "tools": CHAT_TOOLS, "messages": messages}
+    if rejected:
+        return record(CHAT, body, {"error": {"message": "Invalid type for 'messages[1].tool_calls[0]"
+                                             ".function.arguments': expected a string, but got an object "
+                                             "instead.", "type": "invalid_request_error"}}, status=400)
+    return record(CHAT, body, {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",
+                               "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                                   "role": "assistant", "content": None,
+                                   "tool_calls": [chat_call(answer, call_id=f"c{len(history)}")]}}]})
+
+
+@settings(max_examples=150, deadline=None)
+@given(EXCHANGES, st.sampled_from([(_anthropic, td204_arguments_not_object),
+                                   (_chat, td203_arguments_not_string)]))
+def test_a_call_judged_once_per_place_gives_the_findings_judging_each_occurrence_gives(exchanges, shape):
+    """`unique` skips a call at a (conversation, turn, part, message) it judged; without that skip,
+    every occurrence's finding is made and the repeats dropped by what they say."""
+    write, rule = shape
+    loaded = load_bytes("log.jsonl", jsonl(*(write(*exchange) for exchange in exchanges)))
+    ctx = Context(loaded, rules=RULES)
+    ctx.rule = RULES[rule.CODE]
+    assert _listed(lambda: rule.check(ctx)) == _listed(lambda: _each_judged(ctx, rule))
+
+
+def _each_judged(ctx, rule):
+    every = [finding(ctx, call, message) for call, message in rule._findings(ctx)]
+    kept = {(f.conversation, f.turn, f.part, f.message): f for f in reversed(every)}
+    return sorted(kept.values(), key=every.index)
+
+
+def _listed(find):
+    """The findings, or the error a rule raised on the way (a response's call whose place a
+    rejected retry left out of the conversation: judged, it is out of range)."""
+    try:
+        return list(find())
+    except IndexError as err:
+        return str(err)

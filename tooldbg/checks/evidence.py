@@ -169,7 +169,8 @@ def _senders(ctx: Judging, conversation: Conversation | None, turn: int | None,
     if conversation is not None and turn is not None:
         node = conversation.turns[turn]
         sharing = [c for c in ctx.loaded.conversations if len(c.turns) > turn and c.turns[turn] is node]
-        found = {id(r): r for c in sharing for r in ctx.exchanges(c) if _sends(r, turn, node)}
+        equal: dict[int, bool] = {}  # (requests that replay one history share its turn objects)
+        found = {id(r): r for c in sharing for r in ctx.exchanges(c) if _sends(r, turn, node, equal)}
         return sorted(found.values(), key=lambda r: r.exchange.index)
     if source.side == "request" and source.exchange is not None and 0 <= source.exchange < len(ctx.reads):
         return [ctx.reads[source.exchange]]
@@ -186,15 +187,22 @@ def on_request(ctx: Judging, read: ExchangeRead, conversation: str | None, turn:
     return any(r is read for r in _senders(ctx, found, turn, Source()) or ())
 
 
-def _sends(read: ExchangeRead, t: int, node: Turn) -> bool:
+def _sends(read: ExchangeRead, t: int, node: Turn, equal: dict[int, bool]) -> bool:
     """Does the request send turn `t` of its conversation's timeline as `node` (stored by the
-    provider before its own turns, or among them unchanged)?"""
+    provider before its own turns, or among them unchanged)? `equal`: whether each turn object
+    compared so far equals `node`, by its id (each compared once: a turn that differs in identity
+    only, as a response's turn and its replay do, was compared in full with every later request)."""
     if read.request is None or t >= read.sent:
         return False
     if t < read.stored:
         return True
     mine = read.request.turns[t - read.stored]
-    return mine is node or mine == node
+    if mine is node:
+        return True
+    same = equal.get(id(mine))
+    if same is None:
+        same = equal[id(mine)] = mine == node
+    return same
 
 
 def _outcome(ctx: Judging, read: ExchangeRead) -> Rejection | str | None:

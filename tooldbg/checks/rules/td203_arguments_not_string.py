@@ -13,7 +13,7 @@ encodings apart.
 from collections.abc import Iterator
 
 from ...shorten import quote
-from ..arguments import calls, describe, finding, short, unique
+from ..arguments import Call, calls, describe, short, unique
 from ..base import Context, Finding
 
 CODE = "TD203"
@@ -34,13 +34,13 @@ GOOD = r"""
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    return unique(_findings(ctx))
+    return unique(ctx, _findings(ctx))
 
 
-def _findings(ctx: Context) -> Iterator[Finding]:
+def _findings(ctx: Context) -> Iterator[tuple[Call, str]]:
     for call in calls(ctx):
         if call.encoding != "string" or call.custom or call.broken_stream:
             continue
         if call.has_wire and not isinstance(call.wire, str):
-            yield finding(ctx, call, f"arguments of {quote(call.name)} are {describe(call.wire)} "
-                                     f"({short(call.wire, 40)}); {call.format} requires a JSON string")
+            yield call, (f"arguments of {quote(call.name)} are {describe(call.wire)} "
+                         f"({short(call.wire, 40)}); {call.format} requires a JSON string")

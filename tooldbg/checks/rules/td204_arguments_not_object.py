@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from ... import formats
 from ...jsonio import try_loads
 from ...shorten import quote
-from ..arguments import calls, describe, finding, short, unique
+from ..arguments import Call, calls, describe, short, unique
 from ..base import Context, Finding
 
 CODE = "TD204"
@@ -35,10 +35,10 @@ GOOD = """
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    return unique(_findings(ctx))
+    return unique(ctx, _findings(ctx))
 
 
-def _findings(ctx: Context) -> Iterator[Finding]:
+def _findings(ctx: Context) -> Iterator[tuple[Call, str]]:
     for call in calls(ctx):
         if call.broken_stream:
             continue
@@ -51,13 +51,13 @@ def _findings(ctx: Context) -> Iterator[Finding]:
                 if isinstance(call.wire, str):
                     what = "a JSON string" if _is_json(call.wire) else "a string (not even JSON)"
                 field = formats.facts(call.format).arguments_path[-1]
-                yield finding(ctx, call, f"{field} of {quote(call.name)} is {what} "
-                                         f"({short(call.wire, 40)}); {call.format} requires an object")
+                yield call, (f"{field} of {quote(call.name)} is {what} "
+                             f"({short(call.wire, 40)}); {call.format} requires an object")
         elif not call.has_wire and call.format is None:
             own = call.call.meta.get("anthropic")
             if isinstance(own, Mapping) and own.get("string_input"):
-                yield finding(ctx, call, f"input of {quote(call.name)} was a JSON string on the Anthropic "
-                                         "wire; anthropic requires an object")
+                yield call, (f"input of {quote(call.name)} was a JSON string on the Anthropic "
+                             "wire; anthropic requires an object")
 
 
 def _is_json(text: str) -> bool:
