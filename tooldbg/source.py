@@ -140,10 +140,10 @@ class Source:
                    location=data.get("location", ""), pointer=data.get("pointer", ""),
                    chunk=data.get("chunk"))
 
-    def tokens(self) -> tuple[str, list[str | int]]:
-        """The pointer of the source this one was made below (`child`) and the tokens below it,
-        unescaped: `pointer` unprinted, for a walk into a body (`jsonio.descend`) that prints and parses
-        nothing (`checks.arguments`)."""
+    def tokens(self) -> tuple[Source, list[str | int]]:
+        """The source this one was made below (`child`), whose place is this one's, and the tokens
+        below it, unescaped: `pointer` unprinted, for a walk into a body (`jsonio.descend`) that
+        prints and parses nothing (`checks.arguments`)."""
         below: list[str | int] = []  # (the tokens from the last, reversed at the end)
         source = self
         while (parent := source._parent) is not None:
@@ -154,8 +154,7 @@ class Source:
                 below.append(tokens)
             source = parent
         below.reverse()
-        assert source._pointer is not None  # (a source made whole has its pointer)
-        return source._pointer, below
+        return source, below
 
 
 class _Below(Source):

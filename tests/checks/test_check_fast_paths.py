@@ -1,9 +1,8 @@
 """Fast paths in the checks give what the general path they skip gives: the schema validator's
-plain-leaf test (`schema._plainly_fits`), the pairing's one walk for calls and results
-(`pairing.located`), the call index's walk from a source's tokens (`arguments.wire_node`) and the
-TD203/TD204 findings of a call judged once per place (`arguments.unique`)."""
-
-import json
+plain-leaf and plain-object tests (`schema._plainly_fits`, `schema._plain_object`), the pairing's
+one walk for calls and results (`pairing.located`), the call index's walk from a source's tokens
+(`arguments.wire_node`) and the TD203/TD204 findings of a call judged once per place
+(`arguments.unique`)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,8 +11,8 @@ from tests.checks.test_arguments import ANTHROPIC, CHAT, CHAT_TOOLS, chat_call, 
 from tooldbg.checks import RULES, schema
 from tooldbg.checks.arguments import finding, wire_node
 from tooldbg.checks.base import Context
-from tooldbg.checks.rules import td203_arguments_not_string, td204_arguments_not_object
 from tooldbg.checks.pairing import Located, located
+from tooldbg.checks.rules import td203_arguments_not_string, td204_arguments_not_object
 from tooldbg.jsonio import resolve
 from tooldbg.load import load_bytes
 from tooldbg.model import Conversation, Invocation, Reasoning, Result, Text, Turn
@@ -44,6 +43,24 @@ SCHEMAS = st.recursive(LEAF, lambda inner: st.one_of(
 @given(JSON, SCHEMAS)
 def test_a_plain_fit_is_what_check_finds_nothing_in(value, node):
     if schema._plainly_fits(value, node):
+        assert list(schema._Validator(node).check(value, node, (), 0)) == []
+
+
+#: Object schemas `_plain_object` passes, and values that fit them more often than JSON at random.
+PLAIN_OBJECTS = st.builds(
+    lambda words, kind, props, req, extra: {**words, **kind, "properties": props, "required": req,
+                                           "additionalProperties": extra},
+    WORDS, st.sampled_from([{}, {"type": "object"}, {"type": "OBJECT"}, {"type": "array"}]),
+    st.dictionaries(st.sampled_from("abc"), LEAF, max_size=3), st.lists(st.sampled_from("abcd"), max_size=2),
+    st.booleans() | LEAF)
+OBJECTS = st.dictionaries(st.sampled_from("abc"), st.none() | st.booleans() | st.integers(-2, 2)
+                          | st.floats(-2, 2, allow_nan=False) | st.text(max_size=2), max_size=3)
+
+
+@settings(max_examples=400)
+@given(OBJECTS | JSON, PLAIN_OBJECTS | SCHEMAS)
+def test_a_plain_object_is_what_check_finds_nothing_in(value, node):
+    if schema._plain_object(value, node):
         assert list(schema._Validator(node).check(value, node, (), 0)) == []
 
 
@@ -130,18 +147,21 @@ def _below(draw, body):
 @given(st.data(), BODIES, st.sampled_from(["", "", "", "/", "//", "/a", "//a", "/0", "a", "/a~1b"]))
 def test_a_walk_from_the_tokens_finds_what_the_printed_pointer_does(data, body, pointer):
     tokens = data.draw(_below(resolve(body, pointer)))
-    source = Source(pointer=pointer)
+    source = Source(exchange=data.draw(st.sampled_from([None, 2])), side="request", pointer=pointer)
     while tokens:
         cut = data.draw(st.integers(1, len(tokens)))
         source, tokens = source.child(*tokens[:cut]), tokens[cut:]
-    assert _outcome(wire_node, body, source) == _outcome(resolve, body, source.pointer)
+    root, below = source.tokens()
+    assert (root.exchange, root.side) == (source.exchange, source.side)
+    assert _outcome(lambda: wire_node(body, source, root.pointer, below)) == _outcome(
+        lambda: resolve(body, source.pointer))
 
 
-def _outcome(find, body, where):
+def _outcome(find):
     """What `find` returns, or the exception it raises (`resolve` reads `²` as a digit it cannot
     make an index of)."""
     try:
-        return "found", find(body, where)
+        return "found", find()
     except ValueError as err:
         return "raised", str(err)
 

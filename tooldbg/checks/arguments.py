@@ -195,23 +195,24 @@ class _Bodies:
         stream assembled from it), or, for a call read from another record (an agent's session log
         builds a turn from a record a block), of the message its source names; None when there is
         no body."""
-        exchange = source.exchange
+        root, tokens = source.tokens()  # (the place of a source is its root's: asked there)
+        exchange = root.exchange
         if exchange is not None and exchange != read.exchange.index and 0 <= exchange < len(self._reads):
             other = self._reads[exchange].exchange
-            wire = other.request if source.side == "request" else other.response
+            wire = other.request if root.side == "request" else other.response
         if wire is None:
             return None
         if wire is not self._last[0]:
             self._last = (wire, wire.body)
         body = self._last[1]
-        return wire_node(body, source) if body is not None else None
+        return wire_node(body, source, root.pointer, tokens) if body is not None else None
 
 
-def wire_node(body: Any, source: Source) -> Any:
-    """`resolve(body, source.pointer)`, walked from the source's tokens: printing each call's pointer
-    and parsing it back was two fifths of the call index. A pointer that starts with an empty token
-    (`//a`, `/`) is printed: `resolve` strips the slashes before its first token."""
-    root, tokens = source.tokens()
+def wire_node(body: Any, source: Source, root: str, tokens: list[str | int]) -> Any:
+    """`resolve(body, source.pointer)`, walked from the pointer of the source's root and the tokens
+    below it (`Source.tokens`): printing each call's pointer and parsing it back was two fifths of
+    the call index. A pointer that starts with an empty token (`//a`, `/`) is printed: `resolve`
+    strips the slashes before its first token."""
     if root.lstrip("/") or (not root and (not tokens or tokens[0] != "")):
         return descend(resolve(body, root), tokens)
     return resolve(body, source.pointer)
