@@ -27,6 +27,10 @@ class Registry(Mapping[str, Rule]):
         self._modules = sorted(info.name for info in pkgutil.iter_modules(_rules_package.__path__))
         self._loaded: dict[str, Rule] = {}  # by module name
         self._all: dict[str, Rule] | None = None
+        #: `starting`'s answers, by prefixes: the rules are fixed once imported, and every check
+        #: asks again (a `convert` its pre-flight rules for each request it writes).
+        self._starting: dict[tuple[str, ...], tuple[Rule, ...]] = {}
+        self._ranges = tuple(sorted({name[:3].upper() for name in self._modules}))
 
     def _rule(self, module_name: str) -> Rule:
         rule = self._loaded.get(module_name)
@@ -48,15 +52,21 @@ class Registry(Mapping[str, Rule]):
 
     def ranges(self) -> tuple[str, ...]:
         """The code ranges rules exist in (`TD1`, `TD2`, …), read from the module names alone."""
-        return tuple(sorted({name[:3].upper() for name in self._modules}))
+        return self._ranges
 
     def starting(self, prefixes: tuple[str, ...]) -> list[Rule]:
         """The rules whose code starts with one of `prefixes`, in code order, importing only the
         modules named so (`TD8` → `td8…`)."""
-        if self._all is not None:
-            return [rule for code, rule in self._all.items() if code.startswith(prefixes)]
-        named = (self._rule(m) for m in self._modules if m.upper().startswith(prefixes))
-        return sorted((rule for rule in named if rule.code.startswith(prefixes)), key=lambda rule: rule.code)
+        found = self._starting.get(prefixes)
+        if found is None:
+            if self._all is not None:
+                found = tuple(rule for code, rule in self._all.items() if code.startswith(prefixes))
+            else:
+                named = (self._rule(m) for m in self._modules if m.upper().startswith(prefixes))
+                found = tuple(sorted((rule for rule in named if rule.code.startswith(prefixes)),
+                                     key=lambda rule: rule.code))
+            self._starting[prefixes] = found
+        return list(found)
 
     def __getitem__(self, code: str) -> Rule:
         if self._all is None:  # the module named after the code alone
