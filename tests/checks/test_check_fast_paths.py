@@ -1,14 +1,15 @@
 """Fast paths in the checks give what the general path they skip gives: the schema validator's
 plain-leaf and plain-object tests (`schema._plainly_fits`, `schema._plain_object`), the pairing's
 one walk for calls and results (`pairing.located`), the call index's walk from a source's tokens
-(`arguments.wire_node`) and the TD203/TD204 findings of a call judged once per place
-(`arguments.unique`)."""
+(`arguments.wire_node`), the TD203/TD204 findings of a call judged once per place
+(`arguments.unique`) and the words a failure line needs before it is searched
+(`replay._names_failure`)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.checks.test_arguments import ANTHROPIC, CHAT, CHAT_TOOLS, chat_call, jsonl, record
-from tooldbg.checks import RULES, schema
+from tooldbg.checks import RULES, replay, schema
 from tooldbg.checks.arguments import finding, wire_node
 from tooldbg.checks.base import Context
 from tooldbg.checks.pairing import Located, located
@@ -234,3 +235,22 @@ def _listed(find):
         return list(find())
     except IndexError as err:
         return str(err)
+
+
+def _any_case(word):
+    """`word` with each letter in either case, an `i` also as `İ` or `ı` (which match it case-blind)."""
+    return st.tuples(*(st.sampled_from([c, c.upper(), "İ", "ı"] if c == "i" else [c, c.upper()])
+                       for c in word)).map("".join)
+
+
+#: Lines holding the words `_FAILURE_LINE` looks for in any case, or other words, with what may
+#: come around them.
+LINES = st.lists(_any_case("failed") | _any_case("failure") | _any_case("timed out") | _any_case("to")
+                 | st.sampled_from([" ", ":", ".", "3 ", ", ", "x", "K", "\t"]), max_size=6).map("".join)
+
+
+@settings(max_examples=500)
+@given(LINES)
+def test_a_line_the_failure_search_matches_names_a_failure(line):
+    if replay._FAILURE_LINE.search(line):
+        assert replay._names_failure(line)
