@@ -2,8 +2,8 @@
 plain-leaf and plain-object tests (`schema._plainly_fits`, `schema._plain_object`), the pairing's
 one walk for calls and results (`pairing.located`), the call index's walk from a source's tokens
 (`arguments.wire_node`), the TD203/TD204 findings of a call judged once per place
-(`arguments.unique`) and the words a failure line needs before it is searched
-(`replay._names_failure`)."""
+(`arguments.unique`), the words a failure line needs before it is searched
+(`replay._names_failure`) and the text TD301 finds kept verbatim (`td301_dropped_text._verbatim`)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +13,8 @@ from tooldbg.checks import RULES, replay, schema
 from tooldbg.checks.arguments import finding, wire_node
 from tooldbg.checks.base import Context
 from tooldbg.checks.pairing import Located, located
-from tooldbg.checks.rules import td203_arguments_not_string, td204_arguments_not_object
+from tooldbg.checks.replay import norm
+from tooldbg.checks.rules import td203_arguments_not_string, td204_arguments_not_object, td301_dropped_text
 from tooldbg.jsonio import resolve
 from tooldbg.load import load_bytes
 from tooldbg.model import Conversation, Invocation, Reasoning, Result, Text, Turn
@@ -254,3 +255,23 @@ LINES = st.lists(_any_case("failed") | _any_case("failure") | _any_case("timed o
 def test_a_line_the_failure_search_matches_names_a_failure(line):
     if replay._FAILURE_LINE.search(line):
         assert replay._names_failure(line)
+
+
+WORDS_AND_SPACE = st.text(alphabet="aAb \n\t", max_size=6)
+REPLAY_PARTS = st.lists(st.builds(lambda text: Text(text=text), WORDS_AND_SPACE)
+                        | st.just(Invocation(id="i", name="f", arguments={})), max_size=3)
+
+
+@settings(max_examples=300)
+@given(st.lists(REPLAY_PARTS, min_size=1, max_size=3), st.lists(REPLAY_PARTS, max_size=2), st.data())
+def test_texts_kept_verbatim_are_texts_the_replay_keeps(replayed, beside, data):
+    """`_verbatim` (each text is a text of the replay turns) skips the rule's test: none missing from
+    the text, spaced out, of every turn near the calls' replays (the replay turns among them)."""
+    turns = tuple((t, Turn(role="assistant", parts=tuple(parts))) for t, parts in enumerate(replayed))
+    near = [p.text for parts in replayed + beside for p in parts if isinstance(p, Text)]
+    # texts of the replay, the same in another case, or others
+    some = st.sampled_from(near) | st.sampled_from(near).map(str.swapcase) | WORDS_AND_SPACE if near \
+        else WORDS_AND_SPACE
+    texts = data.draw(st.lists(some, min_size=1, max_size=3).map(lambda xs: [Text(text=x) for x in xs]))
+    if td301_dropped_text._verbatim(texts, turns):
+        assert all(norm(t.text) in norm(" ".join(near)) for t in texts)
