@@ -3,7 +3,9 @@ plain-leaf and plain-object tests (`schema._plainly_fits`, `schema._plain_object
 one walk for calls and results (`pairing.located`), the call index's walk from a source's tokens
 (`arguments.wire_node`), the TD203/TD204 findings of a call judged once per place
 (`arguments.unique`), the words a failure line needs before it is searched
-(`replay._names_failure`) and the text TD301 finds kept verbatim (`td301_dropped_text._verbatim`)."""
+(`replay._names_failure`), the text TD301 finds kept verbatim (`td301_dropped_text._verbatim`) and
+the comparison of two JSON values, which writes out a pointer for a difference only and answers for
+a string at once (`replay.first_difference`)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +15,7 @@ from tooldbg.checks import RULES, replay, schema
 from tooldbg.checks.arguments import finding, wire_node
 from tooldbg.checks.base import Context
 from tooldbg.checks.pairing import Located, located
-from tooldbg.checks.replay import norm
+from tooldbg.checks.replay import MISSING, first_difference, norm, resolve_pointer
 from tooldbg.checks.rules import td203_arguments_not_string, td204_arguments_not_object, td301_dropped_text
 from tooldbg.jsonio import resolve
 from tooldbg.load import load_bytes
@@ -275,3 +277,24 @@ def test_texts_kept_verbatim_are_texts_the_replay_keeps(replayed, beside, data):
     texts = data.draw(st.lists(some, min_size=1, max_size=3).map(lambda xs: [Text(text=x) for x in xs]))
     if td301_dropped_text._verbatim(texts, turns):
         assert all(norm(t.text) in norm(" ".join(near)) for t in texts)
+
+
+VALUES = st.recursive(st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from([1.0, 0.0, -0.0, 2.5])
+                      | st.text(alphabet="a~/", max_size=2),
+                      lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(st.sampled_from(["a", "b", "~", "/", "c~1"]), inner, max_size=3),
+                      max_leaves=10)
+
+
+@settings(max_examples=500)
+@given(VALUES, VALUES, st.booleans())
+def test_the_first_difference_is_where_two_values_are_not_json_equal(a, b, same):
+    if same:
+        b = a
+    where = first_difference(a, b)
+    assert (where is None) == schema._equal(a, b)
+    if where is not None:
+        here, there = resolve_pointer(a, where), resolve_pointer(b, where)
+        assert (here, there) != (MISSING, MISSING)  # the place is in one of them at least
+        assert MISSING in (here, there) or not schema._equal(here, there)
+        assert first_difference(a, b, "/at") == "/at" + where

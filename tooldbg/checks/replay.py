@@ -355,26 +355,44 @@ def same_arguments(a: Invocation, b: Invocation) -> bool:
 
 def first_difference(a: Any, b: Any, pointer: str = "") -> str | None:
     """The JSON pointer of the first place two parsed JSON values differ (None: equal). Key order
-    does not count; a boolean is not a number; 1 and 1.0 are the same number."""
+    does not count; a boolean is not a number; 1 and 1.0 are the same number. (The pointer is
+    written out for a difference only: most values compared are equal, and a string made for each
+    key on the way was half the comparing.)"""
+    path = _difference(a, b)
+    if path is None:
+        return None
+    return pointer + "".join(f"/{_escape(key)}" for key in reversed(path))
+
+
+def _difference(a: Any, b: Any) -> list[Any] | None:
+    """The keys and indices down to the first place `a` and `b` differ, the innermost first; None
+    when they are equal (`first_difference`)."""
+    if type(a) is str:  # (most values compared: the rules below give the same for a string)
+        return None if type(b) is str and a == b else []
     if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            if key not in a or key not in b:
-                return f"{pointer}/{_escape(key)}"
-            found = first_difference(a[key], b[key], f"{pointer}/{_escape(key)}")
+        for key in a:
+            if key not in b:
+                return [key]
+            found = _difference(a[key], b[key])
             if found is not None:
+                found.append(key)
                 return found
+        for key in b:
+            if key not in a:
+                return [key]
         return None
     if isinstance(a, list) and isinstance(b, list):
         for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            found = first_difference(x, y, f"{pointer}/{i}")
+            found = _difference(x, y)
             if found is not None:
+                found.append(i)
                 return found
-        return None if len(a) == len(b) else f"{pointer}/{min(len(a), len(b))}"
+        return None if len(a) == len(b) else [min(len(a), len(b))]
     if isinstance(a, bool) or isinstance(b, bool):
-        return None if type(a) is type(b) and a == b else pointer
+        return None if type(a) is type(b) and a == b else []
     if isinstance(a, int | float) and isinstance(b, int | float):
-        return None if a == b else pointer
-    return None if type(a) is type(b) and a == b else pointer
+        return None if a == b else []
+    return None if type(a) is type(b) and a == b else []
 
 
 def _escape(key: Any) -> str:
