@@ -46,12 +46,9 @@ replayed in exchange 1's request as it came:
 """
 
 
-def _key(call: Invocation) -> tuple[str, Any, str | None]:
-    return call.name, call.arguments, call.raw_arguments
-
-
 def _signature(turn: Turn) -> list[tuple[str, Any, str | None]]:
-    return [_key(c) for c in turn.invocations()]
+    """Each call of the turn as its name and arguments."""
+    return [(c.name, c.arguments, c.raw_arguments) for c in turn.invocations()]
 
 
 def _replay(turn: Turn, position: int, request: Request,
