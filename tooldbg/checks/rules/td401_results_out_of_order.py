@@ -61,9 +61,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                     by_turn.setdefault(ct, []).append((k, t, p, part, call))
         for ct, got in by_turn.items():
             ranks = [g[0] for g in got]
-            expected = sorted(got, key=lambda g: g[0])
             if ranks == sorted(ranks):
                 continue
+            expected = sorted(got, key=lambda g: g[0])
             first = next(i for i, g in enumerate(got) if g[0] != expected[i][0])
             _, t, p, _, _ = got[first]
             positional = view.format == "gemini" and any(
