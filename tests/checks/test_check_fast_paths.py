@@ -5,7 +5,8 @@ one walk for calls and results (`pairing.located`), the call index's walk from a
 (`arguments.unique`), the words a failure line needs before it is searched
 (`replay._names_failure`), the text TD301 finds kept verbatim (`td301_dropped_text._verbatim`) and
 the comparison of two JSON values, which writes out a pointer for a difference only and answers for
-a string at once (`replay.first_difference`)."""
+a string at once (`replay.first_difference`), and the runner's pass over the memo, skipped until
+the first rule it has to let an entry go at (`Context.passing`)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -298,3 +299,27 @@ def test_the_first_difference_is_where_two_values_are_not_json_equal(a, b, same)
         assert (here, there) != (MISSING, MISSING)  # the place is in one of them at least
         assert MISSING in (here, there) or not schema._equal(here, there)
         assert first_difference(a, b, "/at") == "/at" + where
+
+
+CODES = st.sampled_from(["TD101", "TD207", "TD304", "TD307", "TD601", "TD901"])
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.sampled_from("abcd"), CODES | st.none(), CODES), max_size=12))
+def test_the_memo_keeps_what_a_rule_still_to_run_asks_for(steps):
+    """Each step: a rule asks for an entry (`shared`, with the last rule that asks), then the runner
+    passes on to the next rule (in code order). An entry is let go once the runner passes the last
+    rule that asks for it, and kept till then."""
+    ctx = Context(load_bytes("log.jsonl", b""), rules=RULES)
+    last: dict[str, str] = {}
+    codes = sorted(code for _, _, code in steps)
+    for (key, until, _), code in zip(steps, codes, strict=True):
+        if key not in ctx.memo:
+            ctx.shared(key, lambda: None, until=until)
+            if until is not None:
+                last[key] = until
+        ctx.passing(code)
+        for asked, until_asked in list(last.items()):
+            assert (asked in ctx.memo) == (until_asked >= code)
+            if until_asked < code:
+                del last[asked]

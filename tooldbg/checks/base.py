@@ -148,6 +148,8 @@ class Context:
     found: dict[str, list[Finding]] = field(default_factory=dict)
     #: The last rule, by code, that asks for a memo entry (those `shared` was told of).
     _until: dict[str, str] = field(default_factory=dict)
+    #: The first code of `_until`'s, if any: `passing` has nothing to let go until a rule after it.
+    _soonest: str | None = None
 
     @property
     def conversations(self) -> list[Conversation]:
@@ -166,12 +168,17 @@ class Context:
             self.memo[key] = compute()
             if until is not None:
                 self._until[key] = until
+                if self._soonest is None or until < self._soonest:
+                    self._soonest = until
         return self.memo[key]
 
     def passing(self, code: str) -> None:
         """The runner is about to run rule `code`: the memo entries of rules before it let go."""
+        if self._soonest is None or self._soonest >= code:  # (most rules: none to let go)
+            return
         for key in [k for k, last in self._until.items() if last < code]:
             del self.memo[key], self._until[key]
+        self._soonest = min(self._until.values(), default=None)
 
     def findings_of(self, code: str) -> list[Finding]:
         """What rule `code` finds in this file: as the runner recorded it, or run now (TD901 asks for
