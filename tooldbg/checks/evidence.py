@@ -189,9 +189,10 @@ def on_request(ctx: Judging, read: ExchangeRead, conversation: str | None, turn:
 
 def _sends(read: ExchangeRead, t: int, node: Turn, equal: dict[int, bool]) -> bool:
     """Does the request send turn `t` of its conversation's timeline as `node` (stored by the
-    provider before its own turns, or among them unchanged)? `equal`: whether each turn object
-    compared so far equals `node`, by its id (each compared once: a turn that differs in identity
-    only, as a response's turn and its replay do, was compared in full with every later request)."""
+    provider before its own turns, or among them unchanged)? `equal`: by id, whether each turn
+    object compared with `node` equals it. A turn that is `node` but for its identity (a response's
+    turn, and its replay that every later request sends) is compared in full once, not once for
+    each of those requests."""
     if read.request is None or t >= read.sent:
         return False
     if t < read.stored:

@@ -357,7 +357,7 @@ def first_difference(a: Any, b: Any, pointer: str = "") -> str | None:
     """The JSON pointer of the first place two parsed JSON values differ (None: equal). Key order
     does not count; a boolean is not a number; 1 and 1.0 are the same number. (The pointer is
     written out for a difference only: most values compared are equal, and a string made for each
-    key on the way was half the comparing.)"""
+    key on the way made comparing a call's arguments with their replay four times slower.)"""
     path = _difference(a, b)
     if path is None:
         return None

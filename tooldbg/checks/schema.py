@@ -263,7 +263,7 @@ def _plain_object(value: Any, schema: Any) -> bool:
     properties (and words), and an object that has every required property and no other than declared
     ones, each plainly fitting (`_plainly_fits`)? `check` finds nothing wrong then (a property test
     holds it to that): most tool calls are such, and their validation, generators for the object
-    and its keywords, was two thirds of TD206."""
+    and its keywords, was three quarters of TD206."""
     if type(value) is not dict or type(schema) is not dict or not schema.keys() <= _PLAIN_OBJECT_KEYWORDS:
         return False
     name = schema.get("type")
