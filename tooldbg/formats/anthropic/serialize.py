@@ -206,7 +206,7 @@ class _Writer(Writer):
         items: list[_Item] = []
         calls: set[str] = set()
         called = after_call = False  # whether a tool_use block was written, and a block after one
-        block, name_of, call_id, names = self.block, self.fit.name, self.fit.call_id, self.names
+        fit, block, names = self.fit, self.block, self.names
         for ti in indices:
             for pi, part in enumerate(self.parts_of(ti)):
                 if type(part) is Invocation:
@@ -215,8 +215,10 @@ class _Writer(Writer):
                                   f"(Anthropic rejects an unanswered tool_use)", ti, pi)
                         continue
                     if not part.meta and part.raw_arguments is None and type(part.arguments) is dict:
-                        # the usual call, as `tool_use` writes it without its checks
-                        name, wire_id = name_of(part.name, ti, pi), call_id(part, ti, pi)
+                        # the usual call, as `tool_use` writes it without its checks (its name and id
+                        # as they are when every one fits: `Fitting.names_kept`, `ids_kept`)
+                        name = part.name if fit.names_kept else fit.name(part.name, ti, pi)
+                        wire_id = part.wire_id if fit.ids_kept else fit.call_id(part, ti, pi)
                         names[part.id] = (part.name, name, wire_id if part.id else None)
                         items.append(({"type": "tool_use", "id": wire_id or "", "name": name,
                                        "input": part.arguments}, ti, pi))
@@ -224,6 +226,10 @@ class _Writer(Writer):
                         items.append((self.tool_use(part, ti, pi), ti, pi))
                     calls.add(part.id)
                     called = True
+                elif type(part) is Text and not part.meta and part.text and not part.text.isspace():
+                    # the usual text, as `block` writes it
+                    items.append(({"type": "text", "text": part.text}, ti, pi))
+                    after_call = after_call or called
                 elif (written := block(part, "assistant", ti, pi)) is not None:
                     items.append((written, ti, pi))
                     if written.get("type") == "tool_use":  # (an Anthropic block kept verbatim)
@@ -469,8 +475,6 @@ def _lower_types(schema: Any) -> Any:
     return out
 
 
-#: The message side of a turn's role where it is not the role itself (tool results: the user's).
-_SIDES = {"tool": "user"}
 #: The part types of a turn of results only (a subset test of its parts' types).
 _RESULTS = frozenset({Result})
 
@@ -486,11 +490,13 @@ def _per_turn(role: str, items: list[_Item], out: list[tuple[str, list[_Item]]])
 
 
 def _groups(turns: tuple[Turn, ...]) -> list[tuple[str, list[int]]]:
-    """The turns' indices in runs of one side (`_SIDES`: user and tool turns are one side)."""
+    """The turns' indices in runs of one side (user and tool turns are one side)."""
     groups: list[tuple[str, list[int]]] = []
     last = None
     for i, turn in enumerate(turns):
-        side = _SIDES.get(turn.role, turn.role)
+        side = turn.role
+        if side == "tool":  # (user and tool turns are one side)
+            side = "user"
         if side == last:
             groups[-1][1].append(i)
         else:
