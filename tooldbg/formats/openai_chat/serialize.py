@@ -352,10 +352,10 @@ class _Writer(Writer):
         if not part.meta and self.plain_calls:  # (the usual call: a function's, nothing of its own)
             call_id = part.wire_id or ""
             calls.append((call_id, p))
-            arguments = part.raw_arguments
-            if arguments is None:
-                arguments = dumps(part.arguments).decode()
-            return {"id": call_id, "type": "function", "function": {"name": part.name, "arguments": arguments}}
+            args = part.raw_arguments
+            if args is None:
+                args = dumps(part.arguments).decode()
+            return {"id": call_id, "type": "function", "function": {"name": part.name, "arguments": args}}
         return self.any_call(message, calls, part, t, p)
 
     def any_call(self, message: dict[str, Any], calls: list[tuple[str, int]], part: Invocation, t: int,
