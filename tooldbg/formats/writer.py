@@ -217,8 +217,7 @@ class Fitting:
         wire_ids, called, calls, add_name = self._wire, self.called, self.calls, names.append
         for t, turn in enumerate(conv.turns):
             for p, part in enumerate(turn.parts):
-                kind = type(part)
-                if kind is Invocation:
+                if type(part) is Invocation:
                     name = part.name
                     if name is not None:
                         add_name(name)
@@ -226,7 +225,7 @@ class Fitting:
                     called[key] = name
                     wire_ids[key] = part.wire_id
                     calls.append((t, p, part))
-                elif kind is Result:
+                elif type(part) is Result:
                     if part.name is not None:
                         add_name(part.name)
                     if part.invocation_id not in wire_ids:  # (no call key is None)
@@ -351,12 +350,10 @@ class Fitting:
     def call_id(self, call: Invocation, turn: int | None, part: int) -> str | None:
         """The id to write for `call` (None when it has none and none is made: Gemini)."""
         key = call.id or f"@{turn}.{part}"
-        written = self._fitted.get(key)
-        old = call.wire_id
-        if written is not None and written == old:
-            return written  # (the usual call: its own id fits; one look-up, nothing to say)
         if key not in self._fitted:
-            return old
+            return call.wire_id
+        written = self._fitted[key]
+        old = call.wire_id
         if written is None:
             self.losses.append(Loss(f"call id {old!r} cannot be made to fit {self.target} "
                                     f"({self._id_rules}); written as it is", turn, part))

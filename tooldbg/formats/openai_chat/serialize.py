@@ -577,18 +577,16 @@ def _legacy(call: Invocation, turn: Turn) -> bool:
 _pairing_key = itemgetter(0)  # of a (pairing key, part) pair
 _call = itemgetter(2)  # of a (turn, part, call) triple
 _details = attrgetter("meta")
-_PLAIN = frozenset({"type", "text"})  # the keys of a plain text item
 
 
 def _text_content(items: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    """One plain text → a string; none → ""; otherwise the content array."""
-    if not items:
-        return ""
+    """One plain text (its keys `type` and `text` alone) → a string; none → ""; otherwise the
+    content array."""
     if len(items) == 1:
         item = items[0]
-        if item.keys() == _PLAIN and item["type"] == "text" and item["text"]:
-            return item["text"]
-    return items
+        if len(item) == 2 and item.get("type") == "text" and (text := item.get("text")):
+            return text
+    return items if items else ""
 
 
 def _describe(part: Part) -> str:
