@@ -1316,3 +1316,19 @@ def test_the_writer_never_raises_and_keeps_the_400_rules(conv):
         assert all(0 < len(c["id"]) <= 40 for c in message.get("tool_calls", []))
     for tool in body.get("tools", []):
         assert TOOL_NAME.fullmatch(tool["function"]["name"])
+
+
+_ITEM = st.dictionaries(st.sampled_from(["type", "text", "cache_control", "refusal"]),
+                        st.sampled_from(["text", "", "hi", "refusal", 0]), max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ITEM, max_size=3))
+def test_content_is_a_string_only_for_one_plain_text(items: list[dict[str, Any]]):
+    """A message's content: the text of its one item when that item is a plain, non-empty text
+    (keys `type` and `text` alone), "" for none, the items otherwise."""
+    from tooldbg.formats.openai_chat.serialize import _text_content
+
+    plain = len(items) == 1 and set(items[0]) == {"type", "text"} and items[0]["type"] == "text" \
+        and bool(items[0]["text"])
+    assert _text_content(items) == (items[0]["text"] if plain else items if items else "")

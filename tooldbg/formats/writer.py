@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cache
-from operator import countOf, itemgetter
+from operator import countOf, eq, itemgetter
 from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar, cast
 
 from ..fit import all_pass, describe, passes
@@ -207,25 +207,28 @@ class Fitting:
         # call rather than at each of its occurrences (its call and every result naming it); a call
         # without an id slot has none (`_wire` holds None). `_ids`: the written id of each slot.
         self._fitted: dict[str | None, str | None] = {}
-        self._written: dict[str | None, str | None] = {}
+        #: Call key → the id written for the call (`written_id`; read it, never change it): a writer
+        #: that asks it per result looks it up without a method call.
+        self.written_ids: dict[str | None, str | None] = {}
         self._ids: Mapping[tuple[str, str], str | None] = {}
         # One pass over the parts: the calls, the results that answer no call before them (their ids
         # are fitted too) and the tool names, in the order they appear.
         loose: list[tuple[int, int, Result]] = []
-        wire_ids, called, calls = self._wire, self.called, self.calls
+        wire_ids, called, calls, add_name = self._wire, self.called, self.calls, names.append
         for t, turn in enumerate(conv.turns):
             for p, part in enumerate(turn.parts):
                 if type(part) is Invocation:
-                    if part.name is not None:
-                        names.append(part.name)
+                    name = part.name
+                    if name is not None:
+                        add_name(name)
                     key = part.id or f"@{t}.{p}"
-                    called[key] = part.name
+                    called[key] = name
                     wire_ids[key] = part.wire_id
                     calls.append((t, p, part))
                 elif type(part) is Result:
                     if part.name is not None:
-                        names.append(part.name)
-                    if part.invocation_id is None or part.invocation_id not in wire_ids:
+                        add_name(part.name)
+                    if part.invocation_id not in wire_ids:  # (no call key is None)
                         loose.append((t, p, part))
         if conv.tool_choice is not None and conv.tool_choice.name is not None:
             names.append(conv.tool_choice.name)
@@ -233,7 +236,7 @@ class Fitting:
         self._names = fit_tool_names(target, dict.fromkeys(names), used=self._names_used)
         #: Every tool name the conversation uses is written as it is (`name` returns it, saying
         #: nothing): a writer need not ask per call.
-        self.names_kept = all(fitted == name for name, fitted in self._names.items())
+        self.names_kept = all(map(eq, self._names, self._names.values()))  # (in C)
         #: Every call's own wire id is written as it is (`written_call_id` returns it, saying nothing;
         #: a call without one has none, as no id is made up).
         self.ids_kept = self._ids_fit(loose, id_prefix, unique_ids)
@@ -259,7 +262,7 @@ class Fitting:
             return False
         if not all_pass(distinct | loose_ids, self._limits.call_id):
             return False
-        self._fitted = self._written = (
+        self._fitted = self.written_ids = (
             wire_ids if every_call_has_one else {k: w for k, w in wire_ids.items() if w is not None})
         self._ids = {("wire", w): w for w in loose_ids}
         return True
@@ -296,7 +299,7 @@ class Fitting:
                 made[("result", f"@{t}.{p}")] = f"{id_prefix}{t}_{p}"
         self._ids = ids = fit_call_ids(self.target, {**slots, **made})
         self._fitted = {key: ids[slot] for key, slot in slot_of.items()}
-        self._written = {key: fitted if fitted is not None else self._wire[key]
+        self.written_ids = {key: fitted if fitted is not None else self._wire[key]
                          for key, fitted in self._fitted.items()}
 
     @property
@@ -342,7 +345,7 @@ class Fitting:
     def written_id(self, invocation_id: str | None) -> str | None:
         """The id written for the call with canonical id `invocation_id` (None: it has none, or
         there is no such call), without reporting anything."""
-        return self._written.get(invocation_id)
+        return self.written_ids.get(invocation_id)
 
     def call_id(self, call: Invocation, turn: int | None, part: int) -> str | None:
         """The id to write for `call` (None when it has none and none is made: Gemini)."""
@@ -371,13 +374,13 @@ class Fitting:
         if fitted is not None and fitted == call.wire_id:
             return fitted  # (what `call_id` returns, reporting nothing; `written_id` too)
         self.call_id(call, turn, part)
-        return self._written.get(key)
+        return self.written_ids.get(key)
 
     def result_id(self, result: Result, turn: int | None, part: int) -> str | None:
         """The id to write for `result`: its call's written id (None when its call has none), or,
         for a result that answers no call, its own id made to fit."""
         if result.invocation_id is not None and result.invocation_id in self._wire:
-            written = self._written.get(result.invocation_id)
+            written = self.written_ids.get(result.invocation_id)
             if written is not None and written != result.wire_id:
                 self.losses.append(Loss(f"result had no id; wrote {written!r}, its call's id"
                                         if result.wire_id is None else

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from operator import itemgetter
+from itertools import compress
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from ...jsonio import dumps, dumps_str
@@ -38,6 +39,8 @@ class _Writer(Writer):
         self.legacy: set[str] = set()  # call keys written as a legacy `function_call`
         self.renamed: set[str] = set()  # see `plan_calls`
         self.called = self.fit.called  # call key → the call's own (canonical) name
+        self.written_ids = self.fit.written_ids  # call key → its written id
+        self.plain_calls = False  # see `plan_calls`
         self.messages: list[dict[str, Any]] = []  # the messages kept so far
         # The pairing: the assistant message the tool messages that follow must answer, the
         # pairing keys of its calls (with their parts; none after any other message), and those
@@ -74,9 +77,11 @@ class _Writer(Writer):
     def plan_calls(self) -> None:
         """Find the calls written as a legacy `function_call` first, so a result answering one is
         told wherever it is."""
-        turns = self.conv.turns
-        self.legacy = {call.id or f"@{t}.{p}" for t, p, call in self.fit.calls
-                       if call.meta and _legacy(call, turns[t])}
+        turns, calls = self.conv.turns, self.fit.calls
+        detailed = compress(calls, map(_details, map(_call, calls)))  # (in C: most calls have none)
+        self.legacy = {call.id or f"@{t}.{p}" for t, p, call in detailed if _legacy(call, turns[t])}
+        # A call without details of its own is written in place (`call`): no legacy call, ids, names kept
+        self.plain_calls = not self.legacy and self.fit.names_kept and self.fit.ids_kept
         # The tools whose calls' name a result does not read back as it is (asked once per tool)
         self.renamed = set() if self.fit.names_kept else \
             {name for name in set(self.called.values()) if self.fit.written_name(name) != name}
@@ -344,15 +349,13 @@ class _Writer(Writer):
              p: int) -> dict[str, Any] | None:
         """One `tool_calls` entry (None for a legacy `function_call`, set on `message`), its pairing
         key added to `calls`."""
-        if not part.meta and not self.legacy:  # (the usual call: a function's, nothing of its own)
-            fit = self.fit
-            name = part.name if fit.names_kept else fit.name(part.name, t, p)
-            call_id = (part.wire_id if fit.ids_kept else fit.written_call_id(part, t, p)) or ""
+        if not part.meta and self.plain_calls:  # (the usual call: a function's, nothing of its own)
+            call_id = part.wire_id or ""
             calls.append((call_id, p))
-            arguments = part.raw_arguments
-            if arguments is None:
-                arguments = dumps(part.arguments).decode()
-            return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+            args = part.raw_arguments
+            if args is None:
+                args = dumps(part.arguments).decode()
+            return {"id": call_id, "type": "function", "function": {"name": part.name, "arguments": args}}
         return self.any_call(message, calls, part, t, p)
 
     def any_call(self, message: dict[str, Any], calls: list[tuple[str, int]], part: Invocation, t: int,
@@ -380,19 +383,17 @@ class _Writer(Writer):
         calls.append((call_id, p))
         if custom:
             return {**own, "id": call_id, "type": "custom", "custom": {"name": name, "input": arguments}}
-        function = {"name": name, "arguments": arguments}
-        return {**own, "id": call_id, "type": "function", "function": function} if own else \
-            {"id": call_id, "type": "function", "function": function}
+        return {**own, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
     def tool_message(self, t: int, p: int, result: Result) -> None:
         """A Result → a `tool` message (a `function` message answering a legacy call), kept only
         when it answers a call of the assistant message right before its run (a 400 otherwise)."""
         key = result.invocation_id
         parts = result.content
-        first = parts[0] if len(parts) == 1 else None
         said = result.name
-        if not result.meta and type(first) is Text and first.text and not first.meta and not result.is_error \
-                and (answers := self.fit.written_id(key)) is not None and answers == result.wire_id \
+        if len(parts) == 1 and type(first := parts[0]) is Text and first.text and not first.meta \
+                and not result.meta and not result.is_error \
+                and (answers := self.written_ids.get(key)) is not None and answers == result.wire_id \
                 and key not in self.legacy \
                 and (said is None or (said == self.called.get(key) and said not in self.renamed)):
             # (the usual result: one plain text, answering its call by the call's own id and name)
@@ -574,18 +575,18 @@ def _legacy(call: Invocation, turn: Turn) -> bool:
 
 
 _pairing_key = itemgetter(0)  # of a (pairing key, part) pair
-_PLAIN = frozenset({"type", "text"})  # the keys of a plain text item
+_call = itemgetter(2)  # of a (turn, part, call) triple
+_details = attrgetter("meta")
 
 
 def _text_content(items: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    """One plain text → a string; none → ""; otherwise the content array."""
-    if not items:
-        return ""
+    """One plain text (its keys `type` and `text` alone) → a string; none → ""; otherwise the
+    content array."""
     if len(items) == 1:
         item = items[0]
-        if item.keys() == _PLAIN and item["type"] == "text" and item["text"]:
-            return item["text"]
-    return items
+        if len(item) == 2 and item.get("type") == "text" and (text := item.get("text")):
+            return text
+    return items if items else ""
 
 
 def _describe(part: Part) -> str:
