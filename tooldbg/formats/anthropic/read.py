@@ -107,7 +107,7 @@ def _markers(messages: list[Any]) -> bool | None:
     C loops (`map`) over the messages and their blocks, not by looking at each in turn (that walk
     was a tenth of reading a request). Raises TypeError when a message or a block is not an
     object, or a role or a type is not hashable (`_markers_walked` reads those)."""
-    if (any(map(_OPENAI_ROLES.__contains__, map(dict.get, messages, _ROLE_KEY)))
+    if (not _OPENAI_ROLES.isdisjoint(map(dict.get, messages, _ROLE_KEY))
             or not all(map(_OPENAI_MESSAGE_KEYS.isdisjoint, messages))):
         return None
     blocks = list(chain.from_iterable(

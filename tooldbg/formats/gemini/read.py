@@ -25,7 +25,7 @@ from ..reading import (
     type_name,
 )
 from ..settings import read_settings
-from .common import _SIGNATURE, FACTS, NAME, _camel, _extra, _find, _get, _read_error, _Spec
+from .common import _SIGNATURE, FACTS, NAME, _camel, _extra, _find, _get, _read_error, _snake, _Spec
 
 _ROLES = {None: "user", "user": "user", "model": "assistant", "function": "user", "system": "system"}
 _MODES_IN = {"AUTO": "auto", "ANY": "required", "NONE": "none"}
@@ -45,11 +45,20 @@ def _kept(obj: Mapping[str, Any], used: _Spec, **flags: Any) -> dict[str, Any]:
 def sniff(body: Any, side: str) -> bool:
     if not isinstance(body, dict):
         return False
+    # A body with none of the fields' spellings is not looked up by `_get`, which works out each
+    # snake_case spelling by a regex (two thirds of telling another format's body from Gemini's).
     if side == "request":
-        return isinstance(_get(body, "contents"), list)
+        return not _REQUEST_SPELLINGS.isdisjoint(body) and isinstance(_get(body, "contents"), list)
     error = body.get("error")
-    return (_get(body, "candidates") is not None or _get(body, "promptFeedback") is not None
+    return ((not _RESPONSE_SPELLINGS.isdisjoint(body)
+             and (_get(body, "candidates") is not None or _get(body, "promptFeedback") is not None))
             or isinstance(error, dict) and isinstance(error.get("status"), str))
+
+
+#: Every spelling of the fields `sniff` looks up (`_find`: lowerCamelCase or snake_case).
+_REQUEST_SPELLINGS = frozenset({"contents", _snake("contents")})
+_RESPONSE_SPELLINGS = frozenset({"candidates", _snake("candidates"), "promptFeedback",
+                                 _snake("promptFeedback")})
 
 
 def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn, ...] = ()) -> Request:
