@@ -73,6 +73,26 @@ def test_parse_reads_as_the_line_by_line_reading(lines: list[tuple[str, str]], e
     assert parse(text) == reference(text)
 
 
+_USUAL_EVENTS = st.sampled_from([
+    "event: message_start\ndata: {\"type\": \"message_start\"}\n\n", "data: {\"a\": [1, 2]}\n\n",
+    "event: ping\ndata: \n\n", "data: [DONE]\n\n", "event: \ndata: {broken\n\n", "event: a\r\ndata: 1\n\n",
+    "event: a\ndata: 1\r\n\n", "event: a\ndata: 1\n\r\n", "data: 1\r\n\r\n", "event: a\nevent: b\ndata: 1\n\n",
+    "event: a\ndata: 1\ndata: 2\n\n", "data:1\n\n", "event:a\ndata: 1\n\n", ": c\ndata: 1\n\n",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_USUAL_EVENTS, max_size=6),
+       st.lists(st.tuples(_LINES, st.sampled_from(["\n", "\r\n", "\r", "\n\n"])), max_size=8))
+def test_usual_events_read_as_the_line_by_line_reading(events: list[str], lines: list[tuple[str, str]]) -> None:
+    """`parse` reads the usual events at the start of a stream by a regular expression: the same
+    events as the line by line reading, whatever follows them (and a stream with a CR anywhere by
+    the lines alone)."""
+    text = "".join(events) + "".join(line + ending for line, ending in lines)
+    assert parse(text) == reference(text)
+    assert parse(text[:-1]) == reference(text[:-1])
+
+
 def test_a_crlf_stream_keeps_each_event_offset() -> None:
     text = "event: a\r\ndata: {\"x\": 1}\r\n\r\n: note\r\ndata: 2\r\n\r\n"
     assert parse(text) == [StreamEvent(0, {"x": 1}, "a", 0), StreamEvent(1, "2", None, 36)]

@@ -43,19 +43,45 @@ def _first_field(line: str) -> bool | None:
 
 
 def parse(text: str) -> list[StreamEvent]:
-    """Split an SSE capture into events, keeping each event's character offset. One loop over the
-    lines, without a generator between (a stream has thousands): `data: ` and `event: ` lines, the
-    usual ones, are told by a slice before the general `field: value` split."""
+    """Split an SSE capture into events, keeping each event's character offset. The usual events
+    from the start (`_USUAL`) are read by a regular expression, the rest by the line reading."""
     events: list[StreamEvent] = []
+    at = 0
+    if "\r" not in text:  # (`.` stops at LF, not at CR)
+        usual = _USUAL.match
+        match = usual(text)
+        while match is not None:
+            name, payload = match.groups()
+            events.append(_event(len(events), name, payload, at))
+            at = match.end()
+            match = usual(text, at)
+    if at < len(text):
+        _read_lines(text[at:] if at else text, at, events)
+    return events
+
+
+#: The usual event: an optional `event: ` line and one `data: ` line, each ended by LF, then a blank
+#: line (`.` stops at LF only: `parse` reads a text holding a CR by its lines). The line reading
+#: reads it alike — its name, its payload, its offset, nothing carried to the next event — but
+#: matched from where the last one ended it costs half of splitting the text into lines and
+#: testing each (checking the 1 MB SSE capture: 73.7 → 71.9 M instructions).
+_USUAL = re.compile(r"(?:event: (.*)\n)?data: (.*)\n\n")
+
+
+def _read_lines(text: str, offset: int, events: list[StreamEvent]) -> None:
+    """The events of `text` (which starts `offset` characters into the capture) added to `events`,
+    read line by line. One loop over the lines, without a generator between (a stream has
+    thousands): `data: ` and `event: ` lines are told by a slice before the general `field: value`
+    split."""
     data: list[str] = []
     name: str | None = None
     start: int | None = None
     lines, endings = _lines(text)
-    at = 0  # the offset of `line`
+    at = offset  # the offset of `line`
     for line, ending in zip(lines, endings, strict=False):  # (`endings` may repeat for ever)
         if not line:
             if data:
-                events.append(_event(len(events), name, data, start))
+                events.append(_event(len(events), name, "\n".join(data), start))
                 data = []
             name = start = None
         elif line[0] != ":":  # (not a comment: indexing and comparing, quicker than a method call)
@@ -75,8 +101,7 @@ def parse(text: str) -> list[StreamEvent]:
                     name = value
         at += len(line) + ending
     if data:
-        events.append(_event(len(events), name, data, start))
-    return events
+        events.append(_event(len(events), name, "\n".join(data), start))
 
 
 def _lines(text: str) -> tuple[list[str], Iterable[int]]:
@@ -87,8 +112,7 @@ def _lines(text: str) -> tuple[list[str], Iterable[int]]:
     return _LINE.split(text), [*map(len, _LINE.findall(text)), 0]
 
 
-def _event(index: int, name: str | None, data: list[str], offset: int | None) -> StreamEvent:
-    payload = "\n".join(data)
+def _event(index: int, name: str | None, payload: str, offset: int | None) -> StreamEvent:
     stripped = payload.strip()
     value: object = payload
     if stripped[:1] in ("{", "["):
