@@ -26,6 +26,7 @@ from ..formats.base import Request, Response, StreamEvent
 from ..jsonio import (
     DOCUMENT_LEVELS,
     MAX_DEPTH,
+    Printed,
     TooDeep,
     checked_lists,
     ensure_depth,
@@ -66,7 +67,7 @@ class Message:
     #: The JSON bytes of the body's list members as the depth test printed them (`checked_lists`),
     #: by member name: `load` gives them to `history`, which would print the message list again,
     #: then lets them go.
-    lists: dict[str, bytes] | None = None
+    lists: dict[str, Printed] | None = None
 
     @property
     def is_stream(self) -> bool:
@@ -329,7 +330,7 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int,
 
 
 def jsonl_value(path: str, line: bytes | memoryview, number: int,
-                value: Any = _UNPARSED) -> tuple[Any, dict[int, bytes]]:
+                value: Any = _UNPARSED) -> tuple[Any, dict[int, Printed]]:
     """One JSON Lines record parsed (unless its `value` is given: parsed already) and checked for
     depth, with the lists the check printed (`checked_lists`); raises InputError at `line N`."""
     try:
@@ -341,14 +342,14 @@ def jsonl_value(path: str, line: bytes | memoryview, number: int,
 
 
 def exchange_record(capture: Capture, record: dict[str, Any], number: int, index: int,
-                    lists: dict[int, bytes] | None = None) -> Exchange:
+                    lists: dict[int, Printed] | None = None) -> Exchange:
     """The exchange of the JSON Lines record on line `number`, the `index`-th of its file (`lists`:
     what `jsonl_value` printed of it)."""
     return _exchange(capture, record, f"line {number}", index, lists)
 
 
 def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int,
-              lists: dict[int, bytes] | None = None) -> Exchange:
+              lists: dict[int, Printed] | None = None) -> Exchange:
     """An exchange record (`{request, response, …}`); an error of a side is the capture's."""
     exchange = Exchange(index, meta={k: v for k, v in record.items()
                                      if k not in ("request", "response")})
@@ -368,7 +369,7 @@ def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int,
     return exchange
 
 
-def _keep_lists(message: Message, lists: dict[int, bytes]) -> None:
+def _keep_lists(message: Message, lists: dict[int, Printed]) -> None:
     """Give `message` the JSON bytes printed of its body's list members (`Message.lists`)."""
     if isinstance(message.body, dict):
         message.lists = {name: text for name, member in message.body.items()
