@@ -308,8 +308,16 @@ def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str
         # what the list gave it points into this request, not the one it was read from.
         from_list = tuple(replace(p, source=p.source.rebased(source))
                           for p in sent.request.system if _message_at(p.source.pointer, base) is not None)
-        return replace(request, system=(*request.system, *from_list)) if from_list else request
+        if from_list:
+            _SET_SYSTEM(request, (*request.system, *from_list))
+        return request
     return None
+
+
+#: Sets the system parts of a request the reader has just made, which nothing else holds yet: in
+#: place, as a frozen dataclass's `__post_init__` finishes a value (`formats.reading` gives calls
+#: their ids so), not a copy of the request made to change one field (`dataclasses.replace`).
+_SET_SYSTEM = vars(Request)["system"].__set__
 
 
 def _cuts(starts: list[int], sent: int, shared: int) -> Iterator[int]:
