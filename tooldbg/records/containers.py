@@ -38,7 +38,7 @@ from ..shorten import quote
 from . import eventstream, sse
 from .entries import Reread, Split, Walked, find_records, split_har
 from .fields import header_map, kind, status_code, string_field
-from .lines import BLANK, BOM, lines, parses, record_shaped
+from .lines import BLANK, BOM, line_table, lines, parses, record_shaped, table_lines
 from .sniff import is_api_text
 from .text import check_utf8, utf8
 
@@ -297,21 +297,22 @@ def _single_stream(path: str, container: str, events: list[StreamEvent],
 
 def _jsonl(path: str, data: bytes, skip: int, parsed: dict[tuple[int, int], Any]) -> Capture:
     """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream."""
-    capture = Capture(path, "jsonl", records=sum(1 for _ in lines(data, skip)))
-    capture.exchanges = _jsonl_exchanges(capture, data, skip, parsed)
+    found = line_table(data, skip)  # (the lines counted are the lines read)
+    capture = Capture(path, "jsonl", records=len(found) // 3)
+    capture.exchanges = _jsonl_exchanges(capture, data, table_lines(found), parsed)
     return capture
 
 
-def _jsonl_exchanges(capture: Capture, data: bytes, skip: int,
+def _jsonl_exchanges(capture: Capture, data: bytes, found: Iterable[tuple[int, int, int]],
                      parsed: dict[tuple[int, int], Any]) -> Iterator[Exchange]:
-    """Each line parsed when the exchange before it has been taken, from a view into the file's
-    bytes (no copy of the text), unless it is in `parsed` already (by its span: taken from there);
-    lines that are not exchanges are the events of one stream, the last exchange. Raises at the end
-    when no line was read."""
+    """Each line `found` (line number, start, end) parsed when the exchange before it has been
+    taken, from a view into the file's bytes (no copy of the text), unless it is in `parsed` already
+    (by its span: taken from there); lines that are not exchanges are the events of one stream, the
+    last exchange. Raises at the end when no line was read."""
     path, count = capture.path, 0
     events: list[StreamEvent] = []
     view = memoryview(data)
-    for number, start, end in lines(data, skip):
+    for number, start, end in found:
         try:
             value, lists = jsonl_value(path, view[start:end], number, parsed.pop((start, end), _UNPARSED))
         except InputError as err:
