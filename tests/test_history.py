@@ -263,20 +263,26 @@ _PREFIXED = st.one_of(st.integers(0, 150), st.text("ab", max_size=3), json_value
 
 @settings(max_examples=300, deadline=None)
 @given(after=st.lists(_PREFIXED, max_size=5), cut=st.integers(0, 5),
-       last=st.one_of(st.none(), st.just("cut short"), _PREFIXED))
-@example(after=[12], cut=1, last=1)
-@example(after=["ab", 1], cut=1, last="a")
-def test_a_printed_list_begins_with_another_exactly_when_its_first_elements_print_the_same(after, cut, last):
+       last=st.one_of(st.none(), st.just("cut short"), _PREFIXED),
+       spares=st.tuples(st.integers(0, 3), st.integers(0, 3)))
+@example(after=[12], cut=1, last=1, spares=(0, 0))
+@example(after=["ab", 1], cut=1, last="a", spares=(0, 0))
+@example(after=[], cut=0, last=None, spares=(2, 1))
+def test_a_printed_list_begins_with_another_exactly_when_its_first_elements_print_the_same(after, cut, last,
+                                                                                          spares):
     """`history` tells that a request's message list goes on from the last one's by their JSON bytes;
-    given the list's bytes printed already, it tests their start, which must say what printing the
-    first elements would: `[1` begins `[12]`, but `[1]` does not begin it."""
+    given the list's bytes printed already (inside the lists the depth test printed it in), it tests
+    their start, which must say what printing the first elements would: `[1` begins `[12]`, but
+    `[1]` does not begin it."""
     before = after[:cut]
     if last == "cut short" and before and isinstance(before[-1], int | str) and before[-1]:
         before[-1] = before[-1] // 10 if isinstance(before[-1], int) else before[-1][:-1]  # 12 → 1
     elif last is not None and before:
         before[-1] = last
     expected = len(after) >= len(before) and dumps(after[:len(before)]) == dumps(before)
-    assert history._begins_with(dumps(after), dumps(before)) is expected
+    wrapped = [(b"[" * spare + dumps(value) + b"]" * spare, spare)
+               for value, spare in zip((after, before), spares, strict=True)]
+    assert history._begins_with(*wrapped) is expected
 
 
 def test_the_bytes_printed_for_history_are_let_go_once_read(tmp_path):

@@ -18,19 +18,27 @@ _ALIKE = st.one_of(st.sampled_from([1, 1.0, True, 0, 0.0, False, "1", [1], [1.0]
                                     {"a": 1.0}, {"a": True}, []]), json_values)
 
 
+def _in_lists(value: object, spare: int) -> tuple[bytes, int]:
+    """`value`'s JSON bytes printed inside `spare` lists, as the depth test prints them."""
+    return b"[" * spare + dumps(value) + b"]" * spare, spare
+
+
 @settings(max_examples=300, deadline=None)
 @given(theirs=st.dictionaries(st.sampled_from("abcdm"), _ALIKE, max_size=5),
        mine=st.dictionaries(st.sampled_from("abcdm"), _ALIKE, max_size=5),
-       printed=st.sets(st.sampled_from("abcdm")), known=st.sets(st.sampled_from("abcdm")))
-def test_a_member_is_shared_exactly_when_it_prints_as_the_earlier_one(theirs, mine, printed, known):
+       printed=st.sets(st.sampled_from("abcdm")), known=st.sets(st.sampled_from("abcdm")),
+       spares=st.tuples(st.integers(0, 2), st.integers(0, 2)))
+def test_a_member_is_shared_exactly_when_it_prints_as_the_earlier_one(theirs, mine, printed, known, spares):
     """A body's member (but its message list, `m`) becomes the earlier body's object exactly when
     the two are of one type and print the same (texts: are equal), whichever of them were printed
-    already; every member keeps its value, and the bytes returned are the body's members printed."""
+    already (inside as many lists as the depth test put them in, or other); every member keeps its
+    value, and the bytes returned are the body's members printed."""
     body = copy.deepcopy(mine)
     sent = history.Sent("openai-chat", theirs, [], history.Listed(
-        [], [], b"", {k: dumps(v) for k, v in theirs.items() if k in known and isinstance(v, list | dict)}),
+        [], [], history.UNWRITTEN, {k: _in_lists(v, spares[0]) for k, v in theirs.items()
+                                    if k in known and isinstance(v, list | dict)}),
         None, None)  # type: ignore[arg-type]  # (only the body and its printed members are read)
-    lists = {k: dumps(v) for k, v in mine.items() if k in printed and isinstance(v, list)}
+    lists = {k: _in_lists(v, spares[1]) for k, v in mine.items() if k in printed and isinstance(v, list)}
     written = history._share_members(body, "m", sent, lists)
     assert dumps(body) == dumps(mine)
     for name, value in mine.items():
@@ -39,7 +47,7 @@ def test_a_member_is_shared_exactly_when_it_prints_as_the_earlier_one(theirs, mi
             before == value if isinstance(value, str) else
             isinstance(value, list | dict) and dumps(before) == dumps(value))
         assert (body[name] is before) is same or (before is value)
-    assert all(text == dumps(body[name]) for name, text in written.items())
+    assert all(text[spare:len(text) - spare] == dumps(body[name]) for name, (text, spare) in written.items())
 
 
 _INDICES = st.one_of(st.integers(-1, 3), st.booleans(), st.sampled_from([0.0, 1.0, "1", None, [1]]))

@@ -1,6 +1,6 @@
 """The fixed work of loading a file made cheaper gives what the general path gives: the depth guard
 that prints in ready-made lists, the HAR entry walked rather than printed, headers checked, the
-first lines of JSON Lines parsed once."""
+first lines of JSON Lines parsed once, and found once."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tooldbg.jsonio import MAX_DEPTH, TooDeep
 from tooldbg.load import load_bytes
 from tooldbg.records.containers import open_capture
 from tooldbg.records.fields import header_map
+from tooldbg.records.lines import line_table, lines, table_lines
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10, 10) | st.text(max_size=5),
@@ -61,7 +62,8 @@ def test_threads_printing_at_once_each_get_their_own_value():
 
     def guard(n: int) -> None:
         for _ in range(50):
-            if jsonio.checked_lists(values[n]) != {id(values[n]["messages"]): jsonio.dumps(values[n]["messages"])}:
+            printed = {key: text[spare:len(text) - spare] for key, (text, spare) in jsonio.checked_lists(values[n]).items()}
+            if printed != {id(values[n]["messages"]): jsonio.dumps(values[n]["messages"])}:
                 failures.append(n)
 
     threads = [threading.Thread(target=guard, args=(n,)) for n in range(len(values))]
@@ -154,3 +156,12 @@ def test_lines_detection_parsed_are_read_as_the_container_parses_them(picked, bo
         assert (info.value.location, info.value.message) == (err.location, err.message)
         return
     assert _read(data, parsed) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.lists(st.sampled_from([b"{}", b"[1]", b" ", b"\t", b"\n", b"\r", b"\r\n", b"x", b"\x0c"]),
+                     max_size=16).map(b"".join), start=st.integers(0, 4))
+def test_the_line_table_holds_the_lines_found_one_by_one(data, start):
+    """The JSON Lines container counts a file's lines and reads them from one table, not two
+    passes: the table holds what `lines` yields, whatever the line ends and blank lines."""
+    assert list(table_lines(line_table(data, start))) == list(lines(data, start))

@@ -40,11 +40,12 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from operator import is_not
 from typing import Any, Protocol
 
 from . import formats
 from .formats.base import Request
-from .jsonio import dumps
+from .jsonio import Printed, dumps
 from .model import Turn
 from .source import NO_SOURCE, Source
 
@@ -59,13 +60,19 @@ class Reader(Protocol):
 @dataclass(slots=True)
 class Listed:
     """A request's message list as `History` knows it: each message's digest, the chained digest of
-    each prefix, and the list as JSON bytes (kept for the latest request only: empty otherwise);
-    and the JSON bytes of the body's other members that were written to be compared."""
+    each prefix, and the list as JSON bytes (kept for the latest request only: `UNWRITTEN`
+    otherwise); and the JSON bytes of the body's other members that were written to be compared.
+    JSON bytes are held as the depth test printed them, in place (`jsonio.Printed`; `(text, 0)`
+    when printed here)."""
 
     digests: list[int]
     chains: list[int]
-    written: bytes
-    members: dict[str, bytes] = field(default_factory=dict)
+    written: Printed
+    members: dict[str, Printed] = field(default_factory=dict)
+
+
+#: A list whose JSON bytes are not kept (`Listed.written`).
+UNWRITTEN: Printed = (b"", 0)
 
 
 @dataclass(slots=True)
@@ -94,7 +101,7 @@ class History:
     _first: tuple[str, Any, str, Request] | None = None
 
     def read(self, fmt: str, read_request: Reader, body: Any, source: Source,
-             lists: dict[str, bytes] | None = None) -> tuple[Request, str | None, Listed | None]:
+             lists: dict[str, Printed] | None = None) -> tuple[Request, str | None, Listed | None]:
         """`read_request(body, source)`, keeping the history turns an earlier request had: the
         request, the conversation whose turns it kept (None: read whole), and its message list as
         known here (None: it has none, or it is the first request: see `remember`). `lists` holds
@@ -153,10 +160,9 @@ class History:
         previous = self._last.get(conversation)
         same = 0  # the turns it kept of the conversation's previous request know their message
         if previous is not None:
-            for mine, theirs in zip(request.turns, previous.request.turns, strict=False):
-                if mine is not theirs:
-                    break
-                same += 1
+            # (compared in C, not a Python loop over every kept turn: that loop was most of `_remember`)
+            differ = list(map(is_not, request.turns, previous.request.turns))
+            same = differ.index(True) if True in differ else len(differ)
         base = NO_SOURCE.child(key).pointer  # (a body's own source points at its root)
         known = previous.starts[:same] if previous is not None and previous.starts is not None else None
         if known is None:
@@ -167,11 +173,10 @@ class History:
             starts = None  # a turn not read from the list, or out of its order: no cut is safe
         latest = self._last.get(self._latest) if self._latest is not None else None
         if latest is not None:  # only the latest keeps its list as bytes (for `_going_on`)
-            latest.listed.written, latest.listed.members = b"", {}
+            latest.listed.written, latest.listed.members = UNWRITTEN, {}
         self._last[conversation] = Sent(fmt, body, body[key], listed, request, starts)
         self._latest = conversation
-        for chain in listed.chains:
-            self._owner[chain] = conversation
+        self._owner.update(dict.fromkeys(listed.chains, conversation))
 
     def _previous(self, chains: list[int]) -> tuple[str | None, Sent | None]:
         """The conversation whose requests sent the longest prefix of these messages, and its last."""
@@ -182,7 +187,7 @@ class History:
         return None, None
 
 
-def _listed(messages: list[Any], known: Listed | None = None, whole: bytes | None = None) -> Listed:
+def _listed(messages: list[Any], known: Listed | None = None, whole: Printed | None = None) -> Listed:
     """`messages` as `History` knows them; the first ones those `known` already describes (`whole`:
     the list's JSON bytes, when printed already)."""
     digests, chains = (list(known.digests), list(known.chains)) if known is not None else ([], [])
@@ -195,34 +200,48 @@ def _listed(messages: list[Any], known: Listed | None = None, whole: bytes | Non
     if whole is not None:
         return Listed(digests, chains, whole)
     if known is None:
-        return Listed(digests, chains, b"[" + b",".join(written) + b"]")
-    joined = known.written[:-1] + (b"," if known.digests and written else b"") + b",".join(written) + b"]"
-    return Listed(digests, chains, joined)
+        return Listed(digests, chains, (b"[" + b",".join(written) + b"]", 0))
+    text, spare = known.written
+    joined = text[spare:len(text) - spare - 1] + (b"," if known.digests and written else b"") + \
+        b",".join(written) + b"]"
+    return Listed(digests, chains, (joined, 0))
 
 
-def _going_on(messages: list[Any], latest: Sent, whole: bytes | None = None) -> Listed | None:
+def _going_on(messages: list[Any], latest: Sent, whole: Printed | None = None) -> Listed | None:
     """`messages` as known, when they begin with all of `latest`'s, byte for byte (one write of
     that part and one comparison, not one per message — no write at all when the list's JSON bytes
     `whole` were printed already); None when they do not."""
     shared, before = len(latest.messages), latest.listed.written
-    if not before or len(messages) < shared:
+    if not before[0] or len(messages) < shared:
         return None
     if whole is None:
-        if dumps(messages[:shared]) != before:
+        if not _same((dumps(messages[:shared]), 0), before):
             return None
     elif not _begins_with(whole, before):
         return None
     return _listed(messages, latest.listed, whole)
 
 
-def _begins_with(whole: bytes, start: bytes) -> bool:
+def _begins_with(whole: Printed, start: Printed) -> bool:
     """Whether the JSON array `whole` begins with the elements of the JSON array `start`, byte for
     byte (both as `dumps` prints them): `start` but its `]`, then the end of an element — a comma or
-    the end of `whole` (a number is not complete before that: `[1` begins `[12]` but `[1]` does not)."""
-    if start == b"[]":
+    the end of `whole` (a number is not complete before that: `[1` begins `[12]` but `[1]` does not).
+    Both are read where they were printed (`Printed`)."""
+    (text, at), (before, spare) = whole, start
+    end = len(before) - spare - 1  # (`start` but its `]`: a view, a copy cost as much as the test)
+    if end - spare == 1:  # `[]`
         return True
-    cut = len(start) - 1  # (a view of `start` but its `]`: a copy of it cost as much as the test)
-    return whole.startswith(memoryview(start)[:cut]) and whole[cut:cut + 1] in (b",", b"]")
+    cut = at + end - spare  # where `start`'s elements end in `whole`
+    return text.startswith(memoryview(before)[spare:end], at) and text[cut:cut + 1] in (b",", b"]")
+
+
+def _same(one: Printed, other: Printed) -> bool:
+    """Whether two printed texts hold the same JSON bytes (compared where they were printed)."""
+    (text, spare), (other_text, other_spare) = one, other
+    if spare == other_spare:  # (the same lists around both)
+        return text == other_text
+    return len(text) - 2 * spare == len(other_text) - 2 * other_spare and \
+        text.startswith(memoryview(other_text)[other_spare:len(other_text) - other_spare], spare)
 
 
 def _share_messages(messages: list[Any], digests: list[int], sent: Sent) -> int:
@@ -240,11 +259,13 @@ def _share_messages(messages: list[Any], digests: list[int], sent: Sent) -> int:
 
 
 def _share_members(body: dict[str, Any], key: str, sent: Sent,
-                   lists: dict[str, bytes] | None = None) -> dict[str, bytes]:
+                   lists: dict[str, Printed] | None = None) -> dict[str, Printed]:
     """Make `body` hold `sent`'s members (but its message list) where they are equal as JSON bytes:
     texts and containers, the ones worth holding once. Returns the JSON bytes written of `body`'s
     members (the next request is compared with them); `lists`: those printed already."""
-    theirs_written, written, printed = sent.listed.members, {}, lists or {}
+    theirs_written: dict[str, Printed] = sent.listed.members
+    written: dict[str, Printed] = {}
+    printed = lists or {}
     for name, value in body.items():
         theirs = sent.body.get(name)
         if name == key or theirs is value or type(theirs) is not type(value):
@@ -257,9 +278,9 @@ def _share_members(body: dict[str, Any], key: str, sent: Sent,
             if mine is None or known is None:  # (both printed: their bytes alone tell, no walk)
                 if theirs != value:
                     continue
-                mine, known = mine or dumps(value), known or dumps(theirs)
+                mine, known = mine or (dumps(value), 0), known or (dumps(theirs), 0)
             written[name] = mine
-            if mine == known:  # 1 == 1.0 == True in Python: equal values may print apart
+            if _same(mine, known):  # 1 == 1.0 == True in Python: equal values may print apart
                 body[name] = theirs
     return written
 
@@ -287,8 +308,16 @@ def _resume(read_request: Reader, body: dict[str, Any], source: Source, key: str
         # what the list gave it points into this request, not the one it was read from.
         from_list = tuple(replace(p, source=p.source.rebased(source))
                           for p in sent.request.system if _message_at(p.source.pointer, base) is not None)
-        return replace(request, system=(*request.system, *from_list)) if from_list else request
+        if from_list:
+            _SET_SYSTEM(request, (*request.system, *from_list))
+        return request
     return None
+
+
+#: Sets the system parts of a request the reader has just made, which nothing else holds yet: in
+#: place, as a frozen dataclass's `__post_init__` finishes a value (`formats.reading` gives calls
+#: their ids so), not a copy of the request made to change one field (`dataclasses.replace`).
+_SET_SYSTEM = vars(Request)["system"].__set__
 
 
 def _cuts(starts: list[int], sent: int, shared: int) -> Iterator[int]:

@@ -26,6 +26,7 @@ from ..formats.base import Request, Response, StreamEvent
 from ..jsonio import (
     DOCUMENT_LEVELS,
     MAX_DEPTH,
+    Printed,
     TooDeep,
     checked_lists,
     ensure_depth,
@@ -37,7 +38,7 @@ from ..shorten import quote
 from . import eventstream, sse
 from .entries import Reread, Split, Walked, find_records, split_har
 from .fields import header_map, kind, status_code, string_field
-from .lines import BLANK, BOM, lines, parses, record_shaped
+from .lines import BLANK, BOM, line_table, lines, parses, record_shaped, table_lines
 from .sniff import is_api_text
 from .text import check_utf8, utf8
 
@@ -66,7 +67,7 @@ class Message:
     #: The JSON bytes of the body's list members as the depth test printed them (`checked_lists`),
     #: by member name: `load` gives them to `history`, which would print the message list again,
     #: then lets them go.
-    lists: dict[str, bytes] | None = None
+    lists: dict[str, Printed] | None = None
 
     @property
     def is_stream(self) -> bool:
@@ -296,21 +297,22 @@ def _single_stream(path: str, container: str, events: list[StreamEvent],
 
 def _jsonl(path: str, data: bytes, skip: int, parsed: dict[tuple[int, int], Any]) -> Capture:
     """JSON Lines: exchanges (`{"request":…, "response":…}`), or the events of one stream."""
-    capture = Capture(path, "jsonl", records=sum(1 for _ in lines(data, skip)))
-    capture.exchanges = _jsonl_exchanges(capture, data, skip, parsed)
+    found = line_table(data, skip)  # (the lines counted are the lines read)
+    capture = Capture(path, "jsonl", records=len(found) // 3)
+    capture.exchanges = _jsonl_exchanges(capture, data, table_lines(found), parsed)
     return capture
 
 
-def _jsonl_exchanges(capture: Capture, data: bytes, skip: int,
+def _jsonl_exchanges(capture: Capture, data: bytes, found: Iterable[tuple[int, int, int]],
                      parsed: dict[tuple[int, int], Any]) -> Iterator[Exchange]:
-    """Each line parsed when the exchange before it has been taken, from a view into the file's
-    bytes (no copy of the text), unless it is in `parsed` already (by its span: taken from there);
-    lines that are not exchanges are the events of one stream, the last exchange. Raises at the end
-    when no line was read."""
+    """Each line `found` (line number, start, end) parsed when the exchange before it has been
+    taken, from a view into the file's bytes (no copy of the text), unless it is in `parsed` already
+    (by its span: taken from there); lines that are not exchanges are the events of one stream, the
+    last exchange. Raises at the end when no line was read."""
     path, count = capture.path, 0
     events: list[StreamEvent] = []
     view = memoryview(data)
-    for number, start, end in lines(data, skip):
+    for number, start, end in found:
         try:
             value, lists = jsonl_value(path, view[start:end], number, parsed.pop((start, end), _UNPARSED))
         except InputError as err:
@@ -329,7 +331,7 @@ def _jsonl_exchanges(capture: Capture, data: bytes, skip: int,
 
 
 def jsonl_value(path: str, line: bytes | memoryview, number: int,
-                value: Any = _UNPARSED) -> tuple[Any, dict[int, bytes]]:
+                value: Any = _UNPARSED) -> tuple[Any, dict[int, Printed]]:
     """One JSON Lines record parsed (unless its `value` is given: parsed already) and checked for
     depth, with the lists the check printed (`checked_lists`); raises InputError at `line N`."""
     try:
@@ -341,14 +343,14 @@ def jsonl_value(path: str, line: bytes | memoryview, number: int,
 
 
 def exchange_record(capture: Capture, record: dict[str, Any], number: int, index: int,
-                    lists: dict[int, bytes] | None = None) -> Exchange:
+                    lists: dict[int, Printed] | None = None) -> Exchange:
     """The exchange of the JSON Lines record on line `number`, the `index`-th of its file (`lists`:
     what `jsonl_value` printed of it)."""
     return _exchange(capture, record, f"line {number}", index, lists)
 
 
 def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int,
-              lists: dict[int, bytes] | None = None) -> Exchange:
+              lists: dict[int, Printed] | None = None) -> Exchange:
     """An exchange record (`{request, response, …}`); an error of a side is the capture's."""
     exchange = Exchange(index, meta={k: v for k, v in record.items()
                                      if k not in ("request", "response")})
@@ -368,7 +370,7 @@ def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int,
     return exchange
 
 
-def _keep_lists(message: Message, lists: dict[int, bytes]) -> None:
+def _keep_lists(message: Message, lists: dict[int, Printed]) -> None:
     """Give `message` the JSON bytes printed of its body's list members (`Message.lists`)."""
     if isinstance(message.body, dict):
         message.lists = {name: text for name, member in message.body.items()

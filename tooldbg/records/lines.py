@@ -5,7 +5,9 @@ each parsed where it is. The exchange container (`containers`) and the agents' o
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from ..errors import FormatError, InputError
@@ -37,6 +39,20 @@ def lines(data: bytes, start: int = 0) -> Iterator[tuple[int, int, int]]:
                     yield number, at, at + len(piece)
                 at += len(piece) + 1
         start = stop + 1
+
+
+def line_table(data: bytes, start: int = 0) -> array[int]:
+    """`lines(data, start)` found at once, as a flat table of (line number, start, end): for a reader
+    that counts a file's lines before it reads them, rather than finding them twice (that second
+    pass over the file was 0.2 M instructions of checking a 1 MB JSON Lines capture). 24 bytes a
+    line, not a tuple of three numbers (a hundred)."""
+    return array("q", chain.from_iterable(lines(data, start)))
+
+
+def table_lines(table: array[int]) -> Iterator[tuple[int, int, int]]:
+    """The (line number, start, end) of each line of a `line_table`."""
+    found = iter(table)
+    return zip(found, found, found, strict=True)
 
 
 def parses(view: memoryview) -> bool:
