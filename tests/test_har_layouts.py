@@ -66,3 +66,26 @@ def test_a_har_laid_out_any_way_reads_as_the_whole_file_does(path: Path, data: s
     assert split is not None
     assert list(split.entries()) == har["log"]["entries"]  # entry by entry, none read whole
     assert outcome(load_bytes(path.name, laid_out)) == outcome(whole(path.name, laid_out))
+
+
+#: Bytes that are not UTF-8 (a stray byte, an overlong NUL, a surrogate, a cut character, past
+#: U+10FFFF), and characters that are.
+BYTES = [b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xf4\x90\x80\x80", "é".encode(), "😀".encode()]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_har_read_entry_by_entry_is_checked_as_utf8_as_the_whole_file_is(data: st.DataObject) -> None:
+    """A HAR read entry by entry is not checked as UTF-8 before it is read (the parser checks what
+    it reads): a byte that is not UTF-8 anywhere in it, an entry, the document around them or the
+    space between, still makes the error a whole-file read gives (the file's, at the byte)."""
+    path = data.draw(st.sampled_from(FILES))
+    raw = path.read_bytes()
+    at = data.draw(st.integers(0, len(raw)))
+    changed = raw[:at] + data.draw(st.sampled_from(BYTES)) + raw[at:]
+    read = load_bytes(path.name, changed)
+    assert outcome(read) == outcome(whole(path.name, changed))
+    try:
+        changed.decode("utf-8")
+    except UnicodeDecodeError as err:
+        assert [(e.location, e.message) for e in read.errors] == [(f"byte {err.start}", "invalid UTF-8")]

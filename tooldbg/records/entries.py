@@ -134,10 +134,15 @@ class Split:
             raise Reread from None
 
 
+def begins_as_har(data: bytes, skip: int) -> bool:
+    """Whether `data` (from `skip` on) begins as a HAR: `{"log": {`."""
+    return _LOG.match(data, skip) is not None
+
+
 def split_har(data: bytes, skip: int) -> Split | None:
     """The HAR in `data` (from `skip` on), its entries to be found in its bytes; None when `data`
     does not begin as a HAR (then it is parsed as one document)."""
-    if _LOG.match(data, skip) is None:
+    if not begins_as_har(data, skip):
         return None
     at, found = data.find(b'"entries"', skip), None
     while at >= 0 and (found := _ENTRIES.match(data, at)) is None:
