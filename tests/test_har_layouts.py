@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.paths import SAMPLES, corpus_files, corpus_name
+from tests.strategies import json_scalars, json_values
 from tooldbg.checks import run_checks
 from tooldbg.load import Loaded, load_bytes
 from tooldbg.model import document
@@ -89,3 +90,56 @@ def test_a_har_read_entry_by_entry_is_checked_as_utf8_as_the_whole_file_is(data:
         changed.decode("utf-8")
     except UnicodeDecodeError as err:
         assert [(e.location, e.message) for e in read.errors] == [(f"byte {err.start}", "invalid UTF-8")]
+
+
+def nested(value: Any, levels: int, kinds: list[bool]) -> Any:
+    """`value` inside `levels` containers, each a list or an object as `kinds` says in turn."""
+    for i in range(levels):
+        value = [value] if kinds[i % len(kinds)] else {"k": value}
+    return value
+
+
+@st.composite
+def entries(draw: st.DrawFn) -> Any:
+    """HAR entries whose sides may hold body texts, odd members, and a value nested about as deep
+    as a record may be somewhere (or an entry that is not an object)."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(json_values)
+    entry: dict[str, Any] = {"startedDateTime": "2026-01-05T11:00:00Z"}
+    for side, payload in (("request", "postData"), ("response", "content")):
+        shape = draw(st.integers(0, 4))
+        if shape == 0:
+            continue
+        if shape == 1:
+            entry[side] = draw(json_values)
+            continue
+        members = draw(st.dictionaries(st.sampled_from(["headers", "url", "status", "_x"]), json_values, max_size=3))
+        body = draw(st.one_of(json_values, st.dictionaries(
+            st.sampled_from(["text", "mimeType", "params"]), st.one_of(st.text(max_size=30), json_values),
+            max_size=3)))
+        entry[side] = {**members, payload: body} if shape > 2 else members
+    where = draw(st.lists(st.sampled_from(["request", "response", "postData", "content", "params",
+                                           "headers", "_x", "text"]), max_size=3))
+    levels = draw(st.integers(190, 205))
+    deep = nested(draw(json_scalars), levels, draw(st.lists(st.booleans(), min_size=1, max_size=3)))
+    node = entry
+    for key in where:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            break
+        node = child
+    node[draw(st.sampled_from(["deep", "text", "params"]))] = deep
+    return entry
+
+
+@settings(max_examples=300, deadline=None)
+@given(entry=entries())
+def test_an_entry_without_its_texts_is_as_deep_as_the_entry(entry: Any) -> None:
+    """`_without_texts`: a HAR entry's depth told by printing it without its body texts gives what
+    the entry itself gives (too deep or not, at the same pointer), and the entry is left as it was."""
+    before = json.dumps(entry)
+    fast, general = (containers.Capture("x.har", "har") for _ in range(2))
+    assert containers._record_ok(fast, containers._without_texts(entry), "/log/entries/3") == \
+        containers._record_ok(general, entry, "/log/entries/3")
+    assert [str(e) for e in fast.errors] == [str(e) for e in general.errors]
+    assert json.dumps(entry) == before

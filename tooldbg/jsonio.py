@@ -148,16 +148,15 @@ def _may_be_deep(data: bytes | memoryview | str) -> bool:
     return raw.count(b"{") + raw.count(b"[") > MAX_DEPTH
 
 
-def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH, *, texts: bool = False) -> None:
+def ensure_depth(value: Any, pointer: str = "", limit: int = MAX_DEPTH) -> None:
     """Raise TooDeep, at the pointer below `pointer` of the first value nested past `limit`
     (`value` itself is level 1), when there is one. Iterative; linear in the number of containers.
-    The value is printed to tell (`_within`), unless it is known to hold its bulk in long `texts`
-    among few containers (a HAR entry, whose bodies are strings): then walking is cheaper."""
+    The value is printed to tell (`_within`), and walked only when it does not print."""
     if not isinstance(value, _CONTAINERS):
         if limit < 1:
             raise _too_deep(limit, pointer)
         return
-    if not texts and _within(value, limit):
+    if _within(value, limit):
         return
     level, depth = [value], 1
     containers = _CONTAINERS  # (a local: the test below runs for every value of every record)
