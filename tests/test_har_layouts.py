@@ -21,7 +21,7 @@ from tooldbg.checks import run_checks
 from tooldbg.load import Loaded, load_bytes
 from tooldbg.model import document
 from tooldbg.records import containers
-from tooldbg.records.entries import split_har
+from tooldbg.records.entries import split_har, without_texts
 
 FILES = sorted(SAMPLES.rglob("*.har")) + corpus_files((".har",))
 
@@ -135,11 +135,11 @@ def entries(draw: st.DrawFn) -> Any:
 @settings(max_examples=300, deadline=None)
 @given(entry=entries())
 def test_an_entry_without_its_texts_is_as_deep_as_the_entry(entry: Any) -> None:
-    """`_without_texts`: a HAR entry's depth told by printing it without its body texts gives what
+    """`without_texts`: a HAR entry's depth told by printing it without its body texts gives what
     the entry itself gives (too deep or not, at the same pointer), and the entry is left as it was."""
     before = json.dumps(entry)
     fast, general = (containers.Capture("x.har", "har") for _ in range(2))
-    assert containers._record_ok(fast, containers._without_texts(entry), "/log/entries/3") == \
+    assert containers._record_ok(fast, without_texts(entry), "/log/entries/3") == \
         containers._record_ok(general, entry, "/log/entries/3")
     assert [str(e) for e in fast.errors] == [str(e) for e in general.errors]
     assert json.dumps(entry) == before

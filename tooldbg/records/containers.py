@@ -35,7 +35,7 @@ from ..jsonio import (
 from ..model import is_canonical
 from ..shorten import quote
 from . import eventstream, sse
-from .entries import Reread, Split, Walked, begins_as_har, find_records, split_har
+from .entries import PAYLOADS, Reread, Split, Walked, begins_as_har, find_records, split_har, without_texts
 from .fields import header_map, kind, status_code, string_field
 from .lines import BLANK, BOM, lines, parses, record_shaped
 from .sniff import is_api_text
@@ -540,41 +540,20 @@ def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchang
     path, made = capture.path, 0
     for i, entry in enumerate(entries):
         where = f"/log/entries/{i}"
-        if not _record_ok(capture, _without_texts(entry), where):
+        if not _record_ok(capture, without_texts(entry), where):
             continue
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {kind(entry)}"))
             continue
         exchange = Exchange(made, meta={k: entry[k] for k in _HAR_META if k in entry})
         made += 1
-        for side, payload_key in _PAYLOADS:
+        for side, payload_key in PAYLOADS:
             try:
                 setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", payload_key))
             except InputError as err:
                 capture.errors.append(err)
         del entry
         yield exchange
-
-
-#: Where a HAR entry holds its bodies' texts: the side, and its payload (`_har_side`).
-_PAYLOADS = (("request", "postData"), ("response", "content"))
-
-
-def _without_texts(entry: Any) -> Any:
-    """A HAR entry as deep as `entry`, and the same containers in the same order, but its bodies'
-    texts emptied (copies of the objects that hold them): the entry's depth is told by printing it
-    (`ensure_depth`), and its texts hold most of its bytes (a walk of the entry instead cost 57 k
-    instructions an entry, 1.1 M of 64 M checking a 1 MB HAR; the copies and the print, ~10 k)."""
-    if not isinstance(entry, dict):
-        return entry
-    light = None
-    for side_key, payload_key in _PAYLOADS:
-        side = entry.get(side_key)
-        payload = side.get(payload_key) if isinstance(side, dict) else None
-        if isinstance(payload, dict) and isinstance(payload.get("text"), str):
-            light = light or dict(entry)
-            light[side_key] = {**side, payload_key: {**payload, "text": ""}}
-    return entry if light is None else light
 
 
 #: How exporters say they cut or left out a body (`content.comment`, HAR 1.2): HTTP Toolkit's "Body

@@ -197,6 +197,28 @@ def _rest(data: bytes, skip: int, opened: int, closed: int) -> Any:
     return None if document is None or is_canonical(document) else document
 
 
+#: Where a HAR entry holds its bodies' texts: the side, and its payload (`containers._har_side`).
+PAYLOADS = (("request", "postData"), ("response", "content"))
+
+
+def without_texts(entry: Any) -> Any:
+    """A HAR entry as deep as `entry`, and the same containers in the same order, but its bodies'
+    texts emptied (copies of the objects that hold them): the entry's depth is told by printing it
+    (`ensure_depth`), and its texts hold most of its bytes (a walk of the entry instead cost 57 k
+    instructions an entry, 1.1 M of 64 M checking a 1 MB HAR; the copies and the print, ~10 k)."""
+    if not isinstance(entry, dict):
+        return entry
+    light = None
+    for side_key, payload_key in PAYLOADS:
+        side = entry.get(side_key)
+        payload = side.get(payload_key) if isinstance(side, dict) else None
+        if isinstance(payload, dict) and isinstance(payload.get("text"), str):
+            light = light or dict(entry)
+            light[side_key] = {**side, payload_key: {**payload, "text": ""}}
+    return entry if light is None else light
+
+
+
 @dataclass(slots=True)
 class Walked:
     """A container document too deep to parse whole, without its records (the records array is
