@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,16 +25,19 @@ from ..formats.base import Request, Response, StreamEvent
 from ..jsonio import (
     DOCUMENT_LEVELS,
     MAX_DEPTH,
+    Extending,
+    Parse,
     TooDeep,
     checked_lists,
     ensure_depth,
     loads,
     loads_listed,
+    printed_members,
 )
 from ..model import is_canonical
 from ..shorten import quote
-from . import eventstream, sse
-from .entries import PAYLOADS, Reread, Split, Walked, begins_as_har, find_records, split_har, without_texts
+from . import entries, eventstream, sse
+from .entries import Reread, Split, Walked, begins_as_har, find_records, split_har
 from .fields import header_map, kind, status_code, string_field
 from .lines import BLANK, BOM, lines, parses, record_shaped
 from .sniff import is_api_text
@@ -385,8 +387,7 @@ def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int,
 def _keep_lists(message: Message, lists: dict[int, bytes]) -> None:
     """Give `message` the JSON bytes printed of its body's list members (`Message.lists`)."""
     if isinstance(message.body, dict):
-        message.lists = {name: text for name, member in message.body.items()
-                         if (text := lists.get(id(member))) is not None}
+        message.lists = printed_members(message.body, lists)
 
 
 def _message(path: str, side: dict[str, Any], location: str, body_at: str) -> Message:
@@ -417,7 +418,7 @@ def _http_message(path: str, part: Any, location: str) -> Message:
     if "body" not in part and isinstance(part.get("body_raw"), str):  # claude-trace: a stream or
         # other text response, as it came
         message.location = f"{location}/body_raw"
-        _fill_text(path, message, part["body_raw"], message.headers.get("content-type", ""))
+        _fill_text(path, message, part["body_raw"], message.headers.get("content-type", ""), loads_listed)
         return message
     if "body" not in part:
         # A response logged without a body wrapper: the record itself is the body.
@@ -429,7 +430,8 @@ def _http_message(path: str, part: Any, location: str) -> Message:
     return message
 
 
-def _fill_body(path: str, message: Message, body: Any, encoding: Any, content_type: str) -> None:
+def _fill_body(path: str, message: Message, body: Any, encoding: Any, content_type: str,
+               parse: Parse = loads_listed) -> None:
     if body is None or isinstance(body, dict | list):
         message.body = body
         return
@@ -447,10 +449,10 @@ def _fill_body(path: str, message: Message, body: Any, encoding: Any, content_ty
             body = raw.decode("utf-8")
         except UnicodeDecodeError as err:
             raise InputError(path, message.location, f"invalid UTF-8 at byte {err.start}") from None
-    _fill_text(path, message, body, content_type)
+    _fill_text(path, message, body, content_type, parse)
 
 
-def _fill_text(path: str, message: Message, text: str, content_type: str) -> None:
+def _fill_text(path: str, message: Message, text: str, content_type: str, parse: Parse) -> None:
     message.text = text
     if not text or text.isspace():  # (no stripped copy of a body to learn it is blank)
         return
@@ -460,7 +462,7 @@ def _fill_text(path: str, message: Message, text: str, content_type: str) -> Non
     if not is_api_text(text, content_type):  # a page, a script, an image: kept as text, not parsed
         return
     try:
-        message.body, lists = loads_listed(text)
+        message.body, lists = parse(text)
         message.text = None
         if lists:
             _keep_lists(message, lists)
@@ -531,42 +533,32 @@ def _har(path: str, log: dict[str, Any], split: Walked | None = None) -> Capture
 _HAR_META = ("startedDateTime", "time", "_tooldbg")
 
 
-def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchange]:
+def _har_exchanges(capture: Capture, records: Iterator[Any]) -> Iterator[Exchange]:
     """Each entry's bodies parsed when the exchange before it has been taken; the entry (its body
     texts among it) is let go once its exchange is made, so the document is freed as it is read.
     Exchanges are numbered in the order they are made, as in JSON Lines: an entry that makes none
     (too deep, not an object) takes no number — an exchange's number is its place among the file's
     exchanges (`Loaded.reads`), whatever container holds them; its location names the entry."""
-    path, made = capture.path, 0
-    for i, entry in enumerate(entries):
+    path, made, requests = capture.path, 0, Extending()  # (a request: often the last one and more)
+    for i, entry in enumerate(records):
         where = f"/log/entries/{i}"
-        if not _record_ok(capture, without_texts(entry), where):
+        if not _record_ok(capture, entries.without_texts(entry), where):
             continue
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {kind(entry)}"))
             continue
         exchange = Exchange(made, meta={k: entry[k] for k in _HAR_META if k in entry})
         made += 1
-        for side, payload_key in PAYLOADS:
+        for (side, key), parse in zip(entries.PAYLOADS, (requests.loads_listed, loads_listed), strict=True):
             try:
-                setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", payload_key))
+                setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", key, parse))
             except InputError as err:
                 capture.errors.append(err)
         del entry
         yield exchange
 
 
-#: How exporters say they cut or left out a body (`content.comment`, HAR 1.2): HTTP Toolkit's "Body
-#: discarded during HAR generation: longer than limit of 500000 bytes" (httptoolkit/httptoolkit#477).
-_CUT = r"(?i)truncat|discard|omit|too (large|long)|longer than|exceed"  # compiled where used
-
-
-def _truncation(comment: Any) -> str | None:
-    """The exporter's comment when it says the body was cut, else None."""
-    return comment if isinstance(comment, str) and re.compile(_CUT).search(comment) else None
-
-
-def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message | None:
+def _har_side(path: str, side: Any, location: str, payload_key: str, parse: Parse) -> Message | None:
     """One side of a HAR entry: the request with its `postData`, the response with its `content`
     (`text`, optionally base64 with `encoding`). A side or a payload of the wrong type is an error
     for that side; the other side is still read."""
@@ -585,7 +577,7 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
         raise InputError(path, f"{location}/{payload_key}",
                          f"{payload_key} must be an object, not {kind(payload)}")
     text = payload.get("text")
-    cut = _truncation(payload.get("comment"))
+    cut = entries.truncation(payload.get("comment"))
     if cut is not None and (text is None or not parses(memoryview(text.encode()))):
         raise InputError(path, message.location, f"body truncated by the exporter: {quote(cut)}")
     if text is None:
@@ -594,5 +586,5 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
         raise InputError(path, message.location, f"text must be a string, not {kind(text)}")
     mime = payload.get("mimeType")
     content_type = mime if isinstance(mime, str) and mime else message.headers.get("content-type", "")
-    _fill_body(path, message, text, payload.get("encoding"), content_type)
+    _fill_body(path, message, text, payload.get("encoding"), content_type, parse)
     return message

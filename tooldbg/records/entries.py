@@ -212,11 +212,20 @@ def without_texts(entry: Any) -> Any:
     for side_key, payload_key in PAYLOADS:
         side = entry.get(side_key)
         payload = side.get(payload_key) if isinstance(side, dict) else None
-        if isinstance(payload, dict) and isinstance(payload.get("text"), str):
+        if isinstance(side, dict) and isinstance(payload, dict) and isinstance(payload.get("text"), str):
             light = light or dict(entry)
             light[side_key] = {**side, payload_key: {**payload, "text": ""}}
     return entry if light is None else light
 
+
+#: How exporters say they cut or left out a body (`content.comment`, HAR 1.2): HTTP Toolkit's "Body
+#: discarded during HAR generation: longer than limit of 500000 bytes" (httptoolkit/httptoolkit#477).
+_CUT = r"(?i)truncat|discard|omit|too (large|long)|longer than|exceed"  # compiled where used
+
+
+def truncation(comment: Any) -> str | None:
+    """The exporter's comment when it says the body was cut, else None."""
+    return comment if isinstance(comment, str) and re.compile(_CUT).search(comment) else None
 
 
 @dataclass(slots=True)
