@@ -16,11 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.paths import SAMPLES, corpus_files, corpus_name
+from tests.strategies import json_scalars, json_values
 from tooldbg.checks import run_checks
 from tooldbg.load import Loaded, load_bytes
 from tooldbg.model import document
 from tooldbg.records import containers
-from tooldbg.records.entries import split_har
+from tooldbg.records.entries import split_har, without_texts
 
 FILES = sorted(SAMPLES.rglob("*.har")) + corpus_files((".har",))
 
@@ -66,3 +67,79 @@ def test_a_har_laid_out_any_way_reads_as_the_whole_file_does(path: Path, data: s
     assert split is not None
     assert list(split.entries()) == har["log"]["entries"]  # entry by entry, none read whole
     assert outcome(load_bytes(path.name, laid_out)) == outcome(whole(path.name, laid_out))
+
+
+#: Bytes that are not UTF-8 (a stray byte, an overlong NUL, a surrogate, a cut character, past
+#: U+10FFFF), and characters that are.
+BYTES = [b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xf4\x90\x80\x80", "é".encode(), "😀".encode()]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_har_read_entry_by_entry_is_checked_as_utf8_as_the_whole_file_is(data: st.DataObject) -> None:
+    """A HAR read entry by entry is not checked as UTF-8 before it is read (the parser checks what
+    it reads): a byte that is not UTF-8 anywhere in it, an entry, the document around them or the
+    space between, still makes the error a whole-file read gives (the file's, at the byte)."""
+    path = data.draw(st.sampled_from(FILES))
+    raw = path.read_bytes()
+    at = data.draw(st.integers(0, len(raw)))
+    changed = raw[:at] + data.draw(st.sampled_from(BYTES)) + raw[at:]
+    read = load_bytes(path.name, changed)
+    assert outcome(read) == outcome(whole(path.name, changed))
+    try:
+        changed.decode("utf-8")
+    except UnicodeDecodeError as err:
+        assert [(e.location, e.message) for e in read.errors] == [(f"byte {err.start}", "invalid UTF-8")]
+
+
+def nested(value: Any, levels: int, kinds: list[bool]) -> Any:
+    """`value` inside `levels` containers, each a list or an object as `kinds` says in turn."""
+    for i in range(levels):
+        value = [value] if kinds[i % len(kinds)] else {"k": value}
+    return value
+
+
+@st.composite
+def entries(draw: st.DrawFn) -> Any:
+    """HAR entries whose sides may hold body texts, odd members, and a value nested about as deep
+    as a record may be somewhere (or an entry that is not an object)."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(json_values)
+    entry: dict[str, Any] = {"startedDateTime": "2026-01-05T11:00:00Z"}
+    for side, payload in (("request", "postData"), ("response", "content")):
+        shape = draw(st.integers(0, 4))
+        if shape == 0:
+            continue
+        if shape == 1:
+            entry[side] = draw(json_values)
+            continue
+        members = draw(st.dictionaries(st.sampled_from(["headers", "url", "status", "_x"]), json_values, max_size=3))
+        body = draw(st.one_of(json_values, st.dictionaries(
+            st.sampled_from(["text", "mimeType", "params"]), st.one_of(st.text(max_size=30), json_values),
+            max_size=3)))
+        entry[side] = {**members, payload: body} if shape > 2 else members
+    where = draw(st.lists(st.sampled_from(["request", "response", "postData", "content", "params",
+                                           "headers", "_x", "text"]), max_size=3))
+    levels = draw(st.integers(190, 205))
+    deep = nested(draw(json_scalars), levels, draw(st.lists(st.booleans(), min_size=1, max_size=3)))
+    node = entry
+    for key in where:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            break
+        node = child
+    node[draw(st.sampled_from(["deep", "text", "params"]))] = deep
+    return entry
+
+
+@settings(max_examples=300, deadline=None)
+@given(entry=entries())
+def test_an_entry_without_its_texts_is_as_deep_as_the_entry(entry: Any) -> None:
+    """`without_texts`: a HAR entry's depth told by printing it without its body texts gives what
+    the entry itself gives (too deep or not, at the same pointer), and the entry is left as it was."""
+    before = json.dumps(entry)
+    fast, general = (containers.Capture("x.har", "har") for _ in range(2))
+    assert containers._record_ok(fast, without_texts(entry), "/log/entries/3") == \
+        containers._record_ok(general, entry, "/log/entries/3")
+    assert [str(e) for e in fast.errors] == [str(e) for e in general.errors]
+    assert json.dumps(entry) == before

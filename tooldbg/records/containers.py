@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,17 +25,20 @@ from ..formats.base import Request, Response, StreamEvent
 from ..jsonio import (
     DOCUMENT_LEVELS,
     MAX_DEPTH,
+    Extending,
+    Parse,
     Printed,
     TooDeep,
     checked_lists,
     ensure_depth,
     loads,
     loads_listed,
+    printed_members,
 )
 from ..model import is_canonical
 from ..shorten import quote
-from . import eventstream, sse
-from .entries import Reread, Split, Walked, find_records, split_har
+from . import entries, eventstream, sse
+from .entries import Reread, Split, Walked, begins_as_har, find_records, split_har
 from .fields import header_map, kind, status_code, string_field
 from .lines import BLANK, BOM, line_table, lines, parses, record_shaped, table_lines
 from .sniff import is_api_text
@@ -145,10 +147,14 @@ def open_capture(path: str, data: bytes, *, whole: bool = False,
         raise InputError(path, "", "empty file")
     if eventstream.looks_like_eventstream(data):
         return _single_stream(path, "eventstream", _eventstream(path, "", data))
-    # ASCII is UTF-8 (the check runs at memory speed); anything else is decoded to be validated.
-    if not data.isascii():
-        check_utf8(path, data)
     skip = len(BOM) if data.startswith(BOM) else 0
+    # A HAR read entry by entry is UTF-8 wherever the parser reads it (each byte is in an entry, in
+    # the document around the entries, or blank space and commas between them, and each of those
+    # must parse, or it is read again whole): its file is checked only when it is read otherwise
+    # (0.9 M instructions of 64 M checking a 1 MB HAR: the test of its bytes for ASCII alone).
+    har = not whole and begins_as_har(data, skip)
+    if not har:
+        _check_utf8(path, data)
     # (a text that opens with a JSON bracket opens with no SSE field: told without decoding it)
     if data[skip:skip + 64].lstrip()[:1] not in (b"{", b"[") and \
             sse.looks_like_sse(data[skip:_HEAD].decode("utf-8", "ignore")):  # (utf-8-sig: a module to import)
@@ -161,10 +167,14 @@ def open_capture(path: str, data: bytes, *, whole: bool = False,
     if jsonl and first is not None and (first[1:] in parsed or parses(memoryview(data)[first[1]:first[2]])):
         # A whole first line and more: JSON Lines (read as one document it could only fail, and
         # orjson's error for that holds several copies of the file).
+        if har:
+            _check_utf8(path, data)
         return _jsonl(path, data, skip, parsed)
-    split = None if whole else split_har(data, skip)
+    split = split_har(data, skip) if har else None
     if split is not None:
         return _split_har(path, split)
+    if har:
+        _check_utf8(path, data)
     try:
         # Depth is checked per record below, so one deep record does not cost the file.
         value = loads(memoryview(data)[skip:], check_depth=False)
@@ -181,6 +191,13 @@ def open_capture(path: str, data: bytes, *, whole: bool = False,
     return _json_document(path, value)
 
 
+def _check_utf8(path: str, data: bytes) -> None:
+    """Raise InputError where `data` stops being UTF-8. ASCII is UTF-8 (told at memory speed);
+    anything else is decoded to be validated."""
+    if not data.isascii():
+        check_utf8(path, data)
+
+
 #: Bytes that hold the first 4,096 characters of any UTF-8 text (`sse.looks_like_sse` reads those).
 _HEAD = 4 * 4096
 def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
@@ -191,16 +208,15 @@ def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
         raise InputError(path, err.pointer, err.message) from None
 
 
-def _record_ok(capture: Capture, record: Any, where: str, *, texts: bool = False) -> bool:
+def _record_ok(capture: Capture, record: Any, where: str) -> bool:
     """One record of a container, checked for depth: too deep, it is reported and skipped. So is a
     record that came as its error (`entries.Split.entries`, `entries.Walked.entries`: too deep to
-    parse, or found in the text of a document too deep to parse whole and not JSON itself).
-    `texts`: its bodies are texts (`ensure_depth`)."""
+    parse, or found in the text of a document too deep to parse whole and not JSON itself)."""
     if isinstance(record, FormatError):
         capture.errors.append(InputError(capture.path, where + record.pointer, record.message))
         return False
     try:
-        ensure_depth(record, where, texts=texts)
+        ensure_depth(record, where)
     except TooDeep as err:
         capture.errors.append(InputError(capture.path, err.pointer, err.message))
         return False
@@ -373,8 +389,7 @@ def _exchange(capture: Capture, record: dict[str, Any], where: str, index: int,
 def _keep_lists(message: Message, lists: dict[int, Printed]) -> None:
     """Give `message` the JSON bytes printed of its body's list members (`Message.lists`)."""
     if isinstance(message.body, dict):
-        message.lists = {name: text for name, member in message.body.items()
-                         if (text := lists.get(id(member))) is not None}
+        message.lists = printed_members(message.body, lists)
 
 
 def _message(path: str, side: dict[str, Any], location: str, body_at: str) -> Message:
@@ -405,7 +420,7 @@ def _http_message(path: str, part: Any, location: str) -> Message:
     if "body" not in part and isinstance(part.get("body_raw"), str):  # claude-trace: a stream or
         # other text response, as it came
         message.location = f"{location}/body_raw"
-        _fill_text(path, message, part["body_raw"], message.headers.get("content-type", ""))
+        _fill_text(path, message, part["body_raw"], message.headers.get("content-type", ""), loads_listed)
         return message
     if "body" not in part:
         # A response logged without a body wrapper: the record itself is the body.
@@ -417,7 +432,8 @@ def _http_message(path: str, part: Any, location: str) -> Message:
     return message
 
 
-def _fill_body(path: str, message: Message, body: Any, encoding: Any, content_type: str) -> None:
+def _fill_body(path: str, message: Message, body: Any, encoding: Any, content_type: str,
+               parse: Parse = loads_listed) -> None:
     if body is None or isinstance(body, dict | list):
         message.body = body
         return
@@ -435,10 +451,10 @@ def _fill_body(path: str, message: Message, body: Any, encoding: Any, content_ty
             body = raw.decode("utf-8")
         except UnicodeDecodeError as err:
             raise InputError(path, message.location, f"invalid UTF-8 at byte {err.start}") from None
-    _fill_text(path, message, body, content_type)
+    _fill_text(path, message, body, content_type, parse)
 
 
-def _fill_text(path: str, message: Message, text: str, content_type: str) -> None:
+def _fill_text(path: str, message: Message, text: str, content_type: str, parse: Parse) -> None:
     message.text = text
     if not text or text.isspace():  # (no stripped copy of a body to learn it is blank)
         return
@@ -448,7 +464,7 @@ def _fill_text(path: str, message: Message, text: str, content_type: str) -> Non
     if not is_api_text(text, content_type):  # a page, a script, an image: kept as text, not parsed
         return
     try:
-        message.body, lists = loads_listed(text)
+        message.body, lists = parse(text)
         message.text = None
         if lists:
             _keep_lists(message, lists)
@@ -519,42 +535,32 @@ def _har(path: str, log: dict[str, Any], split: Walked | None = None) -> Capture
 _HAR_META = ("startedDateTime", "time", "_tooldbg")
 
 
-def _har_exchanges(capture: Capture, entries: Iterator[Any]) -> Iterator[Exchange]:
+def _har_exchanges(capture: Capture, records: Iterator[Any]) -> Iterator[Exchange]:
     """Each entry's bodies parsed when the exchange before it has been taken; the entry (its body
     texts among it) is let go once its exchange is made, so the document is freed as it is read.
     Exchanges are numbered in the order they are made, as in JSON Lines: an entry that makes none
     (too deep, not an object) takes no number — an exchange's number is its place among the file's
     exchanges (`Loaded.reads`), whatever container holds them; its location names the entry."""
-    path, made = capture.path, 0
-    for i, entry in enumerate(entries):
+    path, made, requests = capture.path, 0, Extending()  # (a request: often the last one and more)
+    for i, entry in enumerate(records):
         where = f"/log/entries/{i}"
-        if not _record_ok(capture, entry, where, texts=True):  # (a body is its entry's text)
+        if not _record_ok(capture, entries.without_texts(entry), where):
             continue
         if not isinstance(entry, dict):
             capture.errors.append(InputError(path, where, f"expected an object, not {kind(entry)}"))
             continue
         exchange = Exchange(made, meta={k: entry[k] for k in _HAR_META if k in entry})
         made += 1
-        for side, payload_key in (("request", "postData"), ("response", "content")):
+        for (side, key), parse in zip(entries.PAYLOADS, (requests.loads_listed, loads_listed), strict=True):
             try:
-                setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", payload_key))
+                setattr(exchange, side, _har_side(path, entry.get(side), f"{where}/{side}", key, parse))
             except InputError as err:
                 capture.errors.append(err)
         del entry
         yield exchange
 
 
-#: How exporters say they cut or left out a body (`content.comment`, HAR 1.2): HTTP Toolkit's "Body
-#: discarded during HAR generation: longer than limit of 500000 bytes" (httptoolkit/httptoolkit#477).
-_CUT = r"(?i)truncat|discard|omit|too (large|long)|longer than|exceed"  # compiled where used
-
-
-def _truncation(comment: Any) -> str | None:
-    """The exporter's comment when it says the body was cut, else None."""
-    return comment if isinstance(comment, str) and re.compile(_CUT).search(comment) else None
-
-
-def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message | None:
+def _har_side(path: str, side: Any, location: str, payload_key: str, parse: Parse) -> Message | None:
     """One side of a HAR entry: the request with its `postData`, the response with its `content`
     (`text`, optionally base64 with `encoding`). A side or a payload of the wrong type is an error
     for that side; the other side is still read."""
@@ -573,7 +579,7 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
         raise InputError(path, f"{location}/{payload_key}",
                          f"{payload_key} must be an object, not {kind(payload)}")
     text = payload.get("text")
-    cut = _truncation(payload.get("comment"))
+    cut = entries.truncation(payload.get("comment"))
     if cut is not None and (text is None or not parses(memoryview(text.encode()))):
         raise InputError(path, message.location, f"body truncated by the exporter: {quote(cut)}")
     if text is None:
@@ -582,5 +588,5 @@ def _har_side(path: str, side: Any, location: str, payload_key: str) -> Message 
         raise InputError(path, message.location, f"text must be a string, not {kind(text)}")
     mime = payload.get("mimeType")
     content_type = mime if isinstance(mime, str) and mime else message.headers.get("content-type", "")
-    _fill_body(path, message, text, payload.get("encoding"), content_type)
+    _fill_body(path, message, text, payload.get("encoding"), content_type, parse)
     return message
