@@ -11,7 +11,7 @@ import re
 import pytest
 
 from tests import paths
-from tests.checks.helpers import run_rules
+from tests.checks.helpers import RECEIVED, run_rules
 from tests.checks.test_registry import sample_target
 from tooldbg.checks import RULES, select_rules
 from tooldbg.checks.base import Context
@@ -347,6 +347,27 @@ def test_a_part_the_client_received_in_a_response_no_request_sends_on_is_an_erro
     assert (finding.code, finding.severity, finding.evidence) == ("TD108", "error", "received")
     assert finding.message.endswith(" — error: it came in the provider's response, and no request in the log "
                                     "sends it on")
+
+
+def test_a_call_in_a_response_the_next_request_retried_past_is_found_where_it_came():
+    """The request after the response sends the same history again (a retry): the conversation goes
+    on without the response's turn, so its call is found at the response, not at a turn the
+    conversation does not have (TD204 once crashed on "tuple index out of range" there)."""
+    request = {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+               "body": {"model": "claude-sonnet-4-5", "max_tokens": 9,
+                        "messages": [{"role": "user", "content": "Weather?"}]}}
+    called = {"status": 200, "body": {"id": "msg_1", "type": "message", "role": "assistant",
+                                      "model": "claude-sonnet-4-5", "stop_reason": "tool_use", "content": [
+                                          {"type": "tool_use", "id": "toolu_00", "name": "get_weather",
+                                           "input": '{"city": "Oslo"}'}]}}
+    refused = {"status": 400, "body": {"type": "error", "error": {
+        "type": "invalid_request_error",
+        "message": "messages.1.content.0.tool_use.input: Input should be a valid dictionary"}}}
+    log = b"\n".join(dumps({"request": request, "response": response}) for response in (called, refused))
+    findings = run_rules(load_bytes("retried.jsonl", log))
+    [call] = [f for f in findings if f.code == "TD204"]
+    assert (call.exchange, call.conversation, call.pointer) == (0, None, "line 1/response/body#/content/0/input")
+    assert call.message.endswith(RECEIVED)
 
 
 def test_damaged_data_is_an_error_whatever_the_provider_said():

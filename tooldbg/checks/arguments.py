@@ -176,10 +176,13 @@ def _calls(ctx: Context) -> Iterator[Call]:
             if place in visited:
                 continue
             visited.add(place)
+            # (a response the conversation did not go on from — the request after it retried the
+            # same history — has no place in its timeline: its calls are found at their source)
+            placed = conv if conv is not None and t < len(conv.turns) else None
             for p, part in enumerate(turn.parts):
                 if isinstance(part, Invocation):
                     container = bodies.node(part.source, read, wire)
-                    yield _occurrence(read, container, conv, t, p, part, declared, broken, seen, facts)
+                    yield _occurrence(read, container, placed, t, p, part, declared, broken, seen, facts)
 
 
 class _Bodies:
