@@ -30,13 +30,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from threading import RLock
 
-#: Objects made while the collector was held off above which they are frozen. Past CPython's young
-#: threshold (700, `gc.get_threshold`) a young collection is due as soon as the collector is back
-#: on, and it walks every one of them: on a 1 MB log whose replayed history is held once, 1,600
-#: objects, 0.9 M instructions of checking it (1.6 %), where a freeze moves them in one step.
-#: Below it (a small file, a request body `convert` reads) no collection is due, and none is made:
-#: the next young collection walks them. (A margin over 700: what the process held young before.)
-FREEZE_AT = 1_000
+#: Objects made while the collector was held off above which they are frozen: past this, a walk
+#: over them costs more than a few milliseconds (about a microsecond an object on a parsed log).
+#: Below it (a small file, a request body `convert` checks) the next young collection walks them.
+FREEZE_AT = 10_000
 
 
 @dataclass(slots=True)
