@@ -5,8 +5,9 @@ one walk for calls and results (`pairing.located`), the call index's walk from a
 (`arguments.unique`), the words a failure line needs before it is searched
 (`replay._names_failure`), the text TD301 finds kept verbatim (`td301_dropped_text._verbatim`) and
 the comparison of two JSON values, which writes out a pointer for a difference only and answers for
-a string at once (`replay.first_difference`), and the runner's pass over the memo, skipped until
-the first rule it has to let an entry go at (`Context.passing`)."""
+a string at once (`replay.first_difference`), the replay pairing's calls (or results) found in step
+with their originals (`replay.in_step`), and the runner's pass over the memo, skipped until the
+first rule it has to let an entry go at (`Context.passing`)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -323,3 +324,35 @@ def test_the_memo_keeps_what_a_rule_still_to_run_asks_for(steps):
             assert (asked in ctx.memo) == (until_asked >= code)
             if until_asked < code:
                 del last[asked]
+
+
+WIRE_IDS = st.sampled_from(["a", "b"]) | st.none()
+NAMES = st.sampled_from(["f", "g"]) | st.none()
+CALLS = st.builds(lambda wire_id, name: Invocation(id="i", name=name or "f", arguments={}, wire_id=wire_id),
+                  WIRE_IDS, NAMES)
+RESULTS = st.builds(lambda wire_id, name: Result(wire_id=wire_id, name=name), WIRE_IDS, NAMES)
+
+
+@settings(max_examples=500)
+@given(st.sampled_from([CALLS, RESULTS]).flatmap(lambda parts: st.tuples(st.lists(parts, min_size=1, max_size=4),
+                                                                         st.lists(parts, max_size=4))),
+       st.data(), st.booleans(), st.booleans())
+def test_parts_in_step_with_their_originals_are_paired_as_the_search_pairs_them(drawn, data, anchored, trusted):
+    """A replay whose parts carry the originals' wire ids in order (`in_step`) pairs each original with
+    the part at its place, as the search by id (and by order) pairs them. The replay's parts are
+    drawn too from the originals themselves (the same objects, once or twice), and parts with those
+    ids are elsewhere in the request."""
+    originals, replayed = drawn
+    if data.draw(st.booleans()):  # (as many as the originals: in step with them, or the same one twice)
+        own = data.draw(st.lists(st.sampled_from(originals), min_size=len(originals), max_size=len(originals)))
+    else:
+        own = replayed
+    local = [(1, k, part) for k, part in enumerate(own)]
+    elsewhere = data.draw(st.lists(st.sampled_from(originals + replayed), max_size=3))
+    index: dict[str, list[replay.Placed]] = {}
+    for k, part in enumerate(elsewhere):
+        if part.wire_id is not None:
+            index.setdefault(part.wire_id, []).append((3, k, part))
+    if replay.in_step(originals, local):
+        assert list(zip(originals, local, strict=True)) == replay.searched(originals, local, lambda: index,
+                                                                             anchored, trusted)

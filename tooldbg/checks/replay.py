@@ -74,11 +74,6 @@ class Pair:
         """The position in the replaying request right after the replay."""
         return self.position + len(self.turns)
 
-    def replayed_parts(self) -> Iterator[Placed]:
-        for ti, turn in self.turns:
-            for pi, part in enumerate(turn.parts):
-                yield ti, pi, part
-
     def parts_near(self, hits: Iterable[Placed | None]) -> Iterator[Placed]:
         """Every part of the replay and of the turns where `hits` were found."""
         where = {ti for ti, _ in self.turns} | {hit[0] for hit in hits if hit is not None}
@@ -104,41 +99,65 @@ class Pair:
         originals = [p for p in self.original.parts if isinstance(p, kind)]
         if not originals:  # (an answer has no results: nothing to pair, nothing to look through)
             return []
-        local = [(ti, pi, p) for ti, pi, p in self.replayed_parts() if isinstance(p, kind)]
-        used: set[int] = set()
-        found: dict[int, Placed] = {}
-        for k, part in enumerate(originals):
-            if part.wire_id is None:
-                continue
-            hit = next((c for c in local if c[2].wire_id == part.wire_id and id(c[2]) not in used), None)
-            if hit is None:  # moved elsewhere in the request; an id used twice pairs nothing
-                there = index_of().get(part.wire_id, ())
-                hit = there[0] if len(there) == 1 and id(there[0][2]) not in used else None
-            if hit is not None:
-                used.add(id(hit[2]))
-                found[k] = hit
-        rest = [k for k in range(len(originals)) if k not in found]
-        free = [c for c in local if id(c[2]) not in used]
-        if rest and free and self.anchored:
-            if len(rest) == len(free):
-                for k, hit in zip(rest, free, strict=True):
-                    # Two different ids are two different calls, unless the history before was
-                    # replayed exactly (then the client renumbered them: TD106's concern).
-                    unbound = originals[k].wire_id is None or hit[2].wire_id is None
-                    if self.trusted or (unbound and _same_name(originals[k], hit[2])):
-                        found[k] = hit
-            else:  # a call or result is missing: pair only the identical ones
-                for k in rest:
-                    hit = next((c for c in free if id(c[2]) not in used and _same(originals[k], c[2])),
-                               None)
-                    if hit is not None:
-                        used.add(id(hit[2]))
-                        found[k] = hit
-        return [(part, found.get(k)) for k, part in enumerate(originals)]
+        local = [(ti, pi, p) for ti, turn in self.turns for pi, p in enumerate(turn.parts)
+                 if isinstance(p, kind)]
+        if in_step(originals, local):
+            return list(zip(originals, local, strict=True))
+        return searched(originals, local, index_of, self.anchored, self.trusted)
 
     def finding(self, ctx: Context, message: str, ti: int, pi: int | None = None) -> Finding:
         """A finding at turn `ti` (part `pi`) of the replaying request."""
         return self.replay.finding(ctx, message, ti, pi)
+
+
+def in_step(originals: Sequence[Invocation | Result], local: Sequence[Placed]) -> bool:
+    """Does the replay hold the original's calls (or results) under the same wire ids, in the same
+    order, each part once? `searched` then pairs each with the replay's part at its place: the usual
+    replay, for which searching the replay for each id and listing what is left was most of pairing
+    a turn (a property test holds the two to the same pairs)."""
+    if len(local) != len(originals):
+        return False
+    for part, (_, _, there) in zip(originals, local, strict=True):
+        if part.wire_id is None or there.wire_id != part.wire_id:
+            return False
+    return len(local) < 2 or len({id(there) for _, _, there in local}) == len(local)
+
+
+def searched(originals: list[_Wired], local: list[Placed], index_of: Callable[[], dict[str, list[Placed]]],
+             anchored: bool, trusted: bool) -> list[tuple[_Wired, Placed | None]]:
+    """Each of `originals` with its replay (None: not found; `Pair._match`): by wire id among the
+    replay's own parts (`local`), else anywhere in the replaying request (`index_of`), then by order
+    when the turns are `anchored` (`trusted`: the history before them was replayed exactly)."""
+    used: set[int] = set()
+    found: dict[int, Placed] = {}
+    for k, part in enumerate(originals):
+        if part.wire_id is None:
+            continue
+        hit = next((c for c in local if c[2].wire_id == part.wire_id and id(c[2]) not in used), None)
+        if hit is None:  # moved elsewhere in the request; an id used twice pairs nothing
+            there = index_of().get(part.wire_id, ())
+            hit = there[0] if len(there) == 1 and id(there[0][2]) not in used else None
+        if hit is not None:
+            used.add(id(hit[2]))
+            found[k] = hit
+    rest = [k for k in range(len(originals)) if k not in found]
+    free = [c for c in local if id(c[2]) not in used]
+    if rest and free and anchored:
+        if len(rest) == len(free):
+            for k, hit in zip(rest, free, strict=True):
+                # Two different ids are two different calls, unless the history before was
+                # replayed exactly (then the client renumbered them: TD106's concern).
+                unbound = originals[k].wire_id is None or hit[2].wire_id is None
+                if trusted or (unbound and _same_name(originals[k], hit[2])):
+                    found[k] = hit
+        else:  # a call or result is missing: pair only the identical ones
+            for k in rest:
+                hit = next((c for c in free if id(c[2]) not in used and _same(originals[k], c[2])),
+                           None)
+                if hit is not None:
+                    used.add(id(hit[2]))
+                    found[k] = hit
+    return [(part, found.get(k)) for k, part in enumerate(originals)]
 
 
 @dataclass(slots=True, eq=False)

@@ -46,27 +46,39 @@ replayed in exchange 1's request as it came:
 """
 
 
-def _signature(turn: Turn) -> list[tuple[str, Any, str | None]]:
-    """Each call of the turn as its name and arguments."""
-    return [(c.name, c.arguments, c.raw_arguments) for c in turn.invocations()]
+Calls = list[tuple[int, Invocation]]  # (part index, call) of each call of a turn
 
 
-def _replay(turn: Turn, position: int, request: Request,
-            history: tuple[Turn, ...]) -> tuple[int, Turn] | None:
-    """The turn of `request` that replays `turn`, with its index: at its position when the calls
-    there are the same, else the latest turn with the same calls whose ids the earlier `history` did
-    not already use."""
-    wanted = _signature(turn)
+def _calls(turn: Turn) -> Calls:
+    """The turn's calls, with their places: one walk over its parts, kept for every use the rule
+    makes of them (walking them again for each was a third of the rule)."""
+    return [(p, part) for p, part in enumerate(turn.parts) if isinstance(part, Invocation)]
+
+
+def _signature(calls: Calls) -> list[tuple[str, Any, str | None]]:
+    """Each call as its name and arguments."""
+    return [(c.name, c.arguments, c.raw_arguments) for _, c in calls]
+
+
+def _replay(calls: Calls, position: int, request: Request,
+            history: tuple[Turn, ...]) -> tuple[int, Turn, Calls] | None:
+    """The turn of `request` that replays the turn of `calls`, with its index and its calls: at its
+    position when the calls there are the same, else the latest turn with the same calls whose ids
+    the earlier `history` did not already use."""
+    wanted = _signature(calls)
     turns = request.turns
-    if position < len(turns) and turns[position].role == "assistant" \
-            and _signature(turns[position]) == wanted:
-        return position, turns[position]
+    if position < len(turns) and turns[position].role == "assistant":
+        there = _calls(turns[position])
+        if _signature(there) == wanted:
+            return position, turns[position], there
     earlier_ids = {c.wire_id for t in history for c in t.invocations() if c.wire_id is not None}
     for index in range(len(turns) - 1, -1, -1):
         candidate = turns[index]
-        if candidate.role == "assistant" and _signature(candidate) == wanted and not any(
-                c.wire_id in earlier_ids for c in candidate.invocations()):
-            return index, candidate
+        if candidate.role != "assistant":
+            continue
+        there = _calls(candidate)
+        if _signature(there) == wanted and not any(c.wire_id in earlier_ids for _, c in there):
+            return index, candidate, there
     return None
 
 
@@ -88,25 +100,25 @@ def check(ctx: Context) -> Iterator[Finding]:
             while later < len(replaying) and replaying[later][0] <= k:
                 later += 1
             answers = [r.turn for r in read.responses if r.turn is not None]
-            if not any(any(t.invocations()) for t in answers):
+            made = [(offset, calls) for offset, answer in enumerate(answers) if (calls := _calls(answer))]
+            if not made:
                 continue
             history = read.request.turns if read.request is not None else ()
             following = next((request for _, request in replaying[later:]
                               if len(request.turns) > len(history)), None)
             if following is None:
                 continue
-            nxt = next(r for r in reads[k + 1:] if r.request is following)
-            for offset, answer in enumerate(answers):
-                if not any(answer.invocations()):
-                    continue
-                found = _replay(answer, len(history) + offset, following, history)
+            for offset, calls in made:
+                found = _replay(calls, len(history) + offset, following, history)
                 if found is None:
                     continue
-                index, replay = found
-                new_calls = [(p, part) for p, part in enumerate(replay.parts) if isinstance(part, Invocation)]
-                changed = [(old, p, new) for old, (p, new) in zip(answer.invocations(), new_calls, strict=True)
+                index, replay, new_calls = found
+                changed = [(old, p, new) for (_, old), (p, new) in zip(calls, new_calls, strict=True)
                            if old.wire_id is not None and new.wire_id is not None and old.wire_id != new.wire_id]
-                turn = _locate(conv, replay, index) if changed else None
+                if not changed:
+                    continue
+                turn = _locate(conv, replay, index)
+                nxt = next(r for r in reads[k + 1:] if r.request is following)  # (named in the message)
                 for old, p, new in changed:
                     yield ctx.at(
                         f"call {new.id} {plain(new.name)} was returned as {short(old.wire_id)} in exchange "
