@@ -6,7 +6,8 @@ one walk for calls and results (`pairing.located`), the call index's walk from a
 (`replay._names_failure`), the text TD301 finds kept verbatim (`td301_dropped_text._verbatim`) and
 the comparison of two JSON values, which writes out a pointer for a difference only and answers for
 a string at once (`replay.first_difference`), the replay pairing's calls (or results) found in step
-with their originals (`replay.in_step`), and the runner's pass over the memo, skipped until the
+with their originals (`replay.in_step`), a request's tools worked out once for the requests that
+declare the same (`arguments.declared_again`), and the runner's pass over the memo, skipped until the
 first rule it has to let an entry go at (`Context.passing`)."""
 
 from hypothesis import given, settings
@@ -14,14 +15,14 @@ from hypothesis import strategies as st
 
 from tests.checks.test_arguments import ANTHROPIC, CHAT, CHAT_TOOLS, chat_call, jsonl, record
 from tooldbg.checks import RULES, replay, schema
-from tooldbg.checks.arguments import finding, wire_node
+from tooldbg.checks.arguments import Declared, declared_again, finding, wire_node
 from tooldbg.checks.base import Context
 from tooldbg.checks.pairing import Located, located
 from tooldbg.checks.replay import MISSING, first_difference, norm, resolve_pointer
 from tooldbg.checks.rules import td203_arguments_not_string, td204_arguments_not_object, td301_dropped_text
 from tooldbg.jsonio import resolve
 from tooldbg.load import load_bytes
-from tooldbg.model import Conversation, Invocation, Reasoning, Result, Text, Turn
+from tooldbg.model import Conversation, Invocation, Reasoning, Result, Text, Tool, Turn
 from tooldbg.source import Source
 
 JSON = st.recursive(
@@ -356,3 +357,20 @@ def test_parts_in_step_with_their_originals_are_paired_as_the_search_pairs_them(
     if replay.in_step(originals, local):
         assert list(zip(originals, local, strict=True)) == replay.searched(originals, local, lambda: index,
                                                                              anchored, trusted)
+
+
+TOOLS = st.lists(st.builds(Tool, name=st.sampled_from(["f", "g"]), parameters=st.none() | st.just({"type": "object"}),
+                           kind=st.sampled_from(["function", "custom", "tool_search", "namespace", "web_search"]),
+                           source=st.builds(Source, pointer=st.sampled_from(["/tools/0", "/tools/1"]))),
+                 max_size=3).map(tuple)
+
+
+@settings(max_examples=300)
+@given(TOOLS, TOOLS)
+def test_tools_declared_again_answer_as_the_tools_worked_out_anew(before, tools):
+    """`declared_again` keeps the latest request's `Declared` for equal tools (their sources aside):
+    it answers what `Declared` of the request's own tools answers."""
+    again, anew = declared_again(Declared(before), tools), Declared(tools)
+    assert again.functions() == anew.functions()
+    assert again.names() == anew.names()
+    assert again.dynamic() == anew.dynamic()

@@ -122,6 +122,15 @@ class Declared:
         return self._dynamic
 
 
+def declared_again(latest: Declared | None, tools: tuple[Tool, ...]) -> Declared:
+    """`Declared(tools)`, or `latest` when it holds the same tools: an agent sends its tool list again
+    with every request, and working out what each declares was two fifths of TD207 (what a
+    `Declared` answers depends on the tools' values alone: a property test holds it to that)."""
+    if latest is not None and (latest.tools is tools or latest.tools == tools):
+        return latest
+    return Declared(tools)
+
+
 def calls(ctx: Context) -> list[Call]:
     """Every tool call of the file, in log order (see the module docstring), gathered once for all
     the rules that ask."""
@@ -147,12 +156,15 @@ def _calls(ctx: Context) -> Iterator[Call]:
     #: very same objects, visited then, and skipped as a run rather than looked up one by one.
     latest: dict[str | None, tuple[Turn, ...]] = {}
     bodies = _Bodies(ctx.reads)
+    declaring: Declared | None = None  # the latest request's tools
     for read in ctx.reads:
         if read.request is None and not read.responses:  # (a session log's record of no call)
             continue
         conv = ctx.loaded.conversation(read.conversation) if read.conversation else None
         facts = formats.facts(read.format) if read.format is not None else None
-        declared = Declared(read.request.tools) if read.request is not None else None
+        declared = None
+        if read.request is not None:
+            declared = declaring = declared_again(declaring, read.request.tools)
         # (turn, the message or the assembled stream its sources point into, whether a broken
         # stream produced it), from the first turn not visited with the conversation's previous
         # request
