@@ -118,10 +118,13 @@ def _requests_ending_on_calls(conv: Conversation, exchanges: list[ExchangeRead]
         if request is None or not request.turns or not read.responses:
             continue
         final = request.turns[-1]
+        calls = [(p, part) for p, part in enumerate(final.parts) if isinstance(part, Invocation)]
+        if not calls:  # (most requests end on results or words: nothing to bind)
+            continue
         bound = {r.invocation_id for r in final.results()}
         t = read.sent - 1  # its place in the timeline
-        for p, part in enumerate(final.parts):
-            if isinstance(part, Invocation) and part.id not in bound:
+        for p, part in calls:
+            if part.id not in bound:
                 yield read, _in_timeline(conv, t, p, part), part
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from ...jsonio import dumps_str
 from ...lacking import IDS
-from ...model import Conversation, Invocation
+from ...model import Invocation
 from ...shorten import quote
 from ..base import Context, Finding
 from ..pairing import Located, describe, paired, result_text, string_leaves
@@ -54,13 +54,15 @@ GOOD = """
 _MIN_TOKEN = 3
 
 
-def _groups(conv: Conversation) -> Iterator[list[Invocation]]:
-    """Per assistant turn, the id-less calls sharing a name, when there are several that differ."""
-    for turn in conv.turns:
-        by_name: dict[str, list[Invocation]] = {}
-        for call in turn.invocations():
-            if call.wire_id is None:
-                by_name.setdefault(call.name, []).append(call)
+def _groups(calls: list[Located]) -> Iterator[list[Invocation]]:
+    """Per turn, the id-less calls sharing a name, when there are several that differ (`calls`: the
+    conversation's, in order, as the pairing found them: its turns are not walked again)."""
+    by_turn: dict[int, dict[str, list[Invocation]]] = {}
+    for found in calls:
+        call = found.node
+        if call.wire_id is None:
+            by_turn.setdefault(found.turn, {}).setdefault(call.name, []).append(call)
+    for by_name in by_turn.values():
         for group in by_name.values():
             if len(group) > 1 and len({dumps_str([c.arguments, c.raw_arguments], sort_keys=True) for c in group}) > 1:
                 yield group
@@ -79,8 +81,9 @@ def _tokens(group: list[Invocation]) -> dict[str, dict[str, str]]:
 
 def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
-        bound = paired(ctx, conv).results_by_call
-        for group in _groups(conv):
+        pairing = paired(ctx, conv)
+        bound = pairing.results_by_call
+        for group in _groups(pairing.calls):
             tokens = _tokens(group)
             unconfirmed: list[tuple[Located, Invocation]] = []
             for call in group:
