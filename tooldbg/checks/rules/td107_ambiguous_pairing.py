@@ -18,10 +18,10 @@ from collections.abc import Iterator
 
 from ...jsonio import dumps_str
 from ...lacking import IDS
-from ...model import Invocation
+from ...model import Conversation, Invocation
 from ...shorten import quote
 from ..base import Context, Finding
-from ..pairing import Located, describe, paired, result_text, string_leaves
+from ..pairing import Located, describe, located, paired, result_text, string_leaves
 
 CODE = "TD107"
 NAME = "ambiguous-pairing"
@@ -54,11 +54,12 @@ GOOD = """
 _MIN_TOKEN = 3
 
 
-def _groups(calls: list[Located]) -> Iterator[list[Invocation]]:
-    """Per turn, the id-less calls sharing a name, when there are several that differ (`calls`: the
-    conversation's, in order, as the pairing found them: its turns are not walked again)."""
+def _groups(conv: Conversation, calls: list[Located] | None = None) -> Iterator[list[Invocation]]:
+    """Per turn, the id-less calls sharing a name, when there are several that differ. `calls`: the
+    conversation's (`pairing.located`), when the pairing found them already: its turns are not
+    walked again."""
     by_turn: dict[int, dict[str, list[Invocation]]] = {}
-    for found in calls:
+    for found in calls if calls is not None else located(conv)[0]:
         call = found.node
         if call.wire_id is None:
             by_turn.setdefault(found.turn, {}).setdefault(call.name, []).append(call)
@@ -83,7 +84,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for conv in ctx.conversations:
         pairing = paired(ctx, conv)
         bound = pairing.results_by_call
-        for group in _groups(pairing.calls):
+        for group in _groups(conv, pairing.calls):
             tokens = _tokens(group)
             unconfirmed: list[tuple[Located, Invocation]] = []
             for call in group:
