@@ -38,6 +38,8 @@ GOOD = """
 
 def check(ctx: Context) -> Iterator[Finding]:
     reads = ctx.reads
+    if not any(r.format is not None and formats.facts(r.format).failure != "text" for r in reads):
+        return  # (no exchange in a format with a failure flag: an OpenAI log's results are not walked)
     lost = {hit[2].source for _, _, hit in lost_flags(ctx)}  # TD303 says it better
     for conv in ctx.conversations:
         for found in paired(ctx, conv).results:
