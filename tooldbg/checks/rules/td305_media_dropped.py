@@ -49,6 +49,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             if not pair.anchored or not pair.turns:
                 continue
             own = [p for p in pair.original.parts if isinstance(p, Media)]
+            if not own:  # (most turns: no medium to lose, the replay's not listed)
+                continue
             kept = [p for _, t in pair.turns for p in t.parts if isinstance(p, Media)]
             lost = _lost(own, kept, replay)
             if lost:
