@@ -51,8 +51,14 @@ def check(ctx: Context) -> Iterator[Finding]:
         for t, turn in enumerate(conv.turns):
             if turn.role == "user" and view.units[t] not in result_units:
                 fresh.clear()  # the user spoke: asking again may be what they want
-            made = [(p, part) for p, part in enumerate(turn.parts) if isinstance(part, Invocation)]
-            for p, call in made:
+            made = False
+            results: list[Result] = []  # (looked at after the turn's calls: one walk over its parts)
+            for p, call in enumerate(turn.parts):
+                if not isinstance(call, Invocation):
+                    if isinstance(call, Result):
+                        results.append(call)
+                    continue
+                made = True
                 key = (call.name, arguments_key(call))
                 earlier = fresh.get(key)
                 if earlier is not None:
@@ -64,8 +70,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 calls[call.id] = call
             if made:
                 fresh.clear()
-            for part in turn.parts:
-                if isinstance(part, Result) and part.invocation_id in keys:
+            for part in results:
+                if part.invocation_id in keys:
                     result_units.add(view.units[t])
                     if not part.is_error:
                         fresh.setdefault(keys[part.invocation_id], (t, calls[part.invocation_id]))
