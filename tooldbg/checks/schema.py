@@ -249,7 +249,10 @@ def _plainly_fits(value: Any, schema: Any) -> bool:
     name = schema.get("type")
     if name is None:
         return True
-    return isinstance(name, str) and name.lower() in _KNOWN and _is_type(value, name.lower())
+    if not isinstance(name, str):
+        return False
+    name = name.lower()
+    return name in _KNOWN and _is_type(value, name)
 
 
 #: The keywords of an object schema `_plain_object` reads past: the plain ones, and those that say
@@ -291,6 +294,8 @@ def _is_any_type(value: Any, names: frozenset[str]) -> bool:
 
 
 def _is_type(value: Any, name: str) -> bool:
+    if name == "string":  # (most arguments: strings)
+        return isinstance(value, str)
     if name == "null":
         return value is None
     if name == "boolean":
@@ -300,8 +305,6 @@ def _is_type(value: Any, name: str) -> bool:
             isinstance(value, float) and value.is_integer())
     if name == "number":
         return isinstance(value, int | float) and not isinstance(value, bool)
-    if name == "string":
-        return isinstance(value, str)
     if name == "array":
         return isinstance(value, list)
     return isinstance(value, dict)
