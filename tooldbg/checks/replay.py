@@ -113,7 +113,7 @@ class Pair:
 def in_step(originals: Sequence[Invocation | Result], local: Sequence[Placed]) -> bool:
     """Does the replay hold the original's calls (or results) under the same wire ids, in the same
     order, each part once? `searched` then pairs each with the replay's part at its place: the usual
-    replay, for which searching the replay for each id and listing what is left was most of pairing
+    replay, for which searching the replay for each id and listing what is left was a third of pairing
     a turn (a property test holds the two to the same pairs)."""
     if len(local) != len(originals):
         return False

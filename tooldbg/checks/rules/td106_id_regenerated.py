@@ -51,7 +51,7 @@ Calls = list[tuple[int, Invocation]]  # (part index, call) of each call of a tur
 
 def _calls(turn: Turn) -> Calls:
     """The turn's calls, with their places: one walk over its parts, kept for every use the rule
-    makes of them (walking them again for each was a third of the rule)."""
+    makes of them (walking them again for each was a fifth of the rule)."""
     return [(p, part) for p, part in enumerate(turn.parts) if isinstance(part, Invocation)]
 
 

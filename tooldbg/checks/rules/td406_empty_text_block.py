@@ -47,7 +47,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             if turns[0] >= view.sent:
                 continue
             # (most wire messages hold no blank text: their parts are not listed, nor the call or
-            # result beside one looked for, which was two thirds of the rule on a clean log)
+            # result beside one looked for: two fifths of the rule on a clean log)
             if not any(blank(part) for t in turns for part in conv.turns[t].parts):
                 continue
             parts = [(t, p, part) for t in turns for p, part in enumerate(conv.turns[t].parts)]
