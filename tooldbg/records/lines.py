@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 from array import array
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
 from ..errors import FormatError, InputError
-from ..jsonio import MAX_DEPTH, Printed, TooDeep, checked_lists, dumps, ensure_depth, inside, loads
+from ..jsonio import MAX_DEPTH, Printed, TooDeep, checked_lists, ensure_depth, inside, loads
 
 #: The UTF-8 byte-order mark some writers put first.
 BOM = b"\xef\xbb\xbf"
@@ -128,14 +128,13 @@ _Z = "\x00"
 class _Run:
     """Lines extending each other: the members each open object has before the open one (`heads`,
     as the line's text gives them) and the open ones' keys; the open array's elements and their
-    JSON bytes; where the last line's new elements begin and how many there are (None: the
-    elements up to the cut are all `array`'s)."""
+    JSON bytes; where the last line's new elements begin (None: a run begun at the cut)."""
 
     heads: tuple[dict[str, Any], ...]
     keys: tuple[str, ...]
     array: list[Any]
     printed: Printed
-    added: tuple[int, int] | None = None
+    added: int | None = None
 
 
 class ExtendingLines:
@@ -175,7 +174,7 @@ class ExtendingLines:
         if data[comma:comma + 1] != b"," or data.find(b"\\u0000", comma, end) >= 0:
             return None
         cut = last[0] + shared  # (where the last line is inside its message list, after an element)
-        run = self._proven(last[0], cut) if run is None else self._continued(run, cut)
+        run = self._proven(last[0], cut) if run is None else self._continued(run, cut, last[1])
         if run is None:
             return None
         try:
@@ -194,8 +193,7 @@ class ExtendingLines:
             run.heads[2], run.keys[2], array, body), request), parsed)
         joined = b"".join((inside(run.printed)[:-1], b",", inside(written)[1:]))
         printed[id(array)] = (joined, 0)
-        self._last, self._run = (start, end), _Run(run.heads, run.keys, array, (joined, 0),
-                                                 (comma + 1, len(new)))
+        self._last, self._run = (start, end), _Run(run.heads, run.keys, array, (joined, 0), comma + 1)
         return value, printed
 
     def _proven(self, start: int, cut: int) -> _Run | None:
@@ -209,32 +207,41 @@ class ExtendingLines:
             return None
         heads: list[dict[str, Any]] = []
         keys: list[str] = []
+        array: Any = None  # (the elements of the body's array up to `cut`, once found)
         for level, (key, pattern) in enumerate(_OPENERS):
             empty = b"[]}" if level == 2 else b"{}}"
-            found = None
+            head = None
             for tries, match in enumerate(pattern.finditer(data, at + 1, cut)):
                 opener = match.end() - 1
                 head = _parsed(view[at:opener], empty)
-                array = _parsed(view[opener:cut], b"]") if level == 2 and head is not None else None
-                if head is not None and (level < 2 or array):
-                    found = head, key or match.group(1).decode(), opener
+                if head is not None and level == 2:
+                    array = _parsed(view[opener:cut], b"]")
+                if head is not None and (level < 2 or array) or tries == _TRIES:
                     break
-                if tries == _TRIES:
-                    break
-            if found is None or _Z in found[0]:
+            if head is None or level == 2 and not array or _Z in head:
                 return None
-            heads.append(found[0])
-            keys.append(found[1])
-            at = found[2]
-        return _Run(tuple(heads), tuple(keys), array, (dumps(array), 0))
-
-    def _continued(self, run: _Run, cut: int) -> _Run | None:
-        """`run` when the last line's new elements all end at `cut`: the text from the first one to
-        `cut` is an array of as many elements."""
-        if run.added is None or cut <= run.added[0]:
+            heads.append(head)
+            keys.append(key or match.group(1).decode())
+            at = opener
+        # The levels again, their depth tested (a line's text may hold what its value does not
+        # keep: a member of the same name after it takes its place), the array's bytes printed.
+        levels: Any = array
+        for head, key in zip(reversed(heads), reversed(keys), strict=True):
+            levels = {**head, key: levels}
+        try:
+            printed = checked_lists(levels).get(id(array))
+        except FormatError:
             return None
-        elements = _parsed(self._view[run.added[0]:cut], b"]", b"[")
-        return run if elements is not None and len(elements) == run.added[1] else None
+        return _Run(tuple(heads), tuple(keys), array, printed) if printed is not None else None
+
+    def _continued(self, run: _Run, cut: int, end: int) -> _Run | None:
+        """`run` when the last line's new elements (it ends at `end`) all end at `cut`: the text
+        from the first one to `cut` is an array of elements, and the line closes its list there
+        (not a number cut short: `3` of `35`)."""
+        data = self._data
+        if run.added is None or data[(at := _after_blank(data, cut, end)):at + 1] != b"]":
+            return None
+        return run if _parsed(self._view[run.added:cut], b"]", b"[") else None  # (`[]`: none)
 
 
 #: How many places a container's key is tried at before a run is not begun (each try parses up to it).
