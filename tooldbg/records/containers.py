@@ -337,7 +337,7 @@ def _jsonl_exchanges(capture: Capture, data: bytes, found: Iterable[tuple[int, i
             capture.errors.append(err)
             continue
         if read is None:
-            extending.read(start, end)
+            extending.read(start, end, value)
         if is_exchange(value):
             count += 1
             yield exchange_record(capture, value, number, count - 1, lists)

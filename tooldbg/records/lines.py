@@ -112,12 +112,9 @@ def json_records(path: str, data: bytes, errors: list[InputError]) -> Iterator[t
         yield number, start, end, value
 
 
-#: What opens the containers a JSON Lines exchange's message list is nested in, each after its key
-#: (a quote after no backslash begins a key: inside a string a quote is escaped): the record's
-#: `request`, the request's `body`, and an array member of the body (`ExtendingLines`).
-_OPENERS = (("request", re.compile(rb'(?<!\\)"request"[ \t\r\n]*:[ \t\r\n]*\{')),
-            ("body", re.compile(rb'(?<!\\)"body"[ \t\r\n]*:[ \t\r\n]*\{')),
-            ("", re.compile(rb'(?<!\\)"([^"\\]*)"[ \t\r\n]*:[ \t\r\n]*\[')))
+#: What opens a member's container after its key (a quote after no backslash begins a key: inside a
+#: string a quote is escaped), for the key and the bracket (`ExtendingLines`).
+_OPENER = rb'(?<!\\)"%s"[ \t\r\n]*:[ \t\r\n]*\%s'
 #: Three objects and an array opened, each under the key "\u0000": the text after a line's cut,
 #: parsed at the levels it is at in the line.
 _INSIDE = b'{"\\u0000":{"\\u0000":{"\\u0000":['
@@ -156,11 +153,13 @@ class ExtendingLines:
     def __init__(self, data: bytes) -> None:
         self._data, self._view = data, memoryview(data)
         self._last: tuple[int, int] | None = None
+        self._value: Any = None  # (the last line's)
         self._run: _Run | None = None
 
-    def read(self, start: int, end: int) -> None:
-        """The line `data[start:end]` was read whole, without error: the next may extend it."""
-        self._last, self._run = (start, end), None
+    def read(self, start: int, end: int, value: Any) -> None:
+        """The line `data[start:end]` was read whole, without error (its `value`): the next may
+        extend it."""
+        self._last, self._run, self._value = (start, end), None, value
 
     def extended(self, start: int, end: int) -> tuple[dict[str, Any], dict[int, Printed]] | None:
         """The value of the line `data[start:end]` and its message list's JSON bytes (by `id`), when
@@ -174,7 +173,7 @@ class ExtendingLines:
         if data[comma:comma + 1] != b"," or data.find(b"\\u0000", comma, end) >= 0:
             return None
         cut = last[0] + shared  # (where the last line is inside its message list, after an element)
-        run = self._proven(last[0], cut) if run is None else self._continued(run, cut, last[1])
+        run = self._proven(last[0], cut, last[1]) if run is None else self._continued(run, cut, last[1])
         if run is None:
             return None
         try:
@@ -196,7 +195,7 @@ class ExtendingLines:
         self._last, self._run = (start, end), _Run(run.heads, run.keys, array, (joined, 0), comma + 1)
         return value, printed
 
-    def _proven(self, start: int, cut: int) -> _Run | None:
+    def _proven(self, start: int, cut: int, end: int) -> _Run | None:
         """The run the line at `start` begins when it is inside its record's `request.body` and
         an array member of that, after an element, at `cut` (proven by parsing: the text from
         each container's opening bracket to the next one's, closed, is one value; the array's up
@@ -208,8 +207,11 @@ class ExtendingLines:
         heads: list[dict[str, Any]] = []
         keys: list[str] = []
         array: Any = None  # (the elements of the body's array up to `cut`, once found)
-        for level, (key, pattern) in enumerate(_OPENERS):
+        for level, key in enumerate(("request", "body", self._array_key(cut, end))):
+            if key is None:
+                return None
             empty = b"[]}" if level == 2 else b"{}}"
+            pattern = re.compile(_OPENER % (re.escape(key.encode()), empty[:1]))
             head = None
             for tries, match in enumerate(pattern.finditer(data, at + 1, cut)):
                 opener = match.end() - 1
@@ -221,7 +223,7 @@ class ExtendingLines:
             if head is None or level == 2 and not array or _Z in head:
                 return None
             heads.append(head)
-            keys.append(key or match.group(1).decode())
+            keys.append(key)
             at = opener
         # The levels again, their depth tested (a line's text may hold what its value does not
         # keep: a member of the same name after it takes its place), the array's bytes printed.
@@ -233,6 +235,20 @@ class ExtendingLines:
         except FormatError:
             return None
         return _Run(tuple(heads), tuple(keys), array, printed) if printed is not None else None
+
+    def _array_key(self, cut: int, end: int) -> str | None:
+        """The member of the last line's `request.body` that would be open at `cut`: the one before
+        the members its text has after `cut` (where `_proven` looks for it first)."""
+        request = self._value.get("request") if type(self._value) is dict else None
+        body = request.get("body") if type(request) is dict else None
+        tail = _parsed(self._view[cut:end], b"", _INSIDE) if type(body) is dict else None
+        request = tail.get(_Z) if type(tail) is dict else None
+        after = request.get(_Z) if type(request) is dict else None
+        if type(after) is not dict or type(body) is not dict:
+            return None
+        keys, later = list(body), [k for k in after if k != _Z]
+        at = len(keys) - len(later) - 1
+        return keys[at] if at >= 0 and keys[at + 1:] == later else None
 
     def _continued(self, run: _Run, cut: int, end: int) -> _Run | None:
         """`run` when the last line's new elements (it ends at `end`) all end at `cut`: the text
