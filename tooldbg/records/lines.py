@@ -139,8 +139,10 @@ class ExtendingLines:
     with messages added at the end of `request.body`'s message list: of such a line only the new
     messages and what comes after the list (the rest of the body, the response) are parsed and
     printed; the value holds the line before's messages (the same objects) and the objects
-    before the list (checking a 1 MB JSON Lines capture of a 21-request session, 54.8 → M: each
-    line was parsed and printed whole, history and all).
+    before the list (checking a 1 MB JSON Lines capture of a 21-request session, 54.8 → 49.0 M,
+    one with SSE responses 65.8 → 60.1 M: each line was parsed and printed whole, history and
+    all). The first lines, parsed already to detect the file's format (`logs.peek`), are taken
+    as they are: extending them too cost 1.2 M more than printing them.
 
     A line extends the last one from where the two part (`cut`) when the last one is proven to be
     inside the message list there, after an element, and the line goes on with a comma: the
