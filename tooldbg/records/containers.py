@@ -40,7 +40,7 @@ from ..shorten import quote
 from . import entries, eventstream, sse
 from .entries import Reread, Split, Walked, begins_as_har, find_records, split_har
 from .fields import header_map, kind, status_code, string_field
-from .lines import BLANK, BOM, line_table, lines, parses, record_shaped, table_lines
+from .lines import BLANK, BOM, ExtendingLines, line_table, lines, parses, record_shaped, table_lines
 from .sniff import is_api_text
 from .text import check_utf8, utf8
 
@@ -327,13 +327,17 @@ def _jsonl_exchanges(capture: Capture, data: bytes, found: Iterable[tuple[int, i
     last exchange. Raises at the end when no line was read."""
     path, count = capture.path, 0
     events: list[StreamEvent] = []
-    view = memoryview(data)
+    view, extending = memoryview(data), ExtendingLines(data)
     for number, start, end in found:
+        value = parsed.pop((start, end), _UNPARSED)
         try:
-            value, lists = jsonl_value(path, view[start:end], number, parsed.pop((start, end), _UNPARSED))
+            read = extending.extended(start, end) if value is _UNPARSED else None
+            value, lists = read or jsonl_value(path, view[start:end], number, value)
         except InputError as err:
             capture.errors.append(err)
             continue
+        if read is None:
+            extending.read(start, end, value)
         if is_exchange(value):
             count += 1
             yield exchange_record(capture, value, number, count - 1, lists)
