@@ -3,7 +3,7 @@ plain-leaf and plain-object tests (`schema._plainly_fits`, `schema._plain_object
 one walk for calls and results (`pairing.located`), the call index's walk from a source's tokens
 (`arguments.wire_node`), the TD203/TD204 findings of a call judged once per place
 (`arguments.unique`), the words a failure line needs before it is searched
-(`replay._names_failure`), the text TD301 finds kept verbatim (`td301_dropped_text._verbatim`) and
+(`failures._names_failure`), the text TD301 finds kept verbatim (`td301_dropped_text._verbatim`) and
 the comparison of two JSON values, which writes out a pointer for a difference only and answers for
 a string at once (`replay.first_difference`), the replay pairing's calls (or results) found in step
 with their originals (`replay.in_step`), a request's tools worked out once for the requests that
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.checks.test_arguments import ANTHROPIC, CHAT, CHAT_TOOLS, chat_call, jsonl, record
-from tooldbg.checks import RULES, replay, schema
+from tooldbg.checks import RULES, failures, replay, schema
 from tooldbg.checks.arguments import Declared, declared_again, finding, wire_node
 from tooldbg.checks.base import Context
 from tooldbg.checks.pairing import Located, located
@@ -258,8 +258,8 @@ LINES = st.lists(_any_case("failed") | _any_case("failure") | _any_case("timed o
 @settings(max_examples=500)
 @given(LINES)
 def test_a_line_the_failure_search_matches_names_a_failure(line):
-    if replay._FAILURE_LINE.search(line):
-        assert replay._names_failure(line)
+    if failures._FAILURE_LINE.search(line):
+        assert failures._names_failure(line)
 
 
 WORDS_AND_SPACE = st.text(alphabet="aAb \n\t", max_size=6)

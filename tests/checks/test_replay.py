@@ -10,7 +10,8 @@ import pytest
 from tests import paths
 from tests.checks.helpers import DAMAGED, SYMPTOM, run_rules
 from tooldbg.checks import run_checks, select_rules
-from tooldbg.checks.replay import failure_report, first_difference
+from tooldbg.checks.failures import failure_report
+from tooldbg.checks.replay import first_difference
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Json, Text
 

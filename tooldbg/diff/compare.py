@@ -19,7 +19,8 @@ from typing import Any
 
 from .. import formats
 from ..checks import RULES
-from ..checks.replay import failure_report, first_difference, resolve_pointer, snippet
+from ..checks.failures import failure_report
+from ..checks.replay import first_difference, resolve_pointer, snippet
 from ..jsonio import dumps_str
 from ..model import Conversation, Invocation, Media, Reasoning, Result, Tool
 from ..shorten import clip

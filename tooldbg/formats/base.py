@@ -176,7 +176,7 @@ class Facts:
     failure: Literal["flag", "error-key", "text"]
     """How a tool result says that the tool failed: a `flag` beside the content (Anthropic `is_error`,
     Bedrock `status`), an `error-key` in place of the output (Gemini `response.error`), or only in
-    its `text`. TD304 judges `flag` and `error-key` formats; `checks.replay.lost_flags` (TD303)
+    its `text`. TD304 judges `flag` and `error-key` formats; `checks.failures.lost_flags` (TD303)
     excuses a replay in a `text` format that says the failure in its text."""
     failure_wording: str | None
     """The failure marking as findings quote it (`is_error: true`), None for a `text` format: TD303

@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from ..checks.failures import lost_flags
 from ..checks.reasoning import losses
 from ..checks.replay import (
     Pair,
     Placed,
     first_difference,
-    lost_flags,
     media_identity,
     media_in,
     norm,

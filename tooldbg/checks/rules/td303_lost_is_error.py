@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from ... import formats
 from ...shorten import quote
 from ..base import Context, Finding
-from ..replay import lost_flags, origin
+from ..failures import lost_flags
+from ..replay import origin
 
 CODE = "TD303"
 NAME = "lost-is-error"

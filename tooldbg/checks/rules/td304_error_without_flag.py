@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from ... import formats
 from ...shorten import quote
 from ..base import Context, Finding
+from ..failures import failure_report, lost_flags
 from ..pairing import paired
-from ..replay import failure_report, lost_flags
 
 CODE = "TD304"
 NAME = "error-without-flag"
