@@ -244,9 +244,9 @@ class _Assembler:
         self.stopped = True
 
     def position(self, index: Any, data: dict[str, Any], at: int) -> int | None:
-        """The block a delta/stop event names by `index` (its `data["index"]`) when no block opened
-        under that integer (the steps look the usual index up in `wire` themselves, a call less per
-        event): the latest block opened under it, else the block at that position (one
+        """The block a delta/stop event names by `index` (its `data["index"]`), asked when `wire` has
+        no block opened under it as an `int` (the steps look that usual case up themselves: a call
+        less per event): the latest block opened under it, else the block at that position (one
         `message_start` carried)."""
         index = as_index(index)
         if index in self.wire:
