@@ -17,7 +17,7 @@ from tests.strategies import assert_losses_explain, conversations
 from tooldbg.errors import FormatError
 from tooldbg.formats import openai_chat as oc
 from tooldbg.formats.base import ApiError, StreamEvent, StreamProblem
-from tooldbg.formats.reading import link, with_chunks
+from tooldbg.formats.reading import link, stamp_chunks
 from tooldbg.model import (
     Conversation,
     Invocation,
@@ -690,7 +690,8 @@ def test_two_call_stream_assembles_into_the_non_streamed_body():
         "": 0, "/usage": 6, "/choices/0": 0, "/choices/0/message": 0, "/choices/0/message/role": 0,
         "/choices/0/finish_reason": 5,
         "/choices/0/message/tool_calls/0": 0, "/choices/0/message/tool_calls/1": 3}
-    turn = with_chunks(oc.read_response(assembled.body, SRC).turn, assembled.chunks)
+    turn = oc.read_response(assembled.body, SRC).turn
+    stamp_chunks(turn, assembled.chunks)
     assert [(p.name, p.arguments, p.source.chunk) for p in turn.invocations()] == [
         ("get_weather", {"city": "Paris"}, 0), ("get_weather", {"city": "Rome"}, 3)]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import is_
 from threading import Lock
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
 from ..jsonio import dumps, try_loads
@@ -351,14 +351,25 @@ def chunk_for(chunks: dict[str, int], pointer: str) -> int | None:
     return best
 
 
-def with_chunks(turn: Turn | None, chunks: dict[str, int]) -> Turn | None:
-    """Stamp the stream chunk that opened each part onto the part's source."""
-    if turn is None or not chunks:
-        return turn
-    parts = tuple(with_source(p, p.source.at(p.source.pointer, chunk_for(chunks, p.source.pointer)))
-                  for p in turn.parts)
-    return replace(turn, parts=parts,
-                   source=turn.source.at(turn.source.pointer, chunk_for(chunks, turn.source.pointer)))
+def stamp_chunks(turn: Turn, chunks: dict[str, int]) -> None:
+    """Stamp the stream chunk that opened each part onto the part's source, and the turn's onto its
+    own: in place, on a turn a reader has just made of an assembled stream, which nothing else holds
+    yet (as `link_read` gives its calls their ids), not on a copy of the turn and of each part (those
+    copies were a third of stamping a streamed response)."""
+    if chunks:
+        for part in turn.parts:
+            _SET_PART_SOURCE(part, _chunked(part.source, chunks))
+        _SET_TURN_SOURCE(turn, _chunked(turn.source, chunks))
+
+
+def _chunked(source: Source, chunks: dict[str, int]) -> Source:
+    pointer = source.pointer
+    return source.at(pointer, chunk_for(chunks, pointer))
+
+
+#: The `source` of a part (every part class's, through its base's slot) and of a turn.
+_SET_PART_SOURCE = vars(Part)["source"].__set__
+_SET_TURN_SOURCE = vars(Turn)["source"].__set__
 
 
 def expect_dict(value: Any, source: Source, what: str) -> dict[str, Any]:
@@ -465,6 +476,22 @@ def event_type(event: StreamEvent) -> str | None:
     return kind if isinstance(kind, str) and kind else event.name
 
 
+def event_types(events: Sequence[StreamEvent]) -> list[str | None]:
+    """`event_type` of each event. When every payload is an object with a non-empty string `type`
+    (a stream of Anthropic or Responses events), those types, read without a function call per
+    event (half the cost): `dict.get` on a payload that is not an object and `str.join` on a type
+    that is not a string raise TypeError, and an empty type fails `all`; then each event is asked."""
+    get = dict.get
+    try:
+        kinds: list[Any] = [get(event.data, "type") for event in events]
+        "".join(kinds)
+        if all(kinds):
+            return kinds
+    except TypeError:  # a payload that is not an object, a `type` that is not a string
+        pass
+    return [event_type(event) for event in events]
+
+
 def split_at(events: Sequence[StreamEvent],
              is_start: Callable[[StreamEvent], bool]) -> list[list[StreamEvent]]:
     """Responses captured back to back → one event list each: a start event opens the next list
@@ -486,23 +513,3 @@ def as_index(value: Any) -> int | None:
     address their blocks and items so."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
-
-_Node = TypeVar("_Node", bound=Part | Turn)
-_COPIERS: dict[type[Any], Callable[[Any, Source], Any]] = {}
-
-
-def with_source(node: _Node, source: Source) -> _Node:
-    """`dataclasses.replace(node, source=source)`, for a part or a turn: a copy of its fields by a
-    function made once per class, storing each slot. `replace` goes through `fields()` and the
-    class's keyword `__init__`, seven times the cost (`with_chunks` copies each part of a streamed
-    response to stamp its chunk)."""
-    copier = _COPIERS.get(type(node))
-    if copier is None:
-        kind = type(node)
-        stores = "".join(f"    copy.{f.name} = node.{f.name}\n" for f in fields(kind) if f.name != "source")
-        scope: dict[str, Any] = {"_new": object.__new__, "_cls": kind}
-        exec(f"def copier(node, source):\n    copy = _new(_cls)\n{stores}    copy.source = source\n"
-             "    return copy\n", scope)
-        copier = _COPIERS[kind] = scope["copier"]
-    copied: _Node = copier(node, source)
-    return copied

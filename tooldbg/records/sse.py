@@ -12,9 +12,8 @@ import re
 from collections.abc import Iterable
 from itertools import repeat
 
-from ..errors import FormatError
 from ..formats.base import StreamEvent
-from ..jsonio import loads
+from ..jsonio import try_loads
 
 _LINE = re.compile(r"\r\n|\r|\n")
 
@@ -114,10 +113,8 @@ def _lines(text: str) -> tuple[list[str], Iterable[int]]:
 
 def _event(index: int, name: str | None, payload: str, offset: int | None) -> StreamEvent:
     stripped = payload.strip()
-    value: object = payload
     if stripped[:1] in ("{", "["):
-        try:
-            value = loads(stripped)
-        except FormatError:
-            value = payload
-    return StreamEvent(index, value, name, offset)
+        parsed, value = try_loads(stripped)
+        if parsed:
+            return StreamEvent(index, value, name, offset)
+    return StreamEvent(index, payload, name, offset)

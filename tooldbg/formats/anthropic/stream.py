@@ -11,7 +11,7 @@ from ...jsonio import dumps_str, try_loads
 from ...shorten import clip, quote
 from ...source import NO_SOURCE, Source
 from ..base import Assembled, StreamEvent, StreamProblem
-from ..reading import as_index, event_type, split_at
+from ..reading import as_index, event_type, event_types, split_at
 from .common import _type
 
 _TOOL_INPUT_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})  # input streams
@@ -34,7 +34,11 @@ def sniff_stream(events: Sequence[StreamEvent]) -> bool:
 
 
 def split_streams(events: Sequence[StreamEvent]) -> list[list[StreamEvent]]:
-    """A capture holding several responses back to back → one list per `message_start`."""
+    """A capture holding several responses back to back → one list per `message_start`. A capture
+    of one response (one `message_start`, or none) is one list, told by counting its starts among
+    the event types read at once (`event_types`), not by asking each event."""
+    if event_types(events).count("message_start") <= 1:
+        return [list(events)] if events else []
     return split_at(events, lambda event: event_type(event) == "message_start")
 
 
@@ -42,8 +46,7 @@ def assemble_stream(events: Sequence[StreamEvent], source: Source = NO_SOURCE) -
     """One response's events → the `message` body the SDK's stream accumulator ends with (a new
     body: `source` locates nothing in it; event indices go to `chunks` and problems)."""
     assembly = _Assembler()
-    for event in events:
-        assembly.feed(event)
+    assembly.feed_all(events)
     return assembly.finish()
 
 
@@ -78,7 +81,7 @@ class _Assembler:
         self.chunks: dict[str, int] = {}
         self.problems: list[StreamProblem] = []
         self.open: dict[int, int] = {}  # block position → its content_block_start event
-        self.buffers: dict[int, tuple[str, int]] = {}  # position → (partial JSON, first delta event)
+        self.buffers: dict[int, tuple[list[str], int]] = {}  # position → (partial JSON, first delta event)
         self.wire: dict[int, int] = {}  # the `index` a block opened under → its position
         self.interleaved: set[int] = set()  # positions already reported as interleaved
         self.stopped = False
@@ -86,6 +89,22 @@ class _Assembler:
 
     def problem(self, kind: str, message: str, chunk: int | None) -> None:
         self.problems.append(StreamProblem(kind, message, chunk))
+
+    def feed_all(self, events: Sequence[StreamEvent]) -> None:
+        """Each event fed in turn, as `feed` feeds it. The usual event — an object payload whose
+        `type` names a step (that is then its `event_type`), between `message_start` and
+        `message_stop`: `feed` would find nothing wrong with it — goes straight to its step."""
+        handlers = _HANDLERS
+        for event in events:
+            data = event.data
+            kind = data.get("type") if type(data) is dict else None
+            handler = handlers.get(kind) if type(kind) is str else None
+            if handler is not None and self.message is not None and not self.stopped:
+                handler(self, data, event.index)
+            else:
+                self.feed(event)
+        if events:
+            self.last = events[-1].index
 
     def feed(self, event: StreamEvent) -> None:
         self.last = event.index
@@ -131,19 +150,23 @@ class _Assembler:
             return
         content = self.message["content"]
         position = len(content)
-        if as_index(data.get("index")) != position:  # the SDK appends whatever the index says
+        index = as_index(data.get("index"))
+        if index != position:  # the SDK appends whatever the index says
             self.problem("order", f"content_block_start index {quote(data.get('index'))}, "
                          f"expected {position}", at)
         content.append(dict(block))
-        if as_index(data.get("index")) is not None:
-            self.wire[data["index"]] = position
+        if index is not None:
+            self.wire[index] = position
         self.chunks[f"/content/{position}"] = at
         self.open[position] = at
         if _type(block) in _TOOL_INPUT_BLOCKS and not (block.get("id") and block.get("name")):
             self.problem("identity", f"{block.get('type')} block without an id or a name", at)
 
     def block_delta(self, data: dict[str, Any], at: int) -> None:
-        position = self.position(data, at)
+        index = data.get("index")
+        position = self.wire.get(index) if type(index) is int else None  # (`as_index` when it is one)
+        if position is None:
+            position = self.position(index, data, at)
         delta = data.get("delta")
         if position is None:
             return
@@ -157,24 +180,28 @@ class _Assembler:
             self.interleaved.add(position)
             self.problem("order", f"delta for content block {position} after block {len(content) - 1} "
                                   "started (interleaved blocks)", at)
-        spec = _DELTAS.get(_type(delta))  # type: ignore[arg-type]
+        kind = delta.get("type")
+        spec = _DELTAS.get(kind) if isinstance(kind, str) else None
         block = content[position]
         if spec is None:
-            self.problem("other", f"unknown delta type {quote(delta.get('type'))} ignored", at)
+            self.problem("other", f"unknown delta type {quote(kind)} ignored", at)
             return
         key, target, how, types = spec
-        if _type(block) not in types:
-            self.problem("other", f"{delta['type']} for a {block.get('type')} block ignored", at)
+        block_kind = block.get("type")
+        if not isinstance(block_kind, str) or block_kind not in types:
+            self.problem("other", f"{kind} for a {block_kind} block ignored", at)
             return
         value = delta.get(key)
-        if how in ("append", "json") and not isinstance(value, str):
-            self.problem("other", f"{delta['type']} without a string `{key}`", at)
-        elif how == "append" and isinstance(value, str):
-            current = block.get(target)
-            block[target] = (current if isinstance(current, str) else "") + value
-        elif how == "json" and isinstance(value, str):
-            text, first = self.buffers.get(position, ("", at))
-            self.buffers[position] = (text + value, first)
+        if how == "append" or how == "json":
+            if not isinstance(value, str):
+                self.problem("other", f"{kind} without a string `{key}`", at)
+            elif how == "append":
+                current = block.get(target)
+                block[target] = (current if isinstance(current, str) else "") + value
+            elif (buffer := self.buffers.get(position)) is None:
+                self.buffers[position] = ([value], at)
+            else:  # (the pieces joined once, at the block's stop: not copied at each delta)
+                buffer[0].append(value)
         elif how == "cite":
             current = block.get(target)
             block[target] = [*(current if isinstance(current, list) else ()), value]
@@ -182,7 +209,10 @@ class _Assembler:
             block[target] = value
 
     def block_stop(self, data: dict[str, Any], at: int) -> None:
-        position = self.position(data, at)
+        index = data.get("index")
+        position = self.wire.get(index) if type(index) is int else None  # (`as_index` when it is one)
+        if position is None:
+            position = self.position(index, data, at)
         if position is None:
             return
         if self.open.pop(position, None) is None:
@@ -213,13 +243,11 @@ class _Assembler:
     def message_stop(self, data: dict[str, Any], at: int) -> None:
         self.stopped = True
 
-    def position(self, data: dict[str, Any], at: int) -> int | None:
-        """The block a delta/stop event names: the latest block opened under its `index`, else the
-        block at that position (one `message_start` carried)."""
-        index = data.get("index")
-        position = self.wire.get(index) if type(index) is int else None  # (`as_index` when it is one)
-        if position is not None:
-            return position
+    def position(self, index: Any, data: dict[str, Any], at: int) -> int | None:
+        """The block a delta/stop event names by `index` (its `data["index"]`), asked when `wire` has
+        no block opened under it as an `int` (the steps look that usual case up themselves: a call
+        less per event): the latest block opened under it, else the block at that position (one
+        `message_start` carried)."""
         index = as_index(index)
         if index in self.wire:
             return self.wire[index]
@@ -232,7 +260,8 @@ class _Assembler:
 
     def close(self, position: int) -> None:
         """Parse the streamed tool input; invalid JSON stays a string, for the reader to report."""
-        text, first = self.buffers.pop(position, ("", None))
+        pieces, first = self.buffers.pop(position, ((), None))
+        text = "".join(pieces)
         if not text:
             return
         ok, value = try_loads(text)
