@@ -213,10 +213,6 @@ class Turn:
         return (p for p in self.parts if isinstance(p, Result))
 
 
-#: The constructors (`constructor`) of the nodes readers make one of per wire node, made once and
-#: shared by every reader.
-new_text, new_invocation, new_result = constructor(Text), constructor(Invocation), constructor(Result)
-new_turn = constructor(Turn)
 
 
 @node
@@ -232,6 +228,12 @@ class Tool:
     raw: Any = None
     meta: Mapping[str, Any] = field(default_factory=_no_meta)
     source: Source = field(default=NO_SOURCE, compare=False, repr=False)
+
+
+#: The constructors (`constructor`) of the nodes readers make one of per wire node, made once and
+#: shared by every reader.
+new_text, new_invocation, new_result = constructor(Text), constructor(Invocation), constructor(Result)
+new_turn, new_tool = constructor(Turn), constructor(Tool)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

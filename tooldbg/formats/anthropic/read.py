@@ -21,6 +21,7 @@ from ...model import (
     new_invocation,
     new_result,
     new_text,
+    new_tool,
     new_turn,
 )
 from ...shorten import quote
@@ -186,8 +187,9 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
             system.extend(parts)
         else:
             turns.extend(split_results(role, parts, src))
-    tools = tuple(_tool(t, source.child("tools", i))
-                  for i, t in enumerate(optional_list(body.get("tools"), source.child("tools"), "tools")))
+    tools_at = source.child("tools")
+    tools = tuple(_tool(t, tools_at.child(i)) for i, t in enumerate(optional_list(body.get("tools"), tools_at,
+                                                                                 "tools")))
     choice, unknown_choice = _tool_choice(body.get("tool_choice"), source.child("tool_choice"))
     settings, taken = read_settings(body, FACTS.settings)
     params = without(unmodeled(body, _REQUEST_KEYS), taken)
@@ -360,8 +362,23 @@ _READERS = {"text": _text, "image": _media, "document": _media, "tool_use": _too
             "redacted_thinking": _redacted_thinking}
 
 
+_CLIENT_TOOL = frozenset({"name", "description", "input_schema"})
+
+
 def _tool(tool: Any, source: Source) -> Tool:
     """A client tool (`input_schema`), or a server/versioned tool kept whole in `raw`."""
+    # The usual tool (a name, a description and a schema of their types, no other key) is made at
+    # once, the node `_any_tool` makes (tests/formats/test_anthropic_read_fast.py): a tool was read
+    # in 21 K instructions, its fields checked one call each, 9 K so (of 1.69 M reading a request).
+    if type(tool) is dict and tool.keys() <= _CLIENT_TOOL:
+        name, description, schema = tool.get("name"), tool.get("description"), tool.get("input_schema")
+        if type(name) is str and (description is None or type(description) is str) and (
+                schema is None or type(schema) is dict):
+            return new_tool(name=name, description=description, parameters=schema, source=source)
+    return _any_tool(tool, source)
+
+
+def _any_tool(tool: Any, source: Source) -> Tool:
     tool = expect_dict(tool, source, "a tool")
     kind = tool.get("type")
     if kind in (None, "custom"):
