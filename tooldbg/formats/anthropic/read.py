@@ -7,6 +7,7 @@ from __future__ import annotations
 from itertools import chain, repeat
 from typing import Any
 
+from ...constructors import new_invocation, new_result, new_text, new_tool, new_turn
 from ...errors import FormatError
 from ...jsonio import dumps_str
 from ...model import (
@@ -18,11 +19,6 @@ from ...model import (
     Tool,
     ToolChoice,
     Turn,
-    new_invocation,
-    new_result,
-    new_text,
-    new_tool,
-    new_turn,
 )
 from ...shorten import quote
 from ...source import NO_SOURCE, Source
@@ -181,7 +177,7 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
                              _SYSTEM_BLOCKS if role == "system" else MESSAGE_BLOCKS, linker)
         linker.end_turn()
         if role == "assistant" and Result not in map(type, parts):  # (no results to split off: one turn)
-            turns.append(new_turn(role="assistant", parts=parts, source=src))
+            turns.append(new_turn("assistant", parts, src))
             continue
         if role == "system" and not (turns or prior):
             system.extend(parts)
@@ -227,7 +223,7 @@ def read_content(content: Any, source: Source, allowed: frozenset[str],
     if content is None:
         return ()
     if type(content) is str:
-        return (new_text(text=content, source=source),)
+        return (new_text(content, source),)
     if type(content) is not list:
         raise FormatError(f"content must be a string or a list of blocks, not {type_name(content)}",
                           source.pointer)
@@ -245,13 +241,14 @@ def read_content(content: Any, source: Source, allowed: frozenset[str],
         if kind == "text":
             text = block.get("text")
             if type(text) is str and len(block) == 2:
-                append(new_text(text=text, source=at))
+                append(new_text(text, at))
                 continue
         elif kind == "tool_use" and calls:
             name, wire_id, arguments = block.get("name"), block.get("id"), block.get("input")
             if type(arguments) is dict and type(name) is str and type(wire_id) is str and len(block) == 4:
-                call = new_invocation(id="" if linker is None else linker.next_id(), name=name,
-                                   arguments=arguments, wire_id=wire_id, source=at)
+                # (the constructors' arguments in their order, not by keyword: see `model.in_order`)
+                call = new_invocation(name, "" if linker is None else linker.next_id(), arguments,
+                                      wire_id, at)
                 if linker is not None:
                     linker.calls.append(call)
                 append(call)
@@ -261,8 +258,8 @@ def read_content(content: Any, source: Source, allowed: frozenset[str],
             if type(text) is str and type(wire_id) is str and (
                     len(block) == 3 if is_error is None else type(is_error) is bool and len(block) == 4):
                 bound, name = (None, None) if linker is None else linker.bind(wire_id)
-                append(new_result(wire_id=wire_id, invocation_id=bound, name=name, is_error=is_error or False,
-                               content=(new_text(text=text, source=child(at, "content")),), source=at))
+                content = (new_text(text, child(at, "content")),)
+                append(new_result(wire_id, bound, name, is_error or False, content, at))
                 continue
         append(_part(block, at, allowed, linker))
     return tuple(parts)
