@@ -246,7 +246,7 @@ def read_content(content: Any, source: Source, allowed: frozenset[str],
         elif kind == "tool_use" and calls:
             name, wire_id, arguments = block.get("name"), block.get("id"), block.get("input")
             if type(arguments) is dict and type(name) is str and type(wire_id) is str and len(block) == 4:
-                # (the constructors' arguments in their order, not by keyword: see `model.in_order`)
+                # (the constructors' arguments in their order, not by keyword: see `constructors.in_order`)
                 call = new_invocation(name, "" if linker is None else linker.next_id(), arguments,
                                       wire_id, at)
                 if linker is not None:
@@ -258,8 +258,8 @@ def read_content(content: Any, source: Source, allowed: frozenset[str],
             if type(text) is str and type(wire_id) is str and (
                     len(block) == 3 if is_error is None else type(is_error) is bool and len(block) == 4):
                 bound, name = (None, None) if linker is None else linker.bind(wire_id)
-                content = (new_text(text, child(at, "content")),)
-                append(new_result(wire_id, bound, name, is_error or False, content, at))
+                said = (new_text(text, child(at, "content")),)
+                append(new_result(wire_id, bound, name, is_error or False, said, at))
                 continue
         append(_part(block, at, allowed, linker))
     return tuple(parts)
