@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 
 from tests.strategies import conversations
+from tooldbg.constructors import constructor, new_invocation, new_result, new_text, new_turn
 from tooldbg.errors import FormatError
 from tooldbg.formats.reading import link
 from tooldbg.jsonio import dumps, loads
@@ -23,7 +24,6 @@ from tooldbg.model import (
     Tool,
     ToolChoice,
     Turn,
-    constructor,
     conversation_to_dict,
     document,
     read_document,
@@ -175,3 +175,24 @@ def test_a_constructor_makes_the_node_its_class_makes(conv):
         made, expected = constructor(cls)(**required.get(cls, {})), cls(**required.get(cls, {}))
         assert [getattr(made, f.name) for f in fields(cls)] == [getattr(expected, f.name) for f in fields(cls)]
         assert made.meta is expected.meta
+
+
+@settings(max_examples=50)
+@given(conversations())
+def test_a_constructor_in_order_makes_the_node_its_class_makes(conv):
+    """`in_order`'s constructors take their fields in the order they declare, by position or by keyword,
+    with the fields' defaults, and set every field."""
+    made_by = {Text: new_text, Invocation: new_invocation, Result: new_result, Turn: new_turn}
+    source = Source(file="log.har", pointer="/messages/0")
+    nodes = [*conv.turns, *(p for t in conv.turns for p in t.parts)]
+    for node in (n for n in nodes if type(n) in made_by):
+        made = made_by[type(node)]
+        order = made.__code__.co_varnames[:made.__code__.co_argcount]
+        values = {name: source if name == "source" else getattr(node, name) for name in order}
+        for built in (made(*values.values()), made(**values)):
+            assert type(built) is type(node) and built == node and repr(built) == repr(node)
+            assert all(getattr(built, k) is v for k, v in values.items())
+    for cls, required in ((Text, {"text": "a"}), (Invocation, {"name": "f"}), (Result, {}), (Turn, {"role": "user"})):
+        built, expected = made_by[cls](**required), cls(**required)
+        assert [getattr(built, f.name) for f in fields(cls)] == [getattr(expected, f.name) for f in fields(cls)]
+        assert built.meta is expected.meta

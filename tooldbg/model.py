@@ -17,9 +17,9 @@ The JSON form (`to_dict` / `from_dict`) is documented in `docs/canonical.md` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, ClassVar, Literal, ParamSpec, TypeGuard, TypeVar, dataclass_transform
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal, TypeGuard, TypeVar, dataclass_transform
 
 from .errors import FormatError
 from .shorten import message as one_message
@@ -60,7 +60,6 @@ def is_role(value: object) -> TypeGuard[Role]:
 
 
 _Node = TypeVar("_Node")
-_Params = ParamSpec("_Params")
 
 
 @dataclass_transform(frozen_default=True, kw_only_default=True, field_specifiers=(field,))
@@ -71,29 +70,6 @@ def node(cls: type[_Node]) -> type[_Node]:
     stores each field through `object.__setattr__`, and that `__init__` alone was 40 % of reading a
     request body into the model (a reader makes one node per wire node it reads)."""
     return dataclass(slots=True, kw_only=True)(cls)
-
-
-def constructor(cls: Callable[_Params, _Node]) -> Callable[_Params, _Node]:
-    """A node class's constructor as a plain function, for the readers that make nodes by the
-    hundred: the same keywords and defaults, the same node, at about half the cost. Calling a class
-    with keywords packs them into a dict for `__init__`, which unpacks it again (that was a quarter
-    of reading a request); a function takes its keywords as they are given, and this one stores each
-    field straight into its slot."""
-    assert isinstance(cls, type) and not hasattr(cls, "__post_init__")
-    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    params, stores = [], []
-    for f in fields(cls):
-        if f.default is not MISSING:
-            scope[f"_{f.name}"] = f.default
-        else:  # (the one factory a node field has gives the one empty meta)
-            assert f.default_factory in (MISSING, _no_meta)
-            scope[f"_{f.name}"] = MISSING if f.default_factory is MISSING else NO_META
-        params.append(f.name if scope[f"_{f.name}"] is MISSING else f"{f.name}=_{f.name}")
-        stores.append(f"    node.{f.name} = {f.name}\n")
-    exec(f"def {cls.__name__}(*, {', '.join(params)}):\n    node = _new(_cls)\n{''.join(stores)}"
-         "    return node\n", scope)
-    made: Callable[_Params, _Node] = scope[cls.__name__]
-    return made
 
 
 # --------------------------------------------------------------------------------------- parts
@@ -213,10 +189,6 @@ class Turn:
         return (p for p in self.parts if isinstance(p, Result))
 
 
-#: The constructors (`constructor`) of the nodes readers make one of per wire node, made once and
-#: shared by every reader.
-new_text, new_invocation, new_result = constructor(Text), constructor(Invocation), constructor(Result)
-new_turn = constructor(Turn)
 
 
 @node
@@ -232,6 +204,8 @@ class Tool:
     raw: Any = None
     meta: Mapping[str, Any] = field(default_factory=_no_meta)
     source: Source = field(default=NO_SOURCE, compare=False, repr=False)
+
+
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -581,3 +555,5 @@ def read_document(data: Any) -> list[Conversation]:
 
 def is_canonical(data: Any) -> bool:
     return isinstance(data, Mapping) and data.get("format") == CANONICAL_FORMAT
+
+

@@ -15,11 +15,13 @@ from tooldbg.formats.anthropic.read import (
     _SYSTEM_BLOCKS,
     MESSAGE_BLOCKS,
     RESPONSE_BLOCKS,
+    _any_tool,
     _part,
+    _tool,
     read_content,
 )
 from tooldbg.formats.reading import ReadLinker
-from tooldbg.model import Part, Result
+from tooldbg.model import Part, Result, Tool
 from tooldbg.source import Source
 
 # Values of every JSON type, the usual one of each field among them.
@@ -102,3 +104,37 @@ def test_the_usual_blocks_read_as_the_general_readers_read_them(blocks: list[Any
         # (what the linkers learnt: a result read after them binds the same)
         assert fast_linker.bind("toolu_1") == general_linker.bind("toolu_1")
         assert fast_linker.bind(None) == general_linker.bind(None)
+
+
+_TOOL_VALUES = st.sampled_from([None, "", "get_weather", "Gets the weather.", 3, True, {}, {"type": "object"}, [],
+                                "custom", "web_search_20250305"])
+
+
+@st.composite
+def _tools(draw: st.DrawFn) -> Any:
+    """Mostly the usual client tool, with its fields missing, of another type, or another key beside."""
+    if draw(st.integers(0, 20)) == 0:
+        return draw(_TOOL_VALUES)  # (not a tool at all)
+    tool: dict[str, Any] = {"name": "get_weather", "description": "Gets the weather.",
+                            "input_schema": {"type": "object"}}
+    for key in draw(st.lists(st.sampled_from(["name", "description", "input_schema", "type", "cache_control"]),
+                             max_size=3)):
+        if draw(st.booleans()):
+            tool.pop(key, None)
+        else:
+            tool[key] = draw(_TOOL_VALUES)
+    return tool
+
+
+@settings(max_examples=500, deadline=None)
+@given(_tools())
+@example({"name": "get_weather", "description": None, "input_schema": None})
+@example({"name": "get_weather", "type": None})
+def test_the_usual_tool_reads_as_the_general_reader_reads_it(tool: Any) -> None:
+    at = _SOURCE.child("tools", 0)
+
+    def described(read: Any) -> Any:
+        made = _read(read)
+        return (made, made.source) if isinstance(made, Tool) else made
+
+    assert described(lambda: _tool(tool, at)) == described(lambda: _any_tool(tool, at))

@@ -12,9 +12,10 @@ from operator import is_
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
+from ..constructors import new_turn
 from ..errors import FormatError
 from ..jsonio import dumps, try_loads
-from ..model import Invocation, Part, Result, Text, Tool, Turn, is_role, new_turn
+from ..model import Invocation, Part, Result, Text, Tool, Turn, is_role
 from ..shorten import quote
 from ..source import Source
 
@@ -452,9 +453,9 @@ def split_results(role: str, parts: Iterable[Part], source: Source) -> list[Turn
     parts = tuple(parts)
     kinds = set(map(type, parts))
     if Result not in kinds:  # (the usual message: no result, or nothing but results)
-        return [new_turn(role=role, parts=parts, source=source)]
+        return [new_turn(role, parts, source)]
     if len(kinds) == 1:
-        return [new_turn(role="tool", parts=parts, source=source)]
+        return [new_turn("tool", parts, source)]
     turns: list[Turn] = []
     run: list[Part] = []
     results = False  # whether `run` holds results

@@ -60,8 +60,8 @@ def read_settings(body: Mapping[str, Any], paths: Paths,
     for name, spellings in paths.items():
         for n, path in enumerate(spellings):
             node: Any = body
-            for key in path:
-                node = lookup(node, key) if isinstance(node, Mapping) else None
+            for key in path:  # (a dict told apart first: a Mapping's ABC check was half the read)
+                node = lookup(node, key) if type(node) is dict or isinstance(node, Mapping) else None
             if node is None:
                 continue
             value = _valid(name, node)

@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from ...constructors import new_invocation, new_result, new_text, new_turn
 from ...errors import FormatError
 from ...model import (
     NO_META,
@@ -21,10 +22,6 @@ from ...model import (
     Tool,
     ToolChoice,
     Turn,
-    new_invocation,
-    new_result,
-    new_text,
-    new_turn,
 )
 from ...shorten import quote
 from ...source import Source
