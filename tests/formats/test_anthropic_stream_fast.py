@@ -3,7 +3,8 @@
 event, and `_Assembler.feed_all`, which hands the usual event straight to its step, against `feed`
 fed each event. The streams are the usual ones with a change or two: an event dropped, repeated,
 moved or sent again after the end, another index, a ping, an error, a payload that is not an
-object, a `type` that is not a string."""
+object, a `type` that is not a string. A streamed text is its block's deltas in order, though
+gathered and joined once."""
 
 from __future__ import annotations
 
@@ -87,3 +88,34 @@ def test_split_streams_is_split_at_each_start(events: list[StreamEvent]) -> None
 @given(_streams())
 def test_feed_all_is_feeding_each_event(events: list[StreamEvent]) -> None:
     assert _fed_at_once(events) == _fed_one_by_one(events)
+
+
+@settings(max_examples=200, deadline=None)
+@given(blocks=st.lists(st.tuples(st.sampled_from(["text", "thinking"]), st.lists(st.text(max_size=5), max_size=6),
+                                 st.sampled_from(["stopped", "late delta", "never stopped"])),
+                       min_size=1, max_size=3),
+       ended=st.booleans())
+def test_a_streamed_text_is_every_delta_of_its_block_in_order(blocks, ended):
+    """The text and thinking deltas are gathered and joined once (`_Assembler.texts`): each block
+    still reads as its pieces in order — a delta after the block's stop included, and a block or a
+    stream cut short — as the SDK's accumulator, adding each delta to the string, reads it."""
+    events: list[Any] = [{"type": "message_start", "message": {"id": "msg_1", "content": []}}]
+    late = []
+    for index, (kind, pieces, how) in enumerate(blocks):
+        block, delta, key = _BLOCKS[kind]
+        events.append({"type": "content_block_start", "index": index, "content_block": dict(block)})
+        deltas = [{"type": "content_block_delta", "index": index, "delta": {"type": delta, key: p}}
+                  for p in pieces]
+        if how == "late delta" and deltas:
+            late.append(deltas.pop())
+        events += deltas
+        if how != "never stopped":
+            events.append({"type": "content_block_stop", "index": index})
+    events += late
+    if ended:
+        events.append({"type": "message_stop"})
+    assembly = _Assembler()
+    assembly.feed_all([StreamEvent(i, event, event["type"]) for i, event in enumerate(events)])
+    content = assembly.finish().body["content"]
+    assert [block[kind] for block, (kind, _, _) in zip(content, blocks, strict=True)] == \
+        ["".join(pieces) for _, pieces, _ in blocks]

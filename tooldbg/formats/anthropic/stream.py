@@ -82,6 +82,10 @@ class _Assembler:
         self.problems: list[StreamProblem] = []
         self.open: dict[int, int] = {}  # block position → its content_block_start event
         self.buffers: dict[int, tuple[list[str], int]] = {}  # position → (partial JSON, first delta event)
+        #: (block id, key) → (the block, the pieces of its streamed text so far): joined once, when
+        #: the stream is assembled — a string added to at each delta is copied whole each time (a
+        #: 400 kB thinking block in 4-character deltas took 0.8 s to check, a 1.6 MB one 28 s)
+        self.texts: dict[tuple[int, str], tuple[dict[str, Any], list[str]]] = {}
         self.wire: dict[int, int] = {}  # the `index` a block opened under → its position
         self.interleaved: set[int] = set()  # positions already reported as interleaved
         self.stopped = False
@@ -196,8 +200,12 @@ class _Assembler:
             if not isinstance(value, str):
                 self.problem("other", f"{kind} without a string `{key}`", at)
             elif how == "append":
-                current = block.get(target)
-                block[target] = (current if isinstance(current, str) else "") + value
+                if (text := self.texts.get((id(block), target))) is None:
+                    current = block.get(target)
+                    first = current if isinstance(current, str) else ""
+                    self.texts[id(block), target] = (block, [first, value])
+                else:
+                    text[1].append(value)
             elif (buffer := self.buffers.get(position)) is None:
                 self.buffers[position] = ([value], at)
             else:  # (the pieces joined once, at the block's stop: not copied at each delta)
@@ -270,6 +278,8 @@ class _Assembler:
             self.problem("arguments", f"streamed tool input is not valid JSON: {quote(text, 80)}", first)
 
     def finish(self) -> Assembled:
+        for (_, key), (block, pieces) in self.texts.items():
+            block[key] = "".join(pieces)
         for position, at in sorted(self.open.items()):
             self.problem("truncated", f"content block {position} was never stopped", at)
             self.close(position)
