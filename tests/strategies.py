@@ -45,6 +45,16 @@ json_values = st.recursive(
                             st.dictionaries(st.text(min_size=1, max_size=8), inner, max_size=3)),
     max_leaves=6,
 )
+
+
+def nested(levels: int) -> Any:
+    """A string in `levels` lists, one inside the other: a value near or past the nesting limit."""
+    value: Any = "deep"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
 arguments = st.dictionaries(st.sampled_from(["city", "query", "limit", "sql", "units"]),
                             json_values, max_size=3)
 wire_ids = st.one_of(

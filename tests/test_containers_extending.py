@@ -15,7 +15,7 @@ from unittest import mock
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.strategies import json_values
+from tests.strategies import json_values, nested
 from tooldbg.errors import InputError
 from tooldbg.jsonio import dumps, inside
 from tooldbg.records.containers import open_capture
@@ -36,13 +36,6 @@ class Obj:
     """An object as (key, value) pairs, written in order: a key may come twice."""
 
     pairs: list[tuple[str, Any]]
-
-
-def nested(levels: int) -> Any:
-    value: Any = "deep"
-    for _ in range(levels):
-        value = [value]
-    return value
 
 
 def element(draw: st.DrawFn) -> Any:

@@ -13,18 +13,11 @@ import orjson
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.strategies import json_values
+from tests.strategies import json_values, nested
 from tooldbg.errors import FormatError
 from tooldbg.jsonio import Extending, inside, loads_listed, printed_members
 
 KEYS = ["messages", "input", "tools", "model", "system", "contents", "_x"]
-
-
-def nested(levels: int) -> Any:
-    value: Any = "deep"
-    for _ in range(levels):
-        value = [value]
-    return value
 
 
 def element(draw: st.DrawFn) -> Any:

@@ -119,7 +119,7 @@ class Extending:
         last, key = self._text, self._key
         if len(text) <= len(last) or key is not None and not text.startswith(last[:self._cut]):
             return None  # (a run's texts share the head: one comparison, not a search)
-        cut = self._cut if key is not None else _common_prefix(last, text)
+        cut = self._cut if key is not None else common_prefix(last, text)
         tail = last[cut:]
         added = text[cut:len(text) - len(tail)]
         if not text.endswith(tail) or not tail.lstrip().startswith("]") or not added.lstrip().startswith(","):
@@ -168,13 +168,18 @@ def _array_key(text: str, cut: int, members: dict[str, Any]) -> str | None:
     return None
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """How many characters `a` and `b` begin with alike (a binary search comparing slices: the
-    slices copied add up to about twice the prefix)."""
-    low, high = 0, min(len(a), len(b))
+def common_prefix(a: str | bytes, b: str | bytes, a_at: int = 0, a_end: int | None = None,
+                  b_at: int = 0, b_end: int | None = None) -> int:
+    """How many characters (or bytes) `a[a_at:a_end]` and `b[b_at:b_end]` begin with alike: a
+    binary search, each step comparing in place (`startswith` at an offset) a window half the last
+    (`Extending`, `records.lines.ExtendingLines`: two requests of a conversation share its start)."""
+    window: Any = memoryview(a) if isinstance(a, bytes) else a  # (a bytes window without a copy)
+    a_end = len(a) if a_end is None else a_end
+    b_end = len(b) if b_end is None else b_end
+    low, high = 0, min(a_end - a_at, b_end - b_at)
     while low < high:
         middle = (low + high + 1) // 2
-        if a[low:middle] == b[low:middle]:
+        if b.startswith(window[a_at + low:a_at + middle], b_at + low):
             low = middle
         else:
             high = middle - 1

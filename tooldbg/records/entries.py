@@ -91,16 +91,16 @@ class Split:
         """Each entry parsed, in order (depth unchecked: the caller checks each record). Raises
         `Reread` when the bytes do not split (see the module docstring)."""
         data, view = self.data, memoryview(self.data)
-        at = _blank(data, self.opened + 1)
+        at = blank(data, self.opened + 1)
         if at < len(data) and data[at] != _CLOSE:
             while True:
                 if at >= len(data) or data[at] != _BRACE:
                     raise Reread  # not an object: the whole document's reading says so
                 entry, end = self._entry(view, at)
                 yield entry
-                at = _blank(data, end)
+                at = blank(data, end)
                 if at < len(data) and data[at] == _COMMA:
-                    at = _blank(data, at + 1)
+                    at = blank(data, at + 1)
                     continue
                 break
         if at >= len(data) or data[at] != _CLOSE or _rest(data, self.skip, self.opened, at) is None:
@@ -150,7 +150,7 @@ def split_har(data: bytes, skip: int) -> Split | None:
     if found is None:
         return None
     opened = found.end() - 1
-    first = _FIRST_KEY.match(data, _blank(data, found.end()))
+    first = _FIRST_KEY.match(data, blank(data, found.end()))
     if first is None:  # no entry, or a first key with escapes: each entry's end is found by scanning
         return Split(data, skip, opened, [])
     key = b'"' + first.group(1) + b'"'
@@ -158,15 +158,16 @@ def split_har(data: bytes, skip: int) -> Split | None:
     at = data.find(key, found.end())
     while at >= 0:
         brace = _blank_before(data, 0, at) - 1
-        if brace >= 0 and data[brace] == _BRACE and data[_blank(data, at + len(key))] == ord(":"):
+        if brace >= 0 and data[brace] == _BRACE and data[blank(data, at + len(key))] == ord(":"):
             starts.append(brace)
         at = data.find(key, at + len(key))
     return Split(data, skip, opened, starts)
 
 
-def _blank(data: bytes, at: int) -> int:
-    """The offset of the first byte at or after `at` that is not blank space."""
-    return _BLANK.match(data, at).end()  # type: ignore[union-attr]  # (matches the empty string)
+def blank(data: bytes, at: int, end: int | None = None) -> int:
+    """The offset of the first byte at or after `at` (before `end`) that is not blank space."""
+    found = _BLANK.match(data, at) if end is None else _BLANK.match(data, at, end)
+    return found.end()  # type: ignore[union-attr]  # (matches the empty string)
 
 
 def _blank_before(data: bytes, low: int, at: int) -> int:
@@ -269,7 +270,7 @@ def find_records(data: bytes, skip: int) -> Walked | None:
         for char, match, slots in walker:
             if len(slots) != depth or char not in b",]":
                 continue
-            first = _blank(data, start)
+            first = blank(data, start)
             stop = _blank_before(data, first, match.start())
             if stop > first or char == b",":
                 spans.append((first, stop))

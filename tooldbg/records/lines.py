@@ -12,7 +12,8 @@ from itertools import chain
 from typing import Any
 
 from ..errors import FormatError, InputError
-from ..jsonio import MAX_DEPTH, Printed, TooDeep, checked_lists, ensure_depth, inside, loads
+from ..jsonio import MAX_DEPTH, Printed, TooDeep, checked_lists, common_prefix, ensure_depth, inside, loads
+from .entries import blank
 
 #: The UTF-8 byte-order mark some writers put first.
 BOM = b"\xef\xbb\xbf"
@@ -170,8 +171,8 @@ class ExtendingLines:
         if last is None:
             return None
         data, view = self._data, self._view
-        shared = _common_prefix(data, last[0], last[1], start, end)
-        comma = _after_blank(data, start + shared, end)
+        shared = common_prefix(data, data, last[0], last[1], start, end)
+        comma = blank(data, start + shared, end)
         if data[comma:comma + 1] != b"," or data.find(b"\\u0000", comma, end) >= 0:
             return None
         cut = last[0] + shared  # (where the last line is inside its message list, after an element)
@@ -203,7 +204,7 @@ class ExtendingLines:
         each container's opening bracket to the next one's, closed, is one value; the array's up
         to `cut`, closed, too); None when it is not."""
         data, view = self._data, self._view
-        at = _after_blank(data, start, cut)
+        at = blank(data, start, cut)
         if data[at:at + 1] != b"{":
             return None
         heads: list[dict[str, Any]] = []
@@ -257,7 +258,7 @@ class ExtendingLines:
         from the first one to `cut` is an array of elements, and the line closes its list there
         (not a number cut short: `3` of `35`)."""
         data = self._data
-        if run.added is None or data[(at := _after_blank(data, cut, end)):at + 1] != b"]":
+        if run.added is None or data[(at := blank(data, cut, end)):at + 1] != b"]":
             return None
         return run if _parsed(self._view[run.added:cut], b"]", b"[") else None  # (`[]`: none)
 
@@ -282,24 +283,3 @@ def _merged(head: dict[str, Any], key: str, value: Any, after: dict[str, Any]) -
     merged.update(after)
     del merged[_Z]
     return merged
-
-
-def _common_prefix(data: bytes, a: int, a_end: int, b: int, b_end: int) -> int:
-    """How many bytes `data[a:a_end]` and `data[b:b_end]` begin with alike (a binary search that
-    compares in place, each window half the last)."""
-    view = memoryview(data)
-    low, high = 0, min(a_end - a, b_end - b)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if data.startswith(view[a + low:a + middle], b + low):
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _after_blank(data: bytes, at: int, end: int) -> int:
-    """Where the first character at or after `at` (before `end`) that is not JSON blank space is."""
-    while at < end and data[at] in b" \t\r\n":
-        at += 1
-    return at
