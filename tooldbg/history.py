@@ -45,7 +45,7 @@ from typing import Any, Protocol
 
 from . import formats
 from .formats.base import Request
-from .jsonio import Printed, dumps
+from .jsonio import Printed, dumps, inside
 from .model import Turn
 from .source import NO_SOURCE, Source
 
@@ -201,9 +201,8 @@ def _listed(messages: list[Any], known: Listed | None = None, whole: Printed | N
         return Listed(digests, chains, whole)
     if known is None:
         return Listed(digests, chains, (b"[" + b",".join(written) + b"]", 0))
-    text, spare = known.written
-    joined = text[spare:len(text) - spare - 1] + (b"," if known.digests and written else b"") + \
-        b",".join(written) + b"]"
+    joined = b"".join((inside(known.written)[:-1], b"," if known.digests and written else b"",
+                       b",".join(written), b"]"))
     return Listed(digests, chains, (joined, 0))
 
 
@@ -227,12 +226,11 @@ def _begins_with(whole: Printed, start: Printed) -> bool:
     byte (both as `dumps` prints them): `start` but its `]`, then the end of an element — a comma or
     the end of `whole` (a number is not complete before that: `[1` begins `[12]` but `[1]` does not).
     Both are read where they were printed (`Printed`)."""
-    (text, at), (before, spare) = whole, start
-    end = len(before) - spare - 1  # (`start` but its `]`: a view, a copy cost as much as the test)
-    if end - spare == 1:  # `[]`
+    (text, at), opened = whole, inside(start)[:-1]  # (`start` but its `]`: a view, not a copy)
+    if len(opened) == 1:  # `[]`
         return True
-    cut = at + end - spare  # where `start`'s elements end in `whole`
-    return text.startswith(memoryview(before)[spare:end], at) and text[cut:cut + 1] in (b",", b"]")
+    cut = at + len(opened)  # where `start`'s elements end in `whole`
+    return text.startswith(opened, at) and text[cut:cut + 1] in (b",", b"]")
 
 
 def _same(one: Printed, other: Printed) -> bool:
@@ -240,8 +238,8 @@ def _same(one: Printed, other: Printed) -> bool:
     (text, spare), (other_text, other_spare) = one, other
     if spare == other_spare:  # (the same lists around both)
         return text == other_text
-    return len(text) - 2 * spare == len(other_text) - 2 * other_spare and \
-        text.startswith(memoryview(other_text)[other_spare:len(other_text) - other_spare], spare)
+    own = inside(other)
+    return len(text) - 2 * spare == len(own) and text.startswith(own, spare)
 
 
 def _share_messages(messages: list[Any], digests: list[int], sent: Sent) -> int:
