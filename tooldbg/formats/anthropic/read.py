@@ -184,8 +184,8 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
         else:
             turns.extend(split_results(role, parts, src))
     tools_at = source.child("tools")
-    listed = optional_list(body.get("tools"), tools_at, "tools")
-    tools = tuple(_tool(t, tools_at.child(i)) for i, t in enumerate(listed))
+    declared = optional_list(body.get("tools"), tools_at, "tools")
+    tools = tuple(_tool(t, tools_at.child(i)) for i, t in enumerate(declared))
     choice, unknown_choice = _tool_choice(body.get("tool_choice"), source.child("tool_choice"))
     settings, taken = read_settings(body, FACTS.settings)
     params = without(unmodeled(body, _REQUEST_KEYS), taken)
