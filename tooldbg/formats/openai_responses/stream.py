@@ -75,7 +75,12 @@ class _Assembler:
         self.items: dict[int, dict[str, Any]] = {}  # output_index → item
         self.opened: dict[int, int] = {}  # output_index → event that opened it
         self.parts: dict[tuple[int, str, int], int] = {}  # (output_index, content|summary, index) → event
-        self.fragments: dict[_Key, str] = {}  # deltas not yet checked against a `.done` value
+        self.fragments: dict[_Key, list[str]] = {}  # deltas not yet checked against a `.done` value
+        # The text each run of deltas builds, in pieces: (the node, its text before the run, then
+        # each delta), joined into the node when an event of its output reads or replaces it
+        # (`_joined`). Adding each delta to the string copied the text so far at every delta:
+        # a long output took time in the square of its length.
+        self.building: dict[_Key, tuple[dict[str, Any], list[str]]] = {}
         self.terminal: dict[str, Any] | None = None
         self.terminal_at: int | None = None
         self.error: dict[str, Any] | None = None
@@ -228,6 +233,7 @@ class _Assembler:
             return
         self._check_interleaved("output_item.done", index, at)
         self.closed.add(index)
+        self._joined(index)
         self._settle(index, lambda w, i, f: (_locate(item, w, i) or {}).get(f), "output_item.done", at)
         for key in ("call_id", "name"):
             before, after = current.get(key), item.get(key)
@@ -242,6 +248,7 @@ class _Assembler:
         if target is None or index is None or not isinstance(part, dict):
             return
         oi, item = target
+        self._joined(oi)
         parts = item.setdefault(where, [])
         if not isinstance(parts, list):
             self.problem("other", f"{kind}: output {oi} has no {where} list", at)
@@ -284,12 +291,17 @@ class _Assembler:
         value = data.get("delta" if delta else field)
         if not isinstance(value, str):
             return
-        previous = node.get(field)
+        key: _Key = (oi, where, index, field)
         if delta:
-            node[field] = (previous if isinstance(previous, str) else "") + value
-            key: _Key = (oi, where, index, field)
-            self.fragments[key] = self.fragments.get(key, "") + value
+            building = self.building.get(key)
+            if building is None or building[0] is not node:  # (not: an item added again replaced it)
+                previous = node.get(field)
+                building = self.building[key] = (node, [previous if isinstance(previous, str) else ""])
+            building[1].append(value)
+            self.fragments.setdefault(key, []).append(value)
             return
+        self._joined(oi)
+        previous = node.get(field)
         self._settle(oi, lambda w, i, f: value if (w, i, f) == (where, index, field) else None, kind, at)
         if value or previous in (None, ""):
             node[field] = value
@@ -300,12 +312,19 @@ class _Assembler:
             value = final(*key[1:])
             if not isinstance(value, str):
                 continue
-            joined = self.fragments.pop(key)
+            joined = "".join(self.fragments.pop(key))
             if value != joined:
                 self.problem("order", f"the {key[3]} fragments of output {oi} add up to {_short(joined)} "
                                       f"but {kind} says {_short(value)}", at)
 
+    def _joined(self, oi: int | None = None) -> None:
+        """The texts deltas are building for output `oi` (None: every output) written into their nodes."""
+        for key in [k for k in self.building if oi is None or k[0] == oi]:
+            node, pieces = self.building.pop(key)
+            node[key[3]] = "".join(pieces)
+
     def finish(self, last: int | None) -> Assembled:
+        self._joined()
         keys = sorted(self.items)
         if self.terminal is not None:
             body = self.terminal
