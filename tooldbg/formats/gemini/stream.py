@@ -129,6 +129,11 @@ class _Candidate:
     finish: int | None = None
     call: _Call | None = None
     unterminated: _Call | None = None  # closed by its last fragment; `functionCall {}` still due
+    # The text the last part is being continued with, in pieces: (its key, its text, then each
+    # continuation), joined into it when a part follows or the stream ends (`_joined`). Adding
+    # each continuation to the string copied the text so far every time: a long text took time in
+    # the square of its length.
+    joining: tuple[str, list[str]] | None = None
 
     def take(self, item: dict[str, Any], index: int, problems: list[StreamProblem]) -> None:
         self.fields.update((k, v) for k, v in item.items() if _camel(k) != "content" and v is not None)
@@ -162,6 +167,7 @@ class _Candidate:
             self.call = None
         if self._join_text(part):
             return
+        self._joined()
         self.parts.append(dict(part))
         self.opened.append(index)
 
@@ -174,10 +180,19 @@ class _Candidate:
         last = self.parts[-1] if self.parts else None
         if last is not None and _plain_text(last) and isinstance(_get(last, "text"), str) \
                 and bool(_get(last, "thought")) == bool(_get(part, "thought")):
-            key = _find(last, "text")[0]
-            last[key] += text
+            if self.joining is None:
+                key = _find(last, "text")[0]
+                self.joining = (key, [last[key]])
+            self.joining[1].append(text)
             return True
         return text == ""
+
+    def _joined(self) -> None:
+        """The last part's text, if it is being continued, written into it."""
+        if self.joining is not None:
+            key, pieces = self.joining
+            self.parts[-1][key] = "".join(pieces)
+            self.joining = None
 
     def _stream(self, part: dict[str, Any], call: dict[str, Any], index: int,
                 problems: list[StreamProblem]) -> None:
@@ -211,6 +226,7 @@ class _Candidate:
                  **({"id": wire_id} if isinstance(wire_id, str) and wire_id else {}),
                  "args": dict(args) if isinstance(args, dict) else {}}
         new = {"functionCall": built, **{k: v for k, v in part.items() if _camel(k) != "functionCall"}}
+        self._joined()
         self.parts.append(new)
         self.opened.append(index)
         return _Call(part=new, chunk=index)
@@ -267,6 +283,7 @@ class _Candidate:
         self.unterminated = None
 
     def end(self, problems: list[StreamProblem]) -> None:
+        self._joined()
         if self.call is not None:
             problems.append(StreamProblem("truncated", f"call {self.call.name} was still receiving "
                                           "arguments when the stream ended", self.call.chunk))
