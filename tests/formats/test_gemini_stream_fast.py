@@ -1,9 +1,10 @@
-"""The Gemini stream assembler gathers the texts that continue a part in pieces and joins them once,
-when another part follows or the stream ends (adding each to the string made a long text take time
-in the square of its length). Against the assembler joining after every chunk — each text added to
-its part at once — it assembles the same body, chunks and problems, whatever parts the chunks hold:
-texts and thoughts, signatures, whole calls, calls streamed with `partialArgs`, other parts, snake
-case, several candidates."""
+"""The Gemini stream assembler gathers the texts that continue a part, and the `stringValue` pieces
+that continue a string argument, and joins them once, when another part follows or the stream ends
+(adding each to the string made a long text take time in the square of its length). Against the
+assembler joining after every chunk — each piece added to its string at once — it assembles the
+same body, chunks and problems, whatever parts the chunks hold: texts and thoughts, signatures,
+whole calls, calls streamed with `partialArgs` (a string continued, replaced by a number, walked
+through as if it were an object, in a list), other parts, snake case, several candidates."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ _PARTS = st.sampled_from([  # (texts as often as all the rest: runs of them are 
     {"functionCall": {"name": "f", "partialArgs": [{"jsonPath": "$.city", "stringValue": "Os"}],
                       "willContinue": True}},
     {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "lo"}], "willContinue": True}},
+    {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "numberValue": 3}], "willContinue": True}},
+    {"functionCall": {"partialArgs": [{"jsonPath": "$.city.name", "stringValue": "x"}], "willContinue": True}},
+    {"functionCall": {"partialArgs": [{"jsonPath": "$.stops[0]", "stringValue": "a"},
+                                      {"jsonPath": "$.stops[0]", "stringValue": "b"}], "willContinue": True}},
     {"functionCall": {}},
     {"inlineData": {"mimeType": "image/png", "data": "AAAA"}}])
 
@@ -47,6 +52,7 @@ class _JoiningEachChunk(_Assembler):
         super().feed(event)
         for candidate in self.candidates.values():
             candidate._joined()
+            candidate._grown()
 
 
 def _assembled(assembler: _Assembler, events: list[StreamEvent]) -> Assembled:
@@ -75,3 +81,28 @@ def test_a_streamed_text_is_its_pieces_in_order(pieces: list[tuple[str, bool]]) 
             runs.append((thought, text))
     parts = _assembled(_Assembler(), events).body["candidates"][0]["content"]["parts"]
     assert [(bool(p.get("thought")), p["text"]) for p in parts] == runs
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=5), min_size=1, max_size=12))
+def test_a_streamed_string_argument_is_its_pieces_in_order(pieces: list[str]) -> None:
+    fragments = [{"functionCall": {"name": "write", "willContinue": True}}] + [
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.file.text", "stringValue": p}], "willContinue": True}}
+        for p in pieces] + [{"functionCall": {}}]
+    events = [StreamEvent(i, {"candidates": [{"content": {"role": "model", "parts": [part]}}]})
+              for i, part in enumerate(fragments)]
+    parts = _assembled(_Assembler(), events).body["candidates"][0]["content"]["parts"]
+    assert parts == [{"functionCall": {"name": "write", "args": {"file": {"text": "".join(pieces)}}}}]
+
+
+def test_a_path_through_a_streamed_string_names_it_a_string() -> None:
+    def fragment(path: str, value: str, **call: Any) -> StreamEvent:
+        part = {"functionCall": {**call, "partialArgs": [{"jsonPath": path, "stringValue": value}],
+                                 "willContinue": True}}
+        return StreamEvent(0, {"candidates": [{"content": {"role": "model", "parts": [part]}}]})
+
+    events = [fragment("$.city", "Os", name="f"), fragment("$.city", "lo"), fragment("$.city.name", "x")]
+    events = [StreamEvent(i, e.data) for i, e in enumerate(events)]
+    problems = _assembled(_Assembler(), events).problems
+    assert [p.message for p in problems if p.kind == "arguments"] == [
+        "$.city.name: a string where the path needs a container"]

@@ -134,6 +134,8 @@ class _Candidate:
     # each continuation to the string copied the text so far every time: a long text took time in
     # the square of its length.
     joining: tuple[str, list[str]] | None = None
+    #: Where the calls' arguments hold a string still growing (`_Growing`): (its object or list, key).
+    growing: list[tuple[Any, str | int]] = field(default_factory=list)
 
     def take(self, item: dict[str, Any], index: int, problems: list[StreamProblem]) -> None:
         self.fields.update((k, v) for k, v in item.items() if _camel(k) != "content" and v is not None)
@@ -268,12 +270,21 @@ class _Candidate:
                            "levels, which tooldbg does not read")
                 problems.append(StreamProblem("arguments", message, index))
                 continue
-            problem = _put(args, steps, value, append=kind == "stringValue" and isinstance(value, str))
+            problem = _put(args, steps, value, self.growing,
+                           append=kind == "stringValue" and isinstance(value, str))
             if problem:
                 where = one_line(str(path), QUOTE)
                 problems.append(StreamProblem(problem[0], f"{where}: {problem[1]}", index))
         if fragments is not None and not isinstance(fragments, list):
             problems.append(StreamProblem("arguments", "partialArgs is not a list", index))
+
+    def _grown(self) -> None:
+        """Each string argument still growing, joined into its place."""
+        for node, step in self.growing:
+            grown = _child(node, step)
+            if isinstance(grown, _Growing):
+                node[step] = "".join(grown.pieces)
+        self.growing.clear()
 
     def _missing_close(self, problems: list[StreamProblem]) -> None:
         assert self.unterminated is not None
@@ -284,6 +295,7 @@ class _Candidate:
 
     def end(self, problems: list[StreamProblem]) -> None:
         self._joined()
+        self._grown()
         if self.call is not None:
             problems.append(StreamProblem("truncated", f"call {self.call.name} was still receiving "
                                           "arguments when the stream ended", self.call.chunk))
@@ -332,9 +344,22 @@ def _json_path(path: str) -> list[str | int] | None:
     return steps or None
 
 
-def _put(root: dict[str, Any], steps: list[str | int], value: Any, *, append: bool) -> tuple[str, str] | None:
+class _Growing:
+    """A string argument streamed in `stringValue` pieces, held in the arguments as its pieces
+    until the stream ends (`_Candidate._grown` joins them): adding each piece to the string copied
+    the string so far every time, a time in the square of its length."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.pieces = pieces
+
+
+def _put(root: dict[str, Any], steps: list[str | int], value: Any, growing: list[tuple[Any, str | int]], *,
+         append: bool) -> tuple[str, str] | None:
     """Set `value` at `steps` below `root`, creating objects and arrays on the way; a string at a
-    path that already holds one is appended. Returns (problem kind, message) when it cannot."""
+    path that already holds one is appended (as a `_Growing`, noted in `growing`). Returns (problem
+    kind, message) when it cannot."""
     node: Any = root
     for step, following in zip(steps, steps[1:], strict=False):
         child = _child(node, step)
@@ -346,14 +371,22 @@ def _put(root: dict[str, Any], steps: list[str | int], value: Any, *, append: bo
             if problem:
                 return problem
         elif not isinstance(child, list if isinstance(following, int) else dict):
-            return "arguments", f"{type_name(child)} where the path needs a container"
+            return "arguments", f"{_type_name(child)} where the path needs a container"
         node = child
     old = _child(node, steps[-1])
+    if append and isinstance(old, _Growing):
+        old.pieces.append(value)
+        return None
     if append and isinstance(old, str):
-        value = old + value
+        value = _Growing([old, value])
+        growing.append((node, steps[-1]))
     elif append and old is not None:
         return "arguments", f"a string continues {type_name(old)}"
     return _assign(node, steps[-1], value)
+
+
+def _type_name(value: Any) -> str:
+    return "a string" if isinstance(value, _Growing) else type_name(value)
 
 
 def _child(node: Any, step: str | int) -> Any:
