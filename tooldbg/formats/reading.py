@@ -386,8 +386,30 @@ def expect_list(value: Any, source: Source, what: str) -> list[Any]:
 
 
 def type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            type(None): "null", int: "a number", float: "a number"}.get(type(value), "a value")
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number", Pieces: "a string"}.get(type(value), "a value")
+
+
+class Pieces:
+    """A string a stream assembler is still building: its pieces, joined once the stream is
+    assembled (`joined`). Adding each piece to the string copies the string so far every time: a
+    long output would take time in the square of its length."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, *pieces: str) -> None:
+        self.pieces = list(pieces)
+
+
+def joined(value: Any) -> Any:
+    """`value` with every `Pieces` in it joined into its string."""
+    if isinstance(value, Pieces):
+        return "".join(value.pieces)
+    if isinstance(value, dict):
+        return {k: joined(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [joined(v) for v in value]
+    return value
 
 
 # ------------------------------------------------------------------------ data URLs and media types

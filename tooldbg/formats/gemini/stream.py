@@ -11,7 +11,7 @@ from ...jsonio import MAX_DEPTH, TooDeep, ensure_depth
 from ...shorten import QUOTE, one_line, quote
 from ...source import Source
 from ..base import Assembled, StreamEvent, StreamProblem
-from ..reading import type_name
+from ..reading import Pieces, type_name
 from .common import _SIGNATURE, _camel, _find, _get, _read_error
 
 _PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d{1,9})\]|\[(['\"])(.*?)\3\]")
@@ -134,7 +134,7 @@ class _Candidate:
     # each continuation to the string copied the text so far every time: a long text took time in
     # the square of its length.
     joining: tuple[str, list[str]] | None = None
-    #: Where the calls' arguments hold a string still growing (`_Growing`): (its object or list, key).
+    #: Where the calls' arguments hold a string still growing (`Pieces`): (its object or list, key).
     growing: list[tuple[Any, str | int]] = field(default_factory=list)
 
     def take(self, item: dict[str, Any], index: int, problems: list[StreamProblem]) -> None:
@@ -282,7 +282,7 @@ class _Candidate:
         """Each string argument still growing, joined into its place."""
         for node, step in self.growing:
             grown = _child(node, step)
-            if isinstance(grown, _Growing):
+            if isinstance(grown, Pieces):
                 node[step] = "".join(grown.pieces)
         self.growing.clear()
 
@@ -344,21 +344,10 @@ def _json_path(path: str) -> list[str | int] | None:
     return steps or None
 
 
-class _Growing:
-    """A string argument streamed in `stringValue` pieces, held in the arguments as its pieces
-    until the stream ends (`_Candidate._grown` joins them): adding each piece to the string copied
-    the string so far every time, a time in the square of its length."""
-
-    __slots__ = ("pieces",)
-
-    def __init__(self, pieces: list[str]) -> None:
-        self.pieces = pieces
-
-
 def _put(root: dict[str, Any], steps: list[str | int], value: Any, growing: list[tuple[Any, str | int]], *,
          append: bool) -> tuple[str, str] | None:
     """Set `value` at `steps` below `root`, creating objects and arrays on the way; a string at a
-    path that already holds one is appended (as a `_Growing`, noted in `growing`). Returns (problem
+    path that already holds one is appended (as a `Pieces`, noted in `growing`). Returns (problem
     kind, message) when it cannot."""
     node: Any = root
     for step, following in zip(steps, steps[1:], strict=False):
@@ -371,22 +360,18 @@ def _put(root: dict[str, Any], steps: list[str | int], value: Any, growing: list
             if problem:
                 return problem
         elif not isinstance(child, list if isinstance(following, int) else dict):
-            return "arguments", f"{_type_name(child)} where the path needs a container"
+            return "arguments", f"{type_name(child)} where the path needs a container"
         node = child
     old = _child(node, steps[-1])
-    if append and isinstance(old, _Growing):
+    if append and isinstance(old, Pieces):
         old.pieces.append(value)
         return None
     if append and isinstance(old, str):
-        value = _Growing([old, value])
+        value = Pieces(old, value)
         growing.append((node, steps[-1]))
     elif append and old is not None:
         return "arguments", f"a string continues {type_name(old)}"
     return _assign(node, steps[-1], value)
-
-
-def _type_name(value: Any) -> str:
-    return "a string" if isinstance(value, _Growing) else type_name(value)
 
 
 def _child(node: Any, step: str | int) -> Any:

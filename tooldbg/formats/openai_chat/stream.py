@@ -12,7 +12,7 @@ from ...errors import FormatError
 from ...shorten import quote
 from ...source import Source, escape_pointer
 from ..base import Assembled, StreamEvent, StreamProblem
-from ..reading import parse_arguments, type_name
+from ..reading import Pieces, joined, parse_arguments, type_name
 from .common import _api_error
 
 
@@ -223,7 +223,7 @@ class _Assembler:
         fn, known = fragment.get("function"), call.get("function")
         name = fn.get("name") if isinstance(fn, dict) else None
         known = known if isinstance(known, dict) else {}
-        arguments = _joined(known.get("arguments"))
+        arguments = joined(known.get("arguments"))
         whole = isinstance(arguments, str) and bool(arguments.strip()) \
             and parse_arguments(arguments)[1] is None
         return whole or (isinstance(name, str) and bool(name) and known.get("name") not in (None, "", name))
@@ -309,7 +309,7 @@ class _Assembler:
 
     def finish_choice(self, state: _Choice, at: str) -> dict[str, Any]:
         """The choice as a non-streamed body holds it; checks each assembled call."""
-        message = _joined(state.message)
+        message = joined(state.message)
         self.chunks[at] = self.chunks[at + "/message"] = state.opened
         for pointer, index in state.chunks.items():
             if not pointer.startswith("/call/"):
@@ -317,7 +317,7 @@ class _Assembler:
         if state.calls:
             message["tool_calls"] = []
             for position, index in enumerate(sorted(state.calls)):
-                call = _joined(state.calls[index])
+                call = joined(state.calls[index])
                 opened = state.chunks[f"/call/{index}"]
                 self.chunks[f"{at}/message/tool_calls/{position}"] = opened
                 if index in state.repeats:
@@ -326,7 +326,7 @@ class _Assembler:
                                 merged=index in state.reused)
                 message["tool_calls"].append(call)
         return {"index": state.index, "message": message, "finish_reason": state.finish_reason,
-                **_joined(state.extras)}
+                **joined(state.extras)}
 
     def report_repeat(self, index: int, call: dict[str, Any], chunk: int, what: set[str]) -> None:
         fn = call.get("function")
@@ -359,26 +359,6 @@ class _Assembler:
 _IDENTITY = frozenset({"id", "name", "type", "role", "index"})
 
 
-class _Fragments:
-    """A string still being streamed: its pieces, joined once at the end (linear, not quadratic)."""
-
-    __slots__ = ("pieces",)
-
-    def __init__(self, *pieces: str) -> None:
-        self.pieces = list(pieces)
-
-
-def _joined(value: Any) -> Any:
-    """`value` with every `_Fragments` joined into its string."""
-    if isinstance(value, _Fragments):
-        return "".join(value.pieces)
-    if isinstance(value, dict):
-        return {k: _joined(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_joined(v) for v in value]
-    return value
-
-
 def _merge(acc: dict[str, Any], key: str, value: Any) -> None:
     """Fold one delta value into `acc[key]` (see `assemble_stream` for the rules)."""
     old = acc.get(key)
@@ -388,10 +368,10 @@ def _merge(acc: dict[str, Any], key: str, value: Any) -> None:
         acc[key] = copy.deepcopy(value)
     elif key in _IDENTITY:
         return
-    elif isinstance(old, _Fragments) and isinstance(value, str):
+    elif isinstance(old, Pieces) and isinstance(value, str):
         old.pieces.append(value)
     elif isinstance(old, str) and isinstance(value, str):
-        acc[key] = _Fragments(old, value)
+        acc[key] = Pieces(old, value)
     elif isinstance(old, dict) and isinstance(value, dict):
         for k, v in value.items():
             _merge(old, k, v)
