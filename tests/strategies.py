@@ -47,6 +47,28 @@ json_values = st.recursive(
 )
 
 
+#: How a stream's events are put out of order (`disorder`): one dropped, one repeated, one moved
+#: elsewhere, or the start of the stream (or all of it) sent again after it.
+DISORDERS = ("drop", "repeat", "move", "again")
+
+
+def disorder(draw: st.DrawFn, events: list[Any], change: str, at: int) -> bool:
+    """Put `events` out of order at `at` as `change` (one of `DISORDERS`) says; False, with
+    `events` left as they are, for any other change (the caller's own)."""
+    if change == "drop":
+        if len(events) > 1:
+            events.pop(at)
+    elif change == "repeat":
+        events.insert(at, events[at])
+    elif change == "move":
+        events.insert(draw(st.integers(0, len(events))), events.pop(at))
+    elif change == "again":
+        events += events[:draw(st.integers(1, len(events)))]
+    else:
+        return False
+    return True
+
+
 def nested(levels: int) -> Any:
     """A string in `levels` lists, one inside the other: a value near or past the nesting limit."""
     value: Any = "deep"

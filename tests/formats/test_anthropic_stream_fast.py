@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import DISORDERS, disorder
 from tooldbg.formats.anthropic.stream import _Assembler, split_streams
 from tooldbg.formats.base import Assembled, StreamEvent
 from tooldbg.formats.reading import event_type, split_at
@@ -47,18 +48,11 @@ def _streams(draw: st.DrawFn) -> list[StreamEvent]:
         events.append({"type": "content_block_stop", "index": index})
     events += [{"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                 "usage": {"output_tokens": 12}}, {"type": "message_stop"}]
-    for change in draw(st.lists(st.sampled_from(["drop", "repeat", "move", "again", "index", "odd"]),
-                                max_size=3)):
+    for change in draw(st.lists(st.sampled_from([*DISORDERS, "index", "odd"]), max_size=3)):
         at = draw(st.integers(0, len(events) - 1))
-        if change == "drop" and len(events) > 1:
-            events.pop(at)
-        elif change == "repeat":
-            events.insert(at, events[at])
-        elif change == "move":
-            events.insert(draw(st.integers(0, len(events))), events.pop(at))
-        elif change == "again":  # (the start of the stream, or all of it, sent again after it)
-            events += events[:draw(st.integers(1, len(events)))]
-        elif change == "index" and isinstance(events[at], dict) and "index" in events[at]:
+        if disorder(draw, events, change, at):
+            continue
+        if change == "index" and isinstance(events[at], dict) and "index" in events[at]:
             events[at] = {**events[at], "index": draw(_INDICES)}
         elif change == "odd":
             events.insert(at, draw(_ODD))

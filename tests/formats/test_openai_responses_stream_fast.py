@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import DISORDERS, disorder
 from tooldbg.formats.base import Assembled, StreamEvent
 from tooldbg.formats.openai_responses.stream import _Assembler
 
@@ -66,17 +67,9 @@ def _streams(draw: st.DrawFn) -> list[StreamEvent]:
         events += _output(draw, oi, kind)
     events.append({"type": "response.completed", "response": draw(st.sampled_from([
         {"id": "resp_1", "status": "completed"}, {"id": "resp_1", "status": "completed", "output": []}]))})
-    for change in draw(st.lists(st.sampled_from(["drop", "repeat", "move", "again", "aim"]), max_size=4)):
+    for change in draw(st.lists(st.sampled_from([*DISORDERS, "aim"]), max_size=4)):
         at = draw(st.integers(0, len(events) - 1))
-        if change == "drop" and len(events) > 1:
-            events.pop(at)
-        elif change == "repeat":
-            events.insert(at, events[at])
-        elif change == "move":
-            events.insert(draw(st.integers(0, len(events))), events.pop(at))
-        elif change == "again":
-            events += events[:draw(st.integers(1, len(events)))]
-        elif change == "aim" and isinstance(events[at], dict):  # another output, or another part
+        if not disorder(draw, events, change, at) and isinstance(events[at], dict):  # aimed elsewhere
             key = draw(st.sampled_from(["output_index", "content_index", "summary_index"]))
             if key in events[at]:
                 events[at] = {**events[at], key: draw(st.sampled_from([0, 1, 2, 5, None]))}
