@@ -596,6 +596,38 @@ def test_a_canonical_file_with_format_details_of_the_wrong_type_still_converts(k
     assert body["input"][-1]["content"][0]["text"] == "hello"
 
 
+@pytest.mark.parametrize("kept", [3.5, ["x"], "id"])
+def test_format_details_of_the_wrong_type_are_ignored_by_the_target_rules_and_writers(kept, monkeypatch):
+    """Found by the long fuzz run (seed 33, inputs 39341 and 53731): a canonical document whose
+    reasoning detail kept a list for its `type` ended the OpenAI Chat writer (mistral, deepseek) in
+    a TypeError, and calls and signature carriers whose format details were not objects stopped
+    TD805 ("rule TD805 could not run") under --target. Details of the wrong shape are ignored."""
+    from tooldbg.checks import select_rules
+
+    monkeypatch.delenv("TOOLDBG_DEBUG", raising=False)
+    reasoning = {"type": "reasoning", "summary": ["Look it up."], "origin": "openai-chat",
+                 "meta": {"openai-chat": {"field": "reasoning_details", "type": [kept], "index": 0}}}
+    doc = {"format": "tooldbg.canonical/1", "conversations": [{"id": "c1", "model": "gemini-3-pro", "turns": [
+        {"role": "user", "parts": [{"type": "text", "text": "Where is my order?"}]},
+        {"role": "assistant", "parts": [
+            reasoning,
+            {"type": "reasoning", "signature": "c2ln", "origin": "gemini", "meta": {"gemini": kept}},
+            {"type": "invocation", "id": "i1", "name": "get_order", "arguments": {},
+             "meta": {"openai-responses": kept, "gemini": kept}}]},
+        {"role": "tool", "parts": [{"type": "result", "invocation_id": "i1",
+                                    "content": [{"type": "text", "text": "shipped"}]}]}]}]}
+    data = json.dumps(doc).encode()
+    for target in ("openai-chat", "mistral", "deepseek"):
+        [conv] = load_bytes("c.json", data).conversations
+        message = export([conv], target, allow_blanks=True).body["messages"][1]
+        assert message["reasoning_details"][0] == {
+            "type": "reasoning.summary", "summary": "Look it up.", "index": 0}, target
+    for target in ("openai-responses", "gemini"):
+        loaded = load_bytes("c.json", data)
+        run_checks(loaded, select_rules(target=target), target)
+        assert not loaded.errors, (target, loaded.errors)
+
+
 def test_a_canonical_file_with_a_100000_line_pointer_and_id_shows_in_bounded_output(tmp_path, capsys):
     """Found by the long fuzz run (seed 2025, input 51975): a canonical document whose turn source
     pointer held 100,000 line breaks took `show` 24 s (rich split the title line by line). Where a

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..formats.meta import own_meta
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Reasoning, Result, Turn
 from .base import Context
@@ -112,7 +113,7 @@ def item_id(part: object, rule: ReasoningReplay) -> str | None:
     """A call's own item id in the rule's format (Responses `fc_…`), if it has one."""
     if not isinstance(part, Invocation):
         return None
-    item = (part.meta.get(rule.origin) or {}).get("id")
+    item = own_meta(rule.origin, part.meta).get("id")
     return item if isinstance(item, str) and item else None
 
 
@@ -146,4 +147,4 @@ def signed(part: Any, origin: str, signature: bool) -> bool:
 def carrier(part: Any, origin: str) -> bool:
     """A signature-only reasoning part: the writer puts its signature on the part after it."""
     return isinstance(part, Reasoning) and part.origin == origin and bool(part.signature) and not (
-        part.text or part.summary or part.redacted or (part.meta.get(origin) or {}).get("thought"))
+        part.text or part.summary or part.redacted or own_meta(origin, part.meta).get("thought"))

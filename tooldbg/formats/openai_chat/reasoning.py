@@ -86,7 +86,7 @@ def write_detail(part: Part) -> dict[str, Any]:
     for key in ("field", "mirror"):
         own.pop(key, None)
     kind = own.pop("type", None)
-    if kind not in _TYPES:
+    if not isinstance(kind, str) or kind not in _TYPES:  # (a canonical file may hold any value there)
         kind = "reasoning.encrypted" if part.redacted else "reasoning.summary" if part.summary else \
             "reasoning.text"
     entry: dict[str, Any] = {"type": kind}
