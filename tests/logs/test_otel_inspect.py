@@ -3,6 +3,8 @@ bodies read by the wire readers) and Inspect AI logs (raw model calls, or the sa
 
 import json
 
+import pytest
+
 from tests import paths
 from tests.logs.helpers import codes, tally
 from tooldbg.load import load_bytes, load_file
@@ -108,3 +110,44 @@ def test_logfire_keeps_the_older_events_as_one_json_attribute():
     call = conv.turns[1].parts[0]
     assert (call.name, call.arguments, call.wire_id) == ("weather", {"city": "Oslo"}, "call_1")
     assert call.source.pointer == "/attributes/1/value/stringValue"
+
+
+_MALFORMED = {  # an AnyValue's array or key-value list not shaped as OTLP's
+    "array as a list": lambda v: {"arrayValue": ["x"]},
+    "array values a number": lambda v: {"arrayValue": {"values": 5}},
+    "kvlist as a list": lambda v: {"kvlistValue": ["x"]},
+    "kvlist values a number": lambda v: {"kvlistValue": {"values": 3}},
+    "kvlist key a list": lambda v: {"kvlistValue": {"values": [{"key": ["k"], "value": {"stringValue": "v"}}]}},
+}
+
+
+def _with_arrays(value, change):
+    if isinstance(value, dict):
+        if "arrayValue" in value:
+            return change(value)
+        return {k: _with_arrays(v, change) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_arrays(v, change) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("change", _MALFORMED.values(), ids=_MALFORMED.keys())
+def test_an_attribute_array_of_the_wrong_shape_is_read_as_it_stands(change):
+    """Found by a type-swapping sweep of the samples: an `arrayValue` or `kvlistValue` not shaped
+    as `{"values": [...]}` made the whole trace "could not be read" (a TypeError or AttributeError
+    in tooldbg). The value is now taken as it stands: the trace reads, and the damage shows as
+    findings (here the assistant's tool calls are gone: TD602, TD404, TD101)."""
+    lines = [json.loads(line) for line in (OTEL / "genai-events.jsonl").read_text().splitlines()]
+    data = "".join(json.dumps(_with_arrays(line, change)) + "\n" for line in lines).encode()
+    loaded = load_bytes("events.jsonl", data)
+    assert loaded.errors == [] and len(loaded.conversations) == 1
+    assert {"TD602", "TD404", "TD101"} <= set(codes(loaded))
+
+
+def test_a_key_value_list_keeps_a_key_that_is_not_a_string_as_json():
+    from tooldbg.logs.spans import value
+
+    listed = {"kvlistValue": {"values": [{"key": ["k"], "value": {"stringValue": "v"}},
+                                         {"key": "n", "value": {"intValue": "7"}}]}}
+    assert value(listed) == {'["k"]': "v", "n": 7}
+    assert value({"arrayValue": ["x"]}) == ["x"] and value({"arrayValue": {}}) == []

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..formats.base import ApiError, Response
+from ..jsonio import dumps_str
 from ..records.lines import json_lines
 from .base import decoded as decoded_json
 from .base import listed, mapping
@@ -58,14 +59,25 @@ def value(any_value: Any) -> Any:
     if "intValue" in any_value:
         raw = any_value["intValue"]
         return int(raw) if isinstance(raw, str) and raw.lstrip("-").isdigit() else raw
+    # An array or a key-value list not shaped as OTLP's (`{"values": [...]}`) is the value as it stands.
     if "arrayValue" in any_value:
-        return [value(v) for v in (any_value["arrayValue"] or {}).get("values") or []]
+        array = any_value["arrayValue"]
+        items = (array.get("values") or []) if isinstance(array, dict) else None
+        return [value(v) for v in items] if isinstance(items, list) else array
     if "kvlistValue" in any_value:
-        listed = (any_value["kvlistValue"] or {}).get("values") or []
-        return {kv.get("key"): value(kv.get("value")) for kv in listed if isinstance(kv, dict)}
+        kvlist = any_value["kvlistValue"]
+        items = (kvlist.get("values") or []) if isinstance(kvlist, dict) else None
+        if not isinstance(items, list):
+            return kvlist
+        return {_key(kv.get("key")): value(kv.get("value")) for kv in items if isinstance(kv, dict)}
     if "bytesValue" in any_value:
         return any_value["bytesValue"]
     return None
+
+
+def _key(key: Any) -> str | None:
+    """A key-value list's key: a string, else as JSON (OTLP keys are strings; None when absent)."""
+    return key if key is None or isinstance(key, str) else dumps_str(key)
 
 
 def attributes(listed: Any, at: str) -> dict[str, tuple[Any, str]]:
