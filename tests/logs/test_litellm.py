@@ -75,3 +75,14 @@ def test_a_debug_body_is_read_as_the_json_it_writes_as():
     assert text.startswith("hi \ufffd") and "\ud800" not in text and conv.settings.stop == ("END",)
     document = export(loaded.conversations, "canonical").text(redact=False)
     assert load_bytes("back.json", document.encode()).conversations == loaded.conversations
+
+
+def test_a_debug_block_without_its_url_line_reads_its_body():
+    """Found by the long fuzz run (seed 34, input 34570): the line after `curl -X POST \\` holding
+    only the continuation `\\` ended the read in an IndexError, and the whole log "could not be
+    read". The request is read without its URL."""
+    text = ("POST Request Sent from LiteLLM:\ncurl -X POST \\\n \\\n"
+            "-d '{'model': 'claude-haiku-4-5', 'max_tokens': 64, 'messages': [{'role': 'user', 'content': 'hi'}]}'\n")
+    loaded = load_bytes("debug.log", text.encode())
+    assert loaded.errors == [] and loaded.reads[0].exchange.request.url == ""
+    assert loaded.conversations[0].turns[0].parts[0].text == "hi"

@@ -170,8 +170,9 @@ def _debug_output(capture: Capture, data: bytes) -> list[Exchange]:
             url, body_line = "", None
             for j in range(i + 1, min(i + 40, len(lines))):
                 text = lines[j]
-                if "curl -X" in text and j + 1 < len(lines) and lines[j + 1].split():
-                    url = lines[j + 1].rstrip().removesuffix("\\").split()[-1]
+                if "curl -X" in text and j + 1 < len(lines):
+                    words = lines[j + 1].rstrip().removesuffix("\\").split()  # (the URL, then ` \`)
+                    url = words[-1] if words else url
                 if "-d '" in text:
                     body_line = j
                     break
