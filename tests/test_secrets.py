@@ -154,3 +154,20 @@ def test_no_shortening_leaves_a_piece_of_a_key_the_mask_cannot_see(key, form, be
     assume(not leaked(redact_text(text)))  # (a key after a letter is a word's middle: never masked)
     shown = redact_text(shorten(text, width))
     assert not leaked(shown), (shown, leaked(shown))
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.text(alphabet=st.sampled_from('ab\\"\n\t\u00e9\u2028/ '), min_size=16, max_size=24),
+       name=st.sampled_from(["password", "api_key", "Authorization", "client_secret"]))
+def test_a_masked_value_keeps_json_valid_whatever_it_escapes(value: str, name: str):
+    """Found by the long fuzz run (seed 34, input 62972): a password whose fourth character was the
+    first half of an escape (`\\n\\•••` once masked) made a canonical document tooldbg wrote unreadable.
+    The head shown of a long value stops at its first backslash. And inside a JSON string, a value
+    ending in an escaped quote (`\\\"`) was cut there, its inner JSON left broken: the value is now
+    read one level down. JSON text stays JSON, once encoded and inside a JSON string."""
+    once = json.dumps({name: value, "after": 1})
+    twice = json.dumps({"arguments": once})
+    for text, inner in ((once, False), (twice, True)):
+        out = json.loads(redact_text(text))
+        masked = json.loads(out["arguments"]) if inner else out
+        assert masked["after"] == 1 and MASK in masked[name]

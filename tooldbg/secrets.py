@@ -54,15 +54,19 @@ _PARAMS = (r"(?:key|api[-_]?key|access_token|token|auth|sig|signature|x-amz-sign
 #: times slower on a large body), each as (the pattern, the literals one of which must be in the
 #: text for it to match, the group masked, the group that must start a word).
 _NAMED: tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...], str | None], ...] = (
-    # `"api_key": "…"` in JSON, in a JSON string inside JSON, in a repr: the value between the
-    # quotes; `x-api-key: …`, `api_key=…`, `Authorization: Bearer …` in text: the value up to a
-    # space, a quote, a backslash (a JSON escape), or the next parameter
-    (re.compile(r"(?P<n>" + _NAMES + r")(?:(?P<q>\\?[\"'])\s*:\s*(?P=q)"
+    # `"api_key": "…"` in JSON or a repr: the value between the quotes, escapes and all (`v`); in a
+    # JSON string inside JSON, `\"api_key\": \"…\"`, the same one level down (`x`: an escape of
+    # the inner text is `\\` and the escape after it, its closing quote the first `\"` after none);
+    # `x-api-key: …`, `api_key=…`, `Authorization: Bearer …` in text: the value up to a space, a
+    # quote, a backslash (a JSON escape), or the next parameter (`w`)
+    (re.compile(r"(?P<n>" + _NAMES + r")(?:(?P<q>[\"'])\s*:\s*(?P=q)"
                 r"(?P<v>(?:(?!(?P=q))(?:[^\\\n]|\\.))+)"
+                r"|\\(?P<e>[\"'])\s*:\s*\\(?P=e)"
+                r"(?P<x>(?:\\\\(?:\\.|[^\\\n])|\\(?!(?P=e))[^\\\n]|[^\\\n])+)"
                 r"|\s*[:=]\s*(?P<w>(?:(?:bearer|basic)\s+)?[^\s\"'\\&,;<>\x1b]+))"),
      ("authorization", "api-key", "api_key", "apikey", "security-token", "secret_access_key",
       "session_token", "client_secret", "access_token", "refresh_token", "id_token", "secret_key",
-      "private_key", "password", "passwd", "cookie"), ("v", "w"), "n"),
+      "private_key", "password", "passwd", "cookie"), ("v", "x", "w"), "n"),
     # `?key=…`, `&sig=…` in a URL
     (re.compile(r"[?&;]" + _PARAMS + r"=(?P<v>[^&#\s\"'\\<>\x1b]+)"), ("=",), ("v",), None),
     # the password of `scheme://user:password@host`
@@ -106,6 +110,8 @@ def mask(value: str) -> str:
         else ("", "", value)
     token = token.lstrip()
     shown = token[:4] if len(token) >= 16 or (len(token) > 8 and re.compile(_SHAPES).fullmatch(token)) else ""
+    # A head never ends inside an escape (`\\` `n` of JSON text): up to its first backslash only.
+    shown = shown.partition("\\")[0]
     return f"{scheme}{sep}{shown}{MASK}"
 
 
