@@ -38,12 +38,12 @@ from tooldbg.cli import bundled_samples
 from tooldbg.cli.repairs import record_line
 from tooldbg.convert import NotWritten, export
 from tooldbg.formats.profiles import PROFILES
+from tooldbg.guard import blanks
 from tooldbg.jsonio import dumps, dumps_str
 from tooldbg.load import load_bytes, load_file
 from tooldbg.model import Result, Text
 from tooldbg.repair import fix_conversation, registry
 from tooldbg.repair.base import Refusal, Repair
-from tooldbg.repair.guard import blanks
 from tooldbg.repair.registry import BY_CODE, NO_REPAIR, REPAIRS
 from tooldbg.repair.structure import NO_RESULT
 
@@ -1204,7 +1204,7 @@ CLEAN = sorted(p for p in paths.SAMPLES.rglob("*") if p.is_file() and p.name != 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.relative_to(paths.SAMPLES).as_posix())
 def test_clean_samples_need_no_repair_and_convert_as_before(path):
     from tooldbg.convert import export
-    from tooldbg.repair.guard import blanks
+    from tooldbg.guard import blanks
 
     loaded = load_file(path)
     for conv in loaded.conversations:

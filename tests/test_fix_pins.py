@@ -964,8 +964,8 @@ FIXED: dict[str, dict[str, tuple[str, ...]]] = {
 
 
 #: sample → wire targets → what `convert SAMPLE --to TARGET --conversation C` (no --fix) says it will
-#: not write blank and why (`tooldbg: C PLACE: …`, repair.guard.blanks), and what it writes as recorded
-#: though --fix would repair it (`note: C PLACE: …`, repair.guard.kept); keys as in `FIXED`, every
+#: not write blank and why (`tooldbg: C PLACE: …`, guard.blanks), and what it writes as recorded
+#: though --fix would repair it (`note: C PLACE: …`, guard.kept); keys as in `FIXED`, every
 #: sample not listed says neither for any target.
 BLANKED: dict[str, dict[str, tuple[str, ...]]] = {
     "defects/TD101-claude-trace-client-resends-a-stale-result.jsonl": {

@@ -16,10 +16,10 @@ from tests.fixing import fix
 from tests.strategies import conversations
 from tooldbg import formats
 from tooldbg.convert import export
+from tooldbg.guard import blanks
 from tooldbg.jsonio import dumps, dumps_str
 from tooldbg.load import load_bytes
 from tooldbg.model import Conversation, Invocation, Result, Text, Turn, document
-from tooldbg.repair.guard import blanks
 
 DAMAGES = ("drop", "duplicate", "orphan", "swap", "interpose", "double-encode", "empty-arguments",
            "empty-id")

@@ -280,7 +280,7 @@ def test_settings_and_tool_choice_survive_or_are_reported(target, wanted, choice
 
 def test_the_library_export_refuses_to_write_an_empty_value_in_place_of_recorded_content():
     """Invalid JSON arguments: Anthropic needs an object and would get {} (the guard of the CLI and
-    the dialog, repair.guard.blanks, applies to `export` too)."""
+    the dialog, guard.blanks, applies to `export` too)."""
     conv = Conversation(model="m", tools=(TOOL,), turns=link([
         Turn(role="user", parts=(Text(text=USER),)),
         Turn(role="assistant", parts=(Invocation(name="get_weather", raw_arguments='{"city": "Os',

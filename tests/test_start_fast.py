@@ -166,7 +166,7 @@ REPAIRS = {"tooldbg.repair.registry", "tooldbg.repair.ids", "tooldbg.repair.repl
 
 def test_convert_loads_the_repairs_guard_not_the_repairs_which_fix_still_loads():
     modules, body = run("convert", SAMPLE, "--to", "gemini")
-    assert "tooldbg.repair.guard" in modules and not modules & REPAIRS
+    assert "tooldbg.guard" in modules and not modules & REPAIRS
     assert json.loads(body)["contents"]  # the body was written
     assert REPAIRS <= imported("convert", SAMPLE, "--to", "gemini", "--fix")
     assert REPAIRS <= imported("fix", DEFECT)

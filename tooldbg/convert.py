@@ -5,7 +5,7 @@ or the request body that replays the conversation in a wire format) and every lo
 reported; `Export.text` is the bytes written or printed, secrets masked in one pass over the whole
 text (`secrets.redact_text`) and no raw control or bidi character in it (`render.inert_json`).
 
-An export never holds an empty value in place of recorded content (`repair.guard.blanks`): `export`
+An export never holds an empty value in place of recorded content (`guard.blanks`): `export`
 raises `NotWritten` instead, unless the caller shows the blanks and refuses on its own (the CLI and
 the dialog, which name the repair). What the target requires and the body lacks (a model) is in
 `Export.missing`, its loss line in `losses`: `convert` exits 1 on it.
@@ -30,7 +30,7 @@ from .secrets import redact_text
 from .writing import check_writable, write_atomically
 
 if TYPE_CHECKING:
-    from .repair.guard import Blank
+    from .guard import Blank
 
 __all__ = ["TARGETS", "Export", "NotWritten", "check_writable", "export", "write_atomically"]
 
@@ -59,7 +59,7 @@ class Export:
         at it, a library's, does not pay for it)."""
         found = self._blanks
         if found is None:
-            from .repair.guard import blanks  # the repairs import the checks: loaded when asked
+            from .guard import blanks  # the guard imports the checks: loaded when asked
 
             conv = self.written_from
             found = () if conv is None else tuple(blanks(conv, self.target, self.origins))

@@ -258,7 +258,7 @@ def convert(file: str, target: str, output: str | None, conversation_id: str | N
     for loss in result.losses:
         echo(f"loss: {chosen[0].name} {loss}", err=True)
     if not repair:
-        from ..repair.guard import kept
+        from ..guard import kept
 
         for line in kept(conversations[0], target):
             echo(f"note: {chosen[0].name} {line}", err=True)

@@ -51,7 +51,7 @@ def fix_written(fixed: list[Fixed], target: str, where: str, *, redact: bool, on
 
 
 def at_place(turn: int | None, part: int | None) -> str:
-    from ..repair.base import at
+    from ..wording import at
 
     return at(turn, part)
 

@@ -18,7 +18,8 @@ from ..formats.freeform import is_freeform
 from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation
 from ..shorten import quote
-from .base import Log, Outcome, Record, show, with_parts
+from ..wording import show
+from .base import Log, Outcome, Record, with_parts
 
 
 def decode_arguments(conv: Conversation, log: Log) -> Outcome:

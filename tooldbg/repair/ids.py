@@ -27,7 +27,8 @@ from ..formats.writer import Fitting
 from ..model import Conversation, Invocation, Loss, Result, ToolChoice
 from ..shorten import quote
 from ..targets import table
-from .base import Log, Outcome, Record, at, call_index, describe, rebind, with_part, with_turns
+from ..wording import at, describe
+from .base import Log, Outcome, Record, call_index, rebind, with_part, with_turns
 
 
 def rebind_near_misses(conv: Conversation, log: Log) -> Outcome:

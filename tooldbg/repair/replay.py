@@ -31,7 +31,8 @@ from ..jsonio import try_loads
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
 from ..shorten import quote
 from ..targets import table
-from .base import Log, Outcome, Record, describe, ident, locate, rebind, show, with_part, with_parts
+from ..wording import describe, ident, show
+from .base import Log, Outcome, Record, locate, rebind, with_part, with_parts
 
 
 def _pairs(log: Log) -> Iterator[Pair]:

@@ -28,7 +28,8 @@ from ..formats.profiles import wire_format
 from ..model import Conversation, Invocation, Media, Part, Reasoning, Result, Text, Turn
 from ..shorten import clip, quote
 from ..targets import table
-from .base import Log, Outcome, Record, at, content_text, describe, ident, locate, with_turns
+from ..wording import at, content_text, describe, ident
+from .base import Log, Outcome, Record, locate, with_turns
 
 #: What the error result closing an unanswered call says.
 NO_RESULT = "No result was recorded for this call: the log holds no tool result for it."

@@ -33,11 +33,12 @@ from ...checks.base import Finding
 from ...convert import Export, export
 from ...errors import ToolDbgError
 from ...formats.profiles import PROFILES, wire_format
+from ...guard import Blank
 from ...render import clean, safe, visible
 from ...repair import Fixed, fix_conversation, write_fixed
-from ...repair.base import Repair, at
-from ...repair.guard import Blank
+from ...repair.base import Repair
 from ...shorten import one_line
+from ...wording import at
 from ...writing import check_writable, write_atomically
 from ..session import Location, Session
 

@@ -14,16 +14,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..checks.arguments import decode_levels
-from ..checks.arguments import describe as kind_of
-from ..checks.pairing import Paired
-from ..formats import facts
-from ..formats.freeform import is_freeform
-from ..formats.origins import carried as carried_parts
-from ..formats.profiles import wire_format
-from ..model import Conversation, Invocation, Result
-from ..shorten import clip, quote
-from .base import at, describe
+from .checks.arguments import decode_levels
+from .checks.arguments import describe as kind_of
+from .checks.pairing import Paired
+from .formats import facts
+from .formats.freeform import is_freeform
+from .formats.origins import carried as carried_parts
+from .formats.profiles import wire_format
+from .model import Conversation, Invocation, Result
+from .shorten import clip, quote
+from .wording import at, describe
 
 
 @dataclass(frozen=True, slots=True)
