@@ -628,6 +628,39 @@ def test_format_details_of_the_wrong_type_are_ignored_by_the_target_rules_and_wr
         assert not loaded.errors, (target, loaded.errors)
 
 
+def test_a_lone_surrogate_escape_is_read_as_a_replacement_character_not_a_lost_file():
+    """Found by the property fuzz run (seed 37, input 1798): a recording whose one body held a
+    lone surrogate escape (`"\\ud83d"`: a string cut between the halves of a pair, as JavaScript's
+    JSON.stringify writes it) could not be read at all — orjson refuses it, though it is JSON
+    (RFC 8259 §8.2) — while the same recording laid out again lost only that body. Every parse
+    now reads it, each lone surrogate made U+FFFD as tooldbg writes one; NaN is still refused."""
+    lines = (paths.SAMPLES / "anthropic" / "parallel-calls.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    records[0]["request"]["body"]["messages"][0]["content"] = "Weather in Oslo? \ud83d"
+
+    def recording(ascii_bodies: bool) -> str:
+        """The records as a recording, its bodies as strings: with `ascii_bodies` a body holds the
+        escape (the file `\\\\ud83d`), else the character itself (the file the escape `\\ud83d`)."""
+        return json.dumps({"version": 1, "interactions": [
+            {"request": {"method": "POST", "url": r["request"]["url"],
+                         "body": json.dumps(r["request"]["body"], ensure_ascii=ascii_bodies)},
+             "response": {"status": 200, "body": json.dumps(r["response"]["body"])}} for r in records]})
+
+    for name, data, escape in (("r.json", recording(False), '? \\ud83d\\"'),
+                               ("r.json", recording(True), '? \\\\ud83d\\"'),
+                               ("r.jsonl", "".join(json.dumps(r) + "\n" for r in records), '? \\ud83d"')):
+        assert escape in data
+        loaded = load_bytes(name, data.encode())
+        assert loaded.errors == [] and len(loaded.reads) == len(records), name
+        first = loaded.conversations[0].turns[0].parts[0].text
+        assert first == "Weather in Oslo? \ufffd\ufffd\ufffd", name
+        document = export(loaded.conversations, "canonical").text(redact=False)
+        assert load_bytes("back.json", document.encode()).conversations == loaded.conversations
+    assert jsonio.try_loads('{"city": "Oslo \\ud83d"}') == (True, {"city": "Oslo \ufffd\ufffd\ufffd"})
+    with pytest.raises(FormatError, match="no low surrogate"):
+        jsonio.loads('["\\ud83d", NaN]')
+
+
 def test_a_canonical_file_with_a_100000_line_pointer_and_id_shows_in_bounded_output(tmp_path, capsys):
     """Found by the long fuzz run (seed 2025, input 51975): a canonical document whose turn source
     pointer held 100,000 line breaks took `show` 24 s (rich split the title line by line). Where a

@@ -1,7 +1,8 @@
 """The only place tooldbg parses or prints JSON.
 
 orjson is strict (no NaN, no lone surrogates, depth ≤ 1024) and reads integers wider than 64 bits
-as floats; logs break all of these, so every parse failure becomes a `FormatError` with a human
+as floats; logs break all of these. A lone surrogate escape is JSON all the same, and is read
+(`_with_lone_surrogates`); every other parse failure becomes a `FormatError` with a human
 location, and printing degrades to a writer of its own instead of raising.
 
 Depth is decided here, once. orjson parses values nested up to 1,024 levels, but prints only 254,
@@ -190,9 +191,58 @@ def _parse(data: bytes | memoryview | str) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as err:
-        if getattr(err, "msg", "") == _PARSER_TOO_DEEP:  # past orjson's 1,024 levels: past ours too
+        message = getattr(err, "msg", "")
+        if message == _PARSER_TOO_DEEP:  # past orjson's 1,024 levels: past ours too
             raise _too_deep(MAX_DEPTH, deep_pointer(data, MAX_DEPTH)) from None
+        if message.endswith(_LONE_SURROGATE):
+            try:
+                return _with_lone_surrogates(data)
+            except (ValueError, RecursionError):  # (another fault too: orjson's error is the one said)
+                pass
         raise FormatError(_describe(err)) from None
+
+
+#: How orjson's messages end for a lone surrogate escape ("no low surrogate in string", "invalid
+#: high surrogate in string", …).
+_LONE_SURROGATE = "surrogate in string"
+
+
+def _with_lone_surrogates(data: bytes | memoryview | str) -> Any:
+    """A text orjson refuses for a lone surrogate escape (`"\\ud83d"`: a UTF-16 string cut between
+    the two halves of a pair, which JavaScript's `JSON.stringify` and Python's `json` write so) is
+    JSON all the same (RFC 8259 §8.2): read by the standard library — still refusing `NaN` and
+    `Infinity`, as orjson does — and each lone surrogate made U+FFFD, as `dumps` writes it. A
+    record of a log is not lost for a cut emoji, nor is the whole file when it is one document."""
+    text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+    value = json.loads(text, parse_constant=_no_constant)
+    if isinstance(value, str):
+        return _replaced(value)
+    stack = [value] if isinstance(value, (dict, list)) else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            items = list(node.items())
+            node.clear()
+            for key, item in items:
+                node[_replaced(key)] = _replaced(item) if isinstance(item, str) else item
+                if isinstance(item, (dict, list)):
+                    stack.append(item)
+        else:
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    node[i] = _replaced(item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _replaced(text: str) -> str:
+    """`text` with each lone surrogate made U+FFFD (as `dumps` writes one)."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _may_nest(data: bytes | memoryview | str) -> bool:
@@ -446,8 +496,7 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
     try:
         return orjson.dumps(value, option=option)
     except (TypeError, orjson.JSONEncodeError):
-        text = _dumps_any(value, indent=indent, sort_keys=sort_keys)
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode()
+        return _replaced(_dumps_any(value, indent=indent, sort_keys=sort_keys)).encode()
 
 
 def _dumps_any(value: Any, *, indent: bool, sort_keys: bool) -> str:
@@ -520,8 +569,8 @@ def try_loads(text: str) -> tuple[bool, Any]:
     if len(text) <= MAX_DEPTH:  # (the usual arguments: too short to nest past the limit)
         try:
             return True, orjson.loads(text)
-        except orjson.JSONDecodeError:
-            return False, None
+        except orjson.JSONDecodeError:  # (a lone surrogate: `loads` reads it; anything else: False)
+            pass
     try:
         return True, loads(text)
     except FormatError:
