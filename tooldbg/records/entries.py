@@ -64,6 +64,7 @@ _MARKER_JSON = b'"\\u0000tooldbg: log.entries"'
 #: Where a container keeps its records: HAR `log.entries`, recordings' `interactions`, or the
 #: document itself (a JSON array of exchanges).
 RECORD_ARRAYS = (("log", "entries"), ("interactions",), ())
+_DEEPEST_RECORDS = max(map(len, RECORD_ARRAYS))
 
 
 class Reread(Exception):
@@ -263,8 +264,12 @@ def find_records(data: bytes, skip: int) -> Walked | None:
     does not parse."""
     walker = walk(data, skip)
     for char, opening, slots in walker:
+        # (an array deeper than any records array is none: its path is not built — a document
+        # nested thousands of levels made a path of thousands of slots at every bracket)
+        if char != b"[" or len(slots) > _DEEPEST_RECORDS:
+            continue
         path = tuple(s for s in slots if isinstance(s, str))
-        if char != b"[" or len(path) != len(slots) or path not in RECORD_ARRAYS:
+        if len(path) != len(slots) or path not in RECORD_ARRAYS:
             continue
         spans, depth, start = [], len(slots) + 1, opening.end()
         for char, match, slots in walker:
