@@ -26,6 +26,7 @@ import orjson
 
 from .errors import FormatError
 from .source import escape_pointer
+from .surrogates import LONE_SURROGATE, replaced, without_lone_surrogates
 
 #: The deepest nesting tooldbg reads (a value in an object in a list… counts one level each).
 MAX_DEPTH = 200
@@ -194,17 +195,12 @@ def _parse(data: bytes | memoryview | str) -> Any:
         message = getattr(err, "msg", "")
         if message == _PARSER_TOO_DEEP:  # past orjson's 1,024 levels: past ours too
             raise _too_deep(MAX_DEPTH, deep_pointer(data, MAX_DEPTH)) from None
-        if message.endswith(_LONE_SURROGATE):
+        if message.endswith(LONE_SURROGATE):
             try:
                 return _with_lone_surrogates(data)
             except (ValueError, RecursionError):  # (another fault too: orjson's error is the one said)
                 pass
         raise FormatError(_describe(err)) from None
-
-
-#: How orjson's messages end for a lone surrogate escape ("no low surrogate in string", "invalid
-#: high surrogate in string", …).
-_LONE_SURROGATE = "surrogate in string"
 
 
 def _with_lone_surrogates(data: bytes | memoryview | str) -> Any:
@@ -214,35 +210,11 @@ def _with_lone_surrogates(data: bytes | memoryview | str) -> Any:
     `Infinity`, as orjson does — and each lone surrogate made U+FFFD, as `dumps` writes it. A
     record of a log is not lost for a cut emoji, nor is the whole file when it is one document."""
     text = data if isinstance(data, str) else bytes(data).decode("utf-8")
-    value = json.loads(text, parse_constant=_no_constant)
-    if isinstance(value, str):
-        return _replaced(value)
-    stack = [value] if isinstance(value, (dict, list)) else []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            items = list(node.items())
-            node.clear()
-            for key, item in items:
-                node[_replaced(key)] = _replaced(item) if isinstance(item, str) else item
-                if isinstance(item, (dict, list)):
-                    stack.append(item)
-        else:
-            for i, item in enumerate(node):
-                if isinstance(item, str):
-                    node[i] = _replaced(item)
-                elif isinstance(item, (dict, list)):
-                    stack.append(item)
-    return value
+    return without_lone_surrogates(json.loads(text, parse_constant=_no_constant))
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _replaced(text: str) -> str:
-    """`text` with each lone surrogate made U+FFFD (as `dumps` writes one)."""
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _may_nest(data: bytes | memoryview | str) -> bool:
@@ -496,7 +468,7 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
     try:
         return orjson.dumps(value, option=option)
     except (TypeError, orjson.JSONEncodeError):
-        return _replaced(_dumps_any(value, indent=indent, sort_keys=sort_keys)).encode()
+        return replaced(_dumps_any(value, indent=indent, sort_keys=sort_keys)).encode()
 
 
 def _dumps_any(value: Any, *, indent: bool, sort_keys: bool) -> str:
