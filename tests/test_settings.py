@@ -84,6 +84,16 @@ def test_urls_that_name_no_model(url):
     assert url_model(url) is None
 
 
+def test_a_url_that_does_not_parse_names_no_model_and_its_log_still_reads():
+    """Found by the long fuzz run (seed 39, input 9996): a request URL with an unclosed IPv6 bracket
+    ended the load in a ValueError from `urlsplit` ("Invalid IPv6 URL")."""
+    url = "https://[api.anthropic.com/v1/messages"
+    assert url_model(url) is None
+    formats, conv = _read(url, {"model": "claude-haiku-4-5", "max_tokens": 64,
+                                "messages": [{"role": "user", "content": USER}]})
+    assert formats == ["anthropic"] and conv.model == "claude-haiku-4-5"
+
+
 def _read(url, body, response=None):
     record = {"request": {"url": url, "body": body}}
     if response is not None:

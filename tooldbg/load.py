@@ -464,8 +464,12 @@ _URL_MODELS = (
 
 
 def url_model(url: str) -> str | None:
-    """The model an endpoint URL names (decoded), or None when its shape names none."""
-    path = urlsplit(url).path
+    """The model an endpoint URL names (decoded), or None when its shape names none (or it does not
+    parse as a URL: `http://[…` with no closing bracket)."""
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        return None
     for pattern in _URL_MODELS:
         found = pattern.search(path)
         if found and unquote(found.group(1)).strip():
