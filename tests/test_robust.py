@@ -690,3 +690,27 @@ def test_the_levels_orjson_prints_are_found_whatever_its_release(monkeypatch, gu
     monkeypatch.setattr(jsonio, "_PRINTED_LEVELS", [])
     levels = jsonio._printed_levels()
     assert jsonio._prints(levels) and not jsonio._prints(levels + 1)
+
+
+def test_a_string_never_closed_runs_to_the_end_of_the_search():
+    """Found by the long fuzz run (seed 39, input 24890: no answer in 60 s): in a HAR whose quotes
+    went out of step, every body's `\\"` read as an escape inside one string that never closed; the
+    search for strings and brackets failed at the end and began again at the next bracket, once per
+    bracket (15 s for 86 kB). A string never closed is now one token to the end, in both searches,
+    and the HAR gives the error a whole parse gives, at once."""
+    from tooldbg.records.entries import STRING_OR_BRACKET
+
+    data = b'[{"a": 1}, "open \\" [ {\\"b\\": 2} ] }'
+    assert [m.group() for m in STRING_OR_BRACKET.finditer(data)] == [
+        b"[", b"{", b'"a"', b"}", b'"open \\" [ {\\"b\\": 2} ] }']
+    assert [m.group() for m in jsonio._TOKENS.finditer(data)] == [
+        b"[", b"{", b'"a"', b":", b"}", b",", b'"open \\" [ {\\"b\\": 2} ] }']
+    body = json.dumps({"messages": [{"role": "user", "content": "x"}]})
+    entry = {"request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+                         "postData": {"mimeType": "application/json", "text": body}}}
+    text = json.dumps({"log": {"version": "1.2", "entries": [entry, entry]}})
+    broken = text.replace('\\"role', '"role', 1).encode()  # (one quote out of step)
+    loaded = load_bytes("x.har", broken)
+    with pytest.raises(FormatError) as whole:
+        jsonio.loads(broken)
+    assert [e.message for e in loaded.errors] == [whole.value.message]

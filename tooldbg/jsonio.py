@@ -227,8 +227,9 @@ def _may_nest(data: bytes | memoryview | str) -> bool:
 #: What orjson says of a value nested past the 1,024 levels it parses.
 _PARSER_TOO_DEEP = "depth limit exceeded"
 #: A JSON string, or a character that opens, closes or separates: what `deep_pointer` walks (a
-#: bracket inside a string is the string's).
-_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{},:]')
+#: bracket inside a string is the string's; a string never closed runs to the end, as in
+#: `records.entries.STRING_OR_BRACKET`, which says why).
+_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[][{},:]', re.DOTALL)
 
 
 def deep_pointer(data: bytes | memoryview | str, limit: int) -> str:

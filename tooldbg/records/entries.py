@@ -56,7 +56,12 @@ _FIRST_KEY = re.compile(rb'\{\s*"([^"\\]*)"\s*:')
 #: JSON's blank space (RFC 8259 §2).
 _BLANK = re.compile(rb"[ \t\r\n]*")
 #: A JSON string (skipped whole) or a bracket: what `_value_end` counts.
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+#: A JSON string (skipped whole, escapes included) or a bracket. A string never closed runs to the
+#: end of the data, where it stops the search: a search that failed there tried again from the next
+#: bracket, and again from the next quote — in a HAR whose quotes went out of step, every body's
+#: `\\"` was an escape inside one long string, and the search went to the end and back once per
+#: bracket (15 s for an 86 kB HAR). An escape is a backslash and any byte (`re.DOTALL`).
+STRING_OR_BRACKET = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
 _COMMA, _CLOSE, _BRACE = ord(","), ord("]"), ord("{")
 #: What a records array is replaced by to read the rest of the document (a NUL: no log has it).
 MARKER = "\x00tooldbg: log.entries"
@@ -182,7 +187,7 @@ def _value_end(data: bytes, at: int) -> int:
     """The offset just after the object or array whose bracket is at `at`, its strings skipped
     whole; the end of `data` when it is not closed (the parse then fails)."""
     depth = 0
-    for token in _TOKEN.finditer(data, at):
+    for token in STRING_OR_BRACKET.finditer(data, at):
         kind = data[token.start()]
         if kind == 0x22:  # a string
             continue

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..load import Loaded, load_bytes
+from ..records.entries import STRING_OR_BRACKET
 from ..records.sniff import iter_files
 
 #: Smaller files load in a fraction of a second: no preview for them.
@@ -22,9 +23,6 @@ PREVIEW_FROM = 1_000_000
 #: The most of a file read for the preview; a first record larger than this gives none.
 HEAD = 8_000_000
 
-#: A JSON string (skipped whole, escapes included) or a bracket: enough to find where the first
-#: element of an array ends without parsing the rest of the file.
-_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 _ENTRIES = re.compile(rb'"entries"\s*:\s*\[')
 
 
@@ -71,7 +69,7 @@ def _first_entry(head: bytes) -> bytes | None:
 def _element_end(data: bytes, start: int) -> int | None:
     """Where the first element of the array opened just before `start` ends (None: not in `data`)."""
     depth = 0
-    for token in _TOKENS.finditer(data, start):
+    for token in STRING_OR_BRACKET.finditer(data, start):
         kind = token.group()
         if kind in (b"[", b"{"):
             depth += 1
