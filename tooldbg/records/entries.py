@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FormatError
-from ..jsonio import TooDeep, loads, walk
+from ..jsonio import STRING, TooDeep, loads, walk
 from ..model import is_canonical
 
 #: How a HAR begins (HAR 1.2: the document is `{"log": {…}}`), before anything is searched for.
@@ -56,12 +56,8 @@ _FIRST_KEY = re.compile(rb'\{\s*"([^"\\]*)"\s*:')
 #: JSON's blank space (RFC 8259 §2).
 _BLANK = re.compile(rb"[ \t\r\n]*")
 #: A JSON string (skipped whole) or a bracket: what `_value_end` counts.
-#: A JSON string (skipped whole, escapes included) or a bracket. A string never closed runs to the
-#: end of the data, where it stops the search: a search that failed there tried again from the next
-#: bracket, and again from the next quote — in a HAR whose quotes went out of step, every body's
-#: `\\"` was an escape inside one long string, and the search went to the end and back once per
-#: bracket (15 s for an 86 kB HAR). An escape is a backslash and any byte (`re.DOTALL`).
-STRING_OR_BRACKET = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
+#: A JSON string (`jsonio.STRING`: skipped whole, one never closed to the end) or a bracket.
+STRING_OR_BRACKET = re.compile(STRING + rb"|[\[\]{}]", re.DOTALL)
 _COMMA, _CLOSE, _BRACE = ord(","), ord("]"), ord("{")
 #: What a records array is replaced by to read the rest of the document (a NUL: no log has it).
 MARKER = "\x00tooldbg: log.entries"
