@@ -142,9 +142,3 @@ def signed(part: Any, origin: str, signature: bool) -> bool:
     """Reasoning of `origin` (with its signature or redacted, when one is needed)."""
     return isinstance(part, Reasoning) and part.origin == origin and (
         not signature or bool(part.signature) or bool(part.redacted))
-
-
-def carrier(part: Any, origin: str) -> bool:
-    """A signature-only reasoning part: the writer puts its signature on the part after it."""
-    return isinstance(part, Reasoning) and part.origin == origin and bool(part.signature) and not (
-        part.text or part.summary or part.redacted or own_meta(origin, part.meta).get("thought"))

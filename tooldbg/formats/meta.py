@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from ..model import NO_META, Conversation, Part, Tool, Turn
+from ..model import NO_META, Conversation, Part, Reasoning, Tool, Turn
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
 
@@ -51,3 +51,10 @@ def with_meta(name: str, node: _Node, values: Mapping[str, Any]) -> _Node:
         return node
     return replace(node, meta={**node.meta, name: {**own_meta(name, node.meta), **values}})
 
+
+def signature_carrier(part: Any, origin: str) -> bool:
+    """A reasoning part of `origin` that holds only a signature, which its writer puts on the part
+    after it (Gemini's `thoughtSignature` rides on the part it signs): the writer and the target
+    rule that asks for one (TD805, `position="carrier"`) tell it so, the one way."""
+    return isinstance(part, Reasoning) and part.origin == origin and bool(part.signature) and not (
+        part.text or part.summary or part.redacted or own_meta(origin, part.meta).get("thought"))

@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ...formats.meta import signature_carrier
 from ...model import Invocation, Part
 from ...shorten import quote as shown
 from ..base import Context, Finding
 from ..targeting import (
-    carrier,
     covered,
     item_id,
     model_matches,
@@ -135,7 +135,7 @@ def _missing(parts: tuple[Part, ...], rule: ReasoningReplay, needed: set[str] | 
         return None if parts and signed(parts[0], rule.origin, signature) else calls[0]
     if rule.position == "carrier":
         p = calls[0][0]
-        return None if p > 0 and carrier(parts[p - 1], rule.origin) else calls[0]
+        return None if p > 0 and signature_carrier(parts[p - 1], rule.origin) else calls[0]
     if rule.position == "before_call":
         first = next((q for q, part in enumerate(parts) if signed(part, rule.origin, signature)),
                      len(parts))

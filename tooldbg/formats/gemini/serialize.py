@@ -22,7 +22,7 @@ from ...model import (
 )
 from ...shorten import clip
 from ..base import Written
-from ..meta import own_meta
+from ..meta import own_meta, signature_carrier
 from ..reading import media_kind, split_data_url
 from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
 from .common import _SIGNATURE, FACTS, NAME
@@ -151,7 +151,7 @@ class _Writer(Writer):
         out: list[dict[str, Any]] = []
         pending: tuple[int, str] | None = None
         for i, part in items:
-            if _carrier(part):
+            if signature_carrier(part, NAME):
                 if pending:
                     out.append(self.carries(self.lone_signature(pending, k), k, pending[0]))
                 pending = (i, part.signature)  # type: ignore[attr-defined]
@@ -369,11 +369,6 @@ class _Writer(Writer):
             _merge(wire, extra)
         report_foreign(NAME, meta, self.losses, k, i, what)
 
-
-def _carrier(part: Part) -> bool:
-    """A Reasoning that only holds the thoughtSignature of the part after it."""
-    return (isinstance(part, Reasoning) and part.origin == NAME and bool(part.signature)
-            and not (part.text or part.summary or part.redacted or own_meta(NAME, part.meta).get("thought")))
 
 
 def _merge(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
