@@ -243,6 +243,14 @@ def test_td202_a_truncated_stream_is_left_to_td504():
 def test_td202_is_not_raised_for_empty_strings_or_object_formats():
     assert codes(check("req.json", chat_request(""))) == ["TD205"]
     assert codes(check("req.json", anthropic_request("{'city': 'Paris'}"))) == ["TD204"]
+    # in an object format an empty string is not an object: TD204's, not TD205's
+    assert codes(check("req.json", anthropic_request(""))) == ["TD204"]
+
+
+def test_td204_says_when_a_string_input_is_not_even_json():
+    [f] = check("req.json", anthropic_request("{'city': 'Paris'}"))
+    assert f.message == ("input of 'get_weather' is a string (not even JSON) (\"{'city': 'Paris'}\"); anthropic "
+                         "requires an object — error: Anthropic rejects it (the model claude-sonnet-4-5)")
 
 
 # --------------------------------------------------------------------- TD203 not a string

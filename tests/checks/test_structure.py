@@ -320,6 +320,19 @@ def test_td404_gemini_call_turn_after_a_model_turn():
     assert "immediately after a user turn" in f.message
 
 
+def test_td404_a_replayed_call_turn_is_found_in_the_request_that_replays_it():
+    """The call turn came in exchange 0's response; exchange 1 replays it after another model turn,
+    which is what Gemini refuses: the finding points into that request, not into the response."""
+    asked = [{"role": "user", "parts": [{"text": "Weather in Oslo?"}]},
+             {"role": "model", "parts": [{"text": "Let me check."}]}]
+    replayed = [*asked, {"role": "model", "parts": [fcall("get_weather", "Oslo")]},
+                {"role": "user", "parts": [fresp("get_weather", {"temp_c": 4})]}]
+    f = one(check("TD404", record(GEMINI, gm_request(*asked), gm_response(fcall("get_weather", "Oslo"))),
+                  record(GEMINI, gm_request(*replayed))), "TD404")
+    assert (f.exchange, f.turn, f.part) == (1, 2, 0)
+    assert f.pointer == "line 2/request/body#/contents/2/parts/0"
+
+
 def test_td404_gemini_history_opening_with_a_call():
     contents = [{"role": "model", "parts": [fcall("get_weather", "Oslo")]},
                 {"role": "user", "parts": [fresp("get_weather", {"temp_c": 4})]}]
@@ -392,6 +405,12 @@ def test_td404_gemini_content_without_parts_and_openai_audio_replay():
     history = [user("Say hi"), {"role": "assistant", "content": None, "audio": {"id": "audio_6f1e2d"}},
                user("Again?")]
     assert check("TD404", record(OPENAI, oa_request(*history))) == []
+    # the audio answer is passed over, not the end of the search: an empty one after it is found
+    history += [{"role": "assistant", "content": None}, user("Hello?")]
+    f = one(check("TD404", record(OPENAI, oa_request(*history))), "TD404")
+    assert (f.turn, f.severity) == (3, "error")
+    assert f.message.startswith("an empty assistant message: OpenAI: an assistant message without tool_calls "
+                                "needs a content — ")
 
 
 def test_td404_responses_has_no_tool_role():
@@ -402,6 +421,7 @@ def test_td404_responses_has_no_tool_role():
         {"role": "tool", "tool_call_id": "call_X", "content": "4°C"}]}
     f = one(check("TD404", record(RESPONSES, body)), "TD404")
     assert f.pointer == "/request/body#/input/2" and "'tool'" in f.message
+    assert (f.turn, f.part) == (2, 0)
 
 
 def test_td404_an_empty_answer_is_not_judged():
@@ -508,6 +528,22 @@ def test_td405_the_recorded_rejection():
     assert (f.conversation, f.turn, f.part, f.severity) == ("c1", 0, 1, "error")
     assert f.pointer == "/request/body#/messages/0/content/1"
     assert "'call_1'" in f.message
+
+
+@pytest.mark.parametrize(("block", "named"), [
+    ({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+     "an image block"),
+    ({"type": "search_result", "source": "https://example.com/oslo", "title": "Oslo",
+      "content": [{"type": "text", "text": "4°C"}]}, "a search_result block"),
+])
+def test_td405_names_the_block_after_the_call_as_the_wire_does(block, named):
+    messages = [user("Weather?"), {"role": "assistant", "content": [tool_use("toolu_01A", "Oslo"), block]},
+                {"role": "user", "content": [tool_result("toolu_01A")]}]
+    f = one(check("TD405", record(ANTHROPIC, an_request(*messages))), "TD405")
+    assert (f.turn, f.part) == (1, 1)
+    assert f.message == (f"{named} after tool_use 'toolu_01A' in the same assistant message: Anthropic rejects "
+                         "it as if the call had no tool_result — error: Anthropic rejects it (the URL host "
+                         "api.anthropic.com)")
 
 
 def test_td405_text_first_is_clean():

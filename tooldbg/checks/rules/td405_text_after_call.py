@@ -22,7 +22,7 @@ replays it.
 from collections.abc import Iterator
 
 from ... import formats
-from ...model import Invocation, Json, Opaque, Reasoning
+from ...model import Invocation, Json, Media, Opaque, Part, Reasoning
 from ..base import Context, Finding
 from ..structure import blank, label, views
 
@@ -73,22 +73,29 @@ def check(ctx: Context) -> Iterator[Finding]:
             if found is None or call is None:
                 continue
             t, p, part = found
-            value = part.value if isinstance(part, (Json, Opaque)) else None
-            kind = "text" if part.type == "text" else (
-                value.get("type", part.type) if isinstance(value, dict) else part.type)
-            message, severity = _rejection(fmt, kind, call)
+            message, severity = _rejection(fmt, _block(part), call)
             yield ctx.at(message, conversation=conv, turn=t, part=p, source=view.source(t, p),
                          severity=severity)
 
 
-def _rejection(fmt: str, kind: str, call: Invocation) -> tuple[str, str]:
+def _block(part: Part) -> str:
+    """The block as the wire names it, with its article: `a text block`, `an image block`, `a
+    search_result block` (a block kept as it came names its own `type`)."""
+    value = part.value if isinstance(part, (Json, Opaque)) else None
+    kind = part.kind if isinstance(part, Media) else \
+        value.get("type", part.type) if isinstance(value, dict) else part.type
+    kind = kind if isinstance(kind, str) else part.type
+    return f"{'an' if kind[:1] in ('a', 'e', 'i', 'o', 'u') else 'a'} {kind} block"
+
+
+def _rejection(fmt: str, block: str, call: Invocation) -> tuple[str, str]:
     """The message, in the provider's terms, and its severity: Bedrock enforces the rule for Claude
     models only (reported, undocumented), hence a warning there."""
     if fmt == "anthropic":
-        return (f"a {kind} block after tool_use {label(call)} in the same assistant message: "
+        return (f"{block} after tool_use {label(call)} in the same assistant message: "
                 f"Anthropic rejects it as if the call had no tool_result"), SEVERITY
     if fmt == "bedrock":
-        return (f"a {kind} block after toolUse {label(call)} in the same assistant message: "
+        return (f"{block} after toolUse {label(call)} in the same assistant message: "
                 f"Bedrock rejects this for Claude models; put text before the calls"), "warning"
-    return (f"a {kind} block after the call {label(call)} in the same assistant message: "
+    return (f"{block} after the call {label(call)} in the same assistant message: "
             f"{fmt} rejects anything after a call"), SEVERITY
