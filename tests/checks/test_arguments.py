@@ -473,6 +473,16 @@ def test_td206_gemini_upper_case_schema():
     assert "$.stops: 3 items, more than maxItems 2" in f.message
 
 
+def test_td206_quotes_a_value_whole_up_to_60_characters_and_cuts_a_longer_one():
+    units = {"type": "object", "properties": {"units": {"type": "string", "enum": ["celsius", "fahrenheit"]}}}
+    tools = [{"name": "get_weather", "input_schema": units}]
+    fits, longer = "k" * 58, "k" * 59  # 60 and 61 characters as JSON
+    [f] = check("req.json", anthropic_request({"units": fits}, tools=tools))
+    assert f'$.units: "{fits}" is not one of "celsius", "fahrenheit"' in f.message
+    [f] = check("req.json", anthropic_request({"units": longer}, tools=tools))
+    assert f'$.units: "{longer[:58]}… is not one of "celsius", "fahrenheit"' in f.message
+
+
 def test_td206_anthropic_and_bedrock_schemas():
     [f] = check("req.json", anthropic_request({"city": ["Paris"]}))
     assert f.code == "TD206" and "$.city: expected string, got array" in f.message
@@ -572,6 +582,11 @@ def test_td207_precision():
         {"type": "function", "name": "get_weather", "parameters": WEATHER_SCHEMA, "strict": True},
         {"type": "tool_search"}])
     assert check("req.json", search) == []
+    # a call in a namespace (a Responses item's `namespace`: an MCP server's tools, loaded apart)
+    namespaced = responses_request(json.dumps({"title": "Flaky test"}), name="create_issue")
+    assert codes(check("req.json", namespaced)) == ["TD207"]
+    namespaced["input"][1]["namespace"] = "mcp_github"
+    assert check("req.json", namespaced) == []
     # a later request that no longer declares the tool does not re-judge the old call
     first = record(CHAT, {"model": "gpt-4o-mini", "messages": CHAT_USER, "tools": CHAT_TOOLS},
                    chat_response(chat_call(json.dumps({"city": "Paris"}))))

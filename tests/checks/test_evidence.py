@@ -17,6 +17,7 @@ from tooldbg.checks import RULES, select_rules
 from tooldbg.checks.base import Context
 from tooldbg.checks.evidence import on_request
 from tooldbg.checks.rejections import explaining, not_the_history, rejections
+from tooldbg.convert import export
 from tooldbg.diff import diff
 from tooldbg.jsonio import dumps, loads
 from tooldbg.load import load_bytes, load_file
@@ -304,6 +305,9 @@ _ANSWER = {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4.1", 
 _REFUSED = {"error": {"message": "Invalid parameter: messages with role 'tool' must be a response to a "
                                  "preceeding message with 'tool_calls'.", "type": "invalid_request_error"}}
 
+_REFUSED_FOR_INPUT = {"error": {"message": "messages.1.content.0.tool_use.input: Input should be a valid "
+                                           "dictionary", "type": "invalid_request_error"}}
+
 
 def _orphan(url, response=None, target=None):
     """The TD101 finding on one request with an orphan tool message, sent to `url`."""
@@ -319,6 +323,9 @@ def _orphan(url, response=None, target=None):
      "error: the provider rejected exchange 0, which sent it"),
     ("http://localhost:8000/v1/chat/completions", {"status": 200, "body": _ANSWER}, "anthropic", "error", "target",
      "error: anthropic rejects it (--target)"),
+    # refused, but for what another rule explains (TD204's words): not this finding's evidence
+    ("https://api.openai.com/v1/chat/completions", {"status": 400, "body": _REFUSED_FOR_INPUT}, None, "error",
+     "provider", "error: OpenAI rejects it (the URL host api.openai.com)"),
     ("https://api.openai.com/v1/chat/completions", None, None, "error", "provider",
      "error: OpenAI rejects it (the URL host api.openai.com)"),
     ("https://api.deepseek.com/chat/completions", None, None, "error", "provider",
@@ -335,6 +342,17 @@ def test_a_rejection_rule_is_as_severe_as_its_evidence(url, response, target, se
     finding = _orphan(url, response, target)
     assert (finding.severity, finding.evidence) == (severity, evidence)
     assert finding.message == "result 'call_Q3zbX8mN1vRtY6kL' answers no earlier call — " + says
+
+
+def test_a_history_at_rest_is_judged_by_its_model():
+    """A canonical document has no exchange and no URL: the provider is told by the model it names."""
+    body = {**_ORPHAN, "model": "deepseek-chat"}
+    sent = load_bytes("orphan.jsonl", dumps({"request": {"method": "POST", "url": "http://relay.internal/v1",
+                                                         "body": body}}))
+    at_rest = load_bytes("orphan.json", dumps(export(sent.conversations, "canonical").body))
+    [finding] = run_rules(at_rest)
+    assert (finding.code, finding.severity, finding.evidence) == ("TD101", "error", "provider")
+    assert finding.message.endswith(" — error: DeepSeek rejects it (the model deepseek-chat)")
 
 
 def test_a_part_the_client_received_in_a_response_no_request_sends_on_is_an_error():

@@ -16,6 +16,7 @@ import pytest
 from tests import paths
 from tests.checks.helpers import run_rules
 from tooldbg.checks import RULES, run_checks, select_rules
+from tooldbg.checks.base import Finding
 from tooldbg.checks.streams import Stream, glued, missing_from
 from tooldbg.load import load_bytes, load_file
 
@@ -717,3 +718,14 @@ def test_a_call_after_a_text_block_takes_the_next_index(fmt, capture):
     assert run_rules(loaded, select_rules(["TD5"])) == []
     [turn] = loaded.conversations[0].turns
     assert [p.type for p in turn.parts] == ["text", "invocation"]
+
+
+def test_findings_that_differ_only_in_their_chunk_come_in_chunk_order():
+    """Two findings of one stream at one place, carried by different events (or one by none): one
+    order, whatever order they were found in — the event-less one first."""
+    def at(chunk):
+        return Finding("TD501", "stream-fragment-order", "error", "fragments out of order", "s.sse",
+                       exchange=0, conversation="c1", turn=1, part=0, pointer="#/content/0", chunk=chunk)
+
+    found = [at(7), at(None), at(2)]
+    assert [f.chunk for f in sorted(found, key=Finding.sort_key)] == [None, 2, 7]

@@ -215,6 +215,17 @@ def test_td402_user_message_between_call_and_result():
     assert "'call_9'" in f.message and "turn 1" in f.message
 
 
+def test_td402_a_result_after_an_orphan_in_the_same_tool_turn_is_still_judged():
+    """Consecutive tool messages are one turn: the orphan (TD101's) before the late result does not
+    end the search."""
+    history = [user("Weather?"), oa_assistant(oa_call("call_A", "Oslo")), user("Hurry."),
+               oa_tool("call_X", "?"), oa_tool("call_A", "4°C")]
+    f = one(check("TD402", record(OPENAI, oa_request(*history))), "TD402")
+    assert (f.turn, f.part, f.pointer) == (3, 1, "/request/body#/messages/4")
+    assert f.message == ("a user message (turn 2) comes between the call 'call_A' (turn 1) and its result — "
+                         "error: OpenAI rejects it (the URL host api.openai.com)")
+
+
 def test_td402_in_a_canonical_document_each_turn_is_its_own_message():
     """A canonical document has no wire messages to regroup turns by: the user turn between the call
     and its result is still reported, as it was in the log the document was converted from."""
@@ -307,6 +318,18 @@ def test_td404_gemini_function_role():
     assert (f.turn, f.part, f.severity) == (2, None, "error")
     assert f.pointer == "/request/body#/contents/2/role"
     assert "function" in f.message
+
+
+def test_a_request_that_could_not_be_read_is_reported_not_judged():
+    """Its tools are not a list: the request is an error of the file, and its roles (a `function`
+    content, TD404's in a readable request) are not judged from its raw body."""
+    contents = [{"role": "user", "parts": [{"text": "Weather in Oslo?"}]},
+                {"role": "model", "parts": [fcall("get_weather", "Oslo")]},
+                {"role": "function", "parts": [fresp("get_weather", {"temp_c": 4})]}]
+    body = {**gm_request(*contents), "tools": "get_weather"}
+    loaded = load_bytes("log.jsonl", json.dumps(record(GEMINI, body, gm_response({"text": "4 °C."}))).encode())
+    assert [str(e) for e in loaded.errors] == ["log.jsonl:/request/body#/tools: tools must be a list, not a string"]
+    assert run_checks(loaded, select_rules(["TD4"])) == []
 
 
 def test_td404_gemini_call_turn_after_a_model_turn():
