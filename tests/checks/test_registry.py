@@ -96,6 +96,14 @@ def test_target_rules_are_td8xx():
     assert any(c.startswith("TD8") for c in fresh)
 
 
+def test_a_registry_asked_for_one_range_first_gives_it_in_code_order():
+    """`convert` asks for the TD8xx rules alone (`starting`), before any other: the registry then
+    imports their modules only, and gives the same rules in the same order as when it holds all."""
+    fresh = Registry()
+    assert [r.code for r in fresh.starting(("TD8",))] == [c for c in RULES if c.startswith("TD8")]
+    assert fresh["TD102"].name == "unanswered-call"
+
+
 def test_rule_names_are_their_module_names():
     """`tdNNN_<name>.py` defines NAME `<name>` (dashes for underscores): what `--select`-by-name,
     the catalogue and every finding's `name` show."""

@@ -649,6 +649,16 @@ def test_td406_other_formats_and_answers_are_not_judged():
     assert check("TD406", record(ANTHROPIC, an_request(user("Weather?")), answer)) == []
 
 
+def test_td406_an_answer_replayed_with_its_empty_text_is_found_in_the_request_that_sends_it():
+    answer = an_response(text(""), tool_use("toolu_01A", "Oslo"), stop="tool_use")
+    replayed = an_request(user("Weather?"), {"role": "assistant", "content": [text(""), tool_use("toolu_01A", "Oslo")]},
+                          {"role": "user", "content": [tool_result("toolu_01A")]})
+    f = one(check("TD406", record(ANTHROPIC, an_request(user("Weather?")), answer), record(ANTHROPIC, replayed)),
+            "TD406")
+    assert (f.exchange, f.turn, f.part) == (1, 1, 0)
+    assert f.pointer == "line 2/request/body#/messages/1/content/0"
+
+
 # ------------------------------------------------------------------------ TD601 repeated call
 
 

@@ -348,6 +348,17 @@ class TestReasoning:
                                            result=[tool_result("toolu_01E")], thinking=self.THINKING), None))
         assert check(data, "anthropic") == []
 
+    def test_anthropic_signed_thinking_after_text_is_misplaced(self):
+        thought = {"type": "thinking", "thinking": "Oslo weather lookup.", "signature": "EqQBCkYIBRgCKkA…"}
+        opening = {"type": "text", "text": "Let me look."}
+        data = log((ANTHROPIC, ant_history(assistant=[opening, thought, tool_use("toolu_01E")],
+                                           result=[tool_result("toolu_01E")], thinking=self.THINKING), None))
+        finding = only(check(data, "anthropic"), "TD805")
+        assert (finding.turn, finding.part) == (1, 2)
+        assert finding.message.startswith("the turn calling 'get_weather' carries its signed thinking block in the wrong "
+                                          "place (it must open the turn): anthropic rejects it, “")
+        assert "Expected `thinking` or `redacted_thinking`, but found `text`" in finding.message
+
     def test_anthropic_thinking_off(self):
         assert check(log((ANTHROPIC, ant_history(), None)), "anthropic") == []
         off = ant_history(thinking={"type": "disabled"})
@@ -442,6 +453,22 @@ class TestReasoning:
         assert "Items are not persisted when `store` is set to false" in finding.message
         assert check(history(rs, False), "openai-responses") == []
         assert check(history(by_id, None), "openai-responses") == []
+
+    def test_responses_reasoning_replayed_after_its_call_is_misplaced(self):
+        """The reasoning item is there, but after the function_call: the API takes an item's
+        reasoning only before it."""
+        rs = {"type": "reasoning", "id": "rs_0c3e5a7b", "summary": [], "encrypted_content": "gAAAAABo…"}
+        fc = {"type": "function_call", "id": "fc_0c3e5a7b", "call_id": "call_X", "name": "get_weather",
+              "arguments": '{"city":"Oslo"}'}
+        body = {"model": "gpt-5.5", "store": False, "input": [
+            {"role": "user", "content": "Oslo?"}, fc, rs,
+            {"type": "function_call_output", "call_id": "call_X", "output": "4°C"}]}
+        finding = only(check(log((RESPONSES, body, None)), "openai-responses"), "TD805")
+        assert (finding.turn, finding.part) == (1, 0)
+        assert finding.message.startswith(
+            "the turn calling 'get_weather' carries its reasoning item with its encrypted_content (store is false) "
+            "in the wrong place (it must come before the call): openai-responses rejects it, “Item 'fc_0c3e5a7b' "
+            "of type 'function_call' was provided without its required 'reasoning' item")
 
     @pytest.mark.needs_corpus
     def test_responses_calls_that_never_had_reasoning(self):

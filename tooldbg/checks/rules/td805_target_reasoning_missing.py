@@ -88,8 +88,10 @@ def check(ctx: Context) -> Iterator[Finding]:
             item = item_id(call, rule) or "fc_…"
             what = rule.stored_what if unstored else rule.what
             error = rule.stored_error if unstored and _unsigned_before(turn.parts, p, rule) else rule.error
-            yield ctx.at(f"the turn calling {shown(call.name)} carries no {what} ({_where(rule)}): "
-                         f"{ctx.target} rejects it, "
+            # (reasoning the turn holds, but where the target does not take it, is misplaced, not missing)
+            held = any(signed(part, rule.origin, signature) for part in turn.parts)
+            yield ctx.at(f"the turn calling {shown(call.name)} carries {'its' if held else 'no'} {what}"
+                         f"{' in the wrong place' if held else ''} ({_where(rule)}): {ctx.target} rejects it, "
                          + quote(error, found="tool_use" if found == "invocation" else found,
                                  name=call.name, item=item),
                          conversation=conv, turn=t, part=p)
