@@ -221,6 +221,26 @@ def gemini_loop(call_part, replayed_parts, result=None, status=200, answer=None)
     )
 
 
+def test_parallel_calls_replayed_in_another_order_are_paired_by_id_even_beside_one_without():
+    """Gemini's calls may carry an id or not: the one without is paired by order once those with an
+    id have found theirs, so a replay that only reorders them changes no call."""
+    def call(name, city, call_id=None):
+        return {"functionCall": {"name": name, "args": {"city": city}, **({"id": call_id} if call_id else {})}}
+
+    def answer(name, output, call_id=None):
+        return {"functionResponse": {"name": name, "response": {"output": output},
+                                     **({"id": call_id} if call_id else {})}}
+
+    oslo, time, rome = call("get_weather", "Oslo"), call("get_time", "Oslo", "t1"), call("get_weather", "Rome", "w2")
+    ask = {"role": "user", "parts": [{"text": "Weather and time in Oslo, weather in Rome?"}]}
+    replayed = [ask, {"role": "model", "parts": [oslo, rome, time]},
+                {"role": "user", "parts": [answer("get_weather", "4 °C"), answer("get_weather", "20 °C", "w2"),
+                                           answer("get_time", "12:00", "t1")]}]
+    data = log(exchange(GEMINI, {"contents": [ask]}, gemini_response([oslo, time, rome])),
+               exchange(GEMINI, {"contents": replayed}, gemini_response([{"text": "4 °C and 20 °C."}])))
+    assert check(data) == []
+
+
 def bedrock_request(messages):
     return {
         "messages": messages,
