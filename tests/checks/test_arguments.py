@@ -325,6 +325,9 @@ def test_td204_gemini_args_and_bedrock_input():
     assert f.code == "TD204" and "an array" in f.message
     [f] = check("req.json", anthropic_request(None))
     assert f.code == "TD204" and "is null" in f.message
+    [f] = check("req.json", anthropic_request(True))
+    assert f.message == ("input of 'get_weather' is a boolean (true); anthropic requires an object — error: "
+                         "Anthropic rejects it (the model claude-sonnet-4-5)")
     request = gemini_request(None)  # protobuf JSON: a null message field is unset, i.e. {}
     request["tools"][0]["functionDeclarations"][0]["parameters"]["required"] = []
     assert check("req.json", request) == []
@@ -481,6 +484,15 @@ def test_td206_quotes_a_value_whole_up_to_60_characters_and_cuts_a_longer_one():
     assert f'$.units: "{fits}" is not one of "celsius", "fahrenheit"' in f.message
     [f] = check("req.json", anthropic_request({"units": longer}, tools=tools))
     assert f'$.units: "{longer[:58]}… is not one of "celsius", "fahrenheit"' in f.message
+
+
+def test_td206_true_is_not_1():
+    """JSON Schema compares as JSON: `true` is no member of `[1, 2]`, though Python holds True == 1."""
+    days = {"type": "object", "properties": {"days": {"enum": [1, 2]}}}
+    [f] = check("req.json", anthropic_request({"days": True}, tools=[{"name": "get_weather", "input_schema": days}]))
+    assert f.message == ("arguments of 'get_weather' do not fit its schema: $.days: true is not one of 1, 2"
+                         + DAMAGED)
+    assert check("req.json", anthropic_request({"days": 1}, tools=[{"name": "get_weather", "input_schema": days}])) == []
 
 
 def test_td206_anthropic_and_bedrock_schemas():

@@ -215,6 +215,14 @@ def test_td402_user_message_between_call_and_result():
     assert "'call_9'" in f.message and "turn 1" in f.message
 
 
+def test_td402_counts_the_messages_between_when_there_are_several():
+    history = [user("Weather in Oslo?"), oa_assistant(oa_call("call_9", "Oslo")), user("Use Celsius."),
+               user("Hurry."), oa_tool("call_9", "4°C")]
+    f = one(check("TD402", record(OPENAI, oa_request(*history))), "TD402")
+    assert f.message == ("2 messages (from turn 2) come between the call 'call_9' (turn 1) and its result — "
+                         "error: OpenAI rejects it (the URL host api.openai.com)")
+
+
 def test_td402_a_result_after_an_orphan_in_the_same_tool_turn_is_still_judged():
     """Consecutive tool messages are one turn: the orphan (TD101's) before the late result does not
     end the search."""
@@ -424,7 +432,9 @@ def test_td404_gemini_content_without_parts_and_openai_audio_replay():
     contents = [{"role": "user", "parts": [{"text": "Weather in Oslo?"}]}, {"role": "model", "parts": []},
                 {"role": "user", "parts": [{"text": "Hello?"}]}]
     f = one(check("TD404", record(GEMINI, gm_request(*contents))), "TD404")
-    assert (f.turn, f.severity) == (1, "error") and "contents.parts must not be empty" in f.message
+    assert (f.turn, f.severity) == (1, "error")
+    assert f.message == ("an empty model message: Gemini: contents.parts must not be empty — error: Google Gemini "
+                         "rejects it (the URL host generativelanguage.googleapis.com)")
     history = [user("Say hi"), {"role": "assistant", "content": None, "audio": {"id": "audio_6f1e2d"}},
                user("Again?")]
     assert check("TD404", record(OPENAI, oa_request(*history))) == []
@@ -553,6 +563,19 @@ def test_td405_the_recorded_rejection():
     assert "'call_1'" in f.message
 
 
+def test_a_rejection_two_rules_explain_names_both():
+    """Text after the call, and no result after it: Anthropic's one 400 for both, which TD901 quotes and
+    points at each rule that found its cause on the request."""
+    messages = [user("Weather?"), {"role": "assistant", "content": [tool_use("toolu_01A", "Oslo"), text("Checking.")]},
+                user("Well?")]
+    error = an_error("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                     "toolu_01A. Each `tool_use` block must have a corresponding `tool_result` block in the next "
+                     "message.")
+    findings = check("TD", record(ANTHROPIC, an_request(*messages), error, 400))
+    assert [f.code for f in findings] == ["TD901", "TD102", "TD405"]
+    assert findings[0].message.endswith("in the next message.” — see TD102, TD405")
+
+
 @pytest.mark.parametrize(("block", "named"), [
     ({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
      "an image block"),
@@ -623,7 +646,9 @@ def test_td406_whitespace_and_bedrock_blank_text():
     messages = [user("Weather?"),
                 {"role": "assistant", "content": [text(" \n"), tool_use("toolu_01A", "Oslo")]},
                 {"role": "user", "content": [tool_result("toolu_01A")]}]
-    assert "whitespace-only" in one(check("TD406", record(ANTHROPIC, an_request(*messages))), "TD406").message
+    assert one(check("TD406", record(ANTHROPIC, an_request(*messages))), "TD406").message == (
+        "a whitespace-only text block beside the call 'get_weather'; Anthropic: text content blocks must contain "
+        "non-whitespace text — error: Anthropic rejects it (the URL host api.anthropic.com)")
     messages = [{"role": "user", "content": [{"text": "Weather in Oslo?"}]},
                 {"role": "assistant", "content": [{"text": ""}, br_use("tooluse_abc", "Oslo")]},
                 {"role": "user", "content": [br_result("tooluse_abc")]}]
