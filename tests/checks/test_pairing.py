@@ -399,6 +399,21 @@ def test_td106_a_call_replayed_under_a_new_id():
                                "replayed as 'call_1' in exchange 1" + SYMPTOM)
 
 
+def test_td106_names_the_request_that_replayed_it_when_more_follow():
+    """Three exchanges: the call made in exchange 0 is renumbered by exchange 1, which exchange 2
+    goes on from; the finding names exchange 1, found after exchange 0 and not before it."""
+    renamed = call("call_1", "get_weather", {"city": "Oslo"})
+    replayed = [user("Weather in Oslo?"), assistant(renamed), tool("call_1", "4°C")]
+    data = log((OPENAI, chat(user("Weather in Oslo?")), completion(tool_calls=[OSLO])),
+               (OPENAI, chat(*replayed), completion("4 °C.", finish="stop")),
+               (OPENAI, chat(*replayed, {"role": "assistant", "content": "4 °C."}, user("And tomorrow?")),
+                completion("5 °C.", finish="stop")))
+    [finding] = check(data, ["TD1"])
+    assert (finding.code, finding.exchange, finding.turn, finding.part) == ("TD106", 1, 1, 0)
+    assert finding.message == ("call i1 get_weather was returned as 'call_A1xQ9' in exchange 0 and "
+                               "replayed as 'call_1' in exchange 1" + SYMPTOM)
+
+
 def test_td106_with_results_kept_under_the_old_id_names_the_cause_beside_the_orphan():
     renamed = call("call_1", "get_weather", {"city": "Oslo"})
     data = log((OPENAI, chat(user("Weather in Oslo?")), completion(tool_calls=[OSLO])),

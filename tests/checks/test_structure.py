@@ -166,6 +166,14 @@ def test_td401_results_in_completion_order_are_a_warning_with_ids():
     assert "'call_B2', 'call_A1'" in f.message and "'call_A1', 'call_B2'" in f.message
 
 
+def test_td401_points_at_the_first_result_out_of_place():
+    history = [user("Weather in Oslo, Rome and Bergen?"),
+               oa_assistant(oa_call("call_A1", "Oslo"), oa_call("call_B2", "Rome"), oa_call("call_C3", "Bergen")),
+               oa_tool("call_A1", "4°C"), oa_tool("call_C3", "7°C"), oa_tool("call_B2", "20°C")]
+    f = one(check("TD401", record(OPENAI, oa_request(*history), oa_response("Done."))), "TD401")
+    assert (f.turn, f.part, f.pointer) == (2, 1, "/request/body#/messages/3")
+
+
 def test_td401_in_call_order_is_clean():
     history = [user("Weather in Oslo and Bergen?"),
                oa_assistant(oa_call("call_A1", "Oslo"), oa_call("call_B2", "Bergen")),
