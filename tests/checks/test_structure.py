@@ -372,6 +372,17 @@ def test_td404_a_replayed_call_turn_is_found_in_the_request_that_replays_it():
     assert f.pointer == "line 2/request/body#/contents/2/parts/0"
 
 
+def test_td404_bedrock_an_answer_replayed_after_another_assistant_message_is_found_in_the_request():
+    answer = {"output": {"message": {"role": "assistant", "content": [{"text": "It is cold."}]}},
+              "stopReason": "end_turn", "usage": {"inputTokens": 5, "outputTokens": 3, "totalTokens": 8}}
+    ask = {"role": "user", "content": [{"text": "Weather in Oslo?"}]}
+    prefill = {"role": "assistant", "content": [{"text": "Let me think."}]}
+    replayed = br_request(ask, prefill, answer["output"]["message"], {"role": "user", "content": [{"text": "Thanks"}]})
+    f = one(check("TD404", record(BEDROCK, br_request(ask, prefill), answer), record(BEDROCK, replayed)), "TD404")
+    assert (f.exchange, f.turn, f.pointer) == (1, 2, "line 2/request/body#/messages/2")
+    assert f.message.startswith("two consecutive assistant messages: Bedrock answers")
+
+
 def test_td404_gemini_history_opening_with_a_call():
     contents = [{"role": "model", "parts": [fcall("get_weather", "Oslo")]},
                 {"role": "user", "parts": [fresp("get_weather", {"temp_c": 4})]}]
