@@ -247,6 +247,16 @@ def test_td202_is_not_raised_for_empty_strings_or_object_formats():
     assert codes(check("req.json", anthropic_request(""))) == ["TD204"]
 
 
+def test_the_same_call_in_two_conversations_is_found_in_each():
+    """Two sessions of one agent make the same call at the same place: each conversation has its
+    finding (a call is reported once per conversation, not once per file)."""
+    first, second = responses_request(""), responses_request("")
+    second["input"][0]["content"][0]["text"] = "Weather in Paris, please?"
+    findings = check("log.jsonl", jsonl(record(RESPONSES, first), record(RESPONSES, second)))
+    assert [(f.code, f.exchange, f.conversation, f.turn, f.part) for f in findings] == [
+        ("TD205", 0, "c1", 1, 0), ("TD205", 1, "c2", 1, 0)]
+
+
 def test_td204_says_when_a_string_input_is_not_even_json():
     [f] = check("req.json", anthropic_request("{'city': 'Paris'}"))
     assert f.message == ("input of 'get_weather' is a string (not even JSON) (\"{'city': 'Paris'}\"); anthropic "
