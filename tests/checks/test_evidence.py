@@ -323,6 +323,9 @@ def _orphan(url, response=None, target=None):
      "error: the provider rejected exchange 0, which sent it"),
     ("http://localhost:8000/v1/chat/completions", {"status": 200, "body": _ANSWER}, "anthropic", "error", "target",
      "error: anthropic rejects it (--target)"),
+    # a target not known to refuse it is no evidence: the provider stays unknown
+    ("http://relay.internal/v1/chat/completions", None, "mistral", "warning", "unknown",
+     "warning: the provider is not known; Anthropic, OpenAI, DeepSeek, Google Gemini and Amazon Bedrock reject it"),
     # refused, but for what another rule explains (TD204's words): not this finding's evidence
     ("https://api.openai.com/v1/chat/completions", {"status": 400, "body": _REFUSED_FOR_INPUT}, None, "error",
      "provider", "error: OpenAI rejects it (the URL host api.openai.com)"),
