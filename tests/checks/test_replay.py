@@ -221,6 +221,20 @@ def gemini_loop(call_part, replayed_parts, result=None, status=200, answer=None)
     )
 
 
+def test_text_replayed_as_a_message_of_its_own_before_the_call_is_not_dropped():
+    """The answer's text and call, replayed as two assistant messages (the text spaced otherwise):
+    the text is looked for in every turn of the replay, not only the call's."""
+    ask = {"role": "user", "content": "Weather in Oslo?"}
+    call = chat_call("call_A1", "get_weather", {"city": "Oslo"})
+    replayed = [ask, {"role": "assistant", "content": "Let me check  the weather."},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call_A1", "content": "4°C"}]
+    data = log(exchange(OPENAI, {"model": "gpt-4.1", "messages": [ask]},
+                        chat_completion({"content": "Let me check the weather.", "tool_calls": [call]})),
+               exchange(OPENAI, {"model": "gpt-4.1", "messages": replayed}, chat_answer("4 °C.")))
+    assert check(data) == []
+
+
 def test_parallel_calls_replayed_in_another_order_are_paired_by_id_even_beside_one_without():
     """Gemini's calls may carry an id or not: the one without is paired by order once those with an
     id have found theirs, so a replay that only reorders them changes no call."""
