@@ -73,6 +73,21 @@ def test_a_folder_loads_every_file_and_an_unreadable_one_does_not_stop_it(tmp_pa
     assert not loaded[1].conversations and "invalid JSON" in loaded[1].errors[0].message
 
 
+def test_a_blank_file_in_a_folder_is_read_when_named_like_a_capture(tmp_path):
+    """Nothing in it tells what it is: `.jsonl` says a capture (an empty one, said so), `.txt` does not."""
+    (tmp_path / "session.jsonl").write_bytes(b"")
+    (tmp_path / "notes.txt").write_bytes(b"")
+    assert [(item.path.rsplit("/", 1)[-1], [e.message for e in item.errors]) for item in load([tmp_path])] == [
+        ("session.jsonl", ["empty file"])]
+
+
+def test_a_compressed_file_that_does_not_decompress_is_named():
+    loaded = load_bytes("rollout.jsonl.zst", b"\x28\xb5\x2f\xfd" + b"not zstd at all")
+    [error] = loaded.errors
+    assert (error.path, error.location) == ("rollout.jsonl.zst", "")
+    assert error.message.startswith("zstd-compressed, but it does not decompress: ")
+
+
 def _gemini_exchange(url, model_version=None):
     response = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hi."}]},
                                 "finishReason": "STOP"}]}

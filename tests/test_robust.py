@@ -368,6 +368,50 @@ def test_a_reader_that_raises_unexpectedly_costs_its_record_only(monkeypatch):
         load_bytes("log.jsonl", (good_record() + "\n" + bad + "\n").encode())
 
 
+def _raises(*_args, **_kwargs):
+    raise KeyError("boom")
+
+
+@pytest.mark.parametrize(("where", "container", "locations"), [
+    # the net under the containers: the file is unread, said at its root
+    ("tooldbg.load.open_capture", "unknown", [""]),
+    # the records' exchanges cannot be made: the capture's net
+    ("tooldbg.records.containers.exchange_record", "unknown", [""]),
+    # a canonical document whose reading raised
+    ("tooldbg.load.read_document", "canonical", [""]),
+    # detecting an exchange's format raised: that exchange only, each at its line
+    ("tooldbg.load._detect", "jsonl", ["line 1/request/body", "line 2/request/body"]),
+])
+def test_each_net_under_the_readers_names_the_file_the_place_and_the_bug(monkeypatch, where, container, locations):
+    """An exception no reader should raise ends as an error at the file and the place it reached,
+    saying it is a bug in tooldbg — never a traceback, never an error without its file."""
+    module, name = where.rsplit(".", 1)
+    log = (good_record() + "\n" + good_record() + "\n").encode()
+    if container == "canonical":
+        log = export(load_bytes("log.jsonl", log).conversations, "canonical").text().encode()
+    monkeypatch.setattr(sys.modules[module], name, _raises)
+    monkeypatch.delenv("TOOLDBG_DEBUG", raising=False)
+    loaded = load_bytes("log.jsonl", log)
+    assert loaded.container == container
+    assert [(e.path, e.location, e.message) for e in loaded.errors] == [
+        ("log.jsonl", location, f"could not be read: KeyError: 'boom' ({BUG})") for location in locations]
+
+
+def test_a_response_reader_that_raises_costs_that_response_only(monkeypatch):
+    from tooldbg.formats import anthropic
+
+    monkeypatch.setattr(anthropic, "read_response", _raises)
+    monkeypatch.delenv("TOOLDBG_DEBUG", raising=False)
+    record = json.loads(good_record())
+    record["response"] = {"status": 200, "body": {"id": "msg_1", "type": "message", "role": "assistant",
+                                                  "model": "m", "content": [{"type": "text", "text": "Hi."}]}}
+    loaded = load_bytes("log.jsonl", json.dumps(record).encode())
+    [error] = loaded.errors
+    assert (error.path, error.location) == ("log.jsonl", "/response/body#")
+    assert BUG in error.message and "KeyError" in error.message
+    assert len(loaded.conversations) == 1  # the request is read all the same
+
+
 def test_a_rule_that_raises_is_reported_and_the_others_run(monkeypatch):
     from dataclasses import replace
 
