@@ -496,6 +496,25 @@ def test_td206_quotes_a_value_whole_up_to_60_characters_and_cuts_a_longer_one():
     assert f'$.units: "{longer[:58]}… is not one of "celsius", "fahrenheit"' in f.message
 
 
+def test_td206_a_value_that_misses_its_pattern_is_quoted_to_40_characters():
+    city = {"type": "object", "properties": {"city": {"type": "string", "pattern": "^[A-Z][a-z]+$"}}}
+    [f] = check("req.json", anthropic_request({"city": "x" * 45}, tools=[{"name": "get_weather", "input_schema": city}]))
+    assert f.message == ("arguments of 'get_weather' do not fit its schema: $.city: \"" + "x" * 38 + "… does not match "
+                         "pattern '^[A-Z][a-z]+$'" + DAMAGED)
+
+
+def test_td206_an_array_schema_with_items_per_position():
+    """Draft 4's tuple form: `items` a list of schemas, one per position, `additionalItems` the rest."""
+    stops = {"type": "object", "properties": {"stops": {"type": "array", "items": [{"type": "string"}],
+                                                        "additionalItems": False}}}
+    tools = [{"name": "get_weather", "input_schema": stops}]
+    [f] = check("req.json", anthropic_request({"stops": [1]}, tools=tools))
+    assert "$.stops[0]: expected string, got number" in f.message
+    [f] = check("req.json", anthropic_request({"stops": ["Oslo", "Rome"]}, tools=tools))
+    assert "$.stops: 2 items, at most 1 allowed" in f.message
+    assert check("req.json", anthropic_request({"stops": ["Oslo"]}, tools=tools)) == []
+
+
 def test_td206_true_is_not_1():
     """JSON Schema compares as JSON: `true` is no member of `[1, 2]`, though Python holds True == 1."""
     days = {"type": "object", "properties": {"days": {"enum": [1, 2]}}}

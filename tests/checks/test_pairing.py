@@ -261,7 +261,8 @@ def test_td102_forced_tool_choice_answered_with_stop_is_clean():
     ("toolu_01hqz5fwm3tkxb8ycn2plr7v", "re-cased"),
     ("toolu_01HqZ5fWm3TkXb8Yc", "truncated to 23 of 30 characters"),
     ("call_01HqZ5fWm3TkXb8YcN2pLr7V", "prefix 'toolu_' rewritten to 'call_'"),
-    ("toolu_01HqZ5fWm3TkXb8YcN2pLr7Vtoolu_01HqZ5fWm3TkXb8YcN2pLr7V", "repeated"),
+    ("toolu_01HqZ5fWm3TkXb8YcN2pLr7Vtoolu_01HqZ5fWm3TkXb8YcN2pLr7V",
+     "repeated: the result's id is the other's, 2 times over"),
     (" toolu_01HqZ5fWm3TkXb8YcN2pLr7V", "whitespace"),
 ])
 def test_td103_a_damaged_result_id_is_one_mismatch_not_an_orphan(result_id, how):
@@ -285,6 +286,9 @@ def test_td103_near_miss_needs_structural_damage():
     assert near_miss("call", "call_B2xQ9") is None  # too little kept to call it a truncation
     assert near_miss("call_B2x", "call_B2xQ9Lm") == "truncated to 8 of 12 characters"
     assert near_miss("fc_68a1b2", "call_68a1b2") == "prefix 'call_' rewritten to 'fc_'"
+    # repeated: the longer id is the one that holds the other several times
+    assert near_miss("call_Q3zbcall_Q3zb", "call_Q3zb") == "repeated: the result's id is the other's, 2 times over"
+    assert near_miss("call_Q3zb", "call_Q3zb" * 3) == "repeated: the call's id is the other's, 3 times over"
     assert near_miss("68a1b2c3", "call_68a1b2c3") == "prefix 'call_' dropped"
 
 

@@ -356,7 +356,9 @@ def test_td404_gemini_call_turn_after_a_model_turn():
     f = one(check("TD404", record(GEMINI, gm_request(*contents))), "TD404")
     assert (f.turn, f.part) == (2, 0)
     assert f.pointer == "/request/body#/contents/2/parts/0"
-    assert "immediately after a user turn" in f.message
+    assert f.message.startswith("a function call turn follows another model turn: Gemini answers \"Please ensure "
+                                "that function call turn comes immediately after a user turn or after a function "
+                                "response turn.\" — ")
 
 
 def test_td404_a_replayed_call_turn_is_found_in_the_request_that_replays_it():
