@@ -129,8 +129,9 @@ def near_miss(result_id: str, call_id: str) -> str | None:
         return "whitespace added or trimmed"
     if result_id.lower() == call_id.lower():
         return "re-cased"
+    # repeated: `whose` names the long id, the one that holds the other several times
     for short, long, whose in ((result_id, call_id, "the call's"), (call_id, result_id, "the result's")):
-        if len(long) % len(short) == 0 and long == short * (len(long) // len(short)):  # (`whose`: the long one)
+        if len(long) % len(short) == 0 and long == short * (len(long) // len(short)):
             return f"repeated: {whose} id is the other's, {len(long) // len(short)} times over"
     if call_id.startswith(result_id) and len(result_id) >= _MIN_KEPT:
         return f"truncated to {len(result_id)} of {len(call_id)} characters"
