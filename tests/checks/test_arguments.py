@@ -61,8 +61,9 @@ def chat_call(args, name="get_weather", call_id="call_A1"):
 
 
 def chat_request(args, tools=CHAT_TOOLS, name="get_weather"):
+    """A request of its own: editing one (its messages too) changes no other."""
     return {"model": "gpt-4o-mini", "tools": json.loads(json.dumps(tools)), "messages": [
-        *CHAT_USER,
+        *json.loads(json.dumps(CHAT_USER)),
         {"role": "assistant", "content": None, "tool_calls": [chat_call(args, name)]},
         {"role": "tool", "tool_call_id": "call_A1", "content": "22°C"}]}
 
