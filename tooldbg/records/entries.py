@@ -55,8 +55,8 @@ _ENTRIES = re.compile(rb'"entries"\s*:\s*\[')
 _FIRST_KEY = re.compile(rb'\{\s*"([^"\\]*)"\s*:')
 #: JSON's blank space (RFC 8259 §2).
 _BLANK = re.compile(rb"[ \t\r\n]*")
-#: A JSON string (skipped whole) or a bracket: what `_value_end` counts.
-#: A JSON string (`jsonio.STRING`: skipped whole, one never closed to the end) or a bracket.
+#: A JSON string (`jsonio.STRING`: skipped whole, one never closed to the end) or a bracket: what
+#: `_value_end` counts (and the TUI's preview, `_element_end`).
 STRING_OR_BRACKET = re.compile(STRING + rb"|[\[\]{}]", re.DOTALL)
 _COMMA, _CLOSE, _BRACE = ord(","), ord("]"), ord("{")
 #: What a records array is replaced by to read the rest of the document (a NUL: no log has it).

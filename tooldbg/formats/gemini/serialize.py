@@ -370,7 +370,6 @@ class _Writer(Writer):
         report_foreign(NAME, meta, self.losses, k, i, what)
 
 
-
 def _merge(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
     """Deep-merge `extra` into `target`; nested objects are copied, never mutated in place."""
     for key, value in extra.items():
