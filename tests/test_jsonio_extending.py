@@ -1,4 +1,4 @@
-"""`jsonio.Extending` against `jsonio.loads_listed`, the general path it shortcuts: a run of texts,
+"""`records.extending.Extending` against `jsonio.loads_listed`, the general path it shortcuts: a run of texts,
 each often the one before it with elements added to an array member (as an agent's requests are),
 sometimes changed otherwise, laid out in any way, with duplicate keys, elements nested about as deep
 as a value may be, or elements that do not parse. Every text gives the value, the printed lists
@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from tests.strategies import json_values, nested
 from tooldbg.errors import FormatError
-from tooldbg.jsonio import Extending, inside, loads_listed, printed_members
+from tooldbg.jsonio import inside, loads_listed
+from tooldbg.records.extending import Extending, printed_members
 
 KEYS = ["messages", "input", "tools", "model", "system", "contents", "_x"]
 

@@ -73,12 +73,17 @@ def one_line_error(err: str, path: str) -> str:
 # ----------------------------------------------------------------------------------- deep JSON
 
 
+@pytest.mark.parametrize("long", [False, True], ids=["short", "long"])
 @pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 255, 300, 1000, 1023])
-def test_a_deep_body_is_one_error_at_its_pointer(tmp_path, capsys, depth):
+def test_a_deep_body_is_one_error_at_its_pointer(tmp_path, capsys, depth, long):
     """Before: `convert` on a body nested 1,000 deep ended in `internal error: RecursionError`
-    (and 255–1,024 deep, in the places that printed or copied the value)."""
+    (and 255–1,024 deep, in the places that printed or copied the value). A long body's depth is
+    tested by its parse (`jsonio.loads_within`), a short one's by printing it: the same error."""
     path = tmp_path / "deep.json"
-    body = json.dumps(anthropic_request()).replace('"max_tokens"', f'"x": {deep_text(depth)}, "max_tokens"')
+    request = anthropic_request()
+    if long:
+        request["system"] = "x" * jsonio.WRAPPED_FROM
+    body = json.dumps(request).replace('"max_tokens"', f'"x": {deep_text(depth)}, "max_tokens"')
     path.write_text(body)
     [loaded] = load([path])
     [error] = loaded.errors
@@ -205,6 +210,30 @@ def test_the_depth_guard_decides_as_its_walk_does(kinds, levels, leaf, limit):
         with pytest.raises(TooDeep) as info:
             jsonio.ensure_depth(value, "", limit)
         assert info.value.pointer.count("/") == limit
+
+
+@settings(max_examples=60, deadline=None)
+@given(kinds=st.lists(st.tuples(st.sampled_from(["list", "dict"]), st.booleans()),
+                      min_size=MAX_DEPTH + 3, max_size=MAX_DEPTH + 3),
+       levels=st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3),
+       leaf=st.sampled_from([0, "text", None, [], {}, [1], {"a": 1}]))
+def test_the_parser_tests_depth_as_the_guard_does(kinds, levels, leaf):
+    """`loads_within` (orjson's parse of the text wrapped in lists) finds a value within the limit
+    exactly when `ensure_depth` does, and parses the same value; a long text `loads` refuses is
+    refused at the guard's pointer."""
+    value = _nested(kinds[:levels], leaf)
+    text = orjson.dumps(value) + b" " * jsonio.WRAPPED_FROM  # (long, by blank space after the value)
+    parsed, within = jsonio.loads_within(text)
+    assert parsed == value
+    try:
+        jsonio.ensure_depth(value)
+    except TooDeep as refused:
+        assert not within
+        with pytest.raises(TooDeep) as info:
+            jsonio.loads(text)
+        assert info.value.pointer == refused.pointer
+    else:
+        assert within and jsonio.loads(text) == value
 
 
 @settings(max_examples=80, deadline=None)

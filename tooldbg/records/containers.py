@@ -25,20 +25,19 @@ from ..formats.base import Request, Response, StreamEvent
 from ..jsonio import (
     DOCUMENT_LEVELS,
     MAX_DEPTH,
-    Extending,
-    Parse,
     Printed,
     TooDeep,
     checked_lists,
     ensure_depth,
     loads,
     loads_listed,
-    printed_members,
+    loads_within,
 )
 from ..model import is_canonical
 from ..shorten import quote
 from . import entries, eventstream, sse
 from .entries import Reread, Split, Walked, begins_as_har, find_records, split_har
+from .extending import Extending, Parse, printed_members
 from .fields import header_map, kind, status_code, string_field
 from .lines import BLANK, BOM, ExtendingLines, line_table, lines, parses, record_shaped, table_lines
 from .sniff import is_api_text
@@ -176,8 +175,9 @@ def open_capture(path: str, data: bytes, *, whole: bool = False,
     if har:
         _check_utf8(path, data)
     try:
-        # Depth is checked per record below, so one deep record does not cost the file.
-        value = loads(memoryview(data)[skip:], check_depth=False)
+        # Depth is checked per record below, so one deep record does not cost the file; a long
+        # document, by the parser, whole (`_whole` is then spared printing a request body).
+        value, within = loads_within(memoryview(data)[skip:])
     except TooDeep as too_deep:  # past the parser's own limit: a container's records found in the text
         walked = find_records(data, skip)
         items = list(walked.entries()) if walked is not None and not walked.path else None  # (an array's)
@@ -188,7 +188,7 @@ def open_capture(path: str, data: bytes, *, whole: bool = False,
         if jsonl and record_shaped(data, skip):
             return _jsonl(path, data, skip, parsed)
         raise InputError(path, "", whole_err.message) from None
-    return _json_document(path, value)
+    return _json_document(path, value, within=within)
 
 
 def _check_utf8(path: str, data: bytes) -> None:
@@ -200,8 +200,11 @@ def _check_utf8(path: str, data: bytes) -> None:
 
 #: Bytes that hold the first 4,096 characters of any UTF-8 text (`sse.looks_like_sse` reads those).
 _HEAD = 4 * 4096
-def _whole(path: str, value: Any, limit: int = MAX_DEPTH) -> None:
-    """A document read as one record: too deep is an error for the file, at the pointer."""
+def _whole(path: str, value: Any, limit: int = MAX_DEPTH, within: bool = False) -> None:
+    """A document read as one record: too deep is an error for the file, at the pointer (`within`:
+    the parser found it nested at most MAX_DEPTH levels, `jsonio.loads_within`)."""
+    if within:
+        return
     try:
         ensure_depth(value, "", limit)
     except TooDeep as err:
@@ -223,19 +226,20 @@ def _record_ok(capture: Capture, record: Any, where: str) -> bool:
     return True
 
 
-def _json_document(path: str, value: Any, split: Walked | None = None) -> Capture:
+def _json_document(path: str, value: Any, split: Walked | None = None, *, within: bool = False) -> Capture:
     """A JSON document's container. With `split` (`entries.find_records`), a document too deep to
-    parse whole: a HAR's or a recording's records are in `split`, an array's items in `value`."""
+    parse whole: a HAR's or a recording's records are in `split`, an array's items in `value`.
+    `within`: known to nest at most MAX_DEPTH levels (`_whole`)."""
     if isinstance(value, dict):
         if is_canonical(value):  # what tooldbg wrote: values it read, a few levels down
-            _whole(path, value, MAX_DEPTH + DOCUMENT_LEVELS)
+            _whole(path, value, MAX_DEPTH + DOCUMENT_LEVELS, within)
             return Capture(path, "canonical", canonical=value)
         log = value.get("log")
         if isinstance(log, dict) and "entries" in log:
             return _har(path, log, split)
         if "interactions" in value:
             return _interactions(path, value, split)
-        _whole(path, value)
+        _whole(path, value, within=within)
         if is_exchange(value):
             capture = Capture(path, "json")
             capture.exchanges = [_exchange(capture, value, "", 0)]
@@ -247,7 +251,7 @@ def _json_document(path: str, value: Any, split: Walked | None = None) -> Captur
             capture.exchanges = _exchange_list(capture, value)
             return capture
         # A JSON array of events: Gemini's streamGenerateContent without alt=sse.
-        _whole(path, value)
+        _whole(path, value, within=within)
         events = [StreamEvent(index=i, data=v) for i, v in enumerate(value)]
         capture = _single_stream(path, "json", events)
         capture.document = value

@@ -12,8 +12,9 @@ from itertools import chain
 from typing import Any
 
 from ..errors import FormatError, InputError
-from ..jsonio import MAX_DEPTH, Printed, TooDeep, checked_lists, common_prefix, ensure_depth, inside, loads
+from ..jsonio import MAX_DEPTH, Printed, TooDeep, checked_lists, ensure_depth, inside, loads
 from .entries import blank
+from .extending import common_prefix
 
 #: The UTF-8 byte-order mark some writers put first.
 BOM = b"\xef\xbb\xbf"
