@@ -60,6 +60,31 @@ def test_the_freeze_ends_when_every_file_read_under_it_is_let_go():
     assert gc.get_freeze_count() == 0
 
 
+def test_a_file_dropped_in_a_cycle_does_not_hold_the_freeze_for_ever():
+    """A file let go inside a cycle (an exception's traceback that holds it) that the next file's
+    freeze took with everything else is never freed while frozen: were the freeze to wait for
+    every file read under one, it would never end."""
+    first = load_bytes("a.jsonl", rollout(FREEZE_AT // 2))
+    data = rollout(FREEZE_AT // 2)
+    gc.collect()  # (no young collection is due until the second file is read, under its freeze)
+    cycle: list[object] = [first]
+    cycle.append(cycle)
+    del first, cycle  # unreachable, and not collected yet
+    second = load_bytes("b.jsonl", data)
+    del second
+    assert gc.get_freeze_count() == 0
+    gc.collect()  # the cycle, and the first file in it, freed
+
+
+def test_an_older_file_let_go_leaves_the_newer_ones_frozen():
+    """The TUI's preview (one record, read first) is let go once the whole session is read."""
+    preview = load_bytes("a.jsonl", rollout(FREEZE_AT // 2))
+    session = load_bytes("b.jsonl", rollout(FREEZE_AT // 2))
+    del preview
+    assert gc.get_freeze_count() > FREEZE_AT
+    assert session.conversations
+
+
 def test_a_small_file_is_not_frozen():
     loaded = load_bytes("rollout.jsonl", rollout(3))
     assert gc.isenabled() and gc.get_freeze_count() == 0

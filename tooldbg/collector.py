@@ -15,10 +15,14 @@ young collection frees it. Nothing changes when the caller had switched the coll
 
 A freeze takes every object the process holds at that moment, not only the file's, and a frozen
 object that becomes part of an unreachable cycle is freed only after `gc.unfreeze()` (objects freed
-by reference counting are freed as ever). So the freeze lasts as long as what was read: once the
-last file read so is let go, everything frozen goes back to the collector (`thaw_after`), and a
-process that goes on reading files (a Dask worker, a test run) keeps collecting what it drops. The
-TUI freezes its session itself after loading (`tui.session.Session.load`), for the app's lifetime.
+by reference counting are freed as ever). So the freeze lasts as long as the newest file read under
+one (`thaw_after`): once it is let go, everything frozen goes back to the collector, and a process
+that goes on reading files (a Dask worker, a test run) keeps collecting what it drops. Not "until
+every such file is let go": a file dropped inside a cycle (an exception's traceback holding it)
+that the next file's freeze took with everything else would then never be let go, and hold the
+freeze, and every cycle frozen after, for the process's life. The TUI freezes its session itself
+after loading (`tui.session.Session.load`), for the app's lifetime: its preview, read before the
+session, is not the newest file, and letting it go ends nothing.
 """
 
 from __future__ import annotations
@@ -28,12 +32,15 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import count
 from threading import RLock
 
-#: Objects made while the collector was held off above which they are frozen: past this, a walk
-#: over them costs more than a few milliseconds (about a microsecond an object on a parsed log).
-#: Below it (a small file, a request body `convert` checks) the next young collection walks them.
-FREEZE_AT = 10_000
+#: Objects made while the collector was held off above which they are frozen. A young collection is
+#: due every 700 allocations (`gc.get_threshold`), and the first one after the block walks all the
+#: block made (and every reference they hold: 0.2–1.3 ms after reading a 1 MB capture, 0.3 ms after
+#: a 915 kB request body), then the older collections again, where a freeze and its thaw cost a
+#: few microseconds. Below it (a body of a few messages) no collection is due.
+FREEZE_AT = 1_000
 
 
 @dataclass(slots=True)
@@ -64,21 +71,22 @@ def held_off(*, freeze: bool) -> Iterator[Pause]:
         gc.enable()
 
 
-_owners = 0  # objects read under a freeze still alive (`thaw_after`)
-_owners_lock = RLock()  # (re-entrant: a finalizer may run while it is held)
+_alive: list[int] = []  # the files read under a freeze and not let go, oldest first (`thaw_after`)
+_tokens = count()
+_alive_lock = RLock()  # (re-entrant: a finalizer may run while it is held)
 
 
 def thaw_after(owner: object) -> None:
-    """End the freeze when `owner` — and every other object read under one — has been let go."""
-    global _owners
-    with _owners_lock:
-        _owners += 1
-    weakref.finalize(owner, _let_go)
+    """End the freeze when `owner` is let go, unless a file read after it is still held."""
+    token = next(_tokens)
+    with _alive_lock:
+        _alive.append(token)
+    weakref.finalize(owner, _let_go, token)
 
 
-def _let_go() -> None:
-    global _owners
-    with _owners_lock:
-        _owners -= 1
-        if _owners == 0:
+def _let_go(token: int) -> None:
+    with _alive_lock:
+        newest = _alive[-1] == token
+        _alive.remove(token)
+        if newest:
             gc.unfreeze()
