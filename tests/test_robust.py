@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
@@ -234,6 +235,21 @@ def test_the_parser_tests_depth_as_the_guard_does(kinds, levels, leaf):
         assert info.value.pointer == refused.pointer
     else:
         assert within and jsonio.loads(text) == value
+
+
+def test_a_document_past_the_wrapped_length_is_not_copied_to_be_parsed(monkeypatch):
+    """A recording read whole is tested record by record: its parse adds no copy of it."""
+    text = b"[1]" + b" " * (4 * jsonio.WRAPPED_FROM)
+    peaks = []
+    for wrapped_to, copied in ((len(text) + 1, True), (len(text), False)):
+        monkeypatch.setattr(jsonio, "WRAPPED_TO", wrapped_to)
+        tracemalloc.start()
+        try:
+            assert jsonio.loads_within(text) == ([1], copied)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert peaks[0] - peaks[1] >= len(text)  # (the parser's own buffers, in both)
 
 
 @settings(max_examples=80, deadline=None)

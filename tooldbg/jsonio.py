@@ -56,17 +56,22 @@ def loads(data: bytes | memoryview | str, *, check_depth: bool = True) -> Any:
 #: printing its value (`ensure_depth`): the lists it wraps the text in cost ~40 µs, and printing
 #: costs ~0.3 µs a kilobyte (a 915 kB request body: 265 µs, as much as reading a third of it).
 WRAPPED_FROM = 1 << 17
+#: The length from which a text is no longer copied to be wrapped: a document this long is a
+#: container of records (a recording, a HAR read whole), whose records are tested one by one, and
+#: a copy of it would add its size to the peak memory of reading it.
+WRAPPED_TO = 1 << 24
 
 
 def loads_within(data: bytes | memoryview | str) -> tuple[Any, bool]:
     """`loads` without the depth test, and True when the value is known to nest at most MAX_DEPTH
-    levels: a text of WRAPPED_FROM bytes or more is tested as it is parsed (False then means it
-    may nest deeper: `ensure_depth` tells). orjson refuses a text nested past its own limit
-    (`_parsed_levels`), so the text wrapped in the lists that limit leaves above MAX_DEPTH parses
-    only when it is no deeper: the test costs the wrapping lists and one copy of the text (as much
-    memory as printing it would take), not a print of every string of the value."""
+    levels: a text of WRAPPED_FROM bytes or more, and less than WRAPPED_TO, is tested as it is
+    parsed (False then means it may nest deeper, or was not tested: `ensure_depth` tells).
+    orjson refuses a text nested past its own limit (`_parsed_levels`), so the text wrapped in the
+    lists that limit leaves above MAX_DEPTH parses only when it is no deeper: the test costs the
+    wrapping lists and one copy of the text (as much memory as printing it would take), not a print
+    of every string of the value."""
     spare = _parsed_levels() - MAX_DEPTH
-    if spare > 0 and len(data) >= WRAPPED_FROM and not isinstance(data, str):
+    if spare > 0 and WRAPPED_FROM <= len(data) < WRAPPED_TO and not isinstance(data, str):
         try:
             value = orjson.loads(b"".join((b"[" * spare, data, b"]" * spare)))
         except orjson.JSONDecodeError:  # too deep, or not JSON: the parse below says which, where
