@@ -159,19 +159,25 @@ def test_printing_never_recurses_and_never_raises():
     odd = {"big": 2 ** 70, 3: "int key", "lone": "\ud800", "tuple": (1, 2), "obj": object()}
     text = jsonio.dumps(odd).decode()
     assert '"big":1180591620717411303424' in text and '"3":"int key"' in text and "<object>" in text
-    for value in ({"a": [1, {"b": None}], "c": "é"}, [], {}, [[], {}]):
+    scalars = {"t": True, "f": False, "n": None, "x": 1.5, "nan": float("nan"), "inf": float("inf"),
+               "-inf": float("-inf")}  # (orjson writes the three that are not JSON numbers as null)
+    for value in ({"a": [1, {"b": None}], "c": "é"}, [], {}, [[], {}], scalars, {"z": 1, "a": [scalars]}):
         for indent in (False, True):
             for sort_keys in (False, True):
                 option = (orjson.OPT_INDENT_2 if indent else 0) | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+                assert jsonio.dumps(value, indent=indent, sort_keys=sort_keys) == orjson.dumps(value, option=option)
                 assert jsonio._dumps_any(value, indent=indent, sort_keys=sort_keys) == \
                     orjson.dumps(value, option=option).decode()
 
 
 def test_depth_is_checked_once_where_json_is_parsed():
-    assert jsonio.loads(deep_text(MAX_DEPTH)) is not None
-    with pytest.raises(TooDeep) as info:
-        jsonio.loads(deep_text(MAX_DEPTH + 1))
-    assert isinstance(info.value, FormatError) and info.value.pointer == "/0" * MAX_DEPTH
+    for text in (deep_text(MAX_DEPTH), deep_text(MAX_DEPTH).encode()):
+        assert jsonio.loads(text) is not None
+    for text in (deep_text(MAX_DEPTH + 1), deep_text(MAX_DEPTH + 1).encode(),  # (its brackets counted)
+                 deep_text(1100), deep_text(1100).encode()):  # (past the parser's own limit)
+        with pytest.raises(TooDeep) as info:
+            jsonio.loads(text)
+        assert isinstance(info.value, FormatError) and info.value.pointer == "/0" * MAX_DEPTH
     long = '"' + "x" * 10_000 + '"'  # a long text is walked without its brackets counted first
     assert jsonio.loads("[" * MAX_DEPTH + long + "]" * MAX_DEPTH) is not None
     with pytest.raises(TooDeep) as info:
@@ -180,6 +186,40 @@ def test_depth_is_checked_once_where_json_is_parsed():
     assert jsonio.try_loads(deep_text(1000)) == (False, None)
     assert jsonio.count_values(deep_text(5000)) == 0  # the standard library's parser recurses
     assert jsonio.count_values("1" * 5000) == 0  # …and refuses integers of more than 4,300 digits
+
+
+def test_the_limits_of_orjson_are_found_by_trying(monkeypatch):
+    """The levels orjson parses and prints are found once, by trying (another release may have
+    others): tried first at the known limits, searched for when those do not hold, and a parser
+    with no limit leaves long texts to the printing test."""
+    for cache in ("_PARSED_LEVELS", "_PRINTED_LEVELS", "_NESTS"):
+        monkeypatch.setattr(jsonio, cache, [])
+    assert (jsonio._parsed_levels(), jsonio._printed_levels()) == (1024, 254)
+    monkeypatch.setattr(jsonio, "_ORJSON_3_PARSED", 1000)  # (a wrong first guess: searched for)
+    monkeypatch.setattr(jsonio, "_ORJSON_3_LEVELS", 300)
+    for cache in ("_PARSED_LEVELS", "_PRINTED_LEVELS", "_NESTS"):
+        monkeypatch.setattr(jsonio, cache, [])
+    assert (jsonio._parsed_levels(), jsonio._printed_levels()) == (1024, 254)
+    for limit in (MAX_DEPTH, jsonio._printed_levels()):  # (the lists wrapped around it made again)
+        jsonio.ensure_depth(_nested([("list", False)] * (limit - 1), [0]), "", limit)
+        with pytest.raises(TooDeep):
+            jsonio.ensure_depth(_nested([("list", False)] * limit, [0]), "", limit)
+    monkeypatch.setattr(jsonio, "_PARSED_LEVELS", [])
+    monkeypatch.setattr(jsonio, "_parses", lambda levels: True)
+    assert jsonio._parsed_levels() == 0
+    long = deep_text(MAX_DEPTH).encode() + b" " * jsonio.WRAPPED_FROM
+    assert jsonio.loads_within(long) == (jsonio.loads(long), False)
+
+
+def test_a_value_orjson_cannot_print_is_walked_for_its_depth():
+    """An integer wider than 64 bits (valid JSON, which orjson neither parses nor prints) leaves
+    the depth to the walk: it allows what printing would, and refuses at the same pointer."""
+    for leaf in (2 ** 70, [2 ** 70]):
+        extra = 1 if isinstance(leaf, list) else 0
+        jsonio.ensure_depth(_nested([("dict", True)] * (MAX_DEPTH - extra), leaf))
+        with pytest.raises(TooDeep) as info:
+            jsonio.ensure_depth(_nested([("dict", True)] * (MAX_DEPTH + 1 - extra), leaf))
+        assert info.value.pointer == "/k" * MAX_DEPTH
 
 
 def _nested(shape: list[tuple[str, bool]], leaf: object) -> object:
@@ -197,11 +237,12 @@ def _nested(shape: list[tuple[str, bool]], leaf: object) -> object:
 @given(kinds=st.lists(st.tuples(st.sampled_from(["list", "dict"]), st.booleans()),
                       min_size=MAX_DEPTH + 3, max_size=MAX_DEPTH + 3),
        levels=st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3),
-       leaf=st.sampled_from([0, "text", None, [], {}, [1], {"a": 1}]),
+       leaf=st.sampled_from([0, "text", None, [], {}, [1], {"a": 1}, 2 ** 70, [2 ** 70]]),
        limit=st.sampled_from([MAX_DEPTH, MAX_DEPTH + 1]))
 def test_the_depth_guard_decides_as_its_walk_does(kinds, levels, leaf, limit):
     """`ensure_depth` first asks orjson to print the value (fast); the answer is the level-by-level
-    walk's, at every depth around the limit, whatever the containers and the leaf."""
+    walk's, at every depth around the limit, whatever the containers and the leaf (an integer
+    orjson cannot print: then the walk is the answer)."""
     shape = kinds[:levels]
     value = _nested(shape, leaf)
     depth = len(shape) + (1 if isinstance(leaf, list | dict) else 0)
