@@ -67,6 +67,18 @@ def test_keys_with_slash_and_tilde_are_escaped_in_pointers():
     assert laid.lines[laid.span("/")[0]].strip() == '"": 2'
 
 
+def test_a_pointer_is_resolved_token_by_token_as_rfc_6901_reads_it():
+    """An empty key is a token too: `//a` is `a` inside the member named "" (every leading slash
+    was stripped, and `//a` read as `/a`), as the wire view's spans have it."""
+    value = {"": {"a": 1}, "a": 2, "Xb": 3, "a/b~": [4, 5]}
+    assert resolve(value, "//a") == 1
+    assert resolve(value, "/Xb") == 3 and resolve(value, "/a~1b~0/1") == 5
+    assert resolve(value, "") is value and resolve(value, "/") == {"a": 1} and resolve(value, "/b") is None
+    laid = pretty(value)
+    first, last = laid.span("//a")
+    assert laid.lines[first:last + 1] == ['    "a": 1']
+
+
 def test_a_base_prefixes_every_pointer():
     laid = pretty([{"role": "user"}], "/messages")
     assert set(laid.spans) == {"/messages", "/messages/0", "/messages/0/role"}

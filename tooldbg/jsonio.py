@@ -522,8 +522,8 @@ def resolve(value: Any, pointer: str) -> Any:
     """The value at a JSON pointer (RFC 6901); None when the path does not exist."""
     if not pointer:
         return value
-    return descend(value, [token.replace("~1", "/").replace("~0", "~")
-                           for token in pointer.lstrip("/").split("/")])
+    tokens = pointer[1:] if pointer.startswith("/") else pointer  # (one slash: `//a` is `a` in `""`)
+    return descend(value, [token.replace("~1", "/").replace("~0", "~") for token in tokens.split("/")])
 
 
 def descend(value: Any, tokens: Iterable[str | int]) -> Any:
