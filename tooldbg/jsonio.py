@@ -70,8 +70,8 @@ def loads_within(data: bytes | memoryview | str) -> tuple[Any, bool]:
     lists that limit leaves above MAX_DEPTH parses only when it is no deeper: the test costs the
     wrapping lists and one copy of the text (as much memory as printing it would take), not a print
     of every string of the value."""
-    spare = _parsed_levels() - MAX_DEPTH
-    if spare > 0 and WRAPPED_FROM <= len(data) < WRAPPED_TO and not isinstance(data, str):
+    if WRAPPED_FROM <= len(data) < WRAPPED_TO and not isinstance(data, str) \
+            and (spare := _parsed_levels() - MAX_DEPTH) > 0:  # (the short texts, by the thousand, first)
         try:
             value = orjson.loads(b"".join((b"[" * spare, data, b"]" * spare)))
         except orjson.JSONDecodeError:  # too deep, or not JSON: the parse below says which, where
