@@ -27,6 +27,12 @@ if [[ -n "${SAMPLE:-}" ]]; then
     "$MUTMUT" run --max-children 1 'nothing.matches.this' >/dev/null 2>&1 || true
     mapfile -t selection < <("$PY" scripts/mutant_sample.py "${SAMPLE}" "${SEED:-0}" "$@")
     echo "sample: ${#selection[@]} mutants (seed ${SEED:-0}) of: ${*:-all}"
+    if [[ ${#selection[@]} -eq 0 ]]; then
+        # (mutmut given no name runs every mutant: hours. A module added to only_mutate after its
+        # copy in ./mutants/ was made is not mutated until that copy is removed.)
+        echo "mutate: no mutant matches ${*:-all}: remove its copy under mutants/ to have it mutated" >&2
+        exit 2
+    fi
 fi
 
 "$MUTMUT" run --max-children "${JOBS:-2}" "${selection[@]}"

@@ -302,3 +302,113 @@ def test_a_large_file_with_a_bad_byte_far_in_names_that_byte(bom):
         with pytest.raises(UnicodeDecodeError) as decoded:
             broken.decode("utf-8-sig")
         assert (err.value.location, err.value.message) == (f"byte {decoded.value.start}", "invalid UTF-8")
+
+
+# ------------------------------------------------ what mutation testing found untested (seed 27)
+
+
+def test_a_document_too_deep_with_no_records_array_is_one_located_error():
+    """Past the parser's limit, a document is searched for a container's records; an object with
+    none is the file's error at the pointer, as a shallower one's is (not a crash of the search)."""
+    data = b'{"a": ' + b"[" * 2000 + b"]" * 2000 + b"}"
+    with pytest.raises(InputError) as err:
+        read_capture("deep.json", data)
+    assert (err.value.location, err.value.message) == \
+        ("/a" + "/0" * 199, "JSON nested deeper than 200 levels, which tooldbg does not read")
+
+
+def test_json_lines_whose_first_line_ends_in_blank_space_are_json_lines():
+    """A first line detection did not parse in place (blank space around it) is parsed to tell."""
+    line = json.dumps({"request": {"body": REQUEST}, "response": {"body": RESPONSE}}).encode()
+    capture = read_capture("log.jsonl", line + b"   \n" + line + b"\n")
+    assert capture.container == "jsonl" and len(capture.exchanges) == 2
+
+
+def test_an_sse_file_cut_inside_a_character_where_its_head_is_sniffed_is_read():
+    """The head sniffed for SSE fields ends where it ends, inside a character or not."""
+    event = 'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"é"}}]}\n\n'
+    data = ("".join([event] * 400) + "data: [DONE]\n\n").encode()
+    head = 4 * 4096
+    pad = next(n for n in range(len(event.encode())) if (b": " + b"x" * n + b"\n" + data)[head - 1] == 0xC3)
+    data = b": " + b"x" * pad + b"\n" + data  # (an SSE comment first: byte 16,384 is an é's second)
+    capture = read_capture("stream.sse", data)
+    assert capture.container == "sse" and len(capture.exchanges[0].response.events) == 401
+
+
+def test_a_file_cut_inside_a_character_at_the_end_of_a_checked_chunk_names_the_byte():
+    """The UTF-8 check decodes a megabyte at a time; a character cut at the very end of the file,
+    where a chunk ends too, is an error at its first byte."""
+    text = b'{"s": "' + "é".encode() * ((1 << 20) // 2) + b'"}'
+    data = text[:(1 << 20) - 1] + b"\xc3"  # (exactly one chunk, its last byte a lone lead byte)
+    assert len(data) == 1 << 20
+    with pytest.raises(InputError) as err:
+        read_capture("cut.json", data)
+    assert (err.value.location, err.value.message) == (f"byte {(1 << 20) - 1}", "invalid UTF-8")
+
+
+def test_a_base64_body_that_is_not_utf8_names_the_byte():
+    entry = har_entry(json.dumps(REQUEST), base64.b64encode(b'{"a": "\xff"}').decode(), encoding="base64")
+    capture = read_capture("x.har", har(entry))
+    [error] = capture.errors
+    assert (error.path, error.location, error.message) == \
+        ("x.har", "/log/entries/0/response/content/text", "invalid UTF-8 at byte 7")
+
+
+def test_a_body_too_deep_is_an_error_at_its_pointer_inside_the_body():
+    entry = har_entry(json.dumps({**REQUEST, "x": json.loads("[" * 300 + "]" * 300)}), json.dumps(RESPONSE))
+    capture = read_capture("x.har", har(entry))
+    [error] = capture.errors
+    assert error.location == "/log/entries/0/request/postData/text#/x" + "/0" * 199
+    assert error.message.startswith("JSON nested deeper than 200 levels")
+
+
+def test_headers_of_the_wrong_type_are_an_error_of_the_file():
+    entry = har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))
+    entry["response"]["headers"] = 42
+    capture = read_capture("x.har", har(entry))
+    assert [(e.path, e.message) for e in capture.errors] == \
+        [("x.har", "headers must be an object or a list, not a number")]
+
+
+def test_a_mitmproxy_flow_that_failed_keeps_its_error_and_a_status_keeps_none():
+    """mitmproxy's HAR export writes a flow that got no response as status 0 with `_error`."""
+    failed = har_entry(json.dumps(REQUEST), "")
+    failed["response"].update(status=0, _error="Connection refused")
+    answered = har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))
+    answered["response"]["_error"] = "a note some exporter left"
+    capture = read_capture("x.har", har(failed, answered))
+    assert [e.response.error for e in capture.exchanges] == ["Connection refused", None]
+
+
+def test_an_interaction_that_is_no_object_is_its_own_error():
+    good = {"request": {"body": json.dumps(REQUEST)}, "response": {"body": json.dumps(RESPONSE)}}
+    capture = read_capture("rec.json", json.dumps({"interactions": [42, good]}).encode())
+    assert len(capture.exchanges) == 1
+    assert [(e.location, e.message) for e in capture.errors] == \
+        [("/interactions/0", "expected an object, not a number")]
+
+
+def test_a_recording_too_deep_to_parse_whole_with_an_array_before_its_interactions_loses_one():
+    """Past the parser's limit a recording's interactions are found in its text; an array before
+    them (its metadata's) is passed over, not the end of the search."""
+    good = json.dumps({"request": {"body": json.dumps(REQUEST)}, "response": {"body": json.dumps(RESPONSE)}})
+    deep = good.replace('"response": {"body": ', '"response": {"body": ' + nested(1100) + ', "_": ')
+    data = ('{"tags": ["a", "b"], "interactions": [' + ", ".join([good, deep, good]) + "]}").encode()
+    capture = read_capture("rec.json", data)
+    assert len(capture.exchanges) == 2
+    [error] = capture.errors
+    assert error.location.startswith("/interactions/1/response/body/0/0")
+
+
+def test_a_body_an_exporter_says_it_cut_is_read_when_it_is_whole():
+    """Chrome's "body discarded" comment, on a body that still parses (a limit the body did not reach
+    on that side), is no error; on a body that does not parse, the comment is the error."""
+    whole = har_entry(json.dumps(REQUEST), json.dumps(RESPONSE))
+    cut = har_entry(json.dumps(REQUEST)[:20], json.dumps(RESPONSE))
+    for entry in (whole, cut):
+        entry["request"]["postData"]["comment"] = "Body discarded: longer than limit of 10 bytes"
+    capture = read_capture("x.har", har(whole, cut))
+    assert capture.exchanges[0].request.body == REQUEST
+    assert [(e.location, e.message) for e in capture.errors] == [(
+        "/log/entries/1/request/postData/text",
+        "body truncated by the exporter: 'Body discarded: longer than limit of 10 bytes'")]

@@ -69,6 +69,15 @@ def test_a_har_laid_out_any_way_reads_as_the_whole_file_does(path: Path, data: s
     assert outcome(load_bytes(path.name, laid_out)) == outcome(whole(path.name, laid_out))
 
 
+def test_a_member_named_entries_before_the_entries_does_not_stop_the_split():
+    """The first `"entries"` in the bytes may be another object's member (a page's): the split
+    looks on for the one that opens the entries, rather than reading the file whole."""
+    entries = [{"request": {"url": "u"}, "response": {"status": 200}}] * 3
+    data = json.dumps({"log": {"pages": [{"id": "p", "entries": 0}], "entries": entries}}, indent=2).encode()
+    split = split_har(data, 0)
+    assert split is not None and list(split.entries()) == entries
+
+
 #: Bytes that are not UTF-8 (a stray byte, an overlong NUL, a surrogate, a cut character, past
 #: U+10FFFF), and characters that are.
 BYTES = [b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xf4\x90\x80\x80", "é".encode(), "😀".encode()]

@@ -67,10 +67,12 @@ def test_a_folder_loads_every_file_and_an_unreadable_one_does_not_stop_it(tmp_pa
     (tmp_path / "b.json").write_text("{")
     (tmp_path / ".hidden.json").write_text("{")
     (tmp_path / "README.md").write_text("# notes")
-    loaded = load([tmp_path])
-    assert [item.path.rsplit("/", 1)[-1] for item in loaded] == ["a.json", "b.json"]
+    (tmp_path / "c.txt").write_bytes(b"\xef\xbb\xbf \n" + (paths.SAMPLES / "openai-chat" / "request.json").read_bytes())
+    loaded = load([tmp_path])  # (c.txt by its content: a byte-order mark, blank space, then JSON)
+    assert [item.path.rsplit("/", 1)[-1] for item in loaded] == ["a.json", "b.json", "c.txt"]
     assert loaded[0].conversations and not loaded[0].errors
     assert not loaded[1].conversations and "invalid JSON" in loaded[1].errors[0].message
+    assert loaded[2].conversations and not loaded[2].errors
 
 
 def test_a_blank_file_in_a_folder_is_read_when_named_like_a_capture(tmp_path):

@@ -127,11 +127,27 @@ def test_corrupted_prelude_crc():
 def test_truncated_capture_names_the_last_frame():
     first = event("messageStart", {"role": "assistant"})
     second = event("messageStop", {"stopReason": "end_turn"})
-    with pytest.raises(FormatError, match="truncated") as err:
+    with pytest.raises(FormatError) as err:
         eventstream.parse(first + second[:-10])
-    assert err.value.pointer == f"byte {len(first)}"
-    with pytest.raises(FormatError, match="truncated"):
+    assert (err.value.pointer, err.value.message) == \
+        (f"byte {len(first)}", f"event-stream frame truncated: {len(second) - 10} of {len(second)} bytes")
+    with pytest.raises(FormatError) as err:
         eventstream.parse(first + second[:5])
+    assert err.value.message == "event-stream frame truncated: 5 bytes of a prelude"
+
+
+def test_a_header_without_its_type_is_named():
+    data = frame(b"{}", string_header(":event-type", "messageStop"), bytes([3]) + b"odd")
+    with pytest.raises(FormatError) as err:
+        eventstream.parse(data)
+    assert (err.value.pointer, err.value.message) == ("byte 0", "event-stream header 'odd' has no value")
+
+
+def test_an_error_frame_without_a_message_and_a_header_not_utf8_are_still_read():
+    error = frame(b"", string_header(":error-code", "InternalFailure"), string_header(":message-type", "error"))
+    odd = frame(b"{}", header(":event-type", 7, b"\x00\x03a\xffb"))
+    assert [(e.name, e.data) for e in eventstream.parse(error + odd)] == \
+        [("InternalFailure", {"message": ""}), ("a\ufffdb", {})]
 
 
 def test_looks_like_eventstream_rejects_other_bodies():
