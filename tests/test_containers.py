@@ -169,6 +169,7 @@ def test_json_array_of_gemini_chunks_is_a_stream():
     (b"\xff\xfe{", "byte 0", "invalid UTF-8"),
     (b'{"model": "x", "messages": [', "", "invalid JSON at line 1"),
     (b"42", "", "expected a JSON object or array"),
+    (b'{"log": {"entries": [', "", "invalid JSON at line 1 column 22: unexpected end of data"),  # (cut)
     # past the parser's 1,024 levels: the same error, at the same place, as 300 levels give
     pytest.param(b"[" * 2000 + b"]" * 2000, "/0" * 200, "JSON nested deeper than 200 levels", id="2000 deep"),
     pytest.param(b"[" * 300 + b"]" * 300, "/0" * 200, "JSON nested deeper than 200 levels", id="300 deep"),
