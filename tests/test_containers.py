@@ -7,6 +7,8 @@ import json
 import pytest
 
 from tooldbg.errors import InputError
+from tooldbg.records import containers
+from tooldbg.records import text as text_module
 from tooldbg.records.containers import open_capture, read_capture
 
 REQUEST = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
@@ -329,7 +331,7 @@ def test_an_sse_file_cut_inside_a_character_where_its_head_is_sniffed_is_read():
     """The head sniffed for SSE fields ends where it ends, inside a character or not."""
     event = 'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"é"}}]}\n\n'
     data = ("".join([event] * 400) + "data: [DONE]\n\n").encode()
-    head = 4 * 4096
+    head = containers._HEAD
     pad = next(n for n in range(len(event.encode())) if (b": " + b"x" * n + b"\n" + data)[head - 1] == 0xC3)
     data = b": " + b"x" * pad + b"\n" + data  # (an SSE comment first: byte 16,384 is an é's second)
     capture = read_capture("stream.sse", data)
@@ -339,12 +341,13 @@ def test_an_sse_file_cut_inside_a_character_where_its_head_is_sniffed_is_read():
 def test_a_file_cut_inside_a_character_at_the_end_of_a_checked_chunk_names_the_byte():
     """The UTF-8 check decodes a megabyte at a time; a character cut at the very end of the file,
     where a chunk ends too, is an error at its first byte."""
-    text = b'{"s": "' + "é".encode() * ((1 << 20) // 2) + b'"}'
-    data = text[:(1 << 20) - 1] + b"\xc3"  # (exactly one chunk, its last byte a lone lead byte)
-    assert len(data) == 1 << 20
+    chunk = text_module._CHUNK
+    text = b'{"s": "' + "é".encode() * (chunk // 2) + b'"}'
+    data = text[:chunk - 1] + b"\xc3"  # (exactly one chunk, its last byte a lone lead byte)
+    assert len(data) == chunk
     with pytest.raises(InputError) as err:
         read_capture("cut.json", data)
-    assert (err.value.location, err.value.message) == (f"byte {(1 << 20) - 1}", "invalid UTF-8")
+    assert (err.value.location, err.value.message) == (f"byte {chunk - 1}", "invalid UTF-8")
 
 
 def test_a_base64_body_that_is_not_utf8_names_the_byte():

@@ -331,28 +331,10 @@ _ORJSON_3_LEVELS = 254
 
 
 def _printed_levels() -> int:
-    """How many nested containers orjson prints, found once by trying, so another release's limit
-    is the one used."""
+    """How many nested containers orjson prints (`_limit`)."""
     if not _PRINTED_LEVELS:
-        if _prints(_ORJSON_3_LEVELS) and not _prints(_ORJSON_3_LEVELS + 1):
-            _PRINTED_LEVELS.append(_ORJSON_3_LEVELS)
-            return _ORJSON_3_LEVELS
-        _PRINTED_LEVELS.append(_search(_prints))
+        _PRINTED_LEVELS.append(_limit(_prints, _ORJSON_3_LEVELS))
     return _PRINTED_LEVELS[0]
-
-
-#: More levels than any limit orjson has had.
-_TRIED_LEVELS = 4096
-
-
-def _search(works: Callable[[int], bool]) -> int:
-    """The most nested lists orjson handles, as `works` tries it: a binary search below
-    `_TRIED_LEVELS`."""
-    low, high = 0, _TRIED_LEVELS  # `works(low)`; not `works(high)`
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if works(middle) else (low, middle)
-    return low
 
 
 _PARSED_LEVELS: list[int] = []
@@ -361,13 +343,29 @@ _ORJSON_3_PARSED = 1024
 
 
 def _parsed_levels() -> int:
-    """How many nested containers orjson parses, found once by trying (`_printed_levels`); 0 when
-    it parses as many as were tried (no limit to test depth with)."""
+    """How many nested containers orjson parses (`_limit`)."""
     if not _PARSED_LEVELS:
-        known = _parses(_ORJSON_3_PARSED) and not _parses(_ORJSON_3_PARSED + 1)
-        unlimited = not known and _parses(_TRIED_LEVELS)
-        _PARSED_LEVELS.append(_ORJSON_3_PARSED if known else 0 if unlimited else _search(_parses))
+        _PARSED_LEVELS.append(_limit(_parses, _ORJSON_3_PARSED))
     return _PARSED_LEVELS[0]
+
+
+#: More levels than any limit orjson has had.
+_TRIED_LEVELS = 4096
+
+
+def _limit(works: Callable[[int], bool], known: int) -> int:
+    """The most nested lists orjson handles, as `works` tries it, so that another release's limit is
+    the one used: `known` (orjson 3's) in two tries, else a binary search below `_TRIED_LEVELS`; 0
+    when it handles that many (no limit to test depth with: the depth is then walked)."""
+    if works(known) and not works(known + 1):
+        return known
+    if works(_TRIED_LEVELS):
+        return 0
+    low, high = 0, _TRIED_LEVELS  # `works(low)`; not `works(high)`
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if works(middle) else (low, middle)
+    return low
 
 
 def _parses(levels: int) -> bool:
