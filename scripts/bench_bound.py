@@ -87,10 +87,8 @@ def main(argv: list[str]) -> int:
             for size in (int(s) for s in args.sizes.split(",")):
                 path = Path(tmp) / f"{capture}-{size}MB.jsonl"
                 bench_sessions.write(capture, path, size * MB)
-                floor, _ = bench.timed(path, bench.FLOOR[capture], args.repeat)
-                bound, _ = bench.timed(path, BOUND, args.repeat)
-                visited, _ = bench.timed(path, VISITED, args.repeat)
-                check, _ = bench.timed(path, bench.CHECK, args.repeat)
+                floor, bound, visited, check = (seconds for seconds, _ in bench.timed(
+                    path, [bench.FLOOR[capture], BOUND, VISITED, bench.CHECK], args.repeat))
                 print(f"| {capture} | {size} MB | {floor * 1000:.0f} ms | {bound / floor:.2f}× | "
                       f"{visited / floor:.2f}× | {check / floor:.2f}× |", flush=True)
                 path.unlink()
