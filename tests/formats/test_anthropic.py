@@ -225,6 +225,13 @@ def test_blocks_tooldbg_does_not_model_stay_opaque():
                                                          text_part("1 hit")], name="kb")]},
         {"role": "user", "parts": [{"type": "opaque", "origin": A, "value": mid}]}]
 
+    # and written back as they came
+    server_turns = {"max_tokens": 10, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "Upload it."}, upload]},
+        {"role": "assistant", "content": [server_call, server_result, {"type": "text", "text": "Done."}]}]}
+    read = anthropic.read_request(server_turns)
+    assert anthropic.write(as_conversation(read)).body["messages"] == server_turns["messages"]
+
 
 def test_tool_use_input_variants_and_caller():
     request = anthropic.read_request({"max_tokens": 10, "messages": [{"role": "assistant", "content": [
@@ -250,6 +257,12 @@ def test_reasoning_signature_and_redacted_thinking():
     assert request.turns[0].parts[:2] == (
         Reasoning(text="hmm", signature="EuYBCkQYAiJA", origin=A),
         Reasoning(redacted="EmwKAhgBEgy3va3pzix", origin=A))
+
+    # a key the API adds later is kept beside the reasoning, as on every other block
+    later = anthropic.read_request({"max_tokens": 10, "messages": [{"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "hmm", "signature": "EuYB", "summary_level": "brief"}]}]})
+    assert later.turns[0].parts[0] == Reasoning(text="hmm", signature="EuYB", origin=A,
+                                                meta={A: {"summary_level": "brief"}})
 
 
 def test_tools_tool_choice_and_request_parameters():
@@ -346,6 +359,7 @@ def test_response_body_and_error_body():
     ({"messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "base64"}}]}]},
      "/messages/0/content/0/source/data"),
     ({"messages": [], "tools": [{"description": "no name"}]}, "/tools/0/name"),
+    ({"messages": [], "tool_choice": "auto"}, "/tool_choice"),
 ])
 def test_malformed_requests_raise_format_error_with_a_pointer(body, pointer):
     with pytest.raises(FormatError) as caught:
@@ -433,6 +447,10 @@ def test_stream_sniffing():
     assert not anthropic.sniff_stream([StreamEvent(0, {"choices": []}), StreamEvent(1, "[DONE]")])
     assert not anthropic.sniff_stream([StreamEvent(0, {"messageStart": {"role": "assistant"}})])
     assert not anthropic.sniff_stream([])
+    # a stream the API answered with its error event alone (`overloaded_error` before any message)
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    assert anthropic.sniff_stream([StreamEvent(0, overloaded, "error")])
+    assert not anthropic.sniff_stream([StreamEvent(0, {"type": "error", "error": "Overloaded"}, "error")])
 
 
 def test_stream_assembles_into_the_non_streamed_body():
@@ -447,6 +465,7 @@ def test_stream_assembles_into_the_non_streamed_body():
 
 def test_stream_of_thinking_citations_and_a_whole_call_in_its_start():
     citation = {"type": "char_location", "cited_text": "x", "document_index": 0}
+    second_citation = {"type": "char_location", "cited_text": "y", "document_index": 1}
     events = lines("\n".join(json.dumps(e) for e in [
         {"type": "message_start", "message": {"id": "msg_2", "type": "message", "role": "assistant",
                                               "content": [], "usage": {"input_tokens": 5,
@@ -460,6 +479,7 @@ def test_stream_of_thinking_citations_and_a_whole_call_in_its_start():
         block_start(1, {"type": "text", "text": ""}),
         delta(1, "text_delta", text="Yes"),
         delta(1, "citations_delta", citation=citation),
+        delta(1, "citations_delta", citation=second_citation),
         {"type": "content_block_stop", "index": 1},
         {"type": "content_block_start", "index": 2, "content_block": {
             "type": "tool_use", "id": "toolu_9", "name": "f", "input": {"whole": True}}},
@@ -473,13 +493,13 @@ def test_stream_of_thinking_citations_and_a_whole_call_in_its_start():
     assert assembled.problems == ()
     assert assembled.body["content"] == [
         {"type": "thinking", "thinking": "ab", "signature": "Sig"},
-        {"type": "text", "text": "Yes", "citations": [citation]},
+        {"type": "text", "text": "Yes", "citations": [citation, second_citation]},
         {"type": "tool_use", "id": "toolu_9", "name": "f", "input": {"whole": True}}]
     assert assembled.body["usage"] == {"input_tokens": 5, "output_tokens": 10, "cache_read_input_tokens": 3}
     assert assembled.body["container"] == {"id": "c1"}
     parts = anthropic.read_response(assembled.body).turn.parts
     assert parts[0] == Reasoning(text="ab", signature="Sig", origin=A)
-    assert parts[1].meta == {A: {"citations": [citation]}}
+    assert parts[1].meta == {A: {"citations": [citation, second_citation]}}
 
 
 TRUNCATED_IN_INPUT = sse_text(  # after the SDK's incomplete_partial_json_response.txt, padded alike
@@ -556,6 +576,23 @@ def test_out_of_order_and_mismatched_events_are_problems_not_crashes():
         ("order", 10), ("order", 10), ("other", 12)]
     assert assembled.body["content"] == [{"type": "text", "text": ""},
                                          {"type": "tool_use", "id": "", "name": "f", "input": {}}]
+
+
+def test_events_without_their_objects_are_problems_that_say_what_was_missing():
+    events = [StreamEvent(i, e) for i, e in enumerate([
+        message_start("msg_01", "claude-haiku-4-5", 10),
+        {"type": "content_block_start", "index": 0},
+        block_start(0, {"type": "text", "text": "Oh. "}),  # (text in the start: the deltas follow it)
+        delta(0, "text_delta", text=5),
+        delta(0, "text_delta", text="Hi"),
+        block_stop(0),
+        {"type": "error", "error": {"type": "api_error", "message": None}}])]
+    assembled = anthropic.assemble_stream(events)
+    assert assembled.problems == (
+        StreamProblem("other", "content_block_start without a content_block object", 1),
+        StreamProblem("other", "text_delta without a string `text`", 3),
+        StreamProblem("error", '{"type":"error","error":{"type":"api_error","message":null}}', 6))
+    assert assembled.body["content"] == [{"type": "text", "text": "Oh. Hi"}]
 
 
 def tool_block(tid: str) -> dict[str, Any]:

@@ -138,3 +138,22 @@ def test_the_usual_tool_reads_as_the_general_reader_reads_it(tool: Any) -> None:
         return (made, made.source) if isinstance(made, Tool) else made
 
     assert described(lambda: _tool(tool, at)) == described(lambda: _any_tool(tool, at))
+
+
+def test_the_usual_blocks_never_reach_the_general_readers(monkeypatch: Any) -> None:
+    """A text, a call with an object input and a result with a string content (with or without
+    `is_error`) are read in `read_content`'s own loop: the general readers are not called."""
+    import tooldbg.formats.anthropic.read as read
+
+    def general(*args: Any) -> Part:
+        raise AssertionError(f"read by _part: {args[0]}")
+
+    monkeypatch.setattr(read, "_part", general)
+    blocks = [{"type": "text", "text": "Checking."},
+              {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}},
+              {"type": "tool_result", "tool_use_id": "toolu_1", "content": "4 °C"},
+              {"type": "tool_result", "tool_use_id": "toolu_1", "content": "down", "is_error": True}]
+    linker = ReadLinker()
+    parts = read_content(blocks, _SOURCE.child("content"), MESSAGE_BLOCKS, linker)
+    assert [type(p).__name__ for p in parts] == ["Text", "Invocation", "Result", "Result"]
+    assert [p.wire_id for p in parts[1:]] == ["toolu_1"] * 3

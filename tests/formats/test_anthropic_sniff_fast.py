@@ -117,3 +117,15 @@ def test_sniffing_decides_as_the_one_walk_did(body: dict[str, Any]) -> None:
     except TypeError:
         return
     assert gathered == _markers_walked(body["messages"])
+
+
+def test_the_usual_request_is_sniffed_by_the_c_loops_alone() -> None:
+    """`_markers` itself answers for objects with hashable roles and types (the walk is for what is
+    not): a request of text, calls and results is decided without `_markers_walked`."""
+    messages = [{"role": "user", "content": "Weather in Oslo?"},
+                {"role": "assistant", "content": [{"type": "text", "text": "Checking."},
+                                                  {"type": "tool_use", "id": "toolu_1", "name": "w", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "4"}]}]
+    assert _markers(messages) is True
+    assert _markers([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]) is False
+    assert _markers([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]) is None

@@ -113,3 +113,29 @@ def test_a_streamed_text_is_every_delta_of_its_block_in_order(blocks, ended):
     content = assembly.finish().body["content"]
     assert [block[kind] for block, (kind, _, _) in zip(content, blocks, strict=True)] == \
         ["".join(pieces) for _, pieces, _ in blocks]
+
+
+def test_the_usual_events_find_their_block_without_asking_position(monkeypatch: Any) -> None:
+    """A delta or a stop naming, as an `int`, the index its block opened under looks the block up
+    in its own step: `_Assembler.position` (for what is not) is not called."""
+
+    def asked(self: _Assembler, index: Any, data: dict[str, Any], at: int) -> int | None:
+        raise AssertionError(f"position asked for {index!r}")
+
+    monkeypatch.setattr(_Assembler, "position", asked)
+    events = [StreamEvent(i, e) for i, e in enumerate([
+        {"type": "message_start", "message": {"content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_stop"}])]
+    for feed in ("feed_all", "feed"):
+        assembler = _Assembler()
+        if feed == "feed_all":
+            assembler.feed_all(events)
+        else:
+            for event in events:
+                assembler.feed(event)
+        assembled = assembler.finish()
+        assert assembled.body["content"] == [{"type": "text", "text": "Hi"}]
+        assert assembled.problems == () and assembled.complete
