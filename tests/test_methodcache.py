@@ -151,6 +151,32 @@ def test_a_kept_method_that_is_not_code_is_compiled_anew(tmp_path: Path) -> None
     assert marshal.loads(cache.read_bytes())[1] == known  # (the two made again)
 
 
+def test_the_texts_used_last_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file holds at most LIMIT texts: those a run used or compiled last, not the oldest."""
+    cache = tmp_path / "methods.marshal"
+    save = methodcache.install(cache)
+    assert save is not None
+    made()
+    save()
+    uninstall()
+    magic, first = marshal.loads(cache.read_bytes())
+    old = {f"def __create_fn__():\n return {n}": marshal.dumps(compile(str(n), "<string>", "eval"))
+           for n in range(10)}
+    cache.write_bytes(marshal.dumps((magic, {**first, **old})))  # (the class's texts the oldest)
+    monkeypatch.setattr(methodcache, "LIMIT", 12)
+    save = methodcache.install(cache)
+    assert save is not None
+    made()  # (its six texts used again)
+
+    @dataclass(frozen=True, slots=True)
+    class Other:  # (six texts compiled anew)
+        label: str
+
+    save()
+    kept = marshal.loads(cache.read_bytes())[1]
+    assert len(kept) == 12 and set(first) < set(kept) and not set(old) & set(kept)
+
+
 def test_installed_once(tmp_path: Path) -> None:
     assert methodcache.install(tmp_path / "a") is not None
     assert methodcache.install(tmp_path / "b") is None

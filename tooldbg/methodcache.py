@@ -31,8 +31,9 @@ from typing import Any
 #: Where the compiled methods are kept: Python's own cache folder, named for this Python (its
 #: bytecode differs between versions, as the `.pyc` names say).
 CACHE = Path(__file__).with_name("__pycache__") / f"dataclass-methods.{sys.implementation.cache_tag}.marshal"
-#: At most this many texts are kept (the CLI's classes write ~300, the TUI's some more).
-LIMIT = 4096
+#: At most this many texts are kept, the ones used last (the CLI's classes write ~350, the TUI's
+#: ~250 more; each is ~1.2 kB of the file, which every start reads).
+LIMIT = 1024
 
 
 def install(cache: Path = CACHE) -> Callable[[], None] | None:
@@ -45,8 +46,9 @@ def install(cache: Path = CACHE) -> Callable[[], None] | None:
     added: dict[str, bytes] = {}
 
     def compiled(text: str) -> CodeType:
-        kept = known.get(text)
+        kept = known.pop(text, None)
         if kept is not None:  # (each unmarshalled when asked for: a run uses some of what is kept)
+            known[text] = kept  # (moved to the end: the latest used are the ones `_write` keeps)
             with suppress(ValueError, EOFError, TypeError):
                 code = marshal.loads(kept)
                 if isinstance(code, CodeType):
@@ -74,7 +76,7 @@ def _read(cache: Path) -> dict[str, bytes]:
 
 
 def _write(cache: Path, known: dict[str, bytes], added: dict[str, bytes]) -> None:
-    """Keep what was compiled anew, with the latest `LIMIT` texts (not when Python is told to write
+    """Keep what was compiled anew, with the `LIMIT` texts used last (not when Python is told to write
     no bytecode: `-B`, `PYTHONDONTWRITEBYTECODE`)."""
     if not added or sys.dont_write_bytecode:
         return
