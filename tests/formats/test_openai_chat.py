@@ -328,6 +328,8 @@ def test_an_unknown_tool_choice_object_is_written_back_verbatim():
     ({"messages": [], "tools": [{"type": "function", "function": {"description": "x"}}]},
      "/tools/0/function/name"),
     ({"messages": [], "parallel_tool_calls": "yes"}, "/parallel_tool_calls"),
+    ({"messages": [{"role": "assistant", "tool_calls": [{"id": "c", "type": "custom", "custom": "x"}]}]},
+     "/messages/0/tool_calls/0/custom"),
 ])
 def test_malformed_requests_raise_format_errors_with_a_pointer(body, pointer):
     with pytest.raises(FormatError) as err:
@@ -638,6 +640,70 @@ def test_a_failure_survives_only_as_text(content, written, note):
     assert f"turn 1 part 0: is_error has no field here: {note}" in [str(x) for x in out.losses]
 
 
+def test_named_messages_and_a_refusal_part_are_written_back_as_they_came():
+    body = {"model": "m", "messages": [
+        {"role": "system", "name": "ops", "content": [{"type": "text", "text": "Be terse."},
+                                                      {"type": "text", "text": "Use tools."}]},
+        {"role": "user", "content": "hi", "name": "alice"},
+        {"role": "assistant", "content": [{"type": "refusal", "refusal": "I can't help with that."}]}]}
+    written = oc.write(as_conversation(oc.read_request(body, SRC)))
+    assert (written.body, written.losses) == (body, ())
+
+
+def test_what_a_tool_message_or_a_reasoning_field_cannot_carry_is_said_where_it_was():
+    conv = Conversation(model="m", turns=(
+        Turn(role="user", parts=(Text(text="Look."), Text(text="hi", meta={"anthropic": {
+            "cache_control": {"type": "ephemeral"}}}), Opaque(origin="openai-chat", value={
+                "id": "mcp_1", "type": "mcp"}, meta={"openai-chat": {"field": "tool_calls"}}))),
+        Turn(role="assistant", parts=(
+            Reasoning(text="Call it.", summary=("plan",), origin="openai-chat"),
+            Invocation(id="i1", name="f", arguments={}, wire_id="call_1"))),
+        Turn(role="tool", parts=(Result(invocation_id="i1", wire_id="call_1", is_error=True, content=(
+            Text(text="boom", meta={"openai-chat": {"annotations": []}}),)),))))
+    written = oc.write(conv)
+    assert written.body["messages"][0] == {"role": "user", "content": [
+        {"type": "text", "text": "Look."}, {"type": "text", "text": "hi"}]}
+    # (a text item with keys of its own is kept whole: the prefix goes before it, not inside it)
+    assert written.body["messages"][2] == {"role": "tool", "tool_call_id": "call_1", "content": [
+        {"type": "text", "text": "Error"}, {"annotations": [], "type": "text", "text": "boom"}]}
+    assert [str(loss) for loss in written.losses] == [
+        "turn 0 part 1: anthropic details not carried: cache_control",
+        "turn 0 part 2: an opaque openai-chat block cannot be written in a user message; dropped",
+        "turn 1 part 0: reasoning summary not carried by reasoning_content",
+        "turn 2 part 0: is_error has no field here: folded into the text as an 'Error' prefix"]
+
+
+def test_a_refusal_field_points_back_at_its_part():
+    """The debugger's wire view finds the part a `refusal` field carries (`Written.origins`)."""
+    conv = Conversation(model="m", turns=(Turn(role="user", parts=(Text(text="q"),)), Turn(
+        role="assistant", parts=(Text(text="Sure."), Text(text="no", meta={"openai-chat": {"field": "refusal"}})))))
+    written = oc.write(conv, origins=True)
+    assert written.body["messages"][1] == {"role": "assistant", "content": "Sure.", "refusal": "no"}
+    assert dict(written.origins) == {"/messages/0": (0, None), "/messages/0/content": (0, 0),
+                                     "/messages/1": (1, None), "/messages/1/content": (1, 0),
+                                     "/messages/1/refusal": (1, 1)}
+
+
+def test_the_usual_messages_take_the_reader_and_writer_fast_paths(monkeypatch):
+    """An assistant message of a string content and calls is read without `_assistant_turn`, and a
+    result of one plain text answering its call is written without `any_tool_message`."""
+    from tooldbg.formats.openai_chat import read as chat_read
+    from tooldbg.formats.openai_chat import serialize
+
+    def general(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the general path was taken")
+
+    monkeypatch.setattr(chat_read, "_assistant_turn", general)
+    monkeypatch.setattr(serialize._Writer, "any_tool_message", general)
+    body = {"model": "m", "messages": [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "Checking.", "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "w", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "4 °C"}]}
+    written = oc.write(as_conversation(oc.read_request(body, SRC)))
+    assert (written.body, written.losses) == (body, ())
+
+
 def test_a_conversation_without_model_or_tools_still_writes():
     written = oc.write(Conversation(tool_choice=ToolChoice(mode="required"),
                                     turns=(Turn(role="user", parts=(Text(text="hi"),)),)))
@@ -821,7 +887,25 @@ REUSED = ("tool call index 0 is reused by another call ({}): its fragments merge
      [StreamProblem("identity", "tool call 0 has no id", 0),
       StreamProblem("identity", "tool call 0 has no function name", 0)],
      [("", {}, None, None)]),
-], ids=["id-changes", "all-at-index-0", "three-at-index-0", "id-repeated", "name-repeated", "index-gap", "interleaved", "no-index-no-id", "no-id-no-name"])
+    # Another call opened at index 0 while the first one's arguments were unfinished: told by its name.
+    ([call(0, **START), call(0, function={"arguments": '{"city": '}),
+      call(0, id="call_b", type="function", function={"name": "other", "arguments": "{}"})],
+     [StreamProblem("order", REUSED.format("'call_b' after 'call_a'"), 2)],
+     [("get_weather", None, '{"city": {}', "call_a")]),
+    # Invalid arguments are reported at the last fragment that carried arguments, not a later one.
+    ([call(0, id="call_a", type="function", function={"name": "get_weather", "arguments": '{"city": '}),
+      call(0, function={"name": "get_weather"})],
+     [StreamProblem("order", "tool call 0 repeats its name 'get_weather' on a later fragment: assemblers "
+                             "that concatenate strings, as openai-python's does, glue them into "
+                             "'get_weatherget_weather'", 1),
+      StreamProblem("arguments", "tool call 0: the assembled arguments are not valid JSON", 0)],
+     [("get_weather", None, '{"city": ', "call_a")]),
+    # Mistral's whole call without `index`, placed by its id: the first call, numbered 0.
+    ([{"tool_calls": [{"id": "call_m1", "type": "function", "function": {"arguments": "{}"}}]}],
+     [StreamProblem("identity", "tool call 0 has no function name", 0)],
+     [("", {}, None, "call_m1")]),
+], ids=["id-changes", "all-at-index-0", "three-at-index-0", "id-repeated", "name-repeated", "index-gap", "interleaved",
+        "no-index-no-id", "no-id-no-name", "reused-by-another-name", "name-after-arguments", "no-index-no-name"])
 def test_broken_streams_name_the_chunk_that_broke(fragments, problems, calls):
     evs = events(*[chunk(f) for f in fragments], chunk(finish="tool_calls"), "[DONE]")
     assembled = oc.assemble_stream(evs, SRC)
@@ -855,8 +939,20 @@ def test_garbage_and_events_after_done_are_reported():
     assert assembled.body["choices"][0]["message"] == {"content": "hi"}
 
 
+def test_a_stream_keeps_its_logprobs_and_reports_choices_that_are_no_list():
+    logprobs = {"content": [{"token": "Hi", "logprob": -0.1, "bytes": [72, 105], "top_logprobs": []}]}
+    first = chunk({"role": "assistant", "content": "Hi"})
+    first["choices"][0]["logprobs"] = logprobs
+    assembled = oc.assemble_stream(events(first, chunk(finish="stop"), "[DONE]"), SRC)
+    assert assembled.body["choices"][0]["logprobs"] == logprobs
+    broken = oc.assemble_stream(events({"object": "chat.completion.chunk", "choices": {}}, "[DONE]"), SRC)
+    assert broken.problems == (StreamProblem("other", "choices is an object, not a list", 0),)
+
+
 def test_sniffing():
     assert oc.sniff({"model": "m", "messages": []}, "request")
+    # a stream's usage chunk (no choices, no delta) is a chunk by its `object`
+    assert oc.sniff_stream(events({"object": "chat.completion.chunk", "choices": [], "usage": {"total_tokens": 3}}))
     assert not oc.sniff({"model": "m", "messages": [], "system": "x"}, "request")
     assert oc.sniff({"choices": []}, "response")
     assert oc.sniff({"error": {"message": "x"}}, "response")
