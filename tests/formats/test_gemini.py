@@ -322,6 +322,81 @@ def test_malformed_requests_raise_format_error_with_pointer(body: Any, pointer: 
     assert err.value.pointer == pointer
 
 
+@pytest.mark.parametrize(("body", "pointer", "message"), [
+    ({"contents": {}}, "/contents", "contents must be a list, not an object"),
+    ({"contents": ["x"]}, "/contents/0", "a content must be an object, not a string"),
+    ({"contents": [], "systemInstruction": 5}, "/systemInstruction",
+     "systemInstruction must be an object, not a number"),
+    ({"contents": [{"parts": [{"text": "x", "thoughtSignature": 5}]}]}, "/contents/0/parts/0/thoughtSignature",
+     "thoughtSignature must be a string"),
+])
+def test_malformed_requests_say_what_was_expected_where(body: Any, pointer: str, message: str) -> None:
+    with pytest.raises(FormatError) as caught:
+        gemini.read_request(body, SRC)
+    assert (caught.value.pointer, caught.value.message) == (pointer, message)
+
+
+def test_what_gemini_contents_cannot_carry_is_said_at_its_part() -> None:
+    conv = Conversation(model="m", turns=(
+        Turn(role="user", parts=(Media(kind="document", data="AAAA"), Json(value={"a": 1}))),
+        Turn(role="assistant", parts=(
+            Reasoning(signature="A", origin="gemini"), Reasoning(signature="B", origin="gemini"),
+            Text(text="hi"), Reasoning(text="t", redacted="R", origin="gemini"),
+            Invocation(id="i1", name="f", arguments={}), Invocation(id="i2", name="f", arguments={}))),
+        Turn(role="tool", parts=(Text(text="note"),)),
+        Turn(role="tool", parts=(
+            Result(invocation_id="i1", name="f", content=(Json(value=1), Json(value=2))),
+            Result(invocation_id="i2", name="f", is_error=True, content=(Json(value={"error": "boom"}),),
+                   meta={"gemini": {"bare_response": True}}))),
+        Turn(role="user", parts=(Text(text="Thanks."),))))
+    written = gemini.write(conv)
+    assert written.body["contents"] == [
+        {"role": "user", "parts": [{"inlineData": {"mimeType": "application/octet-stream", "data": "AAAA"}},
+                                   {"text": '{"a":1}'}]},
+        # (a signature rides on the part after it; one with none but another signature gets its own)
+        {"role": "model", "parts": [{"text": "", "thought": True, "thoughtSignature": "A"},
+                                    {"text": "hi", "thoughtSignature": "B"}, {"text": "t", "thought": True},
+                                    {"functionCall": {"name": "f", "args": {}}},
+                                    {"functionCall": {"name": "f", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"output": [1, 2]}}},
+                                   {"functionResponse": {"name": "f", "response": {"error": {"error": "boom"}}}}]},
+        {"role": "user", "parts": [{"text": "note"}]},
+        {"role": "user", "parts": [{"text": "Thanks."}]}]
+    assert sorted(str(loss) for loss in written.losses) == [
+        "turn 0 part 0: inlineData needs a MIME type: wrote application/octet-stream",
+        "turn 0 part 0: media kind document not carried: Gemini infers it from the MIME type",
+        "turn 0 part 1: JSON content outside a tool result written as text",
+        "turn 1 part 0: thought signature with no part after it to ride on: written on an empty thought part",
+        "turn 1 part 3: Gemini thoughts have no redacted reasoning: dropped",
+        "turn 2: Gemini has no tool turn inside contents: written as a user turn",
+        "turn 3 part 0: 2 parts of a result written as one JSON array",
+        "turn 3 part 0: result moved into the user content right after its call turn (Gemini wants all "
+        "responses of a model turn there)",
+        "turn 3 part 1: response object wrapped in {'error': …}",
+        "turn 3 part 1: result moved into the user content right after its call turn (Gemini wants all "
+        "responses of a model turn there)"]
+
+
+def test_a_signature_before_a_thought_is_written_on_a_thought_of_its_own() -> None:
+    conv = Conversation(model="m", turns=(
+        Turn(role="user", parts=(Text(text="q"),)),
+        Turn(role="assistant", parts=(Reasoning(signature="A", origin="gemini"),
+                                      Reasoning(text="think", origin="gemini"), Text(text="hi"))),
+        Turn(role="user", parts=(Text(text="ok"),))))
+    written = gemini.write(conv)
+    assert written.body["contents"][1] == {"role": "model", "parts": [
+        {"text": "", "thought": True, "thoughtSignature": "A"}, {"text": "think", "thought": True}, {"text": "hi"}]}
+    assert [str(loss) for loss in written.losses] == [
+        "turn 1 part 0: thought signature with no part after it to ride on: written on an empty thought part"]
+
+
+def test_events_that_are_not_objects_are_problems_of_their_own() -> None:
+    _, assembled = assemble("x", {"candidates": ["y"]})
+    assert assembled.problems == (StreamProblem("other", "event is not a JSON object: 'x'", 0),
+                                  StreamProblem("other", "a candidate is not an object", 1),
+                                  StreamProblem("truncated", "the stream ended without a finishReason", 1))
+
+
 def test_read_response_success_block_and_error() -> None:
     ok = gemini.read_response({
         "candidates": [{"content": {"role": "model", "parts": [
