@@ -302,6 +302,83 @@ def test_malformed_requests_raise_format_errors_with_pointers(body, pointer):
 # ----------------------------------------------------------------------------- reading responses
 
 
+@pytest.mark.parametrize(("body", "pointer", "message"), [
+    ({"messages": [{"role": "user", "content": [{"toolResult": 5}]}]}, "/messages/0/content/0/toolResult",
+     "toolResult must be an object, not a number"),
+    ({"messages": [], "toolConfig": 5}, "/toolConfig", "toolConfig must be an object, not a number"),
+    ({"messages": [], "toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": 5}}}]}},
+     "/toolConfig/tools/0/toolSpec/inputSchema/json", "json must be an object, not a number"),
+])
+def test_malformed_requests_say_what_was_expected_where(body, pointer, message):
+    with pytest.raises(FormatError) as caught:
+        bedrock.read_request(body, SRC)
+    assert (caught.value.pointer, caught.value.message) == (pointer, message)
+
+
+def test_a_block_tooldbg_does_not_model_points_at_its_place():
+    request = bedrock.read_request({"messages": [{"role": "user", "content": [
+        {"text": "hi"}, {"futureBlock": {"x": 1}}]}]}, SRC)
+    assert request.turns[0].parts[1] == Opaque(origin=B, value={"futureBlock": {"x": 1}})
+    assert request.turns[0].parts[1].source.pointer == "/messages/0/content/1"
+
+
+def test_a_request_read_after_its_history_is_the_whole_request():
+    """`history` reads a request from its first new message on, after the turns kept from the
+    request before (`start`, `prior`): the turns are those of reading it whole."""
+    whole = bedrock.read_request(ROUND_TRIP, SRC)
+    kept = whole.turns[:2]
+    resumed = bedrock.read_request(ROUND_TRIP, SRC, start=2, prior=kept)
+    assert resumed.turns[:2] == kept and resumed.turns == whole.turns
+    assert [t.source for t in resumed.turns] == [t.source for t in whole.turns]
+
+
+def test_what_one_bedrock_message_cannot_carry_is_said_at_its_turn_and_part():
+    conv = Conversation(model="m", turns=(
+        Turn(role="user", parts=(Text(text="a"),)), Turn(role="user", parts=(Text(text="b"),)),
+        Turn(role="user", parts=(Text(text="c"),)),
+        Turn(role="assistant", parts=(Invocation(id="i1", name="f", arguments={}, wire_id="t1"),
+                                      Reasoning(text="r", summary=("s",), origin=B))),
+        Turn(role="user", parts=(Text(text="see"), Result(invocation_id="i1", wire_id="t1", name="f", content=(
+            Media(kind="video", url="https://x/v.mp4"), Media(kind="audio", data="AAAA", media_type="audio/wav"))))),
+    ))
+    written = bedrock.write(conv)
+    assert written.body["messages"] == [
+        {"role": "user", "content": [{"text": "a"}, {"text": "b"}, {"text": "c"}]},
+        {"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "r"}}},
+                                          {"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": []}}, {"text": "see"}]}]
+    assert sorted(map(str, written.losses)) == [
+        "conversation: no tools declared; wrote an empty-schema toolSpec for f (Bedrock needs toolConfig "
+        "beside toolUse/toolResult blocks)",
+        "turn 0: sent in one Bedrock message with turn 1, 2 (roles must alternate)",
+        "turn 1: sent in one Bedrock message with turn 0, 2 (roles must alternate)",
+        "turn 2: sent in one Bedrock message with turn 0, 1 (roles must alternate)",
+        "turn 3 part 1: reasoning summary is not carried",
+        "turn 3: content after a toolUse moved before it (Bedrock rejects it there)",
+        "turn 4 part 1: audio media dropped (Bedrock cannot carry it in a tool result)",
+        "turn 4 part 1: video of type unknown dropped (not a Bedrock video format)",
+        "turn 4: its tool results and other content read back as separate turns",
+        "turn 4: tool results moved before the other content of their message"]
+
+
+@pytest.mark.parametrize(("summary", "wire_id", "said"), [
+    (("s",), None, "reasoning summary is not carried"), ((), "rs_1", "reasoning id is not carried"),
+    (("s",), "rs_1", "reasoning summary and id are not carried")])
+def test_a_reasoning_loss_names_what_the_part_had(summary, wire_id, said):
+    conv = Conversation(model="m", turns=(Turn(role="user", parts=(Text(text="q"),)), Turn(
+        role="assistant", parts=(Reasoning(text="r", summary=summary, wire_id=wire_id, origin=B), Text(text="a")))))
+    assert f"turn 1 part 0: {said}" in map(str, bedrock.write(conv).losses)
+
+
+def test_a_stream_of_bare_block_events_and_a_tool_use_start_of_the_wrong_types():
+    assert bedrock.sniff_stream(events({"contentBlockIndex": 0, "delta": {"text": "hi"}}))
+    assembled = bedrock.assemble_stream(events(
+        {"messageStart": {"role": "assistant"}}, start(0, toolUseId=5, name="f"), stop(0),
+        {"messageStop": {"stopReason": "tool_use"}}), SRC)
+    assert assembled.problems == (StreamProblem("identity", "block 0 toolUseId is a number", 1),
+                                  StreamProblem("identity", "toolUse block 0 has no toolUseId", 1))
+
+
 def test_response_with_text_and_call():
     body = {"output": {"message": {"role": "assistant", "content": [
         {"text": "Checking."},
