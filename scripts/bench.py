@@ -32,8 +32,8 @@ Times are CPU seconds (`time.process_time`: user + system of the process), so th
 machine does not inflate them; the TUI's are wall-clock latencies. Every timing but convert runs
 in a fresh subprocess, the best of `--repeat` (the floor and the check in turn, so that a change in
 the host's load falls on both; five times as many rounds where a round takes under 50 ms, as at
-1 MB, where the best of three was mostly the host's noise). The report ends with the targets of issue 22, each
-met or missed on this run (`bench_targets.targets`).
+1 MB, where the best of three was mostly the host's noise). The report ends with the targets of
+issue 22, each met or missed on this run (`bench_targets.targets`).
 """
 
 from __future__ import annotations
@@ -193,27 +193,27 @@ def run(code: str) -> list[str]:
     ).stdout.split()
 
 
+#: Under this many seconds a round (floor and check), a measure is repeated `SHORT_ROUNDS` × more.
+SHORT = 0.05
+SHORT_ROUNDS = 5
+
+
 def timed(path: Path, codes: list[str], repeat: int) -> list[tuple[float, int]]:
     """(best seconds, largest peak memory added) of each of `codes`, run in turn in fresh processes
     (so that a change in the host's load falls on all of them alike): `repeat` rounds, or
     `SHORT_ROUNDS` × as many when the first round took under `SHORT` seconds in all (the best of three
     runs of 10 ms is mostly the host's noise)."""
     best, memory = [float("inf")] * len(codes), [0] * len(codes)
-    rounds = repeat
-    done = 0
-    while done < rounds:
+
+    def one_round() -> None:
         for i, code in enumerate(codes):
             out = run(RUNNER.format(root=str(ROOT), path=str(path), code=code))
             best[i], memory[i] = min(best[i], float(out[0])), max(memory[i], int(out[1]))
-        done += 1
-        if done == 1 and sum(best) < SHORT:
-            rounds = repeat * SHORT_ROUNDS
+
+    one_round()
+    for _ in range(repeat * (SHORT_ROUNDS if sum(best) < SHORT else 1) - 1):
+        one_round()
     return list(zip(best, memory, strict=True))
-
-
-#: Under this many seconds a round (floor and check), a measure is repeated `SHORT_ROUNDS` × more.
-SHORT = 0.05
-SHORT_ROUNDS = 5
 
 
 def convert_times(body: Path, target: str) -> tuple[float, float]:

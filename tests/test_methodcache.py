@@ -9,7 +9,7 @@ import inspect
 import marshal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import FrozenInstanceError, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,15 +59,29 @@ def uninstall() -> None:
     del vars(dataclasses)["exec"]
 
 
+def installed(cache: Path) -> Callable[[], None]:
+    """The cache installed (it is not already), and its writer."""
+    save = methodcache.install(cache)
+    assert save is not None
+    return save
+
+
+def kept_once(cache: Path) -> None:
+    """A run that makes the class and keeps its methods in `cache`, then ends."""
+    save = installed(cache)
+    made()
+    save()
+    uninstall()
+
+
 def test_a_class_made_from_the_cache_is_the_class_made_without(tmp_path: Path) -> None:
     cache = tmp_path / "methods.marshal"
     plain = behaviour(made())
-    save = methodcache.install(cache)
-    assert save is not None
+    save = installed(cache)
     compiled = behaviour(made())
     save()
     uninstall()
-    assert methodcache.install(cache) is not None
+    installed(cache)
     cached = behaviour(made())
     # (annotations as `dataclasses` compiles them: no `from __future__ import annotations` of the
     # module that compiles them now, which would leave the names `_type_name`… as strings)
@@ -77,14 +91,9 @@ def test_a_class_made_from_the_cache_is_the_class_made_without(tmp_path: Path) -
 
 def test_a_second_run_compiles_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "methods.marshal"
-    save = methodcache.install(cache)
-    assert save is not None
-    made()
-    save()
-    uninstall()
+    kept_once(cache)
     monkeypatch.setattr(methodcache, "compile", _no_compile, raising=False)
-    save = methodcache.install(cache)
-    assert save is not None
+    save = installed(cache)
     assert behaviour(made())[0] == "made.<locals>.Call(name='read_file', arguments=('path',), id=None)"
     before = cache.read_bytes()
     save()  # nothing new: the file is left as it was
@@ -104,8 +113,7 @@ def _no_compile(*args: Any, **kwargs: Any) -> Any:
 def test_a_cache_this_python_did_not_write_is_compiled_anew(tmp_path: Path, content: bytes) -> None:
     cache = tmp_path / "methods.marshal"
     cache.write_bytes(content)
-    save = methodcache.install(cache)
-    assert save is not None
+    save = installed(cache)
     assert behaviour(made())[1]
     save()
     magic, known = marshal.loads(cache.read_bytes())
@@ -116,8 +124,7 @@ def test_a_cache_this_python_did_not_write_is_compiled_anew(tmp_path: Path, cont
 def test_nothing_is_written_when_python_writes_no_bytecode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     cache = tmp_path / "methods.marshal"
-    save = methodcache.install(cache)
-    assert save is not None
+    save = installed(cache)
     made()
     save()
     assert not cache.exists()
@@ -126,8 +133,7 @@ def test_nothing_is_written_when_python_writes_no_bytecode(tmp_path: Path, monke
 def test_a_folder_it_cannot_write_changes_nothing(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     cache = tmp_path / "file" / "__pycache__" / "methods.marshal"  # (its folder cannot be made)
-    save = methodcache.install(cache)
-    assert save is not None
+    save = installed(cache)
     assert behaviour(made())[1]
     save()
     assert list(tmp_path.iterdir()) == [tmp_path / "file"]
@@ -135,18 +141,14 @@ def test_a_folder_it_cannot_write_changes_nothing(tmp_path: Path) -> None:
 
 def test_a_kept_method_that_is_not_code_is_compiled_anew(tmp_path: Path) -> None:
     cache = tmp_path / "methods.marshal"
-    save = methodcache.install(cache)
-    assert save is not None
-    made()
-    save()
-    uninstall()
+    plain = behaviour(made())
+    kept_once(cache)
     magic, known = marshal.loads(cache.read_bytes())
     first, second, *_ = known
     damaged = {**known, first: b"\xff", second: marshal.dumps("text")}
     cache.write_bytes(marshal.dumps((magic, damaged)))
-    save = methodcache.install(cache)
-    assert save is not None
-    assert behaviour(made())[1:] == behaviour(made())[1:]
+    save = installed(cache)
+    assert behaviour(made()) == plain
     save()
     assert marshal.loads(cache.read_bytes())[1] == known  # (the two made again)
 
@@ -154,18 +156,13 @@ def test_a_kept_method_that_is_not_code_is_compiled_anew(tmp_path: Path) -> None
 def test_the_texts_used_last_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The file holds at most LIMIT texts: those a run used or compiled last, not the oldest."""
     cache = tmp_path / "methods.marshal"
-    save = methodcache.install(cache)
-    assert save is not None
-    made()
-    save()
-    uninstall()
+    kept_once(cache)
     magic, first = marshal.loads(cache.read_bytes())
     old = {f"def __create_fn__():\n return {n}": marshal.dumps(compile(str(n), "<string>", "eval"))
            for n in range(10)}
     cache.write_bytes(marshal.dumps((magic, {**first, **old})))  # (the class's texts the oldest)
     monkeypatch.setattr(methodcache, "LIMIT", 12)
-    save = methodcache.install(cache)
-    assert save is not None
+    save = installed(cache)
     made()  # (its six texts used again)
 
     @dataclass(frozen=True, slots=True)

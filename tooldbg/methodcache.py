@@ -43,7 +43,7 @@ def install(cache: Path = CACHE) -> Callable[[], None] | None:
     if "exec" in vars(dataclasses):
         return None
     known = _read(cache)
-    added: dict[str, bytes] = {}
+    added: set[str] = set()  # the texts compiled anew (none: the file is left as it is)
 
     def compiled(text: str) -> CodeType:
         kept = known.pop(text, None)
@@ -54,7 +54,8 @@ def install(cache: Path = CACHE) -> Callable[[], None] | None:
                 if isinstance(code, CodeType):
                     return code
         code = compile(text, "<string>", "exec", dont_inherit=True)
-        known[text] = added[text] = marshal.dumps(code)
+        known[text] = marshal.dumps(code)
+        added.add(text)
         return code
 
     def cached_exec(source: str | CodeType, globals: dict[str, Any] | None = None,
@@ -75,7 +76,7 @@ def _read(cache: Path) -> dict[str, bytes]:
     return known if magic == MAGIC_NUMBER and isinstance(known, dict) else {}
 
 
-def _write(cache: Path, known: dict[str, bytes], added: dict[str, bytes]) -> None:
+def _write(cache: Path, known: dict[str, bytes], added: set[str]) -> None:
     """Keep what was compiled anew, with the `LIMIT` texts used last (not when Python is told to write
     no bytecode: `-B`, `PYTHONDONTWRITEBYTECODE`)."""
     if not added or sys.dont_write_bytecode:

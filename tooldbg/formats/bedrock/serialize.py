@@ -193,9 +193,9 @@ class _Writer(Writer):
             self.lose(f"reasoning from {part.origin or 'an unknown origin'} dropped (Bedrock only "
                       "replays its own signed reasoning)", t, p)
             return None
-        lost = " and ".join(name for name, had in (("summary", part.summary), ("id", part.wire_id)) if had)
+        lost = [name for name, had in (("summary", part.summary), ("id", part.wire_id)) if had]
         if lost:
-            self.lose(f"reasoning {lost} {'is' if ' and ' not in lost else 'are'} not carried", t, p)
+            self.lose(f"reasoning {' and '.join(lost)} {'are' if len(lost) > 1 else 'is'} not carried", t, p)
         if part.redacted is not None and not part.text and part.signature is None:
             return {"reasoningContent": {"redactedContent": part.redacted}}
         if part.redacted is not None:
