@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tests import paths
 from tests.strategies import assert_losses_explain, conversations
+from tooldbg import formats
 from tooldbg.errors import FormatError
 from tooldbg.formats import openai_chat as oc
 from tooldbg.formats.base import ApiError, StreamEvent, StreamProblem
@@ -648,6 +649,29 @@ def test_named_messages_and_a_refusal_part_are_written_back_as_they_came():
         {"role": "assistant", "content": [{"type": "refusal", "refusal": "I can't help with that."}]}]}
     written = oc.write(as_conversation(oc.read_request(body, SRC)))
     assert (written.body, written.losses) == (body, ())
+
+
+@pytest.mark.parametrize("leading", [
+    [{"role": "system", "content": "Be terse."}, {"role": "system", "content": "Use tools."}],
+    [{"role": "developer", "content": "Be terse."}, {"role": "developer", "content": "Use tools."},
+     {"role": "developer", "content": [{"type": "text", "text": "Cite."}, {"type": "text", "text": "Ask."}]}],
+    [{"role": "system", "name": "ops", "content": "Be terse."},
+     {"role": "system", "name": "ops", "content": "Use tools."}, {"role": "system", "content": "Cite."}],
+], ids=["plain", "developer", "named"])
+def test_leading_system_messages_are_written_back_one_for_one(leading):
+    """Two system messages in a row stay two (they were sent back as one message of two texts, with
+    no loss said), whether they differ in nothing, in role or in name."""
+    body = {"model": "m", "messages": [*leading, {"role": "user", "content": "hi"}]}
+    conv = as_conversation(oc.read_request(body, SRC))
+    written = oc.write(conv)
+    assert (written.body, written.losses) == (body, ())
+    texts = [t for m in leading for t in ([m["content"]] if isinstance(m["content"], str)
+                                          else [x["text"] for x in m["content"]])]
+    assert [p.text for p in conv.system] == texts
+    # the boundary is this format's to keep: no other writer reports it, each keeps the texts in order
+    anthropic = formats.get("anthropic").write(conv)
+    assert [b["text"] for b in anthropic.body["system"]] == texts
+    assert not any("starts_message" in str(loss) for loss in anthropic.losses)
 
 
 def test_what_a_tool_message_or_a_reasoning_field_cannot_carry_is_said_where_it_was():

@@ -273,6 +273,19 @@ def test_request_input_string_content_variants_and_mid_conversation_system():
     ]
 
 
+def test_leading_system_messages_are_written_back_one_for_one():
+    """Leading system and developer messages after `instructions` stay as many messages as they came
+    (two of one role were sent back as one message of both texts, with no loss said)."""
+    def message(role: str, *texts: str) -> dict[str, Any]:
+        return {"role": role, "content": [{"type": "input_text", "text": t} for t in texts]}
+
+    body = {"model": "m", "instructions": "Be terse.", "input": [
+        message("system", "Use tools."), message("system", "Cite."),
+        message("developer", "Ask.", "Then act."), message("developer", "Stop."), message("user", "hi")]}
+    written = fmt.write(conv_of(body))
+    assert (written.body, written.losses) == (body, ())
+
+
 def test_request_unknown_keys_opaque_items_files_refusal_and_bad_arguments():
     web = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search"}}
     shell_out = {"type": "local_shell_call_output", "id": "lsh_1", "output": '{"stdout":"ok"}'}

@@ -12,6 +12,12 @@ from ..model import NO_META, Conversation, Part, Reasoning, Tool, Turn
 
 _Node = TypeVar("_Node", bound=Part | Turn | Tool | Conversation)
 
+#: The key a reader of the two OpenAI formats sets (True) on the first part of each leading system
+#: or developer message after the first: the canonical system prompt is one list of parts, and
+#: without it their writer would send two messages back as one. Both formats list it as `restated`
+#: (the other writers keep the parts in order, and the boundary says nothing more).
+STARTS_MESSAGE = "starts_message"
+
 
 def unmodeled(obj: Mapping[str, Any], modeled: Collection[str], *, empty: bool = False,
               defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:

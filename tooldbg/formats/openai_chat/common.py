@@ -9,6 +9,7 @@ from typing import Any
 from ...jsonio import dumps_str
 from ...model import ToolChoice
 from ..base import ApiError, Facts
+from ..meta import STARTS_MESSAGE
 
 NAME = "openai-chat"
 URL_HINTS: tuple[str, ...] = ("/chat/completions",)
@@ -41,7 +42,7 @@ FACTS = Facts(
     # temperature 0 to 2.
     settings={"max_tokens": (("max_completion_tokens",), ("max_tokens",)), "temperature": (("temperature",),),
               "top_p": (("top_p",),), "stop": (("stop",),)},
-    restated={},
+    restated={STARTS_MESSAGE: True},
     setting_ranges={"temperature": (0, 2), "top_p": (0, 1), "stop": (0, 4)},
     max_tokens_default=None,
 )

@@ -27,7 +27,7 @@ from ...shorten import quote
 from ...source import Source
 from ..base import Request, Response
 from ..foreign import foreign_part
-from ..meta import meta_for, unmodeled, with_meta
+from ..meta import STARTS_MESSAGE, meta_for, unmodeled, with_meta
 from ..reading import (
     ReadLinker,
     ReadOnce,
@@ -179,6 +179,8 @@ def _read_messages(messages: list[Any], src: Source, start: int, prior: tuple[Tu
             if turns or prior:
                 turns.append(Turn(role="system", parts=tuple(parts), meta=meta_for(NAME, extras), source=at))
             else:
+                if system and parts:  # (a message after the first: where it starts, for the writer)
+                    parts[0] = with_meta(NAME, parts[0], {STARTS_MESSAGE: True})
                 system.extend(with_meta(NAME, p, {"message": extras}) if extras else p for p in parts)
         else:
             raise FormatError(f"unknown message role {quote(role)}", at.child("role").pointer)

@@ -13,7 +13,7 @@ from ...jsonio import dumps, dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Turn
 from ..base import Written
 from ..freeform import chat_tool, is_freeform
-from ..meta import own_meta
+from ..meta import STARTS_MESSAGE, own_meta
 from ..writer import Fitting, Writer, history_ends_on_call, is_own_opaque, report_foreign, writer_target
 from .common import FACTS, NAME, _audio_type, _choice
 from .reasoning import FIELD, is_detail, visible, write_detail
@@ -133,8 +133,9 @@ class _Writer(Writer):
         """Leading system parts, one message per run of parts that came from one message."""
         group: list[tuple[int, Part]] = []
         for p, part in enumerate(self.conv.system):
-            message = own_meta(NAME, part.meta).get("message")
-            if group and own_meta(NAME, group[-1][1].meta).get("message") != message:
+            own = own_meta(NAME, part.meta)
+            if group and (own.get(STARTS_MESSAGE)
+                          or own_meta(NAME, group[-1][1].meta).get("message") != own.get("message")):
                 self.system_message(group)
                 group = []
             group.append((p, part))
@@ -147,7 +148,7 @@ class _Writer(Writer):
         items = []
         for p, part in group:
             report_foreign(NAME, part.meta, self.losses, None, p)
-            item = self.text_item(part, None, p, "a system message", drop=("message",))
+            item = self.text_item(part, None, p, "a system message", drop=("message", STARTS_MESSAGE))
             if item is not None:
                 items.append(item)
         role = extras.pop("role", "system")

@@ -8,6 +8,7 @@ from typing import Any
 
 from ...model import ToolChoice
 from ..base import Facts
+from ..meta import STARTS_MESSAGE
 
 NAME = "openai-responses"
 URL_HINTS: tuple[str, ...] = ("/responses",)
@@ -41,7 +42,7 @@ FACTS = Facts(
     # https://platform.openai.com/docs/api-reference/responses/create: no stop sequences; temperature 0 to 2.
     settings={"max_tokens": (("max_output_tokens",),), "temperature": (("temperature",),),
               "top_p": (("top_p",),)},
-    restated={},
+    restated={STARTS_MESSAGE: True},
     setting_ranges={"temperature": (0, 2), "top_p": (0, 1)},
     max_tokens_default=None,
 )

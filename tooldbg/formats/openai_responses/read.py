@@ -15,7 +15,7 @@ from ...model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, T
 from ...shorten import quote
 from ...source import Source
 from ..base import ApiError, Request, Response
-from ..meta import meta_for, unmodeled, with_meta
+from ..meta import STARTS_MESSAGE, meta_for, unmodeled, with_meta
 from ..reading import (
     expect_dict,
     expect_list,
@@ -127,10 +127,14 @@ def group_read(items: Iterable[tuple[Any, Source, tuple[str, list[Part], dict[st
     """`group_items` of items read already (`read_item` of each, beside the item and its place)."""
     turns: list[Turn] = []
     parts_of: list[list[Part]] = []  # the parts of each turn, filled in place
+    leading = False  # a leading system message has given parts (`instructions` is no message)
     for item, here, (side, parts, fields) in items:
         if side in ("system", "developer") and not (turns or prior):
-            system.extend(with_meta(NAME, p, {"role": side, **({"message": fields} if fields else {})})
-                          for p in parts)
+            starts = {STARTS_MESSAGE: True} if leading and parts else {}
+            system.extend(with_meta(NAME, p, {"role": side, **({"message": fields} if fields else {}),
+                                              **(starts if k == 0 else {})})
+                          for k, p in enumerate(parts))
+            leading = leading or bool(parts)
             continue
         if side in ("system", "developer"):
             meta, side = {**({"role": "developer"} if side == "developer" else {}), **fields}, "system"

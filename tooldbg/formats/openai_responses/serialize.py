@@ -10,7 +10,7 @@ from ...jsonio import dumps_str
 from ...model import Conversation, Invocation, Json, Media, Opaque, Part, Reasoning, Result, Text, Tool, Turn
 from ..base import Written
 from ..freeform import is_freeform, responses_tool
-from ..meta import own_meta
+from ..meta import STARTS_MESSAGE, own_meta
 from ..settings import request_loss
 from ..writer import Fitting, Writer, is_own_opaque, report_foreign, writer_target
 from .common import _MODES, FACTS, NAME, _media_type, _read_choice, _text_type
@@ -84,7 +84,8 @@ class _Writer(Writer):
             if role not in ("system", "developer"):
                 self.lose("sent as a system message: instructions hold a single text", None, i)
                 role = "system"
-            self.add(items, role, _message_fields(fields), part, None, i)
+            self.add(items, role, _message_fields(fields), part, None, i,
+                     opens=bool(fields.get(STARTS_MESSAGE)))
         return items
 
     def tool(self, index: int, tool: Tool) -> dict[str, Any] | None:
@@ -167,13 +168,15 @@ class _Writer(Writer):
         return items
 
     def add(self, items: list[dict[str, Any]], role: str, fields: dict[str, Any], part: Part,
-            t: int | None, p: int, typed: bool = False) -> None:
-        """Append a content part to the open message of the same role and fields, or open one."""
+            t: int | None, p: int, typed: bool = False, opens: bool = False) -> None:
+        """Append a content part to the open message of the same role and fields, or open one (always
+        when `opens`: the part began a message of its own)."""
         block = self.block(part, role, t, p)
         if block is None:
             return
         key = (role, fields)
-        if not (items and self.open is not None and items[-1] is self.open[0] and self.open[1] == key):
+        if opens or not (items and self.open is not None and items[-1] is self.open[0]
+                         and self.open[1] == key):
             dropped = {k: fields[k] for k in ("id", "status") if k in fields}
             if role == "assistant" and dropped and not (typed and "id" in dropped):
                 what = ", ".join(f"{k} {v!r}" for k, v in dropped.items())
@@ -188,7 +191,7 @@ class _Writer(Writer):
 
     def block(self, part: Part, role: str, t: int | None, p: int) -> dict[str, Any] | None:
         fields = {k: v for k, v in own_meta(NAME, part.meta).items()
-                  if k not in ("message", "role", "content")}
+                  if k not in ("message", "role", "content", STARTS_MESSAGE)}
         if isinstance(part, Text):
             kind = fields.pop("type", _text_type(role))
             return {"type": kind, "refusal" if kind == "refusal" else "text": part.text, **fields}
