@@ -201,6 +201,22 @@ def test_chats_older_max_tokens_is_written_back_under_its_own_name_and_carried_e
     assert anthropic.body["max_tokens"] == 100 and not anthropic.losses
 
 
+def test_both_max_tokens_spellings_are_written_back_as_they_came():
+    """OpenAI refuses a request that sets both ("Setting 'max_tokens' and 'max_completion_tokens' at
+    the same time is not supported", langchain-ai/langgraph#5943); rewriting it kept max_tokens and
+    dropped the other, with nothing said. The request is written back as it was; another format takes
+    the newer one and says the other is not carried."""
+    body = {"model": "gpt-4o", "max_completion_tokens": 512, "max_tokens": 256,
+            "messages": [{"role": "user", "content": USER}]}
+    _, conv = _read("https://api.openai.com/v1/chat/completions", body)
+    chat = export([conv], "openai-chat")
+    assert (chat.body["max_completion_tokens"], chat.body["max_tokens"], chat.losses) == (512, 256, ())
+    anthropic = export([conv], "anthropic")
+    assert anthropic.body["max_tokens"] == 512
+    assert [str(loss) for loss in anthropic.losses] == [
+        "conversation: max_tokens: 256 — not carried: the request carries another max_tokens"]
+
+
 @pytest.mark.parametrize(("target", "wanted", "line"), [
     ("anthropic", Settings(temperature=1.5), "temperature: 1.5 — not carried: Anthropic accepts 0 to 1"),
     ("bedrock", Settings(temperature=1.5), "temperature: 1.5 — not carried: Bedrock Converse accepts 0 to 1"),

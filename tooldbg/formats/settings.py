@@ -103,13 +103,27 @@ def _put(body: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
     node[path[-1]] = value
 
 
-def _has(body: Mapping[str, Any], path: tuple[str, ...]) -> bool:
+_MISSING = object()
+
+
+def _at(body: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    """The value at `path` in `body`, or `_MISSING`."""
     node: Any = body
     for key in path:
         if not isinstance(node, Mapping) or key not in node:
-            return False
+            return _MISSING
         node = node[key]
-    return True
+    return node
+
+
+def _has(body: Mapping[str, Any], path: tuple[str, ...]) -> bool:
+    return _at(body, path) is not _MISSING
+
+
+def _holds(body: Mapping[str, Any], path: tuple[str, ...], name: str, value: Any) -> bool:
+    """`body` holds setting `name` at `path` with `value` (put back from the format's own meta)."""
+    found = _at(body, path)
+    return found is not _MISSING and _valid(name, found) == value
 
 
 def lifted(conv: Conversation, own: str,
@@ -153,7 +167,8 @@ def write_settings(body: dict[str, Any], settings: Settings, title: str, paths: 
                    losses: list[Loss], *, ranges: Mapping[str, tuple[int | float, int | float]],
                    max_tokens_default: int | None = None, max_tokens_key: str | None = None) -> None:
     """Write each setting at its first spelling in `paths` (unless the body already holds it under
-    another spelling, put back from the format's own meta); report those `title` has no field for or
+    another spelling, put back from the format's own meta: a request that set both spellings apart,
+    as OpenAI refuses, keeps both); report those `title` has no field for or
     does not accept (`ranges`), and a required `max_tokens` the source did not set, written as a
     default. `max_tokens_key` overrides the key of `max_tokens` (a profile that documents another)."""
     for name, value in settings.items():
@@ -163,7 +178,7 @@ def write_settings(body: dict[str, Any], settings: Settings, title: str, paths: 
             losses.append(Loss(request_loss(name, value, "not carried", f"{title} has no field for it")))
         elif outside is not None:
             losses.append(Loss(request_loss(name, value, "not carried", outside)))
-        elif not any(_has(body, path) for path in spellings[1:]):
+        elif not any(_holds(body, path, name, value) for path in spellings[1:]):
             path = (max_tokens_key,) if name == "max_tokens" and max_tokens_key else spellings[0]
             _put(body, path, list(value) if isinstance(value, tuple) else value)
     required = paths["max_tokens"][0] if max_tokens_default is not None else None
