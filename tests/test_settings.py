@@ -201,6 +201,24 @@ def test_chats_older_max_tokens_is_written_back_under_its_own_name_and_carried_e
     assert anthropic.body["max_tokens"] == 100 and not anthropic.losses
 
 
+@pytest.mark.parametrize("source", ["openai-chat", "anthropic", "openai-responses"])
+def test_a_streamed_request_is_written_streaming_where_the_target_has_the_key(source):
+    """`stream: true` is written back by the format that read it (Anthropic and Responses dropped it
+    with nothing said), carried to the two others that take it in the body, and said not carried by
+    Gemini and Bedrock, which stream by their URL (`:streamGenerateContent`, `/converse-stream`)."""
+    body = formats.get(source).write(_conversation(Settings(max_tokens=64))).body
+    conv = _read("https://api.example/v1", {**body, "stream": True})[1]
+    for target in ("openai-chat", "anthropic", "openai-responses"):
+        written = export([conv], target)
+        assert written.body["stream"] is True and not any("stream" in str(x) for x in written.losses), target
+    for target, title in (("gemini", "Gemini"), ("bedrock", "Bedrock Converse")):
+        written = export([conv], target)
+        assert "stream" not in written.body
+        assert f"conversation: stream: True — not carried: {title} has no field for this {source} parameter" \
+            in map(str, written.losses)
+    assert "stream" not in export([_read("https://api.example/v1", body)[1]], source).body
+
+
 def test_both_max_tokens_spellings_are_written_back_as_they_came():
     """OpenAI refuses a request that sets both ("Setting 'max_tokens' and 'max_completion_tokens' at
     the same time is not supported", langchain-ai/langgraph#5943); rewriting it kept max_tokens and

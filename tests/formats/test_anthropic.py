@@ -281,8 +281,9 @@ def test_tools_tool_choice_and_request_parameters():
         Tool(name="memory", kind="memory_20250818", origin=A, raw=memory))
     assert request.tool_choice == ToolChoice(mode="required", parallel=False)
     assert request.stream is True and request.model == "claude-opus-4-5"
+    # (`stream` kept too: the request is written back streaming, as it was sent)
     assert request.meta == {A: {"thinking": {"type": "enabled", "budget_tokens": 1024},
-                                "metadata": {"user_id": "u1"}}}
+                                "metadata": {"user_id": "u1"}, "stream": True}}
     assert request.settings == Settings(max_tokens=2048)
     for wire, choice in [({"type": "tool", "name": "get_weather"},
                           ToolChoice(mode="tool", name="get_weather")),
@@ -1103,7 +1104,7 @@ def test_opencode_recordings_facts():
     request = anthropic.read_request(req)
     assert request.tool_choice == ToolChoice(mode="tool", name="get_weather")
     assert request.system == (Text(text="Call tools exactly as requested."),)
-    assert request.meta == {} and request.stream
+    assert request.meta == {A: {"stream": True}} and request.stream  # (written back streaming)
     assert request.settings == Settings(max_tokens=80, temperature=0)
     tool_use = next(response_of(res).turn.invocations())
     assert (tool_use.arguments, tool_use.wire_id, tool_use.meta) == (

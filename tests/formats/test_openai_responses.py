@@ -1508,6 +1508,7 @@ def test_write_restores_request_params_but_not_stored_state():
         "input": [{"role": "user", "content": [{"type": "input_text", "text": "x"}]}],
         "store": True,
         "temperature": 0.2,
+        "stream": True,
     }
     assert written.losses == (
         Loss("previous_response_id: 'resp_0' — not carried: the request replays the whole history", None),

@@ -228,6 +228,10 @@ class Facts:
     max_tokens_default: int | None
     """The `max_tokens` written when the conversation sets none because the provider requires one
     (Anthropic), reported as a default; None: the provider does not require one."""
+    stream_key: str | None
+    """The request key that asks for a streamed response (`stream: true`), None where the URL does
+    (Gemini `:streamGenerateContent`, Bedrock `/converse-stream`): another format's request that
+    streamed is written streaming where the target has the key, and said not carried where not."""
     restated: Mapping[str, Any]
     """Details the reader keeps in a node's meta only to write them back as recorded, which say
     nothing the canonical form does not (Bedrock's `status: "success"` is `is_error: false`): no

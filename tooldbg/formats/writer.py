@@ -15,7 +15,7 @@ from .catalog import FACTS
 from .freeform import as_functions
 from .origins import Origin, Origins, Unrecorded
 from .profiles import wire_format
-from .settings import Paths, lifted, report_parameters, request_loss, write_model, write_settings
+from .settings import Paths, lifted, report_parameters, request_loss, without, write_model, write_settings
 
 if TYPE_CHECKING:
     from ..targets import Table
@@ -101,12 +101,18 @@ class Writer:
         write_settings(body, settings, facts.title, facts.settings, self.losses, ranges=facts.setting_ranges,
                        max_tokens_default=facts.max_tokens_default,
                        max_tokens_key=_limits(target).max_tokens_key)
+        if facts.stream_key is not None and facts.stream_key not in body and _streamed(self.conv.meta, facts):
+            body[facts.stream_key] = True
 
     def report_parameters(self, facts: Facts) -> None:
-        """Each request parameter another format kept in the conversation's meta, as not carried."""
+        """Each request parameter another format kept in the conversation's meta, as not carried (a
+        request that streamed is written streaming where the target has the key: `write_settings`)."""
         if not self.conv.meta:  # (none kept)
             return
         settings, meta = lifted(self.conv, facts.name, _settings_paths)
+        if facts.stream_key is not None:
+            for origin, key in _streamed(meta, facts):
+                meta[origin] = without(meta[origin], [(key,)])
         report_parameters(facts.name, facts.title, settings, meta, self.losses, _settings_paths)
 
     def origins(self, body: dict[str, Any]) -> Mapping[str, Origin]:
@@ -131,6 +137,20 @@ def _settings_paths(name: str) -> Paths | None:
     """Format `name`'s setting fields (None for a name that is no format)."""
     facts = FACTS.get(name)
     return facts.settings if facts is not None else None
+
+
+def _stream_key(name: str) -> str | None:
+    """Format `name`'s `Facts.stream_key` (None for a name that is no format)."""
+    facts = FACTS.get(name)
+    return facts.stream_key if facts is not None else None
+
+
+def _streamed(meta: Mapping[str, Any], target: Facts) -> list[tuple[str, str]]:
+    """(format, its stream key) of each other format whose details in `meta` say the request
+    streamed (that key true)."""
+    return [(origin, key) for origin, values in meta.items() if origin != target.name
+            and isinstance(values, Mapping) and (key := _stream_key(origin)) is not None
+            and values.get(key) is True]
 
 
 def _restated(name: str) -> Mapping[str, Any]:

@@ -43,6 +43,7 @@ FACTS = Facts(
     restated={},
     setting_ranges={"temperature": (0, 1), "top_p": (0, 1)},
     max_tokens_default=4096,
+    stream_key="stream",
 )
 
 # `tool_choice.type` → the canonical mode.

@@ -52,7 +52,7 @@ _RESULT_BLOCKS = frozenset({"text", "image", "document"})
 _SYSTEM_BLOCKS = frozenset({"text"})
 
 # Top-level request keys with a canonical home; every other key is kept in Request.meta.
-_REQUEST_KEYS = frozenset({"model", "messages", "system", "tools", "tool_choice", "stream"})
+_REQUEST_KEYS = frozenset({"model", "messages", "system", "tools", "tool_choice"})
 
 # What only Anthropic (not OpenAI Chat) puts in a request body, for sniffing.
 _ANTHROPIC_KEYS = frozenset({"system", "anthropic_version", "stop_sequences", "top_k", "thinking"})
@@ -188,7 +188,7 @@ def read_request(body: Any, source: Source = NO_SOURCE, *, start: int = 0,
     tools = tuple(_tool(t, tools_at.child(i)) for i, t in enumerate(declared))
     choice, unknown_choice = _tool_choice(body.get("tool_choice"), source.child("tool_choice"))
     settings, taken = read_settings(body, FACTS.settings)
-    params = without(unmodeled(body, _REQUEST_KEYS), taken)
+    params = without(unmodeled(body, _REQUEST_KEYS, defaults={"stream": False}), taken)  # (`stream` kept)
     if unknown_choice is not None:
         params["tool_choice"] = unknown_choice
     return Request(turns=linker.linked(prior, turns), system=tuple(system), tools=tools, tool_choice=choice,

@@ -52,7 +52,7 @@ class _Writer(Writer):
         body: dict[str, Any] = {}
         self.write_model(body, FACTS)
         body.update((k, v) for k, v in own_meta(NAME, conv.meta).items()
-                    if k not in ("model", "messages", "system", "tools", "stream"))
+                    if k not in ("model", "messages", "system", "tools"))
         self.write_settings(body, FACTS, self.fit.target)
         self.report_parameters(FACTS)
         system = [b for k, p in enumerate(conv.system) if (b := self.block(p, "system", None, k)) is not None]

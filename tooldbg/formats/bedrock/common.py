@@ -43,6 +43,7 @@ FACTS = Facts(
     restated={"status": "success"},
     setting_ranges={"temperature": (0, 1), "top_p": (0, 1)},
     max_tokens_default=None,
+    stream_key=None,
 )
 
 # Media blocks: wire `format` → media type (botocore ImageFormat, DocumentFormat, VideoFormat,

@@ -58,6 +58,7 @@ FACTS = Facts(
     restated={},
     setting_ranges={"temperature": (0, 2), "top_p": (0, 1), "stop": (0, 5)},
     max_tokens_default=None,
+    stream_key=None,
 )
 
 _SIGNATURE = "thoughtSignature"

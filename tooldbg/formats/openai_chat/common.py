@@ -45,6 +45,7 @@ FACTS = Facts(
     restated={STARTS_MESSAGE: True},
     setting_ranges={"temperature": (0, 2), "top_p": (0, 1), "stop": (0, 4)},
     max_tokens_default=None,
+    stream_key="stream",
 )
 
 

@@ -32,7 +32,7 @@ from ..settings import read_settings, without
 from .common import FACTS, NAME, _media_type, _read_choice, _text_type
 
 #: Request keys read into the canonical form; every other key is kept in `Request.meta`.
-_MODELED = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream")
+_MODELED = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls")
 
 
 # ----------------------------------------------------------------------------------- sniffing
@@ -75,7 +75,7 @@ def read_request(body: Any, source: Source, *, start: int = 0, prior: tuple[Turn
         raise FormatError(f"conversation must be a string or an object, not {type_name(conversation)}",
                           source.child("conversation").pointer)
     settings, taken = read_settings(body, FACTS.settings)
-    rest = without(unmodeled(body, _MODELED), taken)
+    rest = without(unmodeled(body, _MODELED, defaults={"stream": False}), taken)  # (`stream: true` kept)
     if verbatim is not None:
         rest["tool_choice"] = verbatim
     tools = expect_list(body.get("tools") or [], source.child("tools"), "tools")
