@@ -679,6 +679,20 @@ def test_writes_a_whole_conversation_and_reports_what_it_cannot_carry() -> None:
     )
 
 
+def test_details_of_a_results_content_another_format_kept_are_said_not_carried() -> None:
+    """A cache point on a tool result's text (Anthropic `cache_control`) was dropped with nothing
+    said; the other writers said it."""
+    turns = link((Turn(role="user", parts=(Text(text="look"),)),
+                  Turn(role="assistant", parts=(Invocation(name="f", arguments={}, wire_id="toolu_1"),)),
+                  Turn(role="tool", parts=(Result(wire_id="toolu_1", name="f", content=(
+                      Text(text="ok", meta={"anthropic": {"cache_control": {"type": "ephemeral"}}}),)),)),
+                  Turn(role="user", parts=(Text(text="go"),))))
+    written = gemini.write(Conversation(turns=turns))
+    assert written.body["contents"][2]["parts"] == [
+        {"functionResponse": {"name": "f", "id": "toolu_1", "response": {"output": "ok"}}}]
+    assert [str(x) for x in written.losses] == ["turn 2 part 0: anthropic details not carried: cache_control"]
+
+
 def test_writer_reports_rule_breaks_and_repairs_nothing_silently() -> None:
     turns = link((
         Turn(role="assistant", parts=(Invocation(name="1st tool", arguments=None, raw_arguments='{"a":'),

@@ -282,6 +282,8 @@ class _Writer(Writer):
         inline: list[Text | Json] = []
         media: list[dict[str, Any]] = []
         for n, p in enumerate(result.content):
+            if p.meta:
+                report_foreign(NAME, p.meta, self.losses, k, i)
             if isinstance(p, Text | Json):
                 inline.append(p)
             elif isinstance(p, Media):
