@@ -176,8 +176,30 @@ def hostile_conversations(draw: st.DrawFn) -> Conversation:
 
 
 def _turn_key(turn: Turn) -> Any:
-    return {"role": turn.role, "parts": [part_to_dict(p, sources=False) for p in turn.parts],
-            "meta": dict(turn.meta)}
+    return _unrestated({"role": turn.role, "parts": [part_to_dict(p, sources=False) for p in turn.parts],
+                        "meta": dict(turn.meta)})
+
+
+def _unrestated(value: Any) -> Any:
+    """A node's dict form without the details its format keeps only to write them back as recorded
+    (`Facts.restated`: Bedrock's `status: "success"`, an OpenAI system message's start), which no
+    other writer carries or reports: they say nothing the canonical form does not."""
+    if isinstance(value, list):
+        return [_unrestated(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _unrestated(v) for k, v in value.items() if k != "meta"}
+    meta = {}
+    for origin, details in value.get("meta", {}).items():
+        restated = formats.facts(origin).restated if origin in formats.WIRE_FORMATS else {}
+        kept = {k: v for k, v in details.items() if restated.get(k, _NOT_RESTATED) != v} \
+            if isinstance(details, dict) else details
+        if kept:
+            meta[origin] = kept
+    return {**out, "meta": meta} if meta else out
+
+
+_NOT_RESTATED = object()  # (no restated value equals it)
 
 
 def changed_regions(before: Conversation, after: Conversation) -> list[set[int]]:
@@ -200,8 +222,8 @@ def differences(before: Conversation, after: Conversation) -> tuple[set[int], se
     """(indices of `before`'s turns that changed, names of conversation-level fields that differ)."""
     turns = set().union(*changed_regions(before, after))
     fields = set()
-    if [part_to_dict(p, sources=False) for p in before.system] != \
-            [part_to_dict(p, sources=False) for p in after.system]:
+    if [_unrestated(part_to_dict(p, sources=False)) for p in before.system] != \
+            [_unrestated(part_to_dict(p, sources=False)) for p in after.system]:
         fields.add("system")
     if [tool_to_dict(t) for t in before.tools] != [tool_to_dict(t) for t in after.tools]:
         fields.add("tools")

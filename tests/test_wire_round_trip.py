@@ -10,13 +10,16 @@ provider accepts."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import WIRE_FORMATS, assert_losses_explain
 from tooldbg import formats
-from tooldbg.model import Conversation
+from tooldbg.model import Conversation, Text, Turn
 from tooldbg.source import Source
 
 _TEXTS = st.sampled_from(["Be terse.", "Paris?", "It is 21 °C.", "ok", " spaced ", "line\nbreak"])
@@ -31,13 +34,15 @@ def _as_parts(content: Any, kind: str = "text") -> Any:
     return [{"type": kind, "text": content}] if isinstance(content, str) else content
 
 
-def _written_back(name: str, body: dict[str, Any]) -> tuple[dict[str, Any], tuple[Any, ...]]:
-    fmt = formats.get(name)
-    request = fmt.read_request(body, Source(file="t.json", side="request"))
-    conv = Conversation(model=request.model, system=request.system, tools=request.tools,
+def _read(name: str, body: dict[str, Any]) -> Conversation:
+    request = formats.get(name).read_request(body, Source(file="t.json", side="request"))
+    return Conversation(model=request.model, system=request.system, tools=request.tools,
                         tool_choice=request.tool_choice, turns=request.turns, meta=request.meta,
                         settings=request.settings)
-    written = fmt.write(conv)
+
+
+def _written_back(name: str, body: dict[str, Any]) -> tuple[dict[str, Any], tuple[Any, ...]]:
+    written = formats.get(name).write(_read(name, body))
     return written.body, written.losses
 
 
@@ -426,3 +431,32 @@ _BEDROCK_CONFIG: dict[str, Any] = {"temperature": 0.2, "topP": 0.9, "maxTokens":
 @given(bedrock_requests())
 def test_a_bedrock_request_is_written_back_as_it_came(body):
     assert _written_back("bedrock", body) == (body, ())
+
+
+# ------------------------------------------------------------------------------ to another format
+
+REQUESTS = {"openai-chat": chat_requests(), "anthropic": anthropic_requests(),
+            "openai-responses": responses_requests(), "gemini": gemini_requests(), "bedrock": bedrock_requests()}
+
+
+@pytest.mark.parametrize("origin, via", [(f, g) for f in WIRE_FORMATS for g in WIRE_FORMATS if f != g])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_request_written_in_another_format_changes_only_where_a_loss_says(origin, via, data):
+    """Read from a generated request of `origin`, written in `via` and read back: every turn that
+    changed is named by a loss, and a change to the system prompt, tools or tool choice comes with
+    a conversation-level one."""
+    conv = _distinct(_read(origin, data.draw(REQUESTS[origin])))
+    written = formats.get(via).write(conv)
+    assert_losses_explain(conv, _read(via, written.body), written.losses)
+
+
+def _distinct(conv: Conversation) -> Conversation:
+    """The conversation with each turn's texts told apart (the generators draw from a few texts):
+    turns that changed are found by aligning the turns before and after as a diff does, and equal
+    turns elsewhere would take the place of the changed ones."""
+    def told_apart(t: int, turn: Turn) -> Turn:
+        return replace(turn, parts=tuple(replace(p, text=f"{p.text} ({t}.{k})") if type(p) is Text else p
+                                         for k, p in enumerate(turn.parts)))
+
+    return replace(conv, turns=tuple(told_apart(t, turn) for t, turn in enumerate(conv.turns)))
