@@ -397,6 +397,63 @@ def test_request_unknown_keys_opaque_items_files_refusal_and_bad_arguments():
     )
 
 
+def test_text_parts_of_the_other_side_s_type_keep_it():
+    """A stored conversation item's `text` part, or an assistant message holding `input_text`, keeps
+    its type: read into meta and written back as it came (not as the role's usual type)."""
+    body = {"model": "m", "input": [
+        {"type": "message", "role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": [{"type": "input_text", "text": "hello"}]},
+    ]}
+    assert as_dict(body)["turns"] == [
+        {"role": "user", "parts": [{"type": "text", "text": "hi", "meta": meta(type="text")}]},
+        {"role": "assistant", "parts": [{"type": "text", "text": "hello", "meta": meta(type="input_text")}]},
+    ]
+    assert fmt.write(conv_of(body)) == fmt.Written(body={"model": "m", "input": [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]}, body["input"][1]]})
+
+
+def test_input_file_by_url_reads_as_media():
+    """`input_file.file_url` is the file's address (an image's is `image_url`): a file given only by
+    URL is media with that URL, not an unread block."""
+    body = {"model": "m", "input": [{"role": "user", "content": [
+        {"type": "input_text", "text": "Summarise"},
+        {"type": "input_file", "file_url": "https://example.com/report.pdf"},
+    ]}]}
+    assert as_dict(body)["turns"] == [{"role": "user", "parts": [
+        {"type": "text", "text": "Summarise"},
+        {"type": "media", "kind": "file", "url": "https://example.com/report.pdf"},
+    ]}]
+    assert fmt.write(conv_of(body)) == fmt.Written(body=body)
+
+
+def test_reasoning_content_of_several_texts_reads_as_their_lines():
+    """Several `reasoning_text` parts read as one text, a line each; the parts stay in meta so the
+    item is written back as it came."""
+    content = [{"type": "reasoning_text", "text": "Two cities."},
+               {"type": "reasoning_text", "text": "Oslo first."}]
+    body = {"model": "m", "input": [
+        {"role": "user", "content": "Oslo and Bergen?"},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "content": content, "encrypted_content": "gAAA"},
+        {"role": "assistant", "content": "Checking."},
+    ]}
+    assert as_dict(body)["turns"][1]["parts"][0] == {
+        "type": "reasoning", "text": "Two cities.\nOslo first.", "signature": "gAAA", "origin": NAME,
+        "wire_id": "rs_1", "meta": meta(content=content)}
+    assert fmt.write(conv_of(body)).body["input"][1] == body["input"][1]
+
+
+def test_an_output_s_own_name_is_its_result_s_name():
+    """`function_call_output.name` (optional on the wire) names the result, even with no call to
+    take a name from; it is not left as an unknown key."""
+    body = {"model": "m", "input": [
+        {"role": "user", "content": "go"},
+        {"type": "function_call_output", "call_id": "call_Z", "name": "run_sql", "output": "3"},
+    ]}
+    assert as_dict(body)["turns"][1] == {"role": "tool", "parts": [{
+        "type": "result", "invocation_id": None, "wire_id": "call_Z", "name": "run_sql", "is_error": False,
+        "content": [{"type": "text", "text": "3"}]}]}
+
+
 @pytest.mark.parametrize("value", ["a string", 3, [1], None])
 def test_an_own_opaque_part_that_is_no_item_is_reported_lost_not_a_crash(value):
     """A canonical document may hold any JSON value in an opaque part of this origin; the writer puts
@@ -551,6 +608,14 @@ def test_malformed_requests_raise_format_error_with_pointer(body, pointer):
     assert err.value.pointer == pointer
 
 
+def test_a_reasoning_item_with_a_non_string_id_is_a_format_error_at_the_item():
+    with pytest.raises(FormatError) as err:
+        fmt.read_request({"input": [{"role": "user", "content": "hi"},
+                                    {"type": "reasoning", "id": 7, "summary": []}]}, Source())
+    assert (err.value.message, err.value.pointer) == (
+        "reasoning id and encrypted_content must be strings", "/input/1")
+
+
 def test_sniffing_and_url_hints():
     assert fmt.sniff({"model": "m", "input": "x"}, "request")
     assert not fmt.sniff({"model": "m", "messages": []}, "request")
@@ -663,6 +728,29 @@ def test_response_incomplete_failed_and_error_bodies():
     )
     with pytest.raises(FormatError):
         fmt.read_response({"hello": 1}, Source())
+
+
+@pytest.mark.parametrize("output", [{}, {"output": None}], ids=["missing", "null"])
+def test_a_response_object_without_output_is_an_empty_turn(output):
+    """`object: "response"` makes a response even before it has output (an in-progress snapshot):
+    an empty assistant turn with its status and id, not an unreadable body."""
+    body = {"id": "resp_1", "object": "response", "status": "in_progress", "model": "gpt-5.5", **output}
+    assert fmt.read_response(body, Source()) == fmt.Response(
+        turn=Turn(role="assistant"), finish_reason="in_progress", model="gpt-5.5", meta=meta(id="resp_1"))
+
+
+def test_a_response_output_that_is_no_list_is_a_format_error_at_output():
+    with pytest.raises(FormatError) as err:
+        fmt.read_response({"object": "response", "status": "completed", "output": {"type": "message"}},
+                          Source())
+    assert (err.value.message, err.value.pointer) == ("output must be a list, not an object", "/output")
+
+
+def test_an_error_object_without_a_message_is_shown_whole():
+    """With no message to show, the error's message is the error object itself, as JSON."""
+    r = fmt.read_response({"error": {"type": "server_error", "code": 500}}, Source())
+    assert r == fmt.Response(error=ApiError(message='{"type":"server_error","code":500}', type="server_error",
+                                            code="500"))
 
 
 # ---------------------------------------------------------------------------------------- streams
@@ -963,6 +1051,53 @@ def test_stream_error_event_and_missing_identity():
     assert [(p.kind, p.chunk) for p in a.problems] == [("error", 2), ("truncated", 2), ("identity", 1)]
     r = fmt.read_response(a.body, Source())
     assert r.error == ApiError(message="The server had an error", code="server_error")
+
+
+def test_stream_error_event_problem_quotes_its_message():
+    """The problem line shows the error's message, whether the event carries it flat or in `error`."""
+    error = {"type": "error", "code": "server_error", "message": "The server had an error", "param": None}
+    flat = fmt.assemble_stream(events_of(created(), error), Source())
+    nested = fmt.assemble_stream(events_of({"type": "error", "error": {
+        "type": "invalid_request_error", "code": "context_length_exceeded",
+        "message": "Your input exceeds the context window of this model."}}), Source())
+    truncated = "the stream ended without response.completed, .failed or .incomplete"
+    assert flat.problems == (StreamProblem("error", "error event: The server had an error", 1),
+                             StreamProblem("truncated", truncated, 1))
+    assert nested.problems == (
+        StreamProblem("error", "error event: Your input exceeds the context window of this model.", 0),
+        StreamProblem("truncated", truncated, 0))
+
+
+def test_stream_an_event_that_is_not_json_is_another_problem():
+    """A proxy's HTML error page among the events is reported where it is; `[DONE]` is not."""
+    a = fmt.assemble_stream(events_of(created(), "<html>502 Bad Gateway</html>", COMPLETED, "[DONE]"),
+                            Source())
+    assert a.problems == (StreamProblem("other", "an event that is not a JSON object", 1),)
+
+
+def test_stream_text_deltas_are_checked_against_content_part_done():
+    """Deltas that do not add up to the text `content_part.done` gives are reported at that event,
+    the first to say the final text; the final text wins."""
+    done_part = {"type": "output_text", "text": "Hello!", "annotations": []}
+    done_item = {"id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
+                 "content": [done_part]}
+    a = fmt.assemble_stream(events_of(
+        created(),
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant",
+                  "content": []}},
+        {"type": "response.content_part.added", "output_index": 0, "content_index": 0,
+         "part": {"type": "output_text", "text": "", "annotations": []}},
+        {"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "delta": "Hel"},
+        {"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "delta": "lo"},
+        {"type": "response.content_part.done", "output_index": 0, "content_index": 0, "part": done_part},
+        {"type": "response.output_item.done", "output_index": 0, "item": done_item},
+        COMPLETED,
+    ), Source())
+    assert a.problems == (StreamProblem(
+        "order", "the text fragments of output 0 add up to 'Hello' but response.content_part.done says "
+                 "'Hello!'", 5),)
+    assert a.body["output"][0]["content"] == [done_part]
 
 
 def test_stream_text_before_its_part_is_kept_and_reported():
@@ -1489,6 +1624,99 @@ def test_write_reports_what_the_api_would_reject_without_inventing_turns():
         "reasoning",
         "function_call",
     ]
+
+
+def test_write_reports_a_content_block_in_a_tool_turn():
+    """An opaque content block (not an item) cannot stand in a tool turn: it is reported, not
+    written as a message of role `tool`, which the API does not have."""
+    audio = {"type": "input_audio", "input_audio": {"data": "UklGR", "format": "wav"}}
+    conv = Conversation(model="m", turns=(
+        Turn(role="user", parts=(Text(text="go"),)),
+        Turn(role="assistant", parts=(Invocation(id="i1", name="f", arguments={}, wire_id="call_A"),)),
+        Turn(role="tool", parts=(
+            Result(invocation_id="i1", wire_id="call_A", name="f", content=(Text(text="1"),)),
+            Opaque(origin=NAME, value=audio, meta=meta(content=True)))),
+    ))
+    assert fmt.write(conv) == fmt.Written(
+        body={"model": "m", "input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "go"}]},
+            {"type": "function_call", "call_id": "call_A", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_A", "output": "1"}]},
+        losses=(Loss("an opaque part cannot be carried in a tool turn", 2, 1),))
+
+
+def test_write_media_by_url_and_bare_file_data():
+    """Only inline data travels as a data URL: an image by URL keeps its URL though its media type is
+    known, and a file's bare base64 (no media type) goes back bare."""
+    body = {"model": "m", "input": [{"role": "user", "content": [
+        {"type": "input_file", "file_data": "JVBERi0=", "filename": "a.pdf"}]}]}
+    assert fmt.write(conv_of(body)) == fmt.Written(body=body)
+    conv = Conversation(model="m", turns=(Turn(role="user", parts=(
+        Text(text="What is this?"),
+        Media(kind="image", media_type="image/png", url="https://example.com/cat.png"),
+    )),))
+    assert fmt.write(conv) == fmt.Written(body={"model": "m", "input": [{"role": "user", "content": [
+        {"type": "input_text", "text": "What is this?"},
+        {"type": "input_image", "image_url": "https://example.com/cat.png"}]}]})
+
+
+def test_write_reports_a_system_part_no_message_can_carry_at_its_system_index():
+    conv = Conversation(model="m", system=(Text(text="Be terse."), Json(value={"units": "metric"})),
+                        turns=(Turn(role="user", parts=(Text(text="hi"),)),))
+    assert fmt.write(conv) == fmt.Written(
+        body={"model": "m", "instructions": "Be terse.",
+              "input": [{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}]},
+        losses=(Loss("sent as a system message: instructions hold a single text", None, 1),
+                Loss("a json part cannot be carried in a message", None, 1)))
+
+
+def test_write_a_failed_result_without_text_starts_with_an_error_text():
+    """Responses has no failure flag: a failed result of an image alone gets an `Error` text first."""
+    conv = Conversation(model="m", turns=(
+        Turn(role="user", parts=(Text(text="go"),)),
+        Turn(role="assistant", parts=(Invocation(id="i1", name="snap", arguments={}, wire_id="call_A"),)),
+        Turn(role="tool", parts=(Result(
+            invocation_id="i1", wire_id="call_A", name="snap", is_error=True,
+            content=(Media(kind="image", media_type="image/png", data="iVBO"),)),)),
+    ))
+    written = fmt.write(conv)
+    assert written.body["input"][2] == {"type": "function_call_output", "call_id": "call_A", "output": [
+        {"type": "input_text", "text": "Error"},
+        {"type": "input_image", "image_url": "data:image/png;base64,iVBO"}]}
+    assert written.losses == (
+        Loss("is_error folded into the output text: Responses has no failure flag", 2, 0),)
+
+
+def test_write_a_failed_result_without_content_is_said_once_as_what_is_sent():
+    """A failed result with no content is sent as "Error": the loss says that, not that it is sent
+    as an empty string (as it said beside the folding line)."""
+    conv = Conversation(model="m", turns=(
+        Turn(role="user", parts=(Text(text="go"),)),
+        Turn(role="assistant", parts=(Invocation(id="i1", name="f", arguments={}, wire_id="call_A"),)),
+        Turn(role="tool", parts=(
+            Result(invocation_id="i1", wire_id="call_A", name="f", is_error=True),
+            Result(invocation_id="i1", wire_id="call_A", name="f"))),
+    ))
+    written = fmt.write(conv)
+    assert [item.get("output") for item in written.body["input"][2:]] == ["Error", ""]
+    assert written.losses == (
+        Loss("is_error folded into the output text: Responses has no failure flag", 2, 0),
+        Loss("a result without content is sent as an empty string", 2, 1))
+
+
+def test_write_reports_redacted_reasoning_dropped():
+    """Own reasoning is replayed, but its redacted form has no place in a Responses item."""
+    conv = Conversation(model="m", turns=(
+        Turn(role="user", parts=(Text(text="go"),)),
+        Turn(role="assistant", parts=(
+            Reasoning(signature="enc", origin=NAME, wire_id="rs_1", redacted="EqQB"), Text(text="ok"))),
+    ))
+    assert fmt.write(conv) == fmt.Written(
+        body={"model": "m", "input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "go"}]},
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"},
+            {"role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}]},
+        losses=(Loss("redacted reasoning dropped: Responses has no redacted form", 1, 0),))
 
 
 def test_write_restores_request_params_but_not_stored_state():

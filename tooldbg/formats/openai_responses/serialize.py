@@ -139,7 +139,7 @@ class _Writer(Writer):
         for p, part in enumerate(turn.parts):
             report_foreign(NAME, part.meta, self.losses, t, p)
             if not _allowed(turn.role, part):
-                self.lose(f"a {part.type} part cannot be carried in a {turn.role} turn", t, p)
+                self.lose(f"{_a(part)} part cannot be carried in a {turn.role} turn", t, p)
             elif isinstance(part, Reasoning):
                 item = self.reasoning(part, t, p)
                 if item is not None:
@@ -205,7 +205,7 @@ class _Writer(Writer):
         if isinstance(part, Opaque):
             self.foreign_opaque(part, t, p)
             return None
-        self.lose(f"a {part.type} part cannot be carried in a message", t, p)
+        self.lose(f"{_a(part)} part cannot be carried in a message", t, p)
         return None
 
     def reasoning(self, part: Reasoning, t: int, p: int) -> dict[str, Any] | None:
@@ -283,7 +283,7 @@ class _Writer(Writer):
                 blocks.append({"type": "input_text", "text": dumps_str(c.value)})
             elif (block := self.block(c, "user", t, p)) is not None:
                 blocks.append(block)
-        if not part.content:
+        if not part.content and not part.is_error:  # (a failed one is sent as "Error", said below)
             self.lose("a result without content is sent as an empty string", t, p)
         if part.is_error:
             self.lose("is_error folded into the output text: Responses has no failure flag", t, p)
@@ -327,6 +327,11 @@ class _Writer(Writer):
                           f"(No tool call found for function call output with call_id {call_id}.)", None)
             if is_call:
                 called.add(call_id)
+
+
+def _a(part: Part) -> str:
+    """The part's type with its article: `an opaque`, `a json`."""
+    return ("an " if part.type[0] in "aeiou" else "a ") + part.type
 
 
 def _allowed(role: str, part: Part) -> bool:
