@@ -22,6 +22,7 @@ from tooldbg import formats
 from tooldbg.model import Conversation, Text, Turn
 from tooldbg.source import Source
 
+_PATCH = "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
 _TEXTS = st.sampled_from(["Be terse.", "Paris?", "It is 21 °C.", "ok", " spaced ", "line\nbreak"])
 _NAMES = st.sampled_from(["get_weather", "run_sql"])
 _ARGUMENTS = st.sampled_from(['{"city":"Paris"}', "{}", '{"q":"select 1","n":[1,2]}'])
@@ -62,6 +63,7 @@ def chat_requests(draw: st.DrawFn) -> dict[str, Any]:
     """Leading system/developer messages (named or not), then user questions, assistant answers and
     parallel calls whose tool messages follow them, a system message in between at times."""
     messages: list[dict[str, Any]] = []
+    custom = draw(st.integers(0, 4)) == 0  # (a freeform tool's calls, as Codex makes them)
     for _ in range(draw(st.integers(0, 3))):
         message = {"role": draw(st.sampled_from(["system", "developer"])), "content": draw(_chat_text_content())}
         if draw(st.integers(0, 3)) == 0:
@@ -81,6 +83,7 @@ def chat_requests(draw: st.DrawFn) -> dict[str, Any]:
             ids = [f"call_{calls + k}" for k in range(draw(st.integers(1, 3)))]
             calls += len(ids)
             assistant: dict[str, Any] = {"role": "assistant", "tool_calls": [
+                {"id": i, "type": "custom", "custom": {"name": "apply_patch", "input": _PATCH}} if custom else
                 {"id": i, "type": "function", "function": {"name": draw(_NAMES), "arguments": draw(_ARGUMENTS)}}
                 for i in ids]}
             content = draw(st.sampled_from(["absent", None, "", "Looking.", [{"type": "text", "text": "Looking."}]]))
@@ -93,9 +96,11 @@ def chat_requests(draw: st.DrawFn) -> dict[str, Any]:
                             for i in ids)
         messages.append({"role": "assistant", "content": draw(_TEXTS)})
     body: dict[str, Any] = {"model": "gpt-4o", "messages": messages}
-    if draw(st.booleans()):
+    if custom or draw(st.booleans()):
         body["tools"] = [{"type": "function", "function": {"name": n, "description": "d", "parameters": {
             "type": "object", "properties": {}}}} for n in ("get_weather", "run_sql")]
+        if custom:
+            body["tools"].append({"type": "custom", "custom": {"name": "apply_patch", "description": "Edit files"}})
         body["tool_choice"] = draw(st.sampled_from(["auto", "required", "none", {
             "type": "function", "function": {"name": "run_sql"}}]))
         if draw(st.booleans()):
@@ -150,8 +155,10 @@ def _anthropic_text(draw: st.DrawFn) -> dict[str, Any]:
 def anthropic_requests(draw: st.DrawFn) -> dict[str, Any]:
     """A system prompt (a string or blocks), then user and assistant messages in turn: thinking
     before calls, parallel calls answered by the next user message's `tool_result` blocks (first,
-    then text at times), results of a string, of blocks, failing or not, images, cache points."""
+    then text at times), results of a string, of blocks, failing or not, images, cache points, a
+    server tool's search and its result in the model's message."""
     messages: list[dict[str, Any]] = []
+    searches = draw(st.integers(0, 4)) == 0
     calls = 0
     for _ in range(draw(st.integers(1, 3))):
         user: list[dict[str, Any]] = [draw(_anthropic_text())]
@@ -163,6 +170,8 @@ def anthropic_requests(draw: st.DrawFn) -> dict[str, Any]:
                 assistant.append({"type": "thinking", "thinking": draw(_TEXTS), "signature": "c2ln"})
             if draw(st.integers(0, 4)) == 0:
                 assistant.append({"type": "redacted_thinking", "data": "RW5j"})
+            if searches:
+                assistant.extend(_web_search(f"srvtoolu_0{calls}"))
             if draw(st.booleans()):
                 assistant.append(draw(_anthropic_text()))
             ids = [f"toolu_0{calls + k}" for k in range(draw(st.integers(1, 3)))]
@@ -185,9 +194,11 @@ def anthropic_requests(draw: st.DrawFn) -> dict[str, Any]:
     body: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": messages}
     if draw(st.booleans()):
         body["system"] = draw(st.sampled_from([draw(_TEXTS), [draw(_anthropic_text()) for _ in range(2)]]))
-    if draw(st.booleans()):
+    if searches or draw(st.booleans()):
         body["tools"] = [{"name": n, "description": "d", "input_schema": {"type": "object", "properties": {}}}
                          for n in ("get_weather", "run_sql")]
+        if searches:
+            body["tools"].insert(0, {"type": "web_search_20250305", "name": "web_search", "max_uses": 3})
         body["tool_choice"] = draw(st.sampled_from([{"type": "auto"}, {"type": "any"},
                                                     {"type": "tool", "name": "run_sql"},
                                                     {"type": "auto", "disable_parallel_tool_use": True}]))
@@ -195,6 +206,14 @@ def anthropic_requests(draw: st.DrawFn) -> dict[str, Any]:
             body["tools"][-1] = {**body["tools"][-1], **_CACHE}
     keys = draw(st.lists(st.sampled_from(sorted(_ANTHROPIC_PARAMETERS)), max_size=4, unique=True))
     return {**body, **{k: _ANTHROPIC_PARAMETERS[k] for k in keys}}
+
+
+def _web_search(server_id: str) -> list[dict[str, Any]]:
+    """A web search the server ran within the model's message (the Messages API's server tools)."""
+    return [{"type": "server_tool_use", "id": server_id, "name": "web_search", "input": {"query": "Paris weather"}},
+            {"type": "web_search_tool_result", "tool_use_id": server_id, "content": [
+                {"type": "web_search_result", "url": "https://x.example/paris", "title": "Paris",
+                 "encrypted_content": "RW5j", "page_age": "1 day"}]}]
 
 
 #: Media blocks of a user message (the Messages API reference's image and document sources).
@@ -243,6 +262,7 @@ def responses_requests(draw: st.DrawFn) -> dict[str, Any]:
 
     items = [message(draw(st.sampled_from(["system", "developer"])), "input_text")
              for _ in range(draw(st.integers(0, 3)))]
+    custom = draw(st.integers(0, 4)) == 0
     calls = 0
     for _ in range(draw(st.integers(1, 3))):
         items.append(message("user", "input_text"))
@@ -252,6 +272,11 @@ def responses_requests(draw: st.DrawFn) -> dict[str, Any]:
                     {"type": "summary_text", "text": draw(_TEXTS)}], "encrypted_content": "gAAA"})
             ids = [f"call_{calls + k}" for k in range(draw(st.integers(1, 3)))]
             calls += len(ids)
+            if custom:
+                items.extend({"type": "custom_tool_call", "call_id": i, "name": "apply_patch", "input": _PATCH}
+                             for i in ids)
+                items.extend({"type": "custom_tool_call_output", "call_id": i, "output": draw(_TEXTS)} for i in ids)
+                continue
             items.extend({"type": "function_call", "call_id": i, "name": draw(_NAMES),
                           "arguments": draw(_ARGUMENTS)} for i in ids)
             items.extend({"type": "function_call_output", "call_id": i, "output": draw(_TEXTS)} for i in ids)
@@ -260,9 +285,11 @@ def responses_requests(draw: st.DrawFn) -> dict[str, Any]:
     body: dict[str, Any] = {"model": "gpt-5", "input": items}
     if draw(st.booleans()):
         body["instructions"] = draw(_TEXTS)
-    if draw(st.booleans()):
+    if custom or draw(st.booleans()):
         body["tools"] = [{"type": "function", "name": n, "description": "d", "parameters": {
             "type": "object", "properties": {}}} for n in ("get_weather", "run_sql")]
+        if custom:
+            body["tools"].append({"type": "custom", "name": "apply_patch", "description": "Edit files"})
         body["tool_choice"] = draw(st.sampled_from(["auto", "required", "none", {"type": "function",
                                                                                   "name": "run_sql"}]))
         if draw(st.booleans()):
@@ -298,6 +325,7 @@ def gemini_requests(draw: st.DrawFn) -> dict[str, Any]:
     thought signature on the first at times), answered by one user content of `functionResponse`s
     in the same order, model answers."""
     contents: list[dict[str, Any]] = []
+    executes = draw(st.integers(0, 4)) == 0  # (the model ran code: the codeExecution tool)
     for _ in range(draw(st.integers(1, 3))):
         contents.append({"role": "user", "parts": [{"text": draw(_TEXTS)} for _ in range(draw(st.integers(1, 2)))]})
         for _ in range(draw(st.integers(0, 2))):
@@ -308,6 +336,9 @@ def gemini_requests(draw: st.DrawFn) -> dict[str, Any]:
             text = [{"text": draw(_TEXTS)}] if draw(st.booleans()) else []
             if draw(st.integers(0, 3)) == 0:
                 text.insert(0, {"text": "Planning.", "thought": True})
+            if executes:
+                text.extend([{"executableCode": {"language": "PYTHON", "code": "print(6 * 7)"}},
+                             {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "42\n"}}])
             contents.append({"role": "model", "parts": [*text, *calls]})
             contents.append({"role": "user", "parts": [
                 {"functionResponse": {"name": n, "response": {"result": draw(_TEXTS)}}} for n in names]})
@@ -316,9 +347,11 @@ def gemini_requests(draw: st.DrawFn) -> dict[str, Any]:
     body: dict[str, Any] = {"contents": contents}
     if draw(st.booleans()):
         body["systemInstruction"] = {"parts": [{"text": draw(_TEXTS)} for _ in range(draw(st.integers(1, 2)))]}
-    if draw(st.booleans()):
+    if executes or draw(st.booleans()):
         body["tools"] = [{"functionDeclarations": [{"name": n, "description": "d", "parameters": {
             "type": "object", "properties": {}}} for n in ("get_weather", "run_sql")]}]
+        if executes:
+            body["tools"].append({"codeExecution": {}})
         body["toolConfig"] = {"functionCallingConfig": {"mode": draw(st.sampled_from(["AUTO", "ANY", "NONE"]))}}
     config = draw(st.dictionaries(st.sampled_from(sorted(_GEMINI_CONFIG)), st.none(), max_size=3))
     if config:
@@ -425,7 +458,16 @@ def test_a_request_written_in_another_format_changes_only_where_a_loss_says(orig
     a conversation-level one."""
     conv = _distinct(_read(origin, data.draw(REQUESTS[origin])))
     written = formats.get(via).write(conv)
-    assert_losses_explain(conv, _read(via, written.body), written.losses)
+    back = _read(via, written.body)
+    if _declared(origin, back) == _declared(origin, conv):
+        back = replace(back, tools=conv.tools)  # (a declaration keeps its own format's spelling: `raw`)
+    assert_losses_explain(conv, back, written.losses)
+
+
+def _declared(name: str, conv: Conversation) -> Any:
+    """The conversation's tools as format `name` declares them (its body and losses)."""
+    written = formats.get(name).write(Conversation(model="m", tools=conv.tools))
+    return written.body, written.losses
 
 
 def _distinct(conv: Conversation) -> Conversation:
