@@ -65,7 +65,8 @@ def chat_requests(draw: st.DrawFn) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     custom = draw(st.integers(0, 4)) == 0  # (a freeform tool's calls, as Codex makes them)
     for _ in range(draw(st.integers(0, 3))):
-        message = {"role": draw(st.sampled_from(["system", "developer"])), "content": draw(_chat_text_content())}
+        content = "" if draw(st.integers(0, 5)) == 0 else draw(_chat_text_content())  # (an empty prompt)
+        message = {"role": draw(st.sampled_from(["system", "developer"])), "content": content}
         if draw(st.integers(0, 3)) == 0:
             message["name"] = "ops"
         messages.append(message)

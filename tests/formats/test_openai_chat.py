@@ -674,6 +674,19 @@ def test_leading_system_messages_are_written_back_one_for_one(leading):
     assert not any("starts_message" in str(loss) for loss in anthropic.losses)
 
 
+def test_an_empty_leading_system_message_is_kept():
+    """`{"role": "system", "content": ""}` (a client with no prompt set) was dropped from the system
+    prompt, and `fix` sent the request without it, saying nothing: it is an empty text, written back as
+    it came; a format that refuses empty text says so."""
+    body = {"model": "m", "messages": [{"role": "system", "content": ""}, {"role": "developer", "content": "Cite."},
+                                       {"role": "user", "content": "hi"}]}
+    conv = as_conversation(oc.read_request(body, SRC))
+    assert [p.text for p in conv.system] == ["", "Cite."]
+    assert (oc.write(conv).body, oc.write(conv).losses) == (body, ())
+    assert "conversation part 0: empty text block dropped: Anthropic rejects it" in map(
+        str, formats.get("anthropic").write(conv).losses)
+
+
 def test_what_a_tool_message_or_a_reasoning_field_cannot_carry_is_said_where_it_was():
     conv = Conversation(model="m", turns=(
         Turn(role="user", parts=(Text(text="Look."), Text(text="hi", meta={"anthropic": {

@@ -179,6 +179,8 @@ def _read_messages(messages: list[Any], src: Source, start: int, prior: tuple[Tu
             if turns or prior:
                 turns.append(Turn(role="system", parts=tuple(parts), meta=meta_for(NAME, extras), source=at))
             else:
+                if not parts and message.get("content") == "":  # (an empty message is one all the same)
+                    parts = [new_text(text="", source=at.child("content"))]
                 if system and parts:  # (a message after the first: where it starts, for the writer)
                     parts[0] = with_meta(NAME, parts[0], {STARTS_MESSAGE: True})
                 system.extend(with_meta(NAME, p, {"message": extras}) if extras else p for p in parts)

@@ -152,7 +152,7 @@ class _Writer(Writer):
             if item is not None:
                 items.append(item)
         role = extras.pop("role", "system")
-        self.send({**extras, "role": role, "content": _text_content(items)}, None)
+        self.send({**extras, "role": role, "content": _text_content(items, empty_string=True)}, None)
 
     def turn(self, t: int, turn: Turn) -> None:
         """One canonical turn → its messages: each Result its own tool message, each run of other
@@ -580,12 +580,14 @@ _call = itemgetter(2)  # of a (turn, part, call) triple
 _details = attrgetter("meta")
 
 
-def _text_content(items: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    """One plain text (its keys `type` and `text` alone) → a string; none → ""; otherwise the
+def _text_content(items: list[dict[str, Any]], empty_string: bool = False) -> str | list[dict[str, Any]]:
+    """One plain text (its keys `type` and `text` alone) → a string (an empty one too with
+    `empty_string`: a leading system message's reader reads "" as it); none → ""; otherwise the
     content array."""
     if len(items) == 1:
         item = items[0]
-        if len(item) == 2 and item.get("type") == "text" and (text := item.get("text")):
+        text = item.get("text") if len(item) == 2 and item.get("type") == "text" else None
+        if isinstance(text, str) and (text or empty_string):
             return text
     return items if items else ""
 
