@@ -110,9 +110,12 @@ class Writer:
         if not self.conv.meta:  # (none kept)
             return
         settings, meta = lifted(self.conv, facts.name, _settings_paths)
-        if facts.stream_key is not None:
-            for origin, key in _streamed(meta, facts):
-                meta[origin] = without(meta[origin], [(key,)])
+        streamed = _streamed(meta, facts)
+        for origin, key in streamed:
+            meta[origin] = without(meta[origin], [(key,)])
+        if streamed and facts.stream_key is None:
+            self.lose_setting(streamed[0][1], True, "not carried",
+                              f"{facts.title} streams by the URL the request is sent to, not by a body field")
         report_parameters(facts.name, facts.title, settings, meta, self.losses, _settings_paths)
 
     def origins(self, body: dict[str, Any]) -> Mapping[str, Origin]:
