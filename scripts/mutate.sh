@@ -2,7 +2,8 @@
 # Mutation testing, on demand (not in CI): mutate tooldbg/checks/, tooldbg/stitch.py, tooldbg/load.py,
 # tooldbg/repair/, tooldbg/diff/, tooldbg/jsonio.py, tooldbg/collector.py, tooldbg/records/,
 # tooldbg/formats/anthropic/, tooldbg/formats/openai_chat/, tooldbg/formats/gemini/,
-# tooldbg/formats/bedrock/, tooldbg/formats/openai_responses/ and tooldbg/methodcache.py
+# tooldbg/formats/bedrock/, tooldbg/formats/openai_responses/, tooldbg/formats/{writer,settings,meta}.py
+# and tooldbg/methodcache.py
 # (configured in pyproject.toml, [tool.mutmut]) and run the tests that pin them.
 #
 #   scripts/mutate.sh                      # every mutant (long: checks/ has thousands)

@@ -16,6 +16,7 @@
 """
 
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -218,6 +219,32 @@ def test_a_streamed_request_is_written_streaming_where_the_target_has_the_key(so
             f"conversation: stream: True — not carried: {title} streams by the URL the request is sent to, "
             "not by a body field"]
     assert "stream" not in export([_read("https://api.example/v1", body)[1]], source).body
+
+
+def test_a_max_tokens_that_is_no_integer_is_no_setting():
+    """OpenAI takes a whole number of tokens: 512.5 is not the conversation's max_tokens (Anthropic
+    would have been sent it), it stays the request's own parameter and is said not carried; a 256.0
+    beside the newer spelling's 256 is another value, said so."""
+    chat = "https://api.openai.com/v1/chat/completions"
+    _, conv = _read(chat, {"model": "gpt-4o", "max_completion_tokens": 512.5,
+                           "messages": [{"role": "user", "content": USER}]})
+    written = export([conv], "anthropic")
+    assert (conv.settings.max_tokens, written.body["max_tokens"]) == (None, 4096)
+    assert "conversation: max_completion_tokens: 512.5 — not carried: Anthropic has no field for this " \
+           "openai-chat parameter" in map(str, written.losses)
+    _, conv = _read(chat, {"model": "gpt-4o", "max_completion_tokens": 256, "max_tokens": 256.0,
+                           "messages": [{"role": "user", "content": USER}]})
+    assert [str(x) for x in export([conv], "anthropic").losses] == [
+        "conversation: max_tokens: 256.0 — not carried: the request carries another max_tokens"]
+
+
+def test_each_formats_parameters_are_said_whatever_another_formats_meta_holds():
+    """A canonical document whose meta holds something other than an object under one format's name
+    still has the other formats' parameters reported."""
+    conv = replace(_conversation(Settings()), meta={
+        "anthropic": 5, "gemini": {"safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT"}]}})
+    assert "conversation: safetySettings: [{'category': 'HARM_CATEGORY_HARASSMENT'}] — not carried: OpenAI " \
+           "Chat Completions has no field for this gemini parameter" in map(str, export([conv], "openai-chat").losses)
 
 
 def test_both_max_tokens_spellings_are_written_back_as_they_came():
