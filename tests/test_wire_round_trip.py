@@ -95,7 +95,10 @@ def chat_requests(draw: st.DrawFn) -> dict[str, Any]:
             messages.append(assistant)
             messages.extend({"role": "tool", "tool_call_id": i, "content": draw(_chat_text_content())}
                             for i in ids)
-        messages.append({"role": "assistant", "content": draw(_TEXTS)})
+        answer: dict[str, Any] = {"role": "assistant", "content": draw(_TEXTS)}
+        if draw(st.integers(0, 5)) == 0:  # (the model refused: `refusal` beside a null content)
+            answer = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
+        messages.append(answer)
     body: dict[str, Any] = {"model": "gpt-4o", "messages": messages}
     if custom or draw(st.booleans()):
         body["tools"] = [{"type": "function", "function": {"name": n, "description": "d", "parameters": {
@@ -281,6 +284,11 @@ def responses_requests(draw: st.DrawFn) -> dict[str, Any]:
             items.extend({"type": "function_call", "call_id": i, "name": draw(_NAMES),
                           "arguments": draw(_ARGUMENTS)} for i in ids)
             items.extend({"type": "function_call_output", "call_id": i, "output": draw(_TEXTS)} for i in ids)
+        if draw(st.integers(0, 4)) == 0:  # (a hosted tool's call, replayed as the API returned it)
+            items.append({"type": "web_search_call", "id": f"ws_{calls}", "status": "completed",
+                          "action": {"type": "search", "query": "Paris weather"}})
+        if draw(st.integers(0, 5)) == 0:
+            items.append({"type": "item_reference", "id": f"msg_{calls}"})
         items.append(message("assistant", "output_text"))
     items.append(message("user", "input_text"))
     body: dict[str, Any] = {"model": "gpt-5", "input": items}
@@ -328,7 +336,8 @@ def gemini_requests(draw: st.DrawFn) -> dict[str, Any]:
     contents: list[dict[str, Any]] = []
     executes = draw(st.integers(0, 4)) == 0  # (the model ran code: the codeExecution tool)
     for _ in range(draw(st.integers(1, 3))):
-        contents.append({"role": "user", "parts": [{"text": draw(_TEXTS)} for _ in range(draw(st.integers(1, 2)))]})
+        contents.append({"role": "user", "parts": [*({"text": draw(_TEXTS)} for _ in range(draw(st.integers(1, 2)))),
+                                                   *draw(st.lists(st.sampled_from(_GEMINI_MEDIA), max_size=2))]})
         for _ in range(draw(st.integers(0, 2))):
             names = [draw(_NAMES) for _ in range(draw(st.integers(1, 3)))]
             calls = [{"functionCall": {"name": n, "args": draw(_INPUTS)}} for n in names]
@@ -361,6 +370,11 @@ def gemini_requests(draw: st.DrawFn) -> dict[str, Any]:
         body["safetySettings"] = [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]
     return body
 
+
+#: A user content's media parts (the Gemini API reference's `Blob` and `FileData`).
+_GEMINI_MEDIA = [{"inlineData": {"mimeType": "image/png", "data": "iVBO"}},
+                 {"fileData": {"mimeType": "application/pdf",
+                               "fileUri": "https://generativelanguage.googleapis.com/v1beta/files/abc"}}]
 
 #: `generationConfig` fields a client sets (the Gemini API reference's names and values).
 _GEMINI_CONFIG: dict[str, Any] = {

@@ -1647,7 +1647,8 @@ def test_write_reports_a_content_block_in_a_tool_turn():
 
 def test_write_media_by_url_and_bare_file_data():
     """Only inline data travels as a data URL: an image by URL keeps its URL though its media type is
-    known, and a file's bare base64 (no media type) goes back bare."""
+    known (the type, which no reference carries, is said lost), and a file's bare base64 (no media
+    type) goes back bare."""
     body = {"model": "m", "input": [{"role": "user", "content": [
         {"type": "input_file", "file_data": "JVBERi0=", "filename": "a.pdf"}]}]}
     assert fmt.write(conv_of(body)) == fmt.Written(body=body)
@@ -1657,7 +1658,8 @@ def test_write_media_by_url_and_bare_file_data():
     )),))
     assert fmt.write(conv) == fmt.Written(body={"model": "m", "input": [{"role": "user", "content": [
         {"type": "input_text", "text": "What is this?"},
-        {"type": "input_image", "image_url": "https://example.com/cat.png"}]}]})
+        {"type": "input_image", "image_url": "https://example.com/cat.png"}]}]},
+        losses=(Loss("media type image/png not carried by a reference", 0, 1),))
 
 
 def test_write_reports_a_system_part_no_message_can_carry_at_its_system_index():

@@ -199,6 +199,8 @@ class _Writer(Writer):
             block = _write_media(part, fields) if role != "assistant" else None
             if block is None:
                 self.lose(f"{part.kind} dropped: Responses cannot carry it here", t, p)
+            elif part.media_type and part.data is None:  # (only a data URL says the type)
+                self.lose(f"media type {part.media_type} not carried by a reference", t, p)
             return block
         if is_own_opaque(part, NAME):
             return copy.deepcopy(part.value)
