@@ -143,6 +143,27 @@ def _chat_spelled(body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "messages": list(map(message, body["messages"]))}
 
 
+@st.composite
+def chat_legacy_requests(draw: st.DrawFn) -> dict[str, Any]:
+    """The functions API older clients still send: `functions`, an assistant's single
+    `function_call`, its result in a `function` message."""
+    messages: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(1, 3))):
+        messages.append({"role": "user", "content": draw(_TEXTS)})
+        for _ in range(draw(st.integers(0, 2))):
+            name = draw(_NAMES)
+            messages.append({"role": "assistant", "content": None,
+                             "function_call": {"name": name, "arguments": draw(_ARGUMENTS)}})
+            messages.append({"role": "function", "name": name, "content": draw(_TEXTS)})
+        messages.append({"role": "assistant", "content": draw(_TEXTS)})
+    body: dict[str, Any] = {"model": "gpt-3.5-turbo-0613", "messages": messages,
+                            "functions": [{"name": n, "parameters": {"type": "object"}}
+                                          for n in ("get_weather", "run_sql")]}
+    if draw(st.booleans()):
+        body["function_call"] = draw(st.sampled_from(["auto", "none", {"name": "run_sql"}]))
+    return body
+
+
 # ------------------------------------------------------------------------------ Anthropic Messages
 
 _INPUTS = st.sampled_from([{"city": "Paris"}, {}, {"q": "select 1", "n": [1, 2]}])
@@ -447,7 +468,7 @@ _BEDROCK_CONFIG: dict[str, Any] = {"temperature": 0.2, "topP": 0.9, "maxTokens":
 
 # ------------------------------------------------------------------------------------ the properties
 
-REQUESTS = {"openai-chat": chat_requests(), "anthropic": anthropic_requests(),
+REQUESTS = {"openai-chat": st.one_of(chat_requests(), chat_legacy_requests()), "anthropic": anthropic_requests(),
             "openai-responses": responses_requests(), "gemini": gemini_requests(), "bedrock": bedrock_requests()}
 #: Each format's spellings its writer chooses between, set equal (Gemini and Bedrock have none).
 SPELLED = {"openai-chat": _chat_spelled, "anthropic": _anthropic_spelled, "openai-responses": _responses_spelled}
