@@ -246,6 +246,8 @@ _ANTHROPIC_MEDIA = [
     {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
     {"type": "image", "source": {"type": "url", "url": "https://x.example/a.png"}},
     {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="}},
+    {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "Paris: 21 °C."},
+     "title": "Forecast", "citations": {"enabled": True}},
 ]
 
 #: Request parameters a client sets (the Messages API reference's names and values).
@@ -431,7 +433,7 @@ def bedrock_requests(draw: st.DrawFn) -> dict[str, Any]:
             results = []
             for i in ids:
                 result: dict[str, Any] = {"toolUseId": i, "content": [draw(st.sampled_from(
-                    [{"text": draw(_TEXTS)}, {"json": draw(_INPUTS)}]))]}
+                    [{"text": draw(_TEXTS)}, {"json": draw(_INPUTS)}, _BEDROCK_MEDIA[0]]))]}
                 if draw(st.booleans()):
                     result["status"] = draw(st.sampled_from(["success", "error"]))
                 results.append({"toolResult": result})
