@@ -180,17 +180,17 @@ def _turn_key(turn: Turn) -> Any:
                         "meta": dict(turn.meta)})
 
 
-def _unrestated(value: Any) -> Any:
-    """A node's dict form without the details its format keeps only to write them back as recorded
-    (`Facts.restated`: Bedrock's `status: "success"`, an OpenAI system message's start), which no
-    other writer carries or reports: they say nothing the canonical form does not."""
-    if isinstance(value, list):
-        return [_unrestated(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    out = {k: _unrestated(v) for k, v in value.items() if k != "meta"}
+def _unrestated(node: dict[str, Any]) -> dict[str, Any]:
+    """A node's dict form (a turn, a part, a result's content parts) without the details its format
+    keeps only to write them back as recorded (`Facts.restated`: Bedrock's `status: "success"`, an
+    OpenAI system message's start), which no other writer carries or reports: they say nothing the
+    canonical form does not. Values (a call's arguments, a JSON part's value) are left as they are."""
+    out = {k: v for k, v in node.items() if k != "meta"}
+    for nested in ("parts", "content"):
+        if isinstance(node.get(nested), list) and (nested == "parts" or node.get("type") == "result"):
+            out[nested] = [_unrestated(p) for p in node[nested]]
     meta = {}
-    for origin, details in value.get("meta", {}).items():
+    for origin, details in (node.get("meta") or {}).items():
         restated = formats.facts(origin).restated if origin in formats.WIRE_FORMATS else {}
         kept = {k: v for k, v in details.items() if restated.get(k, _NOT_RESTATED) != v} \
             if isinstance(details, dict) else details
