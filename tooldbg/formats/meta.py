@@ -58,6 +58,12 @@ def with_meta(name: str, node: _Node, values: Mapping[str, Any]) -> _Node:
     return replace(node, meta={**node.meta, name: {**own_meta(name, node.meta), **values}})
 
 
+def starting_message(name: str, parts: list[Part]) -> list[Part]:
+    """The parts of a leading system message after the first, its first part marked `STARTS_MESSAGE`
+    in format `name`'s entry (the two OpenAI readers)."""
+    return [with_meta(name, parts[0], {STARTS_MESSAGE: True}), *parts[1:]] if parts else parts
+
+
 def signature_carrier(part: Any, origin: str) -> bool:
     """A reasoning part of `origin` that holds only a signature, which its writer puts on the part
     after it (Gemini's `thoughtSignature` rides on the part it signs): the writer and the target

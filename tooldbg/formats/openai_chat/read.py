@@ -27,7 +27,7 @@ from ...shorten import quote
 from ...source import Source
 from ..base import Request, Response
 from ..foreign import foreign_part
-from ..meta import STARTS_MESSAGE, meta_for, unmodeled, with_meta
+from ..meta import meta_for, starting_message, unmodeled, with_meta
 from ..reading import (
     ReadLinker,
     ReadOnce,
@@ -181,8 +181,8 @@ def _read_messages(messages: list[Any], src: Source, start: int, prior: tuple[Tu
             else:
                 if not parts and message.get("content") == "":  # (an empty message is one all the same)
                     parts = [new_text(text="", source=at.child("content"))]
-                if system and parts:  # (a message after the first: where it starts, for the writer)
-                    parts[0] = with_meta(NAME, parts[0], {STARTS_MESSAGE: True})
+                if system:  # (a message after the first: where it starts, for the writer)
+                    parts = starting_message(NAME, parts)
                 system.extend(with_meta(NAME, p, {"message": extras}) if extras else p for p in parts)
         else:
             raise FormatError(f"unknown message role {quote(role)}", at.child("role").pointer)

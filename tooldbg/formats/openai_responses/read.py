@@ -15,7 +15,7 @@ from ...model import Invocation, Json, Media, Opaque, Part, Reasoning, Result, T
 from ...shorten import quote
 from ...source import Source
 from ..base import ApiError, Request, Response
-from ..meta import STARTS_MESSAGE, meta_for, unmodeled, with_meta
+from ..meta import meta_for, starting_message, unmodeled, with_meta
 from ..reading import (
     expect_dict,
     expect_list,
@@ -130,10 +130,10 @@ def group_read(items: Iterable[tuple[Any, Source, tuple[str, list[Part], dict[st
     leading = False  # a leading system message has given parts (`instructions` is no message)
     for item, here, (side, parts, fields) in items:
         if side in ("system", "developer") and not (turns or prior):
-            starts = {STARTS_MESSAGE: True} if leading and parts else {}
-            system.extend(with_meta(NAME, p, {"role": side, **({"message": fields} if fields else {}),
-                                              **(starts if k == 0 else {})})
-                          for k, p in enumerate(parts))
+            if leading:  # (a message after the first: where it starts, for the writer)
+                parts = starting_message(NAME, parts)
+            system.extend(with_meta(NAME, p, {"role": side, **({"message": fields} if fields else {})})
+                          for p in parts)
             leading = leading or bool(parts)
             continue
         if side in ("system", "developer"):
